@@ -1,0 +1,22 @@
+"""Automatic differentiation: graph nodes, the backward engine, and grad modes.
+
+    node.py       Node (a grad_fn), AccumulateGrad, saved tensors with version checks
+    engine.py     the backward pass itself
+    functions.py  autograd.backward() and autograd.grad()
+    grad_mode.py  no_grad, enable_grad, set_grad_enabled
+"""
+
+from .functions import backward, grad
+from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .node import AccumulateGrad, Node, RemovableHandle
+
+
+def Variable(tensor, requires_grad=False):  # noqa: N802  (the old PyTorch API, still in tutorials)
+    """The pre-0.4 PyTorch wrapper: today it just returns the tensor, as PyTorch does."""
+    if requires_grad:
+        tensor.requires_grad_(True)
+    return tensor
+
+
+__all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
+           "Node", "AccumulateGrad", "RemovableHandle", "Variable"]

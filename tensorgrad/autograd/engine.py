@@ -1,0 +1,270 @@
+"""The backward pass: walk the graph from the outputs back to the leaves.
+
+The algorithm, in the order it happens:
+  1. Count, for every node reachable from the outputs, how many edges point into it
+     (`count_dependencies`). A node may run only when all of its consumers have run, because
+     only then has its gradient been fully summed.
+  2. Put the output gradients into the buffers of the output nodes.
+  3. Repeatedly take a *ready* node (all dependencies done), run its derivative rule, fit each
+     resulting gradient to the shape and dtype of the input it belongs to, and add it into the
+     buffer of the next node. Among ready nodes the newest one runs first, as in PyTorch, so that
+     the order (and what hooks print) matches.
+  4. `AccumulateGrad` nodes add what reaches them into `leaf.grad`.
+  5. Unless `retain_graph`, each node frees its saved values right after it has run.
+
+Every walk here uses an explicit stack or heap, never recursion, so a graph a million
+operations deep works with Python's default recursion limit.
+"""
+
+import heapq
+
+from . import messages
+from .grad_mode import is_grad_enabled, set_grad_enabled
+from .node import AccumulateGrad
+
+
+def gradient_edge(tensor):
+    """Where a gradient for `tensor` enters the graph: `(node, output_nr)`, or None."""
+    if tensor._grad_fn is not None:
+        return tensor._grad_fn, tensor._output_nr
+    if tensor._requires_grad:
+        return tensor._grad_accumulator(), 0
+    return None
+
+
+def count_dependencies(root_nodes):
+    """For each reachable node, the number of edges that point into it."""
+    dependencies = {node: 0 for node in root_nodes}
+    stack = list(dependencies)
+    while stack:
+        node = stack.pop()
+        for next_node, _ in node.next_functions:
+            if next_node is None:
+                continue
+            if next_node in dependencies:
+                dependencies[next_node] += 1
+            else:
+                dependencies[next_node] = 1
+                stack.append(next_node)
+    return dependencies
+
+
+def nodes_leading_to(root_nodes, target_nodes):
+    """The nodes from which some target can be reached (targets included).
+
+    Used when only some inputs want gradients: other branches need not run at all.
+    Iterative post-order walk: a node is decided after all of its next_functions.
+    """
+    needed = {}
+    stack = [(node, False) for node in root_nodes]
+    while stack:
+        node, children_done = stack.pop()
+        if node in needed:
+            continue
+        children = [n for n, _ in node.next_functions if n is not None]
+        if children_done:
+            needed[node] = node in target_nodes or any(needed[c] for c in children)
+        else:
+            stack.append((node, True))
+            stack.extend((c, False) for c in children if c not in needed)
+    return {node for node, is_needed in needed.items() if is_needed}
+
+
+def fit_gradient(grad, shape, dtype):
+    """Make a gradient match its input: undo broadcasting by summing, and cast the dtype.
+
+    This is the one place in tensorgrad where broadcasting is undone, so no derivative rule
+    has to think about it. Leading dimensions that broadcasting added are summed away;
+    dimensions that were 1 in the input are summed with keepdim.
+    """
+    if grad._data.shape != shape:
+        grad = sum_to_shape(grad, shape)
+    if grad.dtype is not dtype:
+        grad = grad.to(dtype)
+    return grad
+
+
+def sum_to_shape(grad, shape):
+    extra = grad.ndim - len(shape)
+    dims = list(range(extra))
+    for i, size in enumerate(shape):
+        if size == 1 and grad.shape[extra + i] != 1:
+            dims.append(extra + i)
+    if dims:
+        grad = grad.sum(dim=tuple(dims), keepdim=True)
+    if grad._data.shape != shape:
+        grad = grad.reshape(shape)
+    return grad
+
+
+def run_tensor_pre_hooks(node, grads):
+    """Tensor hooks, then retain_grad(), for each output of `node`.
+
+    A leaf's hooks live on the leaf itself (its AccumulateGrad node is recreated as needed);
+    a non-leaf's hooks live on its grad_fn, keyed by which output the tensor is.
+    """
+    if isinstance(node, AccumulateGrad):
+        hooks = node.variable._backward_hooks
+        if hooks:
+            grads[0] = call_hooks(hooks.values(), grads[0])
+        return grads
+    if node._tensor_pre_hooks:
+        for output_nr, hooks in node._tensor_pre_hooks.items():
+            if output_nr < len(grads) and grads[output_nr] is not None:
+                grads[output_nr] = call_hooks(hooks.values(), grads[output_nr])
+    if node._retained_outputs:
+        for output_nr, tensor_ref in node._retained_outputs.items():
+            tensor = tensor_ref()
+            if tensor is not None and output_nr < len(grads) and grads[output_nr] is not None:
+                tensor._store_retained_grad(grads[output_nr])
+    return grads
+
+
+def call_hooks(hooks, grad):
+    """Run tensor hooks in registration order; a hook may return a replacement gradient."""
+    from ..tensor import Tensor
+
+    for hook in list(hooks):
+        result = hook(grad)
+        if result is None:
+            continue
+        if not isinstance(result, Tensor):
+            raise TypeError(messages.HOOK_BAD_RETURN.format(type_name=type(result).__name__))
+        if result.shape != grad.shape:
+            name = getattr(hook, "__name__", type(hook).__name__)
+            raise RuntimeError(messages.HOOK_CHANGED_SIZE.format(name=name))
+        grad = result
+    return grad
+
+
+class _ReadyQueue:
+    """Nodes whose gradients are complete. The newest node (highest sequence number) comes first."""
+
+    def __init__(self):
+        self._heap = []
+        self._pushed = 0
+
+    def push(self, node):
+        self._pushed += 1
+        heapq.heappush(self._heap, (-node._sequence_nr, self._pushed, node))
+
+    def pop(self):
+        return heapq.heappop(self._heap)[2]
+
+    def __bool__(self):
+        return bool(self._heap)
+
+
+def execute(root_edges, root_grads, *, keep_graph, create_graph, capture=None, accumulate=True):
+    """Run the backward pass.
+
+    root_edges: one `(node, output_nr)` per output, root_grads: the gradient for each.
+    capture: optional list of edges whose incoming gradient should be returned (autograd.grad,
+        or backward(inputs=...)); then only the parts of the graph leading to them run.
+    accumulate: add into `.grad` of leaves (backward) or not (autograd.grad).
+    Returns the captured gradients, one per capture edge (None where nothing arrived).
+    """
+    root_nodes = list(dict.fromkeys(node for node, _ in root_edges))
+    dependencies = count_dependencies(root_nodes)
+
+    capture_slots = {}  # node -> [(output_nr, index in result)]
+    captured = None
+    needed = None
+    if capture is not None:
+        captured = [None] * len(capture)
+        for index, (node, output_nr) in enumerate(capture):
+            capture_slots.setdefault(node, []).append((output_nr, index))
+        needed = nodes_leading_to(root_nodes, capture_slots)
+
+    buffers = {}
+    for (node, output_nr), grad in zip(root_edges, root_grads):
+        add_to_buffer(buffers, node, output_nr, grad)
+
+    ready = _ReadyQueue()
+    for node in root_nodes:
+        if dependencies[node] == 0:
+            ready.push(node)
+
+    with set_grad_enabled(create_graph):
+        while ready:
+            node = ready.pop()
+            grads = buffers.pop(node, None)
+            if grads is not None and needed is not None and node not in needed:
+                grads = None  # nothing we want lies behind this node
+            if grads is not None:
+                grads = run_tensor_pre_hooks(node, grads)
+                if node in capture_slots:
+                    for output_nr, index in capture_slots[node]:
+                        captured[index] = grads[output_nr] if output_nr < len(grads) else None
+                if isinstance(node, AccumulateGrad):
+                    if accumulate and (capture is None or node in capture_slots):
+                        node.variable._accumulate_grad(grads[0], create_graph)
+                    continue
+                if capture is not None and node in capture_slots and not _leads_further(
+                    node, needed
+                ):
+                    grads = None  # the gradient we wanted has been taken; go no further
+            if grads is None:
+                release_dependencies(node, dependencies, ready)
+                continue
+            input_grads = call_backward(node, grads)
+            if not keep_graph:
+                node.release_for_backward()
+            send_gradients(node, input_grads, buffers, dependencies, ready)
+    return captured
+
+
+def _leads_further(node, needed):
+    return any(n in needed for n, _ in node.next_functions if n is not None)
+
+
+def call_backward(node, grads):
+    """Run one node's derivative rule and check that it returned one gradient per input."""
+    input_grads = node.apply(grads)
+    if not isinstance(input_grads, tuple):
+        input_grads = (input_grads,)
+    if len(input_grads) != len(node.next_functions):
+        raise RuntimeError(
+            f"function {type(node).__name__} returned an incorrect number of gradients "
+            f"(expected {len(node.next_functions)}, got {len(input_grads)})"
+        )
+    return input_grads
+
+
+def send_gradients(node, input_grads, buffers, dependencies, ready):
+    """Fit each input gradient to its input and add it to the next node's buffer."""
+    for (next_node, output_nr), grad, meta in zip(node.next_functions, input_grads, node._input_meta):
+        if next_node is None:
+            continue
+        if grad is not None:
+            shape, dtype = meta
+            add_to_buffer(buffers, next_node, output_nr, fit_gradient(grad, shape, dtype))
+        dependencies[next_node] -= 1
+        if dependencies[next_node] == 0:
+            ready.push(next_node)
+
+
+def release_dependencies(node, dependencies, ready):
+    """A node that will not run still counts as done for the nodes behind it."""
+    for next_node, _ in node.next_functions:
+        if next_node is None:
+            continue
+        dependencies[next_node] -= 1
+        if dependencies[next_node] == 0:
+            ready.push(next_node)
+
+
+def add_to_buffer(buffers, node, output_nr, grad):
+    """Sum gradients arriving at the same output of a node (a value used twice gets both)."""
+    grads = buffers.get(node)
+    if grads is None:
+        grads = buffers[node] = [None]
+    if output_nr >= len(grads):
+        grads.extend([None] * (output_nr + 1 - len(grads)))
+    if grads[output_nr] is None:
+        grads[output_nr] = grad
+    else:
+        grads[output_nr] = grads[output_nr] + grad
+
+
+__all__ = ["execute", "gradient_edge", "fit_gradient", "is_grad_enabled"]

@@ -1,0 +1,153 @@
+"""`tensorgrad.autograd.backward` and `tensorgrad.autograd.grad`: checking the arguments,
+then handing the graph to the engine.
+
+`backward` adds gradients into `.grad` of leaves; `grad` returns them and leaves `.grad` alone.
+Both take the gradient of the outputs (`grad_tensors` / `grad_outputs`), which may be left out
+only for outputs with a single element: then it is 1.
+"""
+
+import warnings
+
+from . import engine, messages
+
+
+def _as_tensor_list(values):
+    from ..tensor import Tensor
+
+    if isinstance(values, Tensor):
+        return [values]
+    return list(values)
+
+
+def _as_grad_list(grads, count):
+    from ..tensor import Tensor
+
+    if grads is None:
+        return [None] * count
+    if isinstance(grads, Tensor):
+        return [grads]
+    if isinstance(grads, (list, tuple)):
+        return list(grads)
+    return [grads]
+
+
+def make_root_grads(outputs, grads):
+    """Check the gradients given for the outputs; create the implicit 1 for scalar outputs."""
+    from ..tensor import Tensor
+
+    if len(grads) < len(outputs):
+        raise RuntimeError(messages.COUNT_MISMATCH.format(outputs=len(outputs), grads=len(grads)))
+    result = []
+    for index, (output, grad) in enumerate(zip(outputs, grads)):  # extra gradients are ignored
+        if grad is None:
+            if output.requires_grad:
+                if output.numel() != 1:
+                    raise RuntimeError(messages.NON_SCALAR_BACKWARD)
+                grad = Tensor._make(_ones_like_data(output))
+        elif isinstance(grad, Tensor):
+            if grad.shape != output.shape:
+                raise RuntimeError(messages.SHAPE_MISMATCH.format(
+                    index=index, grad_shape=repr(grad.shape), output_shape=repr(output.shape)))
+            if grad.dtype is not output.dtype:
+                grad = grad.to(output.dtype)
+        else:
+            raise TypeError(messages.GRADIENT_TYPE.format(type_name=type(grad).__name__))
+        result.append(grad)
+    return result
+
+
+def _ones_like_data(tensor):
+    import numpy as np
+
+    return np.ones(tensor._data.shape, dtype=tensor._data.dtype)
+
+
+def _root_edges(outputs):
+    edges = []
+    for index, output in enumerate(outputs):
+        edge = engine.gradient_edge(output)
+        if edge is None:
+            raise RuntimeError(messages.NO_GRAD_FN.format(index=index))
+        edges.append(edge)
+    return edges
+
+
+_warned_create_graph = False
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, grad_variables=None,
+             inputs=None):
+    """Add d(tensors)/d(leaf) · grad_tensors into `.grad` of every leaf (or of `inputs` only)."""
+    global _warned_create_graph
+    if grad_variables is not None:
+        grad_tensors = grad_variables
+    outputs = _as_tensor_list(tensors)
+    grads = make_root_grads(outputs, _as_grad_list(grad_tensors, len(outputs)))
+    if retain_graph is None:
+        retain_graph = create_graph
+    if create_graph and not _warned_create_graph:
+        _warned_create_graph = True
+        warnings.warn(messages.CREATE_GRAPH_CYCLE, UserWarning, stacklevel=3)
+    edges = _root_edges(outputs)
+    capture = None
+    if inputs is not None:
+        inputs = _as_tensor_list(inputs)
+        capture = [_input_edge(t, index) for index, t in enumerate(inputs)]
+    captured = engine.execute(edges, grads[:len(edges)], keep_graph=retain_graph,
+                              create_graph=create_graph, capture=capture)
+    if inputs is not None:
+        for tensor, grad in zip(inputs, captured):
+            if grad is not None and tensor._grad_fn is not None:
+                tensor._accumulate_grad(grad, create_graph)  # a non-leaf named in inputs=
+
+
+def _input_edge(tensor, index):
+    edge = engine.gradient_edge(tensor)
+    if edge is None:
+        raise RuntimeError(messages.INPUT_NOT_REQUIRING_GRAD)
+    return edge
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """Return d(outputs)/d(inputs) · grad_outputs as a tuple, one entry per input.
+
+    Unlike backward(), nothing is written into `.grad`. With a dict of inputs, a dict comes back.
+    """
+    from ..creation import zeros_like
+
+    if materialize_grads and allow_unused is False:
+        raise ValueError(messages.MATERIALIZE_WITHOUT_ALLOW_UNUSED)
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    if is_grads_batched:
+        raise NotImplementedError(
+            "tensorgrad does not implement is_grads_batched=True; call grad() once per row of "
+            "grad_outputs instead (see the vector-Jacobian lesson)."
+        )
+    names = None
+    if isinstance(inputs, dict):
+        names = list(inputs)
+        inputs = list(inputs.values())
+    input_list = _as_tensor_list(inputs)
+    output_list = _as_tensor_list(outputs)
+    grads = make_root_grads(output_list, _as_grad_list(grad_outputs, len(output_list)))
+    if retain_graph is None:
+        retain_graph = create_graph
+    edges = _root_edges(output_list)
+    capture = [_input_edge(t, index) for index, t in enumerate(input_list)]
+    captured = engine.execute(edges, grads[:len(edges)], keep_graph=retain_graph,
+                              create_graph=create_graph, capture=capture, accumulate=False)
+    results = []
+    for index, (tensor, value) in enumerate(zip(input_list, captured)):
+        if value is None:
+            if not allow_unused:
+                raise RuntimeError(messages.UNUSED_INPUT.format(index=index))
+            if materialize_grads:
+                value = zeros_like(tensor)
+        elif not create_graph and value.requires_grad:
+            value = value.detach()
+        results.append(value)
+    if names is not None:
+        return dict(zip(names, results))
+    return tuple(results)

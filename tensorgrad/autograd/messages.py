@@ -1,0 +1,123 @@
+"""PyTorch's error and warning texts, word for word, kept in one place.
+
+The course promises that a learner's mistake produces the same message under tensorgrad as
+under PyTorch, so that what they search for on the web matches what they see. The texts come
+from ../shared/reference/pytorch-autograd-behaviour.md (the spec); section numbers are noted.
+"""
+
+SECOND_BACKWARD = (  # §3.1
+    "Trying to backward through the graph a second time (or directly access saved tensors after "
+    "they have already been freed). Saved intermediate values of the graph are freed when you call "
+    ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
+    "graph a second time or if you need to access saved tensors after calling backward."
+)
+
+NON_SCALAR_BACKWARD = "grad can be implicitly created only for scalar outputs"  # §3
+
+NO_GRAD_FN = "element {index} of tensors does not require grad and does not have a grad_fn"  # §3.4
+
+SHAPE_MISMATCH = (  # §3
+    "Mismatch in shape: grad_output[{index}] has a shape of {grad_shape} and output[{index}] "
+    "has a shape of {output_shape}."
+)
+
+GRADIENT_TYPE = "gradients can be either Tensors or None, but got {type_name}"  # §3
+
+COUNT_MISMATCH = "got {outputs} tensors and {grads} gradients"  # §4
+
+UNUSED_INPUT = (  # §4
+    "The differentiated Tensor at index {index} appears to not have been used in the graph. "
+    "Set allow_unused=True if this is the desired behavior."
+)
+
+INPUT_NOT_REQUIRING_GRAD = "One of the differentiated Tensors does not require grad"  # §4
+
+MATERIALIZE_WITHOUT_ALLOW_UNUSED = (  # §4
+    "Expected allow_unused to be True or not passed when materialize_grads=True, "
+    "but got: allow_unused=False."
+)
+
+CREATE_GRAPH_CYCLE = (  # §3.5
+    "Using backward() with create_graph=True will create a reference cycle between the parameter "
+    "and its gradient which can cause a memory leak. We recommend using autograd.grad when creating "
+    "the graph to avoid this. If you have to use this function, make sure to reset the .grad fields "
+    "of your parameters to None after use to break the cycle and avoid the leak."
+)
+
+NON_LEAF_GRAD_ACCESS = (  # §3.3
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+    "attribute won't be populated during autograd.backward(). If you indeed want the .grad field "
+    "to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you "
+    "access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead. See "
+    "github.com/pytorch/pytorch/pull/30531 for more information."
+)
+
+VERSION_MISMATCH = (  # §5.4
+    "one of the variables needed for gradient computation has been modified by an inplace "
+    "operation: [{type_name} [{shape}]]{origin} is at version {current}; expected version "
+    "{expected} instead. Hint: enable anomaly detection to find the operation that failed to "
+    "compute its gradient, with tensorgrad.autograd.set_detect_anomaly(True, check_nan=False)."
+)
+
+LEAF_IN_PLACE = "a leaf Variable that requires grad is being used in an in-place operation."  # §5.3
+VIEW_OF_LEAF_IN_PLACE = (  # §5.3
+    "a view of a leaf Variable that requires grad is being used in an in-place operation."
+)
+
+ONLY_LEAF_FLAGS = (  # §1.4
+    "you can only change requires_grad flags of leaf variables. If you want to use a computed "
+    "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach()."
+)
+
+# §1.2: three texts, depending on how the flag is set.
+INT_REQUIRES_GRAD_FACTORY = "Only Tensors of floating point and complex dtype can require gradients"
+INT_REQUIRES_GRAD_METHOD = "only Tensors of floating point dtype can require gradients"
+INT_REQUIRES_GRAD_ATTRIBUTE = "only Tensors of floating point and complex dtype can require gradients"
+
+NUMPY_REQUIRES_GRAD = (  # §1.1
+    "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
+)
+
+COPY_CONSTRUCT = (  # §1.1
+    "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+    "sourceTensor.detach().clone().requires_grad_(True), rather than tensorgrad.tensor(sourceTensor)."
+)
+
+RETAIN_GRAD_NO_REQUIRES = "can't retain_grad on Tensor that has requires_grad=False"  # §3.3
+
+HOOK_NO_REQUIRES = "cannot register a hook on a tensor that doesn't require gradient"  # §5.5
+HOOK_CHANGED_SIZE = "hook '{name}' has changed the size of value"  # §5.5
+HOOK_BAD_RETURN = "expected Variable, but hook returned '{type_name}'"  # §5.5
+
+DETACH_VIEW_IN_PLACE = (  # §5.2
+    "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel "
+    "(DDP) for training, and gradient_as_bucket_view is set as True, gradients are views of DDP "
+    "buckets, and hence detach_() cannot be called on these gradients. To fix this error, please "
+    "refer to the Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution."
+)
+
+GRAD_ASSIGN_SIZE = (  # §3.2
+    "attempting to assign a gradient of size '{grad_size}' to a tensor of size '{size}'. "
+    "Please ensure that the gradient and the tensor are the same size"
+)
+GRAD_ASSIGN_DTYPE = (  # §3.2
+    "attempting to assign a gradient with dtype '{grad_dtype}' to a tensor with grad_dtype "
+    "'{dtype}'. The gradient must match the tensor's grad_dtype (defaults to the tensor's dtype). "
+    "You can set the tensor's grad_dtype attribute with a specific dtype, or None to allow any "
+    "dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor and its gradient may "
+    "break downstream systems that assume they match."
+)
+
+TRANSPOSE_1D = (  # §2.1
+    "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated "
+    "and it will throw an error in a future release. Consider `x.mT` to transpose batches of "
+    "matrices or `x.permute(*tensorgrad.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a "
+    "tensor."
+)
+
+BROADCAST_MISMATCH = (  # §6
+    "The size of tensor a ({a}) must match the size of tensor b ({b}) at non-singleton "
+    "dimension {dim}"
+)
+
+MATMUL_MISMATCH = "mat1 and mat2 shapes cannot be multiplied ({a0}x{a1} and {b0}x{b1})"  # §6

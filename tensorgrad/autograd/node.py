@@ -1,0 +1,226 @@
+"""Graph nodes: what `tensor.grad_fn` points to.
+
+Every operation on a tensor that requires grad creates one `Node`. The node remembers
+  * `next_functions`: where the gradient goes next, one `(node, input_nr)` pair per input
+    (`(None, 0)` for an input that needs no gradient, such as a constant);
+  * its saved values (`saved_tensors`): what the derivative formula needs, for example both
+    factors of a product;
+  * the shape and dtype of each input, so that the engine can fit a gradient to its input
+    (summing away broadcast dimensions) in one place for all operations.
+
+Its `backward(grad)` method is the derivative rule. It is written with Tensor operations, so when
+the engine runs it with grad mode on (`create_graph=True`) the gradient computation is recorded
+too, and differentiating it again gives second derivatives with no extra code.
+
+A leaf tensor that requires grad gets an `AccumulateGrad` node, which adds incoming gradients
+into `leaf.grad`. The leaf holds that node only weakly, and the node holds the leaf, so the graph
+never forms a reference cycle: when the last result goes away, the whole graph is freed at once.
+"""
+
+import itertools
+import sys
+
+from . import messages
+
+_sequence_numbers = itertools.count()
+
+
+class Node:
+    """Base class of every grad_fn. Subclasses define `backward(self, grad)`."""
+
+    __slots__ = (
+        "next_functions",
+        "_for_backward",
+        "_input_meta",
+        "_sequence_nr",
+        "_tensor_pre_hooks",
+        "_retained_outputs",
+        "_metadata",
+        "__weakref__",
+    )
+
+    saved_names = ()  # names of saved values, in order: gives `_saved_self`, `_saved_other`, ...
+    forward_name = None  # "Mul" for MulBackward0; None means: derive it from the class name
+
+    def __init__(self):
+        self.next_functions = ()
+        self._for_backward = ()
+        self._input_meta = ()
+        self._sequence_nr = next(_sequence_numbers)
+        self._tensor_pre_hooks = None  # {output_nr: {handle_id: hook}}, from tensor.register_hook
+        self._retained_outputs = None  # {output_nr: weakref to tensor}, from tensor.retain_grad()
+        self._metadata = None
+
+    # -- what learners inspect -------------------------------------------------------------
+    def name(self):
+        """The node's name, as PyTorch's `grad_fn.name()`: `'MulBackward0'`."""
+        return type(self).__name__
+
+    @property
+    def metadata(self):
+        if self._metadata is None:
+            self._metadata = {}
+        return self._metadata
+
+    def __repr__(self):
+        return f"<{type(self).__name__} object at {id(self):#x}>"
+
+    @property
+    def saved_tensors(self):
+        """The values saved in the forward pass, checked to be unchanged since then."""
+        if self._for_backward is _FREED:
+            raise RuntimeError(messages.SECOND_BACKWARD)
+        return tuple(_unpack(value, self) for value in self._for_backward)
+
+    def __dir__(self):
+        return sorted(set(super().__dir__()) | {"_saved_" + n for n in type(self).saved_names})
+
+    def __getattr__(self, attribute):
+        # `grad_fn._saved_self` and friends, as in PyTorch; only called for unknown attributes.
+        if attribute.startswith("_saved_") and attribute[7:] in type(self).saved_names:
+            return self.saved_tensors[type(self).saved_names.index(attribute[7:])]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attribute}'")
+
+    @property
+    def needs_input_grad(self):
+        """One flag per input: does a gradient need to flow there?"""
+        return tuple(node is not None for node, _ in self.next_functions)
+
+    # -- what the engine calls ---------------------------------------------------------------
+    def backward(self, grad):
+        """Turn the gradient of this node's output into one gradient per input."""
+        raise NotImplementedError(f"{type(self).__name__} does not define backward()")
+
+    def apply(self, grads):
+        """Run the derivative rule for a list of output gradients (one per output)."""
+        return self.backward(grads[0])
+
+    def release_for_backward(self):
+        """Free what the forward pass saved; a later backward through this node then fails."""
+        if self._for_backward:
+            self._for_backward = _FREED
+
+    @classmethod
+    def op_name(cls):
+        """The forward operation's name, used in the version-counter message: Mul, Exp, ..."""
+        if cls.forward_name is not None:
+            return cls.forward_name
+        name = cls.__name__
+        cut = name.rfind("Backward")
+        return name[:cut] if cut > 0 else name
+
+
+class AccumulateGrad(Node):
+    """The end of every path: adds the gradient that reaches a leaf into `leaf.grad`."""
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable):
+        super().__init__()
+        self.variable = variable
+        self._sequence_nr = sys.maxsize  # PyTorch runs these as soon as they are ready
+
+    def name(self):
+        return "tensorgrad::autograd::AccumulateGrad"
+
+
+class _Freed:
+    """Marks the saved values of a node after backward has released them."""
+
+    __slots__ = ()
+
+    def __bool__(self):
+        return True
+
+    def __repr__(self):
+        return "<freed>"
+
+
+_FREED = _Freed()
+
+
+class SavedTensor:
+    """A tensor kept for backward, with the version it had when it was saved.
+
+    If the tensor is changed in place before backward runs, unpacking it raises PyTorch's
+    "modified by an inplace operation" error instead of silently using the new values.
+
+    A node that saves its own output (exp, tanh, sigmoid save their result) must not hold the
+    output tensor itself: the output holds the node as its grad_fn, and that would be a reference
+    cycle. So for outputs we keep the NumPy data and rebuild a tensor on the way out.
+    """
+
+    __slots__ = ("_tensor", "_data", "_version_counter", "_saved_version", "_producer", "_output_nr")
+
+    def __init__(self, tensor, is_output=False, producer=None):
+        self._version_counter = tensor._version_counter
+        self._saved_version = tensor._version_counter.value
+        self._output_nr = tensor._output_nr
+        if is_output:
+            self._tensor = None
+            self._data = tensor._data
+            self._producer = producer  # the class of the node that made it
+        else:
+            self._tensor = tensor
+            self._data = None
+            grad_fn = tensor._grad_fn
+            self._producer = None if grad_fn is None else type(grad_fn)
+
+    def rebind(self, tensor):
+        """After an in-place op made `tensor` this node's output, save that tensor instead."""
+        self._data = tensor._data
+        self._version_counter = tensor._version_counter
+        self._saved_version = tensor._version_counter.value
+
+    def unpack(self, owner):
+        current = self._version_counter.value
+        if current != self._saved_version:
+            raise RuntimeError(self._version_message(current))
+        if self._tensor is not None:
+            return self._tensor
+        from ..tensor import Tensor
+
+        return Tensor._make(self._data, grad_fn=owner, output_nr=self._output_nr,
+                            version_counter=self._version_counter)
+
+    def _version_message(self, current):
+        from ..tensor import Tensor
+
+        data = self._data if self._tensor is None else self._tensor._data
+        dtype_name = Tensor._dtype_of(data)._legacy_name
+        origin = ""
+        if self._producer is not None:
+            origin = f", which is output {self._output_nr} of {self._producer.op_name()},"
+        return messages.VERSION_MISMATCH.format(
+            type_name=f"tensorgrad.{dtype_name}",
+            shape=", ".join(str(s) for s in data.shape),
+            origin=origin,
+            current=current,
+            expected=self._saved_version,
+        )
+
+
+def _unpack(value, owner):
+    return value.unpack(owner) if isinstance(value, SavedTensor) else value
+
+
+class RemovableHandle:
+    """Returned by `register_hook`; `handle.remove()` takes the hook away again."""
+
+    _next_id = itertools.count()
+
+    def __init__(self, hooks_dict):
+        self.id = next(RemovableHandle._next_id)
+        self._hooks_dict = hooks_dict
+
+    def remove(self):
+        self._hooks_dict.pop(self.id, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.remove()
+
+    def __repr__(self):
+        return f"<tensorgrad.utils.hooks.RemovableHandle object at {id(self):#x}>"

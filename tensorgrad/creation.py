@@ -1,0 +1,205 @@
+"""Making tensors: `tensor`, `ones`, `zeros`, `arange`, `randn`, ... with PyTorch's defaults.
+
+Python floats become float32 (the default dtype), Python ints int64, bools bool. NumPy arrays
+keep their dtype, so `tensor(np.array([1.0]))` is float64, as in PyTorch.
+"""
+
+import warnings
+
+import numpy as np
+
+from . import dtypes
+from . import random as _random
+from .autograd import messages
+from .tensor import Tensor, _unwrap
+
+
+def _finish(data, dtype, requires_grad, message=messages.INT_REQUIRES_GRAD_FACTORY):
+    """Cast to `dtype` if given, wrap, and apply requires_grad with the factory's message."""
+    if dtype is not None:
+        data = data.astype(dtypes.check_dtype(dtype).numpy, copy=False)
+    else:
+        dtypes.from_numpy_dtype(data.dtype)  # reject unsupported NumPy dtypes clearly
+        if data.dtype.kind in "iu" and data.dtype != np.int64:
+            data = data.astype(np.int64)
+    result = Tensor._make(data)
+    if requires_grad:
+        if not result.dtype.is_floating_point:
+            raise RuntimeError(message)
+        result._requires_grad = True
+    return result
+
+
+def _infer_python_data(data):
+    """NumPy array for nested Python data, with PyTorch's dtype inference."""
+    array = np.array(_unwrap(data))
+    if array.dtype == np.float64 and not _contains_numpy_floats(data):
+        array = array.astype(dtypes.get_default_dtype().numpy)
+    elif array.dtype.kind in "iu":
+        array = array.astype(np.int64)
+    elif array.dtype.kind not in "fb":
+        if array.size == 0:
+            return array.astype(dtypes.get_default_dtype().numpy)
+        raise TypeError(f"Could not infer dtype of {type(_first_leaf(data)).__name__}")
+    return array
+
+
+def _contains_numpy_floats(data):
+    """A 0-d float64 tensor or NumPy float64 inside a list keeps float64 only if all are such."""
+    leaf = _first_leaf(data)
+    return isinstance(leaf, np.floating) and leaf.dtype == np.float64 or (
+        isinstance(leaf, Tensor) and leaf.dtype is dtypes.float64)
+
+
+def _first_leaf(data):
+    while isinstance(data, (list, tuple)) and data:
+        data = data[0]
+    return data
+
+
+def tensor(data, dtype=None, device=None, requires_grad=False):
+    """A new leaf tensor holding a *copy* of `data` (a number, nested lists, or an array)."""
+    if isinstance(data, Tensor):
+        warnings.warn(messages.COPY_CONSTRUCT, UserWarning, stacklevel=2)
+        array = data._data.copy()
+    elif isinstance(data, np.ndarray):
+        array = data.copy()
+    elif isinstance(data, np.generic):
+        array = np.array(data)
+    elif dtype is not None:
+        array = np.array(_unwrap(data), dtype=dtypes.check_dtype(dtype).numpy)
+    else:
+        array = _infer_python_data(data)
+    return _finish(array, dtype, requires_grad)
+
+
+def as_tensor(data, dtype=None):
+    """Like `tensor`, but shares memory with a NumPy array (or returns a tensor unchanged)."""
+    if isinstance(data, Tensor) and (dtype is None or dtypes.check_dtype(dtype) is data.dtype):
+        return data
+    if isinstance(data, np.ndarray):
+        return _finish(data, dtype, False)
+    return tensor(data, dtype=dtype)
+
+
+def from_numpy(array):
+    """A tensor that shares memory with `array`: changing one changes the other."""
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
+    return Tensor._make(array) if dtypes.from_numpy_dtype(array.dtype).numpy == array.dtype else \
+        _finish(array, None, False)
+
+
+def _size_arg(size):
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = size[0]
+    for s in size:
+        if not isinstance(s, (int, np.integer)):
+            raise TypeError(f"size must be a tuple of ints, but got an element of type {type(s).__name__}")
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(size)}")
+    return tuple(int(s) for s in size)
+
+
+def _float_dtype(dtype):
+    return dtypes.check_dtype(dtype) if dtype is not None else dtypes.get_default_dtype()
+
+
+def ones(*size, dtype=None, requires_grad=False, device=None):
+    return _finish(np.ones(_size_arg(size), dtype=_float_dtype(dtype).numpy), None, requires_grad)
+
+
+def zeros(*size, dtype=None, requires_grad=False, device=None):
+    return _finish(np.zeros(_size_arg(size), dtype=_float_dtype(dtype).numpy), None, requires_grad)
+
+
+def empty(*size, dtype=None, requires_grad=False, device=None):
+    """Like zeros: tensorgrad never hands out uninitialised memory."""
+    return zeros(*size, dtype=dtype, requires_grad=requires_grad)
+
+
+def full(size, fill_value, dtype=None, requires_grad=False, device=None):
+    if dtype is None:
+        if isinstance(fill_value, (bool, np.bool_)):
+            dtype = dtypes.bool_
+        elif isinstance(fill_value, (int, np.integer)):
+            dtype = dtypes.int64
+        else:
+            dtype = dtypes.get_default_dtype()
+    data = np.full(_size_arg((size,) if isinstance(size, int) else (tuple(size),)), fill_value,
+                   dtype=dtypes.check_dtype(dtype).numpy)
+    return _finish(data, None, requires_grad)
+
+
+def ones_like(t, dtype=None, requires_grad=False):
+    return _finish(np.ones(t._data.shape, dtype=(dtype or t.dtype).numpy), None, requires_grad)
+
+
+def zeros_like(t, dtype=None, requires_grad=False):
+    return _finish(np.zeros(t._data.shape, dtype=(dtype or t.dtype).numpy), None, requires_grad)
+
+
+def full_like(t, fill_value, dtype=None, requires_grad=False):
+    data = np.full(t._data.shape, fill_value, dtype=(dtype or t.dtype).numpy)
+    return _finish(data, None, requires_grad)
+
+
+def empty_like(t, dtype=None, requires_grad=False):
+    return zeros_like(t, dtype=dtype, requires_grad=requires_grad)
+
+
+def arange(start, end=None, step=1, dtype=None, requires_grad=False, device=None):
+    if end is None:
+        start, end = 0, start
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    all_ints = all(isinstance(v, (int, np.integer)) for v in (start, end, step))
+    if dtype is None:
+        dtype = dtypes.int64 if all_ints else dtypes.get_default_dtype()
+    dtype = dtypes.check_dtype(dtype)
+    count = max(0, int(np.ceil((end - start) / step)))
+    data = (start + step * np.arange(count, dtype=np.float64)).astype(dtype.numpy)
+    return _finish(data, None, requires_grad)
+
+
+def linspace(start, end, steps, dtype=None, requires_grad=False, device=None):
+    data = np.linspace(start, end, int(steps)).astype(_float_dtype(dtype).numpy)
+    return _finish(data, None, requires_grad)
+
+
+def eye(n, m=None, dtype=None, requires_grad=False, device=None):
+    return _finish(np.eye(n, m, dtype=_float_dtype(dtype).numpy), None, requires_grad)
+
+
+def rand(*size, dtype=None, requires_grad=False, device=None):
+    """Uniform samples in [0, 1). The stream differs from PyTorch's (see tensorgrad.random)."""
+    data = _random.uniform_array(_size_arg(size), 0.0, 1.0, _float_dtype(dtype).numpy)
+    return _finish(data, None, requires_grad)
+
+
+def randn(*size, dtype=None, requires_grad=False, device=None):
+    """Standard normal samples. The stream differs from PyTorch's (see tensorgrad.random)."""
+    data = _random.normal_array(_size_arg(size), 0.0, 1.0, _float_dtype(dtype).numpy)
+    return _finish(data, None, requires_grad)
+
+
+def randint(low, high=None, size=None, dtype=None, requires_grad=False, device=None):
+    """Integers in [low, high). `randint(high, size)` starts from 0, as in PyTorch."""
+    if size is None and isinstance(high, (tuple, list)):
+        low, high, size = 0, low, high
+    if size is None:
+        raise TypeError("randint() missing 1 required positional argument: 'size'")
+    data = _random.integer_array(low, high, _size_arg((tuple(size),)))
+    return _finish(data, dtype, requires_grad)
+
+
+def rand_like(t, dtype=None, requires_grad=False):
+    return rand(t.shape, dtype=dtype or t.dtype, requires_grad=requires_grad)
+
+
+def randn_like(t, dtype=None, requires_grad=False):
+    return randn(t.shape, dtype=dtype or t.dtype, requires_grad=requires_grad)
+
+
+def randperm(n, dtype=None, requires_grad=False):
+    return _finish(_random.permutation_array(n), dtype, requires_grad)

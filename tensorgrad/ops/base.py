@@ -1,0 +1,82 @@
+"""How an operation records itself in the graph.
+
+Every differentiable operation in tensorgrad has two halves:
+  * a forward function that computes the result with NumPy and calls `record(...)`;
+  * a Node subclass whose `backward(grad)` is the derivative rule.
+
+`record` is the bridge. It wraps the NumPy result in a Tensor and, only when grad mode is on
+and some input requires grad, creates the node: it links the node to the inputs' nodes
+(`next_functions`), stores what backward will need (`saved`), and remembers each input's shape
+and dtype so the engine can fit gradients to them.
+"""
+
+import numpy as np
+
+from ..autograd.engine import gradient_edge
+from ..autograd.grad_mode import is_grad_enabled
+from ..autograd.node import SavedTensor
+from ..tensor import Tensor
+
+OUTPUT = object()  # put this in `saved` to save the operation's own result
+
+
+def record(node_class, data, inputs, saved=(), **attributes):
+    """Wrap `data` in a Tensor; if gradients are needed, attach a `node_class` grad_fn.
+
+    inputs: the operation's inputs in argument order. Tensors become edges of the graph;
+        anything else (a Python number) becomes the empty edge `(None, 0)`.
+    saved: values the derivative needs: tensors, `OUTPUT`, or plain Python values.
+    attributes: non-tensor settings backward needs (a dim, an exponent), stored on the node.
+    """
+    result = Tensor._make(data)
+    if not is_grad_enabled() or not _any_requires_grad(inputs):
+        return result
+    node = node_class()
+    node.next_functions = tuple(_edge(value) for value in inputs)
+    node._input_meta = tuple(_meta(value) for value in inputs)
+    if saved:
+        node._for_backward = tuple(_save(value, result, node_class) for value in saved)
+    for name, value in attributes.items():
+        setattr(node, name, value)
+    result._grad_fn = node
+    return result
+
+
+def _any_requires_grad(inputs):
+    for value in inputs:
+        if isinstance(value, Tensor) and (value._grad_fn is not None or value._requires_grad):
+            return True
+    return False
+
+
+def _edge(value):
+    if isinstance(value, Tensor):
+        edge = gradient_edge(value)
+        if edge is not None:
+            return edge
+    return (None, 0)
+
+
+def _meta(value):
+    if isinstance(value, Tensor):
+        return value._data.shape, value.dtype
+    return None
+
+
+def _save(value, result, node_class):
+    if value is OUTPUT:
+        return SavedTensor(result, is_output=True, producer=node_class)
+    if isinstance(value, Tensor):
+        return SavedTensor(value)
+    return value
+
+
+def to_tensor(value, like=None):
+    """A Python number or array as a constant Tensor (for ops that need a tensor operand)."""
+    if isinstance(value, Tensor):
+        return value
+    from ..dtypes import result_type
+
+    dtype = result_type(like, value) if like is not None else None
+    array = np.asarray(value, dtype=None if dtype is None else dtype.numpy)
+    return Tensor._make(array)

@@ -1,0 +1,656 @@
+"""Element-by-element operations and their derivatives.
+
+Each node's `backward` is the chain rule for one operation: the incoming gradient times the
+local derivative. For example, for `y = exp(x)`, dy/dx = exp(x) = y, so
+`ExpBackward0.backward(grad)` returns `grad * y`.
+
+Broadcasting is not handled here: when `a + b` broadcast `b`, its gradient has the broadcast
+shape, and the engine sums it back to `b`'s shape (see `autograd/engine.py: fit_gradient`).
+"""
+
+import numpy as np
+
+from .. import dtypes
+from ..autograd import messages
+from ..autograd.node import Node
+from ..tensor import Tensor
+from .base import OUTPUT, record
+
+_NUMBER_TYPES = (bool, int, float, np.number, np.bool_)
+
+
+# -- helpers ---------------------------------------------------------------------------------
+def check_operand(value):
+    """Tensors and Python numbers may be combined; anything else gets a clear TypeError."""
+    if isinstance(value, (Tensor,) + _NUMBER_TYPES):
+        return value
+    raise TypeError(
+        f"unsupported operand: expected a Tensor or a Python number, got {type(value).__name__}"
+    )
+
+
+def _values(value):
+    return value._data if isinstance(value, Tensor) else value
+
+
+def binary_data(ufunc, a, b, *, true_division=False):
+    """Apply a NumPy ufunc to two operands, with PyTorch's result dtype and error text."""
+    check_operand(a)
+    check_operand(b)
+    try:
+        data = ufunc(_values(a), _values(b))
+    except ValueError:
+        raise RuntimeError(broadcast_error(np.shape(_values(a)), np.shape(_values(b)))) from None
+    dtype = _result_dtype(a, b)
+    if true_division and not dtype.is_floating_point:
+        dtype = dtypes.get_default_dtype()
+    if data.dtype != dtype.numpy:
+        data = np.asarray(data, dtype=dtype.numpy)
+    return data
+
+
+def _result_dtype(a, b):
+    # The common case, two tensors of one dtype, needs no promotion rules.
+    if isinstance(a, Tensor) and isinstance(b, Tensor) and a._data.dtype == b._data.dtype:
+        return a.dtype
+    return dtypes.result_type(a, b)
+
+
+def broadcast_error(shape_a, shape_b):
+    """PyTorch's message for shapes that cannot broadcast, naming the first bad dimension."""
+    ndim = max(len(shape_a), len(shape_b))
+    padded_a = (1,) * (ndim - len(shape_a)) + tuple(shape_a)
+    padded_b = (1,) * (ndim - len(shape_b)) + tuple(shape_b)
+    for dim in range(ndim - 1, -1, -1):
+        size_a, size_b = padded_a[dim], padded_b[dim]
+        if size_a != size_b and size_a != 1 and size_b != 1:
+            return messages.BROADCAST_MISMATCH.format(a=size_a, b=size_b, dim=dim)
+    return f"shapes {tuple(shape_a)} and {tuple(shape_b)} cannot be broadcast together"
+
+
+def _float_input(x, op_name):
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{op_name}(): argument 'input' must be Tensor, not {type(x).__name__}")
+    if x.dtype.is_floating_point:
+        return x._data
+    return x._data.astype(dtypes.get_default_dtype().numpy)  # exp of an int tensor is float
+
+
+# -- + - * / and negation ---------------------------------------------------------------------
+class AddBackward0(Node):
+    """z = a + alpha·b:  dz/da = 1,  dz/db = alpha."""
+
+    __slots__ = ("alpha",)
+
+    def backward(self, grad):
+        return grad, (grad if self.alpha == 1 else grad * self.alpha)
+
+
+def add(a, b, *, alpha=1):
+    return record(AddBackward0, binary_data(np.add, a, _times(b, alpha)), (a, b), alpha=alpha)
+
+
+def _times(value, alpha):
+    """The values of alpha·value, for the forward pass only (backward uses the alpha attribute)."""
+    if alpha == 1:
+        return value
+    if isinstance(value, Tensor):
+        return Tensor._make(binary_data(np.multiply, Tensor._make(value._data), alpha))
+    return value * alpha
+
+
+class SubBackward0(Node):
+    """z = a - alpha·b:  dz/da = 1,  dz/db = -alpha."""
+
+    __slots__ = ("alpha",)
+
+    def backward(self, grad):
+        return grad, (-grad if self.alpha == 1 else grad * -self.alpha)
+
+
+def sub(a, b, *, alpha=1):
+    return record(SubBackward0, binary_data(np.subtract, a, _times(b, alpha)), (a, b), alpha=alpha)
+
+
+class RsubBackward1(Node):
+    """z = c - x for a number c:  dz/dx = -1."""
+
+    __slots__ = ()
+
+    def backward(self, grad):
+        return (-grad,)
+
+
+def rsub(x, number):
+    """`number - x`, as PyTorch records it (one input, RsubBackward1)."""
+    return record(RsubBackward1, binary_data(np.subtract, number, x), (x,))
+
+
+class MulBackward0(Node):
+    """z = a·b:  dz/da = b,  dz/db = a."""
+
+    __slots__ = ()
+    saved_names = ("other", "self")
+
+    def backward(self, grad):
+        other, this = self.saved_tensors
+        needs_a, needs_b = self.needs_input_grad
+        return (grad * other if needs_a else None), (grad * this if needs_b else None)
+
+
+def mul(a, b):
+    return record(MulBackward0, binary_data(np.multiply, a, b), (a, b), saved=needed_factors(a, b))
+
+
+def needed_factors(a, b):
+    """What a product-like rule saves: each factor only if the *other* one needs a gradient.
+
+    PyTorch does the same, which is why `y.mul_(3)` after `y = x + 1` can still backpropagate:
+    the multiplication saved only the 3, not y.
+    """
+    return (b if requires_grad(a) else None), (a if requires_grad(b) else None)
+
+
+def requires_grad(value):
+    return isinstance(value, Tensor) and value.requires_grad
+
+
+class DivBackward0(Node):
+    """z = a / b:  dz/da = 1/b,  dz/db = -a/b²."""
+
+    __slots__ = ()
+    saved_names = ("other", "self")
+
+    def backward(self, grad):
+        other, this = self.saved_tensors
+        needs_a, needs_b = self.needs_input_grad
+        grad_a = grad / other if needs_a else None
+        grad_b = -grad * this / (other * other) if needs_b else None
+        return grad_a, grad_b
+
+
+def div(a, b):
+    data = binary_data(np.true_divide, a, b, true_division=True)
+    if not isinstance(a, Tensor):
+        # number / tensor: PyTorch records reciprocal(b) * number, a MulBackward0 node.
+        return mul(reciprocal(b), a)
+    saved_self = a if requires_grad(b) else None  # only d/db needs a
+    return record(DivBackward0, data, (a, b), saved=(b, saved_self))
+
+
+class ReciprocalBackward0(Node):
+    """z = 1/x:  dz/dx = -1/x² = -z²."""
+
+    __slots__ = ()
+    saved_names = ("result",)
+
+    def backward(self, grad):
+        (result,) = self.saved_tensors
+        return (-grad * result * result,)
+
+
+def reciprocal(x):
+    with np.errstate(divide="ignore"):
+        data = np.reciprocal(_float_input(x, "reciprocal"))
+    return record(ReciprocalBackward0, data, (x,), saved=(OUTPUT,))
+
+
+class NegBackward0(Node):
+    """z = -x:  dz/dx = -1."""
+
+    __slots__ = ()
+
+    def backward(self, grad):
+        return (-grad,)
+
+
+def neg(x):
+    if x.dtype is dtypes.bool_:
+        raise RuntimeError(
+            "Negation, the `-` operator, on a bool tensor is not supported. "
+            "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."
+        )
+    return record(NegBackward0, np.negative(x._data), (x,))
+
+
+# -- powers ---------------------------------------------------------------------------------
+class PowBackward0(Node):
+    """z = x^n for a number n:  dz/dx = n·x^(n-1)."""
+
+    __slots__ = ("exponent",)
+    saved_names = ("self",)
+
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        n = self.exponent
+        if n == 0:
+            return (grad * 0,)
+        return (grad * n * x ** (n - 1),)
+
+
+class PowBackward1(Node):
+    """z = a^b for tensors:  dz/da = b·a^(b-1),  dz/db = z·ln(a)."""
+
+    __slots__ = ()
+    saved_names = ("exponent", "self", "result")
+
+    def backward(self, grad):
+        exponent, base, result = self.saved_tensors
+        needs_base, needs_exponent = self.needs_input_grad
+        grad_base = grad * exponent * base ** (exponent - 1) if needs_base else None
+        grad_exponent = None
+        if needs_exponent:
+            # where the base is 0 (and the exponent ≥ 0) the true derivative is 0, not nan
+            safe_log = where(base == 0, 0.0, log(where(base == 0, 1.0, base)))
+            grad_exponent = grad * result * safe_log
+        return grad_base, grad_exponent
+
+
+class PowBackward2(Node):
+    """z = c^x for a number c:  dz/dx = z·ln(c)."""
+
+    __slots__ = ("base",)
+    saved_names = ("result",)
+
+    def backward(self, grad):
+        (result,) = self.saved_tensors
+        return (grad * result * float(np.log(self.base)),)
+
+
+def pow(x, exponent):  # noqa: A001  (the PyTorch name)
+    check_operand(exponent)
+    if isinstance(x, Tensor) and isinstance(exponent, Tensor):
+        data = _power_data(x, exponent)
+        return record(PowBackward1, data, (x, exponent), saved=(exponent, x, OUTPUT))
+    if isinstance(x, Tensor):
+        data = _power_data(x, exponent)
+        return record(PowBackward0, data, (x,), saved=(x,), exponent=exponent)
+    data = _power_data(x, exponent)
+    return record(PowBackward2, data, (exponent,), saved=(OUTPUT,), base=x)
+
+
+def _power_data(a, b):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if isinstance(a, Tensor) and not isinstance(b, Tensor):
+            a_values = a._data
+            if a.dtype is dtypes.int64 and isinstance(b, (int, np.integer)) and b < 0:
+                raise RuntimeError("Integers to negative integer powers are not allowed.")
+            return binary_data(np.power, Tensor._make(a_values), b)
+        return binary_data(np.power, a, b)
+
+
+def square(x):
+    return pow(x, 2)
+
+
+# -- unary functions ----------------------------------------------------------------------------
+class ExpBackward0(Node):
+    """y = eˣ:  dy/dx = eˣ = y."""
+
+    __slots__ = ()
+    saved_names = ("result",)
+
+    def backward(self, grad):
+        (result,) = self.saved_tensors
+        return (grad * result,)
+
+
+def exp(x):
+    return record(ExpBackward0, np.exp(_float_input(x, "exp")), (x,), saved=(OUTPUT,))
+
+
+class LogBackward0(Node):
+    """y = ln x:  dy/dx = 1/x."""
+
+    __slots__ = ()
+    saved_names = ("self",)
+
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        return (grad / x,)
+
+
+def log(x):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        data = np.log(_float_input(x, "log"))
+    return record(LogBackward0, data, (x,), saved=(x,))
+
+
+class SqrtBackward0(Node):
+    """y = √x:  dy/dx = 1 / (2√x) = 1 / (2y)."""
+
+    __slots__ = ()
+    saved_names = ("result",)
+
+    def backward(self, grad):
+        (result,) = self.saved_tensors
+        return (grad / (2 * result),)
+
+
+def sqrt(x):
+    with np.errstate(invalid="ignore"):
+        data = np.sqrt(_float_input(x, "sqrt"))
+    return record(SqrtBackward0, data, (x,), saved=(OUTPUT,))
+
+
+class SinBackward0(Node):
+    """y = sin x:  dy/dx = cos x."""
+
+    __slots__ = ()
+    saved_names = ("self",)
+
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        return (grad * cos(x),)
+
+
+def sin(x):
+    return record(SinBackward0, np.sin(_float_input(x, "sin")), (x,), saved=(x,))
+
+
+class CosBackward0(Node):
+    """y = cos x:  dy/dx = -sin x."""
+
+    __slots__ = ()
+    saved_names = ("self",)
+
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        return (grad * -sin(x),)
+
+
+def cos(x):
+    return record(CosBackward0, np.cos(_float_input(x, "cos")), (x,), saved=(x,))
+
+
+class TanhBackward0(Node):
+    """y = tanh x:  dy/dx = 1 - tanh²x = 1 - y²."""
+
+    __slots__ = ()
+    saved_names = ("result",)
+
+    def backward(self, grad):
+        (result,) = self.saved_tensors
+        return (grad * (1 - result * result),)
+
+
+def tanh(x):
+    return record(TanhBackward0, np.tanh(_float_input(x, "tanh")), (x,), saved=(OUTPUT,))
+
+
+class SigmoidBackward0(Node):
+    """y = 1 / (1 + e⁻ˣ):  dy/dx = y·(1 - y)."""
+
+    __slots__ = ()
+    saved_names = ("result",)
+
+    def backward(self, grad):
+        (result,) = self.saved_tensors
+        return (grad * result * (1 - result),)
+
+
+def sigmoid(x):
+    values = _float_input(x, "sigmoid")
+    # Two forms, each stable on its own side of zero: no overflow in exp for large |x|.
+    with np.errstate(over="ignore"):
+        positive = 1 / (1 + np.exp(-np.abs(values)))
+    data = np.where(values >= 0, positive, 1 - positive).astype(values.dtype)
+    return record(SigmoidBackward0, data, (x,), saved=(OUTPUT,))
+
+
+class ReluBackward0(Node):
+    """y = max(x, 0):  dy/dx = 1 where x > 0, else 0."""
+
+    __slots__ = ()
+    saved_names = ("result",)
+
+    def backward(self, grad):
+        (result,) = self.saved_tensors
+        return (grad * (result > 0),)
+
+
+def relu(x):
+    return record(ReluBackward0, np.maximum(x._data, 0).astype(x._data.dtype), (x,), saved=(OUTPUT,))
+
+
+class AbsBackward0(Node):
+    """y = |x|:  dy/dx = sign(x) (0 at x = 0)."""
+
+    __slots__ = ()
+    saved_names = ("self",)
+
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        return (grad * sign(x),)
+
+
+def abs(x):  # noqa: A001  (the PyTorch name)
+    return record(AbsBackward0, np.abs(x._data), (x,), saved=(x,))
+
+
+def sign(x):
+    """-1, 0 or 1 for each element. Its derivative is zero wherever it exists."""
+    return record(SignBackward0, np.sign(x._data), (x,))
+
+
+class SignBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, grad):
+        return (grad * 0,)
+
+
+class ClampBackward1(Node):
+    """y = clamp(x, lo, hi):  dy/dx = 1 where lo ≤ x ≤ hi, else 0."""
+
+    __slots__ = ("min", "max")
+    saved_names = ("self",)
+
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        inside = x == x  # all True, with x's shape
+        if self.min is not None:
+            inside = inside & (x >= self.min)
+        if self.max is not None:
+            inside = inside & (x <= self.max)
+        return (grad * inside,)
+
+
+def clamp(x, min=None, max=None):  # noqa: A002  (PyTorch's argument names)
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None"
+                           .replace("torch.", "tensorgrad."))
+    data = np.clip(x._data, min, max).astype(x._data.dtype)
+    return record(ClampBackward1, data, (x,), saved=(x,), min=min, max=max)
+
+
+class MaximumBackward0(Node):
+    """z = max(a, b): the gradient goes to the larger input; ties split it half and half."""
+
+    __slots__ = ()
+    saved_names = ("other", "self")
+
+    def backward(self, grad):
+        other, this = self.saved_tensors
+        share_a = (this > other) + (this == other) * 0.5
+        share_b = (this < other) + (this == other) * 0.5
+        return grad * share_a, grad * share_b
+
+
+def maximum(a, b):
+    return record(MaximumBackward0, binary_data(np.maximum, a, b), (a, b), saved=(b, a))
+
+
+class MinimumBackward0(Node):
+    """z = min(a, b): the gradient goes to the smaller input; ties split it half and half."""
+
+    __slots__ = ()
+    saved_names = ("other", "self")
+
+    def backward(self, grad):
+        other, this = self.saved_tensors
+        share_a = (this < other) + (this == other) * 0.5
+        share_b = (this > other) + (this == other) * 0.5
+        return grad * share_a, grad * share_b
+
+
+def minimum(a, b):
+    return record(MinimumBackward0, binary_data(np.minimum, a, b), (a, b), saved=(b, a))
+
+
+class WhereBackward0(Node):
+    """z = where(c, a, b): the gradient goes to a where c holds, to b elsewhere."""
+
+    __slots__ = ()
+    saved_names = ("condition",)
+
+    def backward(self, grad):
+        (condition,) = self.saved_tensors
+        zero = grad * 0
+        return where(condition, grad, zero), where(condition, zero, grad)
+
+
+def where(condition, a, b):
+    if not isinstance(condition, Tensor):
+        raise TypeError("where(): argument 'condition' must be a bool Tensor")
+    if condition.dtype is not dtypes.bool_:
+        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with "
+                           f"dtype {_SCALAR_NAMES[condition.dtype.name]}")
+    dtype = dtypes.result_type(check_operand(a), check_operand(b))
+    try:
+        data = np.where(condition._data, _values(a), _values(b)).astype(dtype.numpy, copy=False)
+    except ValueError:
+        raise RuntimeError(broadcast_error(condition._data.shape, np.shape(_values(a)))) from None
+    return record(WhereBackward0, data, (a, b), saved=(condition,))
+
+
+_SCALAR_NAMES = {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}
+
+
+# -- copies and casts -----------------------------------------------------------------------
+class CloneBackward0(Node):
+    """y = a copy of x:  dy/dx = 1."""
+
+    __slots__ = ()
+
+    def backward(self, grad):
+        return (grad,)
+
+
+def clone(x):
+    return record(CloneBackward0, x._data.copy(), (x,))
+
+
+class ToCopyBackward0(Node):
+    """y = x converted to another dtype. The engine casts the gradient back to x's dtype."""
+
+    __slots__ = ()
+
+    def backward(self, grad):
+        return (grad,)
+
+
+def to_dtype(x, dtype):
+    data = x._data.astype(dtype.numpy)
+    if not dtype.is_floating_point:
+        return Tensor._make(data)  # integer and bool tensors never require grad
+    return record(ToCopyBackward0, data, (x,))
+
+
+class CopyBackwards(Node):
+    """The node of a `.grad` made by `backward(create_graph=True)` (PyTorch's name, no digit)."""
+
+    __slots__ = ()
+
+    def backward(self, grad):
+        return (grad,)
+
+
+def copy_for_grad(grad):
+    """A fresh copy of a gradient that stays in the graph (used for `.grad` with create_graph)."""
+    return record(CopyBackwards, grad._data.copy(), (grad,))
+
+
+# -- comparisons and logic: no gradients ---------------------------------------------------
+def _compare(ufunc, a, b):
+    check_operand(b)
+    try:
+        data = ufunc(_values(a), _values(b))
+    except ValueError:
+        raise RuntimeError(broadcast_error(np.shape(_values(a)), np.shape(_values(b)))) from None
+    return Tensor._make(np.asarray(data))
+
+
+def eq(a, b):
+    return _compare(np.equal, a, b)
+
+
+def ne(a, b):
+    return _compare(np.not_equal, a, b)
+
+
+def lt(a, b):
+    return _compare(np.less, a, b)
+
+
+def le(a, b):
+    return _compare(np.less_equal, a, b)
+
+
+def gt(a, b):
+    return _compare(np.greater, a, b)
+
+
+def ge(a, b):
+    return _compare(np.greater_equal, a, b)
+
+
+def logical_and(a, b):
+    return _compare(np.logical_and, a, b)
+
+
+def logical_or(a, b):
+    return _compare(np.logical_or, a, b)
+
+
+def logical_not(x):
+    return Tensor._make(np.logical_not(x._data))
+
+
+def bitwise_and(a, b):
+    if a.dtype.is_floating_point:
+        raise TypeError("bitwise_and is only defined for integer and bool tensors")
+    return _compare(np.bitwise_and, a, b)
+
+
+def bitwise_or(a, b):
+    if a.dtype.is_floating_point:
+        raise TypeError("bitwise_or is only defined for integer and bool tensors")
+    return _compare(np.bitwise_or, a, b)
+
+
+def bitwise_not(x):
+    if x.dtype.is_floating_point:
+        raise TypeError("~ (bitwise_not) is only defined for integer and bool tensors")
+    return Tensor._make(np.invert(x._data))
+
+
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return Tensor._make(np.isclose(_values(a), _values(b), rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return bool(np.allclose(_values(a), _values(b), rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def equal(a, b):
+    return a.shape == b.shape and bool(np.array_equal(a._data, b._data))
+
+
+def floor_divide(a, b):
+    """Integer division. Not differentiable (its derivative is zero almost everywhere)."""
+    return Tensor._make(binary_data(np.floor_divide, a, b))
+
+
+def remainder(a, b):
+    return Tensor._make(binary_data(np.remainder, a, b))

@@ -1,0 +1,111 @@
+"""In-place operations: `add_`, `mul_`, `zero_`, `+=`, `t[i] = v`, ...
+
+An in-place op is computed like its out-of-place twin, then the new values are written into
+the tensor's existing memory, so every view and alias sees them. Three things follow:
+  * the version counter goes up, so backward can tell that a saved value has changed (§5.4);
+  * the tensor's grad_fn becomes the new node, whose next_functions lead to the old one;
+  * a leaf that requires grad may not be changed this way while grad mode is on, because its
+    old value would be lost from the graph (§5.3).
+"""
+
+import numpy as np
+
+from ..autograd import messages
+from ..autograd.grad_mode import is_grad_enabled
+from ..autograd.node import Node, SavedTensor
+from ..tensor import Tensor
+from .base import record
+
+
+def check_allowed(tensor, leaf_message=messages.LEAF_IN_PLACE):
+    """Refuse in-place changes that would make the graph wrong, with PyTorch's messages."""
+    if not is_grad_enabled():
+        return
+    if tensor._grad_fn is None and tensor._requires_grad:
+        raise RuntimeError(leaf_message if tensor._base is None else messages.VIEW_OF_LEAF_IN_PLACE)
+    base = tensor._base
+    if base is not None:
+        if base._grad_fn is None and base._requires_grad:
+            raise RuntimeError(messages.VIEW_OF_LEAF_IN_PLACE)
+
+
+def apply(tensor, compute):
+    """Run `compute()` (the out-of-place version) and make its result this tensor's new state."""
+    check_allowed(tensor)
+    result = compute()
+    if tensor._base is not None and result.requires_grad:
+        raise RuntimeError(
+            "tensorgrad does not support in-place operations on a view of a tensor when gradients "
+            "are being recorded (PyTorch rewrites the base tensor's graph here; tensorgrad keeps "
+            "graphs simple). Use an out-of-place operation, or .clone() the view first."
+        )
+    if not _can_cast(result._data.dtype, tensor._data.dtype):
+        raise RuntimeError(
+            f"result type {_scalar_name(result._data.dtype)} can't be cast to the desired output "
+            f"type {_scalar_name(tensor._data.dtype)}"
+        )
+    tensor._data[...] = result._data
+    tensor._version_counter.value += 1
+    node = result._grad_fn
+    if node is not None:
+        tensor._grad_fn = node
+        tensor._output_nr = result._output_nr
+        for saved in node._for_backward:
+            if isinstance(saved, SavedTensor) and saved._tensor is None:
+                saved.rebind(tensor)  # the node saved its output: that is now `tensor`
+    return tensor
+
+
+def _can_cast(source, target):
+    order = {"b": 0, "i": 1, "u": 1, "f": 2}
+    return order[source.kind] <= order[target.kind]
+
+
+def _scalar_name(np_dtype):
+    return {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}[np_dtype.name]
+
+
+class ZeroBackward0(Node):
+    """x.zero_(): the old values no longer matter, so their gradient is zero."""
+
+    __slots__ = ()
+
+    def backward(self, grad):
+        return (grad * 0,)
+
+
+class FillBackward0(ZeroBackward0):
+    __slots__ = ()
+
+
+def zero_(tensor):
+    return apply(tensor, lambda: record(ZeroBackward0, np.zeros_like(tensor._data), (tensor,)))
+
+
+def fill_(tensor, value):
+    if isinstance(value, Tensor):
+        value = value.item()
+    return apply(tensor, lambda: record(FillBackward0, np.full_like(tensor._data, value), (tensor,)))
+
+
+def copy_(tensor, source):
+    """Write `source`'s values into `tensor` (broadcasting), recorded as CopyBackwards."""
+    from .elementwise import CopyBackwards
+
+    def compute():
+        data = np.broadcast_to(source._data, tensor._data.shape).astype(tensor._data.dtype)
+        result = record(CopyBackwards, data.copy(), (source,))
+        return result
+
+    return apply(tensor, compute)
+
+
+def make_in_place(out_of_place):
+    """Build `t.op_(...)` from `op(t, ...)`."""
+
+    def in_place(tensor, *args, **kwargs):
+        return apply(tensor, lambda: out_of_place(tensor, *args, **kwargs))
+
+    in_place.__name__ = out_of_place.__name__ + "_"
+    in_place.__doc__ = f"In-place version of {out_of_place.__name__}()."
+    return in_place

@@ -1,0 +1,512 @@
+"""Reductions: operations that combine many values into fewer.
+
+The derivative of a reduction sends the incoming gradient back to every input element that
+contributed: `sum` copies it to all of them, `mean` divides it by the count, `max` gives it to
+the winner. The gradient arrives with the *reduced* shape, so each rule first puts back the
+reduced dimensions (`_restore_dims`) and then lets broadcasting spread it out.
+"""
+
+import numpy as np
+
+from .. import dtypes
+from ..autograd.node import Node
+from ..tensor import Tensor, _normalize_dim
+from . import elementwise as ew
+from .base import OUTPUT, record
+
+
+def normalize_dims(dim, ndim):
+    """`dim` as a sorted tuple of non-negative dims; None means all of them."""
+    if dim is None:
+        return tuple(range(ndim))
+    if isinstance(dim, (int, np.integer)):
+        dim = (dim,)
+    dims = tuple(sorted(_normalize_dim(int(d), ndim) for d in dim))
+    if len(set(dims)) != len(dims):
+        raise RuntimeError(f"dim {dims[0]} appears multiple times in the list of dims")
+    return dims
+
+
+def _restore_dims(grad, dims, keepdim, input_shape):
+    """Give a reduced gradient back its reduced dims as size 1, so that it broadcasts."""
+    if keepdim or not input_shape:
+        return grad
+    shape = list(grad.shape)
+    for d in dims:
+        shape.insert(d, 1)
+    return grad.reshape(shape)
+
+
+def _expand_back(grad, dims, keepdim, input_shape):
+    return _restore_dims(grad, dims, keepdim, input_shape).expand(input_shape)
+
+
+def _sum_dtype(x):
+    # Summing bools or ints gives int64, as in PyTorch.
+    return x._data.dtype if x.dtype.is_floating_point else np.int64
+
+
+# -- sum and mean ---------------------------------------------------------------------------
+class SumBackward0(Node):
+    """s = Σ xᵢ over everything:  ds/dxᵢ = 1, so every element gets the gradient."""
+
+    __slots__ = ("self_sym_sizes",)
+
+    def backward(self, grad):
+        return (grad.expand(self.self_sym_sizes),)
+
+
+class SumBackward1(Node):
+    """s = Σ xᵢ along some dims: each element gets the gradient of its own sum."""
+
+    __slots__ = ("dim", "keepdim", "self_sym_sizes")
+
+    def backward(self, grad):
+        return (_expand_back(grad, self.dim, self.keepdim, self.self_sym_sizes),)
+
+
+def sum(x, dim=None, keepdim=False, *, dtype=None):  # noqa: A001  (the PyTorch name)
+    data = np.sum(x._data, dtype=_sum_dtype(x) if dtype is None else dtype.numpy)
+    if dim is None:
+        return record(SumBackward0, data, (x,), self_sym_sizes=x._data.shape)
+    dims = normalize_dims(dim, x._data.ndim)
+    data = np.sum(x._data, axis=dims, keepdims=keepdim,
+                  dtype=_sum_dtype(x) if dtype is None else dtype.numpy)
+    return record(SumBackward1, data, (x,), dim=dims, keepdim=keepdim,
+                  self_sym_sizes=x._data.shape)
+
+
+class MeanBackward0(Node):
+    """m = (1/N) Σ xᵢ:  dm/dxᵢ = 1/N."""
+
+    __slots__ = ("self_sym_sizes", "self_sym_numel")
+
+    def backward(self, grad):
+        return (grad.expand(self.self_sym_sizes) / self.self_sym_numel,)
+
+
+class MeanBackward1(Node):
+    """The mean along some dims: each element gets its group's gradient divided by the group size."""
+
+    __slots__ = ("dim", "keepdim", "self_sym_sizes", "count")
+
+    def backward(self, grad):
+        return (_expand_back(grad, self.dim, self.keepdim, self.self_sym_sizes) / self.count,)
+
+
+def mean(x, dim=None, keepdim=False, *, dtype=None):
+    if not x.dtype.is_floating_point and dtype is None:
+        raise RuntimeError(
+            "mean(): could not infer output dtype. Input dtype must be either a floating point or "
+            f"complex dtype. Got: {_SCALAR_NAMES[x.dtype.name]}"
+        )
+    values = x._data if dtype is None else x._data.astype(dtype.numpy)
+    if dim is None:
+        data = np.mean(values, dtype=values.dtype)
+        return record(MeanBackward0, data, (x,), self_sym_sizes=x._data.shape,
+                      self_sym_numel=x._data.size)
+    dims = normalize_dims(dim, x._data.ndim)
+    data = np.mean(values, axis=dims, keepdims=keepdim, dtype=values.dtype)
+    count = int(np.prod([x._data.shape[d] for d in dims])) if x._data.ndim else 1
+    return record(MeanBackward1, data, (x,), dim=dims, keepdim=keepdim,
+                  self_sym_sizes=x._data.shape, count=count)
+
+
+_SCALAR_NAMES = {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}
+
+
+# -- max and min ----------------------------------------------------------------------------
+class _ReturnTypeBase(tuple):
+    """`(values, indices)` that also has `.values` and `.indices`, printed like PyTorch's."""
+
+    __slots__ = ()
+    _name = None
+
+    def __new__(cls, values, indices):
+        return super().__new__(cls, (values, indices))
+
+    @property
+    def values(self):
+        return self[0]
+
+    @property
+    def indices(self):
+        return self[1]
+
+    def __repr__(self):
+        return (f"tensorgrad.return_types.{self._name}(\nvalues={self[0]!r},\n"
+                f"indices={self[1]!r})")
+
+
+class max_return(_ReturnTypeBase):
+    __slots__ = ()
+    _name = "max"
+
+
+class min_return(_ReturnTypeBase):
+    __slots__ = ()
+    _name = "min"
+
+
+class _EvenlyDistributedBackward(Node):
+    """max()/min() over everything: the gradient is shared equally by all elements that tie."""
+
+    __slots__ = ()
+    saved_names = ("self", "result")
+
+    def backward(self, grad):
+        x, result = self.saved_tensors
+        winners = x == result
+        return (grad * winners / winners.sum(),)
+
+
+class MaxBackward1(_EvenlyDistributedBackward):
+    __slots__ = ()
+
+
+class MinBackward1(_EvenlyDistributedBackward):
+    __slots__ = ()
+
+
+class _SelectedValueBackward(Node):
+    """max(dim)/min(dim): the gradient goes to the element whose index was returned."""
+
+    __slots__ = ("dim", "keepdim", "self_sym_sizes")
+    saved_names = ("indices",)
+
+    def backward(self, grad):
+        (indices,) = self.saved_tensors
+        grad = _restore_dims(grad, (self.dim,), self.keepdim, self.self_sym_sizes)
+        index = _restore_dims(indices, (self.dim,), self.keepdim, self.self_sym_sizes)
+        return (scatter_along(grad, index, self.dim, self.self_sym_sizes),)
+
+
+class MaxBackward0(_SelectedValueBackward):
+    __slots__ = ()
+
+
+class MinBackward0(_SelectedValueBackward):
+    __slots__ = ()
+
+
+def _extreme(x, dim, keepdim, numpy_reduce, numpy_arg, whole_node, dim_node, result_type, name):
+    if x._data.size == 0:
+        raise RuntimeError(
+            f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+            "Specify the reduction dim with the 'dim' argument."
+        )
+    if dim is None:
+        data = numpy_reduce(x._data)
+        return record(whole_node, data, (x,), saved=(x, OUTPUT))
+    d = _normalize_dim(dim, x._data.ndim)
+    axis = d if x._data.ndim else None
+    indices = numpy_arg(x._data, axis=axis, keepdims=keepdim).astype(np.int64)
+    data = numpy_reduce(x._data, axis=axis, keepdims=keepdim)
+    index_tensor = Tensor._make(indices)
+    values = record(dim_node, data, (x,), saved=(index_tensor,), dim=d, keepdim=keepdim,
+                    self_sym_sizes=x._data.shape)
+    return result_type(values, index_tensor)
+
+
+def max(x, dim=None, keepdim=False):  # noqa: A001  (the PyTorch name)
+    if isinstance(dim, Tensor):
+        return ew.maximum(x, dim)
+    return _extreme(x, dim, keepdim, np.max, np.argmax, MaxBackward1, MaxBackward0, max_return, "max")
+
+
+def min(x, dim=None, keepdim=False):  # noqa: A001  (the PyTorch name)
+    if isinstance(dim, Tensor):
+        return ew.minimum(x, dim)
+    return _extreme(x, dim, keepdim, np.min, np.argmin, MinBackward1, MinBackward0, min_return, "min")
+
+
+class AmaxBackward0(Node):
+    """amax along dims: ties share the gradient equally."""
+
+    __slots__ = ("dim", "keepdim", "self_sym_sizes")
+    saved_names = ("self", "result")
+
+    def backward(self, grad):
+        x, result = self.saved_tensors
+        result = _restore_dims(result, self.dim, self.keepdim, self.self_sym_sizes)
+        grad = _restore_dims(grad, self.dim, self.keepdim, self.self_sym_sizes)
+        winners = x == result
+        return (grad * winners / winners.sum(dim=self.dim, keepdim=True),)
+
+
+class AminBackward0(AmaxBackward0):
+    __slots__ = ()
+
+
+def amax(x, dim=(), keepdim=False):
+    dims = normalize_dims(None if dim == () else dim, x._data.ndim)
+    data = np.max(x._data, axis=dims, keepdims=keepdim)
+    return record(AmaxBackward0, data, (x,), saved=(x, OUTPUT), dim=dims, keepdim=keepdim,
+                  self_sym_sizes=x._data.shape)
+
+
+def amin(x, dim=(), keepdim=False):
+    dims = normalize_dims(None if dim == () else dim, x._data.ndim)
+    data = np.min(x._data, axis=dims, keepdims=keepdim)
+    return record(AminBackward0, data, (x,), saved=(x, OUTPUT), dim=dims, keepdim=keepdim,
+                  self_sym_sizes=x._data.shape)
+
+
+def argmax(x, dim=None, keepdim=False):
+    if dim is None:
+        return Tensor._make(np.int64(np.argmax(x._data)))
+    return Tensor._make(np.argmax(x._data, axis=_normalize_dim(dim, x._data.ndim),
+                                  keepdims=keepdim).astype(np.int64))
+
+
+def argmin(x, dim=None, keepdim=False):
+    if dim is None:
+        return Tensor._make(np.int64(np.argmin(x._data)))
+    return Tensor._make(np.argmin(x._data, axis=_normalize_dim(dim, x._data.ndim),
+                                  keepdims=keepdim).astype(np.int64))
+
+
+# -- scatter: the derivative of picking elements out by index ------------------------------
+class ScatterAlongBackward(Node):
+    """The gradient of scatter_along is picking the same elements back out (a gather)."""
+
+    __slots__ = ("dim",)
+    saved_names = ("index",)
+
+    def backward(self, grad):
+        (index,) = self.saved_tensors
+        return (gather(grad, self.dim, index),)
+
+
+def scatter_along(values, index, dim, shape):
+    """Zeros of `shape`, with `values` placed at `index` along `dim` (for max(dim)'s backward)."""
+    data = np.zeros(shape, dtype=values._data.dtype)
+    if data.ndim:
+        np.put_along_axis(data, index._data, values._data, axis=dim)
+    else:
+        data = values._data.copy().reshape(shape)
+    return record(ScatterAlongBackward, data, (values,), saved=(index,), dim=dim)
+
+
+class GatherBackward0(Node):
+    __slots__ = ("dim", "self_sym_sizes")
+    saved_names = ("index",)
+
+    def backward(self, grad):
+        (index,) = self.saved_tensors
+        return (scatter_add_along(grad, index, self.dim, self.self_sym_sizes),)
+
+
+def gather(x, dim, index):
+    """Pick elements along `dim` at `index` (torch.gather)."""
+    d = _normalize_dim(dim, x._data.ndim)
+    data = np.take_along_axis(x._data, index._data, axis=d) if x._data.ndim else x._data.copy()
+    return record(GatherBackward0, data, (x,), saved=(index,), dim=d, self_sym_sizes=x._data.shape)
+
+
+class ScatterAddBackward(Node):
+    __slots__ = ("dim",)
+    saved_names = ("index",)
+
+    def backward(self, grad):
+        (index,) = self.saved_tensors
+        return (gather(grad, self.dim, index),)
+
+
+def scatter_add_along(values, index, dim, shape):
+    data = np.zeros(shape, dtype=values._data.dtype)
+    if data.ndim:
+        idx = list(np.indices(index._data.shape, sparse=True))
+        idx[dim] = index._data
+        np.add.at(data, tuple(idx), values._data)
+    else:
+        data = values._data.copy().reshape(shape)
+    return record(ScatterAddBackward, data, (values,), saved=(index,), dim=dim)
+
+
+# -- prod, var, norm ----------------------------------------------------------------------
+class ProdBackward0(Node):
+    """p = Π xᵢ:  dp/dxᵢ = product of all the *other* elements.
+
+    That is p / xᵢ when no element is zero. With one zero, only the zero's position gets a
+    non-zero derivative (the product of the rest); with two or more zeros, all are zero.
+    """
+
+    __slots__ = ("dim", "keepdim", "self_sym_sizes")
+    saved_names = ("self", "result")
+
+    def backward(self, grad):
+        x, result = self.saved_tensors
+        dims = self.dim
+        grad = _restore_dims(grad, dims, self.keepdim, self.self_sym_sizes)
+        result = _restore_dims(result, dims, self.keepdim, self.self_sym_sizes)
+        is_zero = x == 0
+        zero_count = is_zero.sum(dim=dims, keepdim=True)
+        safe_x = ew.where(is_zero, 1.0, x)
+        product_of_others = ew.where(
+            zero_count == 0,
+            result / safe_x,
+            ew.where(is_zero & (zero_count == 1), prod(safe_x, dims, keepdim=True), 0.0),
+        )
+        return (grad * product_of_others,)
+
+
+class ProdBackward1(ProdBackward0):
+    __slots__ = ()
+
+
+def prod(x, dim=None, keepdim=False):
+    if dim is None:
+        data = np.prod(x._data, dtype=_sum_dtype(x))
+        dims = tuple(range(x._data.ndim))
+        return record(ProdBackward0, data, (x,), saved=(x, OUTPUT), dim=dims, keepdim=False,
+                      self_sym_sizes=x._data.shape)
+    dims = normalize_dims(dim, x._data.ndim)
+    data = np.prod(x._data, axis=dims, keepdims=keepdim, dtype=_sum_dtype(x))
+    return record(ProdBackward1, data, (x,), saved=(x, OUTPUT), dim=dims, keepdim=keepdim,
+                  self_sym_sizes=x._data.shape)
+
+
+class VarBackward0(Node):
+    """v = Σ (xᵢ - x̄)² / (N - correction):  dv/dxᵢ = 2 (xᵢ - x̄) / (N - correction)."""
+
+    __slots__ = ("dim", "keepdim", "correction", "self_sym_sizes")
+    saved_names = ("self",)
+
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        count = int(np.prod([self.self_sym_sizes[d] for d in self.dim]))
+        grad = _restore_dims(grad, self.dim, self.keepdim, self.self_sym_sizes)
+        centered = x - mean(x, self.dim, keepdim=True)
+        return (grad * 2 * centered / (count - self.correction),)
+
+
+def var(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    if correction is None:
+        correction = 1 if unbiased is None or unbiased else 0
+    dims = normalize_dims(dim, x._data.ndim)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        data = np.var(x._data, axis=dims, ddof=correction, keepdims=keepdim).astype(x._data.dtype)
+    return record(VarBackward0, data, (x,), saved=(x,), dim=dims, keepdim=keepdim,
+                  correction=correction, self_sym_sizes=x._data.shape)
+
+
+def std(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return ew.sqrt(var(x, dim, unbiased, keepdim, correction=correction))
+
+
+class LinalgVectorNormBackward0(Node):
+    """n = (Σ |xᵢ|ᵖ)^(1/p):  dn/dxᵢ = xᵢ·|xᵢ|^(p-2) / n^(p-1)  (for p = 2: xᵢ / n)."""
+
+    __slots__ = ("ord", "dim", "keepdim", "self_sym_sizes")
+    saved_names = ("self", "result")
+
+    def backward(self, grad):
+        x, result = self.saved_tensors
+        grad = _restore_dims(grad, self.dim, self.keepdim, self.self_sym_sizes)
+        result = _restore_dims(result, self.dim, self.keepdim, self.self_sym_sizes)
+        p = self.ord
+        if p == 1:
+            return (grad * ew.sign(x),)
+        if p == 2:
+            safe = ew.where(result == 0, 1.0, result)  # the subgradient 0 at the origin
+            return (grad * x / safe * (result != 0),)
+        if p == float("inf"):
+            winners = ew.abs(x) == result
+            return (grad * ew.sign(x) * winners / winners.sum(dim=self.dim, keepdim=True),)
+        safe = ew.where(result == 0, 1.0, result)
+        return (grad * x * ew.abs(x) ** (p - 2) / safe ** (p - 1) * (result != 0),)
+
+
+def norm(x, p="fro", dim=None, keepdim=False):
+    if p == "fro" or p is None:
+        p = 2
+    if not x.dtype.is_floating_point:
+        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
+                           f"input. Got {_SCALAR_NAMES[x.dtype.name]}")
+    dims = normalize_dims(dim, x._data.ndim)
+    values = np.abs(x._data)
+    if p == float("inf"):
+        data = np.max(values, axis=dims, keepdims=keepdim)
+    elif p == 2:
+        data = np.sqrt(np.sum(values * values, axis=dims, keepdims=keepdim))
+    else:
+        data = np.sum(values ** p, axis=dims, keepdims=keepdim) ** (1.0 / p)
+    data = np.asarray(data, dtype=x._data.dtype)
+    return record(LinalgVectorNormBackward0, data, (x,), saved=(x, OUTPUT), ord=p, dim=dims,
+                  keepdim=keepdim, self_sym_sizes=x._data.shape)
+
+
+# -- softmax and log-softmax ----------------------------------------------------------------
+class SoftmaxBackward0(Node):
+    """s = softmax(x):  the VJP is s ⊙ (g - Σ g⊙s), summed along the softmax dim."""
+
+    __slots__ = ("dim",)
+    saved_names = ("result",)
+
+    def backward(self, grad):
+        (s,) = self.saved_tensors
+        return (s * (grad - (grad * s).sum(dim=self.dim, keepdim=True)),)
+
+
+def softmax(x, dim, dtype=None):
+    values = _float_values(x, dtype)
+    d = _normalize_dim(dim, values.ndim)
+    shifted = values - np.max(values, axis=d if values.ndim else None, keepdims=True)
+    e = np.exp(shifted)
+    data = e / np.sum(e, axis=d if values.ndim else None, keepdims=True)
+    return record(SoftmaxBackward0, data, (x,), saved=(OUTPUT,), dim=d)
+
+
+class LogSoftmaxBackward0(Node):
+    """l = log_softmax(x):  the VJP is g - softmax(x)·Σ g, and softmax(x) = exp(l)."""
+
+    __slots__ = ("dim",)
+    saved_names = ("result",)
+
+    def backward(self, grad):
+        (result,) = self.saved_tensors
+        return (grad - ew.exp(result) * grad.sum(dim=self.dim, keepdim=True),)
+
+
+def log_softmax(x, dim, dtype=None):
+    values = _float_values(x, dtype)
+    d = _normalize_dim(dim, values.ndim)
+    axis = d if values.ndim else None
+    shifted = values - np.max(values, axis=axis, keepdims=True)
+    data = shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
+    return record(LogSoftmaxBackward0, data, (x,), saved=(OUTPUT,), dim=d)
+
+
+class LogsumexpBackward0(Node):
+    """l = log Σ eˣ:  dl/dxᵢ = e^(xᵢ - l) = softmax(x)ᵢ."""
+
+    __slots__ = ("dim", "keepdim", "self_sym_sizes")
+    saved_names = ("self", "result")
+
+    def backward(self, grad):
+        x, result = self.saved_tensors
+        grad = _restore_dims(grad, self.dim, self.keepdim, self.self_sym_sizes)
+        result = _restore_dims(result, self.dim, self.keepdim, self.self_sym_sizes)
+        return (grad * ew.exp(x - result),)
+
+
+def logsumexp(x, dim, keepdim=False):
+    values = _float_values(x, None)
+    dims = normalize_dims(dim, values.ndim)
+    peak = np.max(values, axis=dims, keepdims=True)
+    peak = np.where(np.isfinite(peak), peak, 0)
+    data = np.log(np.sum(np.exp(values - peak), axis=dims, keepdims=True)) + peak
+    if not keepdim:
+        data = np.squeeze(data, axis=dims)
+    return record(LogsumexpBackward0, data.astype(values.dtype), (x,), saved=(x, OUTPUT),
+                  dim=dims, keepdim=keepdim, self_sym_sizes=x._data.shape)
+
+
+def _float_values(x, dtype):
+    if dtype is not None:
+        return x._data.astype(dtypes.check_dtype(dtype).numpy)
+    if x.dtype.is_floating_point:
+        return x._data
+    raise RuntimeError(f"\"softmax_lastdim_kernel_impl\" not implemented for '{_SCALAR_NAMES[x.dtype.name]}'")
+

@@ -1,0 +1,398 @@
+"""Shape operations: the same values, rearranged.
+
+None of these change a value, so their derivatives only rearrange the gradient back:
+the derivative of `reshape` is a reshape to the old shape, of `transpose` the same transpose,
+of `expand` a sum over the expanded dims (done by the engine's fit_gradient), of `cat` cutting
+the gradient into pieces.
+
+Most results are *views*: they share memory with their input (NumPy views), and so also share
+its version counter, as in PyTorch.
+"""
+
+import warnings
+
+import numpy as np
+
+from ..autograd import messages
+from ..autograd.node import Node
+from ..tensor import Tensor, _normalize_dim
+from .base import record
+
+
+def as_view(result, source):
+    """Mark `result` as a view of `source`: shared memory, shared version counter."""
+    result._version_counter = source._version_counter
+    result._base = source if source._base is None else source._base
+    return result
+
+
+def _shape_arg(shape):
+    """Accept both `reshape(2, 3)` and `reshape((2, 3))`."""
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = shape[0]
+    return tuple(int(s) for s in shape)
+
+
+def _infer_shape(shape, numel, original):
+    """Resolve one -1 and check the element count, with PyTorch's message."""
+    if shape.count(-1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    known = 1
+    for s in shape:
+        if s != -1:
+            known *= s
+    if -1 in shape:
+        if known == 0 or numel % known:
+            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+        shape = tuple(numel // known if s == -1 else s for s in shape)
+    elif known != numel:
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+    return shape
+
+
+# -- reshape / view / flatten -------------------------------------------------------------
+class ViewBackward0(Node):
+    """y = x with a new shape:  the gradient takes x's shape back."""
+
+    __slots__ = ("self_sym_sizes",)
+
+    def backward(self, grad):
+        return (grad.reshape(self.self_sym_sizes),)
+
+
+class UnsafeViewBackward0(ViewBackward0):
+    """A reshape that had to copy (the input's memory order did not allow a view)."""
+
+    __slots__ = ()
+
+
+def reshape(x, *shape):
+    shape = _infer_shape(_shape_arg(shape), x._data.size, x._data.shape)
+    data = x._data.reshape(shape)
+    if np.shares_memory(data, x._data) or x._data.size == 0:
+        return as_view(record(ViewBackward0, data, (x,), self_sym_sizes=x._data.shape), x)
+    return record(UnsafeViewBackward0, data, (x,), self_sym_sizes=x._data.shape)
+
+
+def view(x, *shape):
+    shape = _infer_shape(_shape_arg(shape), x._data.size, x._data.shape)
+    data = x._data.reshape(shape)
+    if not np.shares_memory(data, x._data) and x._data.size:
+        raise RuntimeError(
+            "view size is not compatible with input tensor's size and stride (at least one "
+            "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
+        )
+    return as_view(record(ViewBackward0, data, (x,), self_sym_sizes=x._data.shape), x)
+
+
+def flatten(x, start_dim=0, end_dim=-1):
+    if x._data.ndim == 0:
+        return reshape(x, 1)
+    start = _normalize_dim(start_dim, x._data.ndim)
+    end = _normalize_dim(end_dim, x._data.ndim)
+    if start > end:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if start == end:
+        return x
+    shape = x._data.shape
+    return reshape(x, shape[:start] + (-1,) + shape[end + 1:])
+
+
+def unsafe_view(x, shape):
+    """The reshape at the end of a batched matmul, recorded as PyTorch does."""
+    return record(UnsafeViewBackward0, x._data.reshape(shape), (x,), self_sym_sizes=x._data.shape)
+
+
+# -- transpose / permute ------------------------------------------------------------------
+class TransposeBackward0(Node):
+    """y = x with two dims swapped:  swap them back in the gradient."""
+
+    __slots__ = ("dim0", "dim1")
+
+    def backward(self, grad):
+        return (grad.transpose(self.dim0, self.dim1),)
+
+
+def transpose(x, dim0, dim1):
+    d0 = _normalize_dim(dim0, x._data.ndim)
+    d1 = _normalize_dim(dim1, x._data.ndim)
+    data = np.swapaxes(x._data, d0, d1) if x._data.ndim else x._data
+    return as_view(record(TransposeBackward0, data, (x,), dim0=d0, dim1=d1), x)
+
+
+class TBackward0(Node):
+    """y = xᵀ for a matrix (or a vector, unchanged)."""
+
+    __slots__ = ()
+
+    def backward(self, grad):
+        return (grad.t(),)
+
+
+def t(x):
+    if x._data.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {x._data.ndim}D")
+    return as_view(record(TBackward0, x._data.T, (x,)), x)
+
+
+class PermuteBackward0(Node):
+    """y = x with its dims reordered:  apply the inverse order to the gradient."""
+
+    __slots__ = ("dims",)
+
+    def backward(self, grad):
+        inverse = [0] * len(self.dims)
+        for position, d in enumerate(self.dims):
+            inverse[d] = position
+        return (grad.permute(*inverse),)
+
+
+def permute(x, *dims):
+    dims = _shape_arg(dims)
+    if len(dims) != x._data.ndim:
+        raise RuntimeError(
+            "permute(sparse_coo): number of dimensions in the tensor input does not match the "
+            f"length of the desired ordering of dimensions i.e. input.dim() = {x._data.ndim} is "
+            f"not equal to len(dims) = {len(dims)}"
+        )
+    dims = tuple(_normalize_dim(d, x._data.ndim) for d in dims)
+    if len(set(dims)) != len(dims):
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    return as_view(record(PermuteBackward0, np.transpose(x._data, dims), (x,), dims=dims), x)
+
+
+def reverse_dims(x):
+    """`x.T`: all dims reversed. PyTorch warns when x is not 2-D."""
+    if x._data.ndim != 2:
+        warnings.warn(messages.TRANSPOSE_1D, UserWarning, stacklevel=3)
+    return permute(x, *range(x._data.ndim - 1, -1, -1))
+
+
+def matrix_transpose(x):
+    """`x.mT`: swap the last two dims."""
+    if x._data.ndim < 2:
+        raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. "
+                           f"Got {x._data.ndim}-D tensor.")
+    return transpose(x, -2, -1)
+
+
+# -- unsqueeze / squeeze ---------------------------------------------------------------------
+class UnsqueezeBackward0(Node):
+    """y = x with a new dim of size 1:  remove it from the gradient."""
+
+    __slots__ = ("dim",)
+
+    def backward(self, grad):
+        return (grad.squeeze(self.dim),)
+
+
+def unsqueeze(x, dim):
+    d = _normalize_dim(dim, x._data.ndim + 1)
+    return as_view(record(UnsqueezeBackward0, np.expand_dims(x._data, d), (x,), dim=d), x)
+
+
+class _SqueezeBackward(Node):
+    """y = x without some size-1 dims:  the gradient gets x's shape back."""
+
+    __slots__ = ("self_sym_sizes",)
+
+    def backward(self, grad):
+        return (grad.reshape(self.self_sym_sizes),)
+
+
+class SqueezeBackward0(_SqueezeBackward):
+    __slots__ = ()  # squeeze(): every size-1 dim
+
+
+class SqueezeBackward1(_SqueezeBackward):
+    __slots__ = ()  # squeeze(dim)
+
+
+class SqueezeBackward4(_SqueezeBackward):
+    __slots__ = ()  # squeeze(dims), as at the end of vector @ matrix
+
+
+def squeeze(x, dim=None):
+    shape = x._data.shape
+    if dim is None:
+        data = x._data.reshape([s for s in shape if s != 1])
+        node = SqueezeBackward0
+    else:
+        dims = (dim,) if isinstance(dim, int) else tuple(dim)
+        dims = {_normalize_dim(d, x._data.ndim) for d in dims}
+        data = x._data.reshape([s for i, s in enumerate(shape) if not (i in dims and s == 1)])
+        node = SqueezeBackward1 if isinstance(dim, int) else SqueezeBackward4
+    return as_view(record(node, data, (x,), self_sym_sizes=shape), x)
+
+
+# -- expand / repeat -------------------------------------------------------------------------
+class ExpandBackward0(Node):
+    """y = x broadcast to a larger shape.
+
+    The derivative sums the gradient over the copies. That is exactly what the engine's
+    fit_gradient does for every broadcast input, so this rule passes the gradient on unchanged.
+    """
+
+    __slots__ = ("self_sym_sizes",)
+
+    def backward(self, grad):
+        return (grad,)
+
+
+def expand(x, *sizes):
+    sizes = _shape_arg(sizes)
+    shape = x._data.shape
+    if len(sizes) < len(shape):
+        raise RuntimeError(
+            f"expand({_legacy_type(x)}{{{list(shape)}}}, size={list(sizes)}): the number of sizes "
+            f"provided ({len(sizes)}) must be greater or equal to the number of dimensions in the "
+            f"tensor ({len(shape)})"
+        )
+    padded = (1,) * (len(sizes) - len(shape)) + shape
+    target = []
+    for i, (want, have) in enumerate(zip(sizes, padded)):
+        if want == -1:
+            want = have
+        if have != want and have != 1:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({want}) must match the existing size ({have}) "
+                f"at non-singleton dimension {i}.  Target sizes: {list(sizes)}.  Tensor sizes: "
+                f"{list(shape)}"
+            )
+        target.append(want)
+    data = np.broadcast_to(x._data, target)
+    return as_view(record(ExpandBackward0, data, (x,), self_sym_sizes=shape), x)
+
+
+def _legacy_type(x):
+    return f"tensorgrad.{x.dtype._legacy_name}"
+
+
+def expand_as(x, other):
+    return expand(x, other.shape)
+
+
+def broadcast_to(x, shape):
+    return expand(x, shape)
+
+
+class RepeatBackward0(Node):
+    """y = x tiled `repeats` times:  each element's gradient is the sum over its copies."""
+
+    __slots__ = ("repeats", "self_sym_sizes")
+
+    def backward(self, grad):
+        repeats = self.repeats
+        shape = (1,) * (len(repeats) - len(self.self_sym_sizes)) + tuple(self.self_sym_sizes)
+        split = []
+        for r, s in zip(repeats, shape):
+            split.extend((r, s))
+        summed = grad.reshape(split).sum(dim=tuple(range(0, len(split), 2)))
+        return (summed.reshape(self.self_sym_sizes),)
+
+
+def repeat(x, *repeats):
+    repeats = _shape_arg(repeats)
+    if len(repeats) < x._data.ndim:
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of "
+                           "dimensions of tensor")
+    data = np.tile(x._data, repeats)
+    return record(RepeatBackward0, data, (x,), repeats=repeats, self_sym_sizes=x._data.shape)
+
+
+# -- cat / stack ---------------------------------------------------------------------------
+class CatBackward0(Node):
+    """y = the inputs joined along `dim`:  cut the gradient back into the same pieces."""
+
+    __slots__ = ("dim", "sizes")
+
+    def backward(self, grad):
+        pieces = []
+        start = 0
+        for size in self.sizes:
+            index = [slice(None)] * grad.ndim
+            index[self.dim] = slice(start, start + size)
+            pieces.append(grad[tuple(index)])
+            start += size
+        return tuple(pieces)
+
+
+def cat(tensors, dim=0):
+    tensors = _tensor_list(tensors, "cat")
+    d = _normalize_dim(dim, tensors[0]._data.ndim)
+    try:
+        data = np.concatenate([t._data for t in tensors], axis=d)
+    except ValueError as error:
+        raise RuntimeError(f"Sizes of tensors must match except in dimension {d}: {error}") from None
+    from .. import dtypes
+
+    dtype = dtypes.result_type(*tensors)
+    data = data.astype(dtype.numpy, copy=False)
+    return record(CatBackward0, data, tensors, dim=d, sizes=[t._data.shape[d] for t in tensors])
+
+
+concatenate = cat
+
+
+class StackBackward0(Node):
+    """y = the inputs stacked along a new dim:  each input gets its slice of the gradient."""
+
+    __slots__ = ("dim",)
+
+    def backward(self, grad):
+        return tuple(grad.select(self.dim, i) for i in range(grad.shape[self.dim]))
+
+
+def stack(tensors, dim=0):
+    tensors = _tensor_list(tensors, "stack")
+    shapes = {t._data.shape for t in tensors}
+    if len(shapes) > 1:
+        first, other = tensors[0]._data.shape, next(s for s in (t._data.shape for t in tensors)
+                                                    if s != tensors[0]._data.shape)
+        index = [t._data.shape for t in tensors].index(other)
+        raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(first)} at "
+                           f"entry 0 and {list(other)} at entry {index}")
+    d = _normalize_dim(dim, tensors[0]._data.ndim + 1)
+    from .. import dtypes
+
+    dtype = dtypes.result_type(*tensors)
+    data = np.stack([t._data for t in tensors], axis=d).astype(dtype.numpy, copy=False)
+    return record(StackBackward0, data, tensors, dim=d)
+
+
+def _tensor_list(tensors, name):
+    if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
+        raise TypeError(f"{name}(): argument 'tensors' must be a tuple or list of Tensors, "
+                        f"not {type(tensors).__name__}")
+    if not tensors:
+        raise RuntimeError(f"{name}(): expected a non-empty list of Tensors")
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{name}(): expected Tensor as element {i} in argument 0, but got "
+                            f"{type(t).__name__}")
+    return tuple(tensors)
+
+
+def unbind(x, dim=0):
+    d = _normalize_dim(dim, x._data.ndim)
+    return tuple(x.select(d, i) for i in range(x._data.shape[d]))
+
+
+def chunk(x, chunks, dim=0):
+    d = _normalize_dim(dim, x._data.ndim)
+    size = -(-x._data.shape[d] // chunks)
+    return split(x, size, d)
+
+
+def split(x, split_size, dim=0):
+    d = _normalize_dim(dim, x._data.ndim)
+    length = x._data.shape[d]
+    sizes = ([split_size] * (length // split_size) + ([length % split_size] if length % split_size else [])
+             if isinstance(split_size, int) else list(split_size))
+    pieces, start = [], 0
+    for size in sizes:
+        index = [slice(None)] * x._data.ndim
+        index[d] = slice(start, start + size)
+        pieces.append(x[tuple(index)])
+        start += size
+    return tuple(pieces)

@@ -1,0 +1,48 @@
+"""The random number generator behind rand, randn, randint and weight initialisation.
+
+tensorgrad draws from NumPy's PCG64 generator, so `manual_seed(0)` makes results repeatable,
+but the numbers are not the ones PyTorch draws with the same seed. Lessons that need the same
+numbers under both libraries write their values out instead of drawing them.
+"""
+
+import numpy as np
+
+_generator = np.random.default_rng(0)
+
+
+class Generator:
+    """What `manual_seed` returns (PyTorch returns its generator too)."""
+
+    def __init__(self, seed):
+        self._seed = seed
+
+    def initial_seed(self):
+        return self._seed
+
+    def __repr__(self):
+        return f"<tensorgrad.Generator object at {id(self):#x}>"
+
+
+def manual_seed(seed):
+    """Restart the random stream from `seed`."""
+    global _generator
+    seed = int(seed)
+    _generator = np.random.default_rng(seed)
+    return Generator(seed)
+
+
+
+def uniform_array(shape, low, high, np_dtype):
+    return _generator.uniform(low, high, size=tuple(shape)).astype(np_dtype)
+
+
+def normal_array(shape, mean, std, np_dtype):
+    return (_generator.standard_normal(size=tuple(shape)) * std + mean).astype(np_dtype)
+
+
+def integer_array(low, high, shape):
+    return _generator.integers(low, high, size=tuple(shape), dtype=np.int64)
+
+
+def permutation_array(n):
+    return _generator.permutation(n).astype(np.int64)

@@ -1,0 +1,838 @@
+"""The Tensor: a NumPy array plus the flags autograd needs.
+
+A Tensor holds
+  * `_data`, the NumPy array with the values;
+  * `requires_grad`: should gradients be computed for it?
+  * `grad_fn`: the graph node that produced it (None for a leaf, a tensor made by the user);
+  * `grad`: for a leaf, the gradient that backward() accumulated;
+  * a version counter, bumped by every in-place change, shared by tensors that share memory.
+
+Arithmetic operators and methods only forward to the functions in `tensorgrad.ops`, where each
+operation and its derivative live side by side. This file is about the flags and their rules.
+"""
+
+import warnings
+import weakref
+
+import numpy as np
+
+from . import dtypes, printing
+from .autograd import messages
+from .autograd.grad_mode import is_grad_enabled
+from .autograd.node import AccumulateGrad, RemovableHandle
+from .size import Size
+
+
+class VersionCounter:
+    """How many times some memory was changed in place. Shared by tensors that share memory."""
+
+    __slots__ = ("value",)
+
+    def __init__(self):
+        self.value = 0
+
+
+class Tensor:
+    """A multi-dimensional array that can record the operations applied to it."""
+
+    __slots__ = (
+        "_data",
+        "_requires_grad",
+        "_grad_fn",
+        "_output_nr",
+        "_grad",
+        "_version_counter",
+        "_base",
+        "_backward_hooks",
+        "_retains_grad",
+        "_accumulator_ref",
+        "__dict__",  # users may attach attributes (t.name = "x"), as with torch tensors
+        "__weakref__",
+    )
+
+    __array_priority__ = 1000  # so that `numpy_value * tensor` is handled by Tensor
+    __array_ufunc__ = None
+
+    # -- construction ------------------------------------------------------------------------
+    def __init__(self, *args):
+        """The legacy constructor `Tensor([2])` (always float32), or `Tensor(2, 3)` (zeros)."""
+        if len(args) == 1 and not isinstance(args[0], int):
+            data = np.array(_unwrap(args[0]), dtype=np.float32)
+        else:
+            data = np.zeros(args, dtype=np.float32)
+        Tensor._init_fields(self, data)
+
+    @staticmethod
+    def _init_fields(tensor, data, requires_grad=False, grad_fn=None, output_nr=0,
+                     version_counter=None, base=None):
+        tensor._data = data
+        tensor._requires_grad = requires_grad
+        tensor._grad_fn = grad_fn
+        tensor._output_nr = output_nr
+        tensor._grad = None
+        tensor._version_counter = VersionCounter() if version_counter is None else version_counter
+        tensor._base = base
+        tensor._backward_hooks = None
+        tensor._retains_grad = False
+        tensor._accumulator_ref = None
+
+    @classmethod
+    def _make(cls, data, requires_grad=False, grad_fn=None, output_nr=0, version_counter=None,
+              base=None):
+        """Wrap a NumPy result as a Tensor (internal: no copying, no checks)."""
+        if type(data) is not np.ndarray:
+            data = np.asarray(data)
+        tensor = object.__new__(cls)
+        Tensor._init_fields(tensor, data, requires_grad, grad_fn, output_nr, version_counter, base)
+        return tensor
+
+    @staticmethod
+    def _dtype_of(array):
+        return dtypes.from_numpy_dtype(array.dtype)
+
+    # -- flags and their rules ---------------------------------------------------------------
+    @property
+    def dtype(self):
+        return dtypes.from_numpy_dtype(self._data.dtype)
+
+    @property
+    def grad_fn(self):
+        """The node that created this tensor, or None for a leaf."""
+        return self._grad_fn
+
+    @property
+    def is_leaf(self):
+        """True for tensors not produced by a recorded operation (grad_fn is None)."""
+        return self._grad_fn is None
+
+    @property
+    def requires_grad(self):
+        return self._grad_fn is not None or self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, flag):
+        self._set_requires_grad(flag, messages.INT_REQUIRES_GRAD_ATTRIBUTE)
+
+    def requires_grad_(self, requires_grad=True):
+        """Set requires_grad in place and return the tensor itself."""
+        self._set_requires_grad(requires_grad, messages.INT_REQUIRES_GRAD_METHOD)
+        return self
+
+    def _set_requires_grad(self, flag, int_message):
+        flag = bool(flag)
+        if self._grad_fn is not None:
+            if not flag:
+                raise RuntimeError(messages.ONLY_LEAF_FLAGS)
+            return  # turning it on for a non-leaf is accepted and changes nothing (spec §1.4)
+        if flag and not self.dtype.is_floating_point:
+            raise RuntimeError(int_message)
+        self._requires_grad = flag
+
+    @property
+    def grad(self):
+        """The accumulated gradient of a leaf (or of a tensor that called retain_grad())."""
+        if self._grad_fn is not None and not self._retains_grad:
+            warnings.warn(messages.NON_LEAF_GRAD_ACCESS, UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(
+                    "assigned grad expected to be a Tensor or None but got grad of type "
+                    f"{type(value).__name__}"
+                )
+            if value.shape != self.shape:
+                raise RuntimeError(messages.GRAD_ASSIGN_SIZE.format(
+                    grad_size=_bracketed(value.shape), size=_bracketed(self.shape)))
+            if value.dtype is not self.dtype:
+                raise RuntimeError(messages.GRAD_ASSIGN_DTYPE.format(
+                    grad_dtype=_C_TYPE_NAMES[value.dtype.name],
+                    dtype=_SCALAR_TYPE_NAMES[self.dtype.name]))
+        self._grad = value
+
+    @property
+    def retains_grad(self):
+        return self._retains_grad
+
+    def retain_grad(self):
+        """Ask backward() to fill `.grad` of this non-leaf tensor too."""
+        if not self.requires_grad:
+            raise RuntimeError(messages.RETAIN_GRAD_NO_REQUIRES)
+        if self._grad_fn is None or self._retains_grad:
+            return  # a leaf keeps its gradient anyway
+        node = self._grad_fn
+        if node._retained_outputs is None:
+            node._retained_outputs = {}
+        node._retained_outputs[self._output_nr] = weakref.ref(self)
+        self._retains_grad = True
+
+    @property
+    def _version(self):
+        return self._version_counter.value
+
+    @property
+    def output_nr(self):
+        return self._output_nr
+
+    @property
+    def _is_view(self):
+        return self._base is not None
+
+    def is_floating_point(self):
+        return self.dtype.is_floating_point
+
+    # -- gradients arriving from the engine ------------------------------------------------
+    def _grad_accumulator(self):
+        """This leaf's AccumulateGrad node: one per leaf, shared by all uses (held weakly)."""
+        node = None if self._accumulator_ref is None else self._accumulator_ref()
+        if node is None:
+            node = AccumulateGrad(self)
+            self._accumulator_ref = weakref.ref(node)
+        return node
+
+    def _accumulate_grad(self, grad, create_graph):
+        """Add a gradient into `.grad`: in place normally, out of place when building a graph."""
+        if self._grad is None:
+            if create_graph:
+                from .ops.elementwise import copy_for_grad
+                self._grad = copy_for_grad(grad)
+            else:
+                self._grad = Tensor._make(grad._data.copy())
+        elif create_graph or self._grad.requires_grad:
+            self._grad = self._grad + grad
+        else:
+            self._grad._data += grad._data
+
+    def _store_retained_grad(self, grad):
+        if self._grad is None:
+            self._grad = grad if is_grad_enabled() else Tensor._make(grad._data.copy())
+        elif is_grad_enabled() or self._grad.requires_grad:
+            self._grad = self._grad + grad
+        else:
+            self._grad._data += grad._data
+
+    def register_hook(self, hook):
+        """Call `hook(grad)` when the gradient for this tensor is computed.
+
+        The hook may return a new gradient to use instead. Returns a handle with `.remove()`.
+        """
+        if not self.requires_grad:
+            raise RuntimeError(messages.HOOK_NO_REQUIRES)
+        if self._grad_fn is None:
+            if self._backward_hooks is None:
+                self._backward_hooks = {}
+            hooks = self._backward_hooks
+        else:
+            node = self._grad_fn
+            if node._tensor_pre_hooks is None:
+                node._tensor_pre_hooks = {}
+            hooks = node._tensor_pre_hooks.setdefault(self._output_nr, {})
+        handle = RemovableHandle(hooks)
+        hooks[handle.id] = hook
+        return handle
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Compute the gradient of this tensor with respect to the graph leaves.
+
+        For a non-scalar tensor, `gradient` gives the weights v of the vector-Jacobian product
+        vᵀJ. Gradients are *added* into each leaf's `.grad`.
+        """
+        from .autograd import functions
+
+        if inputs is not None:
+            inputs = [inputs] if isinstance(inputs, Tensor) else list(inputs)
+            if not inputs:
+                raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+        functions.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    # -- sharing data ------------------------------------------------------------------------
+    def detach(self):
+        """A tensor with the same data (shared memory and version counter), outside the graph."""
+        return Tensor._make(self._data, version_counter=self._version_counter)
+
+    def detach_(self):
+        """Cut this tensor out of the graph in place: it becomes a leaf that needs no grad."""
+        if self._base is not None:
+            raise RuntimeError(messages.DETACH_VIEW_IN_PLACE)
+        self._grad_fn = None
+        self._requires_grad = False
+        return self
+
+    @property
+    def data(self):
+        """The values as a tensor outside the graph. Changes to it are *not* tracked."""
+        return Tensor._make(self._data)
+
+    @data.setter
+    def data(self, value):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"data must be a Tensor, not {type(value).__name__}")
+        self._data = value._data
+
+    def numpy(self):
+        """The NumPy array behind this tensor (shared memory)."""
+        if self.requires_grad:
+            raise RuntimeError(messages.NUMPY_REQUIRES_GRAD)
+        return self._data
+
+    def __array__(self, dtype=None, copy=None):
+        array = self.numpy()
+        return array if dtype is None else array.astype(dtype)
+
+    def data_ptr(self):
+        """The address of the first element: equal for tensors that share memory."""
+        return self._data.__array_interface__["data"][0]
+
+    def item(self):
+        """The single value of a one-element tensor, as a Python number."""
+        if self._data.size != 1:
+            raise RuntimeError(
+                f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
+        return self._data.item()
+
+    def tolist(self):
+        return self._data.tolist()
+
+    # -- shape -------------------------------------------------------------------------------
+    @property
+    def shape(self):
+        return Size(self._data.shape)
+
+    def size(self, dim=None):
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[_normalize_dim(dim, self._data.ndim)]
+
+    def dim(self):
+        return self._data.ndim
+
+    @property
+    def ndim(self):
+        return self._data.ndim
+
+    def numel(self):
+        return int(self._data.size)
+
+    def nelement(self):
+        return int(self._data.size)
+
+    def __len__(self):
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        for index in range(self._data.shape[0]):
+            yield self[index]
+
+    # -- conversions -------------------------------------------------------------------------
+    def to(self, *args, dtype=None, **kwargs):
+        """Convert to another dtype (`t.to(tensorgrad.float64)`); devices other than cpu don't exist."""
+        for arg in args:
+            if isinstance(arg, dtypes.dtype):
+                dtype = arg
+            elif isinstance(arg, Tensor):
+                dtype = arg.dtype
+            elif str(arg) != "cpu":
+                raise ValueError(f"tensorgrad runs on the CPU only; cannot move a tensor to {arg!r}")
+        if dtype is None or dtype is self.dtype:
+            return self
+        from .ops.elementwise import to_dtype
+
+        return to_dtype(self, dtypes.check_dtype(dtype))
+
+    def type(self, dtype=None):
+        if dtype is None:
+            return f"tensorgrad.{self.dtype._legacy_name}"
+        return self.to(dtype)
+
+    def float(self):
+        return self.to(dtypes.float32)
+
+    def double(self):
+        return self.to(dtypes.float64)
+
+    def long(self):
+        return self.to(dtypes.int64)
+
+    def bool(self):
+        return self.to(dtypes.bool_)
+
+    def contiguous(self):
+        return self
+
+    def cpu(self):
+        return self
+
+    @property
+    def device(self):
+        return "cpu"
+
+    def __bool__(self):
+        if self._data.size != 1:
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self._data.item())
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __index__(self):
+        if self.dtype.is_floating_point or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    # -- printing ----------------------------------------------------------------------------
+    def __repr__(self):
+        grad_fn = self._grad_fn
+        return printing.format_tensor(
+            self._data,
+            dtype_name=self.dtype.name,
+            grad_fn_name=None if grad_fn is None else type(grad_fn).__name__,
+            requires_grad=self._requires_grad,
+        )
+
+    __str__ = __repr__
+
+    def __format__(self, spec):
+        if not spec:
+            return repr(self)
+        if self._data.ndim == 0:
+            return format(self.item(), spec)
+        return format(repr(self), spec)
+
+    __hash__ = object.__hash__
+
+    # -- operators: each forwards to an operation in tensorgrad.ops ---------------------------
+    def __add__(self, other):
+        return _ew.add(self, other)
+
+    def __radd__(self, other):
+        return _ew.add(self, other)
+
+    def __sub__(self, other):
+        return _ew.sub(self, other)
+
+    def __rsub__(self, other):
+        return _ew.rsub(self, other)
+
+    def __mul__(self, other):
+        return _ew.mul(self, other)
+
+    def __rmul__(self, other):
+        return _ew.mul(self, other)
+
+    def __truediv__(self, other):
+        return _ew.div(self, other)
+
+    def __rtruediv__(self, other):
+        return _ew.div(other, self)
+
+    def __pow__(self, exponent):
+        return _ew.pow(self, exponent)
+
+    def __rpow__(self, base):
+        return _ew.pow(base, self)
+
+    def __neg__(self):
+        return _ew.neg(self)
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return _ew.abs(self)
+
+    def __matmul__(self, other):
+        return _linalg.matmul(self, other)
+
+    def __rmatmul__(self, other):
+        return _linalg.matmul(other, self)
+
+    def __floordiv__(self, other):
+        return _ew.floor_divide(self, other)
+
+    def __mod__(self, other):
+        return _ew.remainder(self, other)
+
+    def __iadd__(self, other):
+        return self.add_(other)
+
+    def __isub__(self, other):
+        return self.sub_(other)
+
+    def __imul__(self, other):
+        return self.mul_(other)
+
+    def __itruediv__(self, other):
+        return self.div_(other)
+
+    def __eq__(self, other):
+        return _ew.eq(self, other)
+
+    def __ne__(self, other):
+        return _ew.ne(self, other)
+
+    def __lt__(self, other):
+        return _ew.lt(self, other)
+
+    def __le__(self, other):
+        return _ew.le(self, other)
+
+    def __gt__(self, other):
+        return _ew.gt(self, other)
+
+    def __ge__(self, other):
+        return _ew.ge(self, other)
+
+    def __and__(self, other):
+        return _ew.bitwise_and(self, other)
+
+    def __or__(self, other):
+        return _ew.bitwise_or(self, other)
+
+    def __invert__(self):
+        return _ew.bitwise_not(self)
+
+    def __getitem__(self, index):
+        return _indexing.getitem(self, index)
+
+    def __setitem__(self, index, value):
+        _indexing.setitem(self, index, value)
+
+    # -- methods with PyTorch's names -----------------------------------------------------------
+    def add(self, other, *, alpha=1):
+        return _ew.add(self, other, alpha=alpha)
+
+    def sub(self, other, *, alpha=1):
+        return _ew.sub(self, other, alpha=alpha)
+
+    def mul(self, other):
+        return _ew.mul(self, other)
+
+    def div(self, other):
+        return _ew.div(self, other)
+
+    def pow(self, exponent):
+        return _ew.pow(self, exponent)
+
+    def square(self):
+        return _ew.square(self)
+
+    def neg(self):
+        return _ew.neg(self)
+
+    def reciprocal(self):
+        return _ew.reciprocal(self)
+
+    def exp(self):
+        return _ew.exp(self)
+
+    def log(self):
+        return _ew.log(self)
+
+    def sqrt(self):
+        return _ew.sqrt(self)
+
+    def sin(self):
+        return _ew.sin(self)
+
+    def cos(self):
+        return _ew.cos(self)
+
+    def tanh(self):
+        return _ew.tanh(self)
+
+    def sigmoid(self):
+        return _ew.sigmoid(self)
+
+    def relu(self):
+        return _ew.relu(self)
+
+    def abs(self):
+        return _ew.abs(self)
+
+    def sign(self):
+        return _ew.sign(self)
+
+    def clamp(self, min=None, max=None):  # noqa: A002
+        return _ew.clamp(self, min, max)
+
+    clip = clamp
+
+    def maximum(self, other):
+        return _ew.maximum(self, other)
+
+    def minimum(self, other):
+        return _ew.minimum(self, other)
+
+    def clone(self):
+        """A copy with its own memory, still connected to the graph (CloneBackward0)."""
+        return _ew.clone(self)
+
+    def eq(self, other):
+        return _ew.eq(self, other)
+
+    def ne(self, other):
+        return _ew.ne(self, other)
+
+    def lt(self, other):
+        return _ew.lt(self, other)
+
+    def le(self, other):
+        return _ew.le(self, other)
+
+    def gt(self, other):
+        return _ew.gt(self, other)
+
+    def ge(self, other):
+        return _ew.ge(self, other)
+
+    def all(self):
+        return Tensor._make(np.all(self._data))
+
+    def any(self):
+        return Tensor._make(np.any(self._data))
+
+    def logical_not(self):
+        return _ew.logical_not(self)
+
+    def sum(self, dim=None, keepdim=False, *, dtype=None):
+        return _red.sum(self, dim, keepdim, dtype=dtype)
+
+    def mean(self, dim=None, keepdim=False, *, dtype=None):
+        return _red.mean(self, dim, keepdim, dtype=dtype)
+
+    def max(self, dim=None, keepdim=False):
+        return _red.max(self, dim, keepdim)
+
+    def min(self, dim=None, keepdim=False):
+        return _red.min(self, dim, keepdim)
+
+    def amax(self, dim=(), keepdim=False):
+        return _red.amax(self, dim, keepdim)
+
+    def amin(self, dim=(), keepdim=False):
+        return _red.amin(self, dim, keepdim)
+
+    def argmax(self, dim=None, keepdim=False):
+        return _red.argmax(self, dim, keepdim)
+
+    def argmin(self, dim=None, keepdim=False):
+        return _red.argmin(self, dim, keepdim)
+
+    def prod(self, dim=None, keepdim=False):
+        return _red.prod(self, dim, keepdim)
+
+    def var(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+        return _red.var(self, dim, unbiased, keepdim, correction=correction)
+
+    def std(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+        return _red.std(self, dim, unbiased, keepdim, correction=correction)
+
+    def norm(self, p="fro", dim=None, keepdim=False):
+        return _red.norm(self, p, dim, keepdim)
+
+    def logsumexp(self, dim, keepdim=False):
+        return _red.logsumexp(self, dim, keepdim)
+
+    def softmax(self, dim, dtype=None):
+        return _red.softmax(self, dim, dtype)
+
+    def log_softmax(self, dim, dtype=None):
+        return _red.log_softmax(self, dim, dtype)
+
+    def gather(self, dim, index):
+        return _red.gather(self, dim, index)
+
+    def matmul(self, other):
+        return _linalg.matmul(self, other)
+
+    def mm(self, other):
+        return _linalg.mm(self, other)
+
+    def mv(self, vec):
+        return _linalg.mv(self, vec)
+
+    def dot(self, other):
+        return _linalg.dot(self, other)
+
+    def reshape(self, *shape):
+        return _shape.reshape(self, *shape)
+
+    def view(self, *shape):
+        return _shape.view(self, *shape)
+
+    def view_as(self, other):
+        return _shape.view(self, other.shape)
+
+    def reshape_as(self, other):
+        return _shape.reshape(self, other.shape)
+
+    def flatten(self, start_dim=0, end_dim=-1):
+        return _shape.flatten(self, start_dim, end_dim)
+
+    def transpose(self, dim0, dim1):
+        return _shape.transpose(self, dim0, dim1)
+
+    def t(self):
+        return _shape.t(self)
+
+    @property
+    def T(self):  # noqa: N802  (PyTorch's name)
+        return _shape.reverse_dims(self)
+
+    @property
+    def mT(self):  # noqa: N802  (PyTorch's name)
+        return _shape.matrix_transpose(self)
+
+    def permute(self, *dims):
+        return _shape.permute(self, *dims)
+
+    def unsqueeze(self, dim):
+        return _shape.unsqueeze(self, dim)
+
+    def squeeze(self, dim=None):
+        return _shape.squeeze(self, dim)
+
+    def expand(self, *sizes):
+        return _shape.expand(self, *sizes)
+
+    def expand_as(self, other):
+        return _shape.expand_as(self, other)
+
+    def repeat(self, *repeats):
+        return _shape.repeat(self, *repeats)
+
+    def select(self, dim, index):
+        return _indexing.select(self, dim, index)
+
+    def unbind(self, dim=0):
+        return _shape.unbind(self, dim)
+
+    def split(self, split_size, dim=0):
+        return _shape.split(self, split_size, dim)
+
+    def chunk(self, chunks, dim=0):
+        return _shape.chunk(self, chunks, dim)
+
+    # -- in-place methods (see ops/inplace.py for the rules) --------------------------------------
+    def add_(self, other, *, alpha=1):
+        return _inplace.apply(self, lambda: _ew.add(self, other, alpha=alpha))
+
+    def sub_(self, other, *, alpha=1):
+        return _inplace.apply(self, lambda: _ew.sub(self, other, alpha=alpha))
+
+    def mul_(self, other):
+        return _inplace.apply(self, lambda: _ew.mul(self, other))
+
+    def div_(self, other):
+        return _inplace.apply(self, lambda: _ew.div(self, other))
+
+    def pow_(self, exponent):
+        return _inplace.apply(self, lambda: _ew.pow(self, exponent))
+
+    def neg_(self):
+        return _inplace.apply(self, lambda: _ew.neg(self))
+
+    def exp_(self):
+        return _inplace.apply(self, lambda: _ew.exp(self))
+
+    def log_(self):
+        return _inplace.apply(self, lambda: _ew.log(self))
+
+    def sqrt_(self):
+        return _inplace.apply(self, lambda: _ew.sqrt(self))
+
+    def tanh_(self):
+        return _inplace.apply(self, lambda: _ew.tanh(self))
+
+    def sigmoid_(self):
+        return _inplace.apply(self, lambda: _ew.sigmoid(self))
+
+    def relu_(self):
+        return _inplace.apply(self, lambda: _ew.relu(self))
+
+    def clamp_(self, min=None, max=None):  # noqa: A002
+        return _inplace.apply(self, lambda: _ew.clamp(self, min, max))
+
+    def zero_(self):
+        return _inplace.zero_(self)
+
+    def fill_(self, value):
+        return _inplace.fill_(self, value)
+
+    def copy_(self, source):
+        return _inplace.copy_(self, source)
+
+    def normal_(self, mean=0.0, std=1.0):
+        """Fill with normal samples (no graph: used to initialise weights)."""
+        from . import random as _random
+
+        with _no_grad():
+            return self.copy_(Tensor._make(_random.normal_array(self.shape, mean, std, self._data.dtype)))
+
+    def uniform_(self, a=0.0, b=1.0):
+        """Fill with uniform samples in [a, b) (no graph: used to initialise weights)."""
+        from . import random as _random
+
+        with _no_grad():
+            return self.copy_(Tensor._make(_random.uniform_array(self.shape, a, b, self._data.dtype)))
+
+    def new_tensor(self, data, dtype=None, requires_grad=False):
+        from .creation import tensor as _tensor
+
+        return _tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+    def new_zeros(self, *size, dtype=None, requires_grad=False):
+        from .creation import zeros
+
+        return zeros(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+    def new_ones(self, *size, dtype=None, requires_grad=False):
+        from .creation import ones
+
+        return ones(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+
+def _unwrap(value):
+    """Nested lists may contain 0-d tensors (`[t1, t2]`); turn them into numbers."""
+    if isinstance(value, Tensor):
+        return value._data
+    if isinstance(value, (list, tuple)):
+        return [_unwrap(v) for v in value]
+    return value
+
+
+def _normalize_dim(dim, ndim):
+    """A possibly negative dim as an index in range, with PyTorch's IndexError otherwise."""
+    size = max(ndim, 1)
+    if not -size <= dim < size:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-size}, {size - 1}], but got {dim})"
+        )
+    return dim % size
+
+
+def _bracketed(shape):
+    return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+_C_TYPE_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "bool": "bool"}
+_SCALAR_TYPE_NAMES = {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}
+
+
+# The operations import Tensor, so they are imported after the class exists.
+from .autograd.grad_mode import no_grad as _no_grad  # noqa: E402
+from .ops import elementwise as _ew  # noqa: E402
+from .ops import indexing as _indexing  # noqa: E402
+from .ops import inplace as _inplace  # noqa: E402
+from .ops import linalg as _linalg  # noqa: E402
+from .ops import reduction as _red  # noqa: E402
+from .ops import shape as _shape  # noqa: E402
