@@ -49,6 +49,9 @@ def _dtype_by_name(name):
 
 def from_numpy_dtype(np_dtype):
     """The tensorgrad dtype for a NumPy dtype; other integer widths become int64."""
+    found = _BY_NUMPY.get(np_dtype)
+    if found is not None:
+        return found
     np_dtype = np.dtype(np_dtype)
     found = _BY_NUMPY.get(np_dtype)
     if found is not None:

@@ -54,17 +54,21 @@ class Tensor:
     __array_ufunc__ = None
 
     # -- construction ------------------------------------------------------------------------
-    def __init__(self, *args):
+    def __new__(cls, *args):
         """The legacy constructor `Tensor([2])` (always float32), or `Tensor(2, 3)` (zeros)."""
         if len(args) == 1 and not isinstance(args[0], int):
             data = np.array(_unwrap(args[0]), dtype=np.float32)
         else:
             data = np.zeros(args, dtype=np.float32)
-        Tensor._init_fields(self, data)
+        return cls._make(data)
 
-    @staticmethod
-    def _init_fields(tensor, data, requires_grad=False, grad_fn=None, output_nr=0,
-                     version_counter=None, base=None):
+    @classmethod
+    def _make(cls, data, requires_grad=False, grad_fn=None, output_nr=0, version_counter=None,
+              base=None):
+        """Wrap a NumPy result as a Tensor (internal: no copying, no checks)."""
+        if type(data) is not np.ndarray:
+            data = np.asarray(data)
+        tensor = object.__new__(cls)
         tensor._data = data
         tensor._requires_grad = requires_grad
         tensor._grad_fn = grad_fn
@@ -75,15 +79,6 @@ class Tensor:
         tensor._backward_hooks = None
         tensor._retains_grad = False
         tensor._accumulator_ref = None
-
-    @classmethod
-    def _make(cls, data, requires_grad=False, grad_fn=None, output_nr=0, version_counter=None,
-              base=None):
-        """Wrap a NumPy result as a Tensor (internal: no copying, no checks)."""
-        if type(data) is not np.ndarray:
-            data = np.asarray(data)
-        tensor = object.__new__(cls)
-        Tensor._init_fields(tensor, data, requires_grad, grad_fn, output_nr, version_counter, base)
         return tensor
 
     @staticmethod

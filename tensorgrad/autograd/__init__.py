@@ -4,11 +4,18 @@
     engine.py     the backward pass itself
     functions.py  autograd.backward() and autograd.grad()
     grad_mode.py  no_grad, enable_grad, set_grad_enabled
+    function.py   Function: user-defined operations with their own backward
+    gradcheck.py  gradcheck / gradgradcheck: derivatives checked by finite differences
+    functional.py jacobian, hessian, vjp, jvp, hvp, vhp
 """
 
+from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .functions import backward, grad
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .node import AccumulateGrad, Node, RemovableHandle
+from . import function, functional  # the submodules, as in torch.autograd
+from .function import Function
+from .gradcheck import gradcheck, gradgradcheck  # the name `gradcheck` is now the function
 
 
 def Variable(tensor, requires_grad=False):  # noqa: N802  (the old PyTorch API, still in tutorials)
@@ -18,5 +25,6 @@ def Variable(tensor, requires_grad=False):  # noqa: N802  (the old PyTorch API, 
     return tensor
 
 
-__all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
-           "Node", "AccumulateGrad", "RemovableHandle", "Variable"]
+__all__ = ["backward", "grad", "detect_anomaly", "set_detect_anomaly", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
+           "Node", "AccumulateGrad", "RemovableHandle", "Variable", "Function", "gradcheck",
+           "gradgradcheck", "function", "functional"]

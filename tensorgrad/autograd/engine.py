@@ -18,9 +18,10 @@ operations deep works with Python's default recursion limit.
 
 import heapq
 
-from . import messages
+from . import anomaly_mode, messages
 from .grad_mode import is_grad_enabled, set_grad_enabled
-from .node import AccumulateGrad
+from ..dtypes import from_numpy_dtype
+from .node import AccumulateGrad, building_gradient_graph
 
 
 def gradient_edge(tensor):
@@ -79,8 +80,8 @@ def fit_gradient(grad, shape, dtype):
     """
     if grad._data.shape != shape:
         grad = sum_to_shape(grad, shape)
-    if grad.dtype is not dtype:
-        grad = grad.to(dtype)
+    if grad._data.dtype != dtype:  # dtype is the input's NumPy dtype
+        grad = grad.to(from_numpy_dtype(dtype))
     return grad
 
 
@@ -155,13 +156,18 @@ class _ReadyQueue:
         return bool(self._heap)
 
 
-def execute(root_edges, root_grads, *, keep_graph, create_graph, capture=None, accumulate=True):
+def execute(root_edges, root_grads, *, keep_graph, create_graph, capture=None, accumulate=True,
+            observer=None):
     """Run the backward pass.
 
     root_edges: one `(node, output_nr)` per output, root_grads: the gradient for each.
     capture: optional list of edges whose incoming gradient should be returned (autograd.grad,
         or backward(inputs=...)); then only the parts of the graph leading to them run.
     accumulate: add into `.grad` of leaves (backward) or not (autograd.grad).
+    observer: optional function called as `observer(node, grads_in, grads_out)` right after each
+        node runs, in execution order: the gradients that reached the node, then what its
+        derivative rule returned (one per next_function, before fitting; `()` for AccumulateGrad).
+        It only watches; tensorgrad.viz.trace_backward uses it to show backward step by step.
     Returns the captured gradients, one per capture edge (None where nothing arrived).
     """
     root_nodes = list(dict.fromkeys(node for node, _ in root_edges))
@@ -185,7 +191,7 @@ def execute(root_edges, root_grads, *, keep_graph, create_graph, capture=None, a
         if dependencies[node] == 0:
             ready.push(node)
 
-    with set_grad_enabled(create_graph):
+    with set_grad_enabled(create_graph), building_gradient_graph(create_graph):
         while ready:
             node = ready.pop()
             grads = buffers.pop(node, None)
@@ -199,6 +205,8 @@ def execute(root_edges, root_grads, *, keep_graph, create_graph, capture=None, a
                 if isinstance(node, AccumulateGrad):
                     if accumulate and (capture is None or node in capture_slots):
                         node.variable._accumulate_grad(grads[0], create_graph)
+                    if observer is not None:
+                        observer(node, grads, ())
                     continue
                 if capture is not None and node in capture_slots and not _leads_further(
                     node, needed
@@ -208,6 +216,8 @@ def execute(root_edges, root_grads, *, keep_graph, create_graph, capture=None, a
                 release_dependencies(node, dependencies, ready)
                 continue
             input_grads = call_backward(node, grads)
+            if observer is not None:
+                observer(node, grads, input_grads)
             if not keep_graph:
                 node.release_for_backward()
             send_gradients(node, input_grads, buffers, dependencies, ready)
@@ -220,7 +230,10 @@ def _leads_further(node, needed):
 
 def call_backward(node, grads):
     """Run one node's derivative rule and check that it returned one gradient per input."""
-    input_grads = node.apply(grads)
+    if anomaly_mode._enabled:
+        input_grads = _apply_detecting_anomalies(node, grads)
+    else:
+        input_grads = node.apply(grads)
     if not isinstance(input_grads, tuple):
         input_grads = (input_grads,)
     if len(input_grads) != len(node.next_functions):
@@ -228,7 +241,18 @@ def call_backward(node, grads):
             f"function {type(node).__name__} returned an incorrect number of gradients "
             f"(expected {len(node.next_functions)}, got {len(input_grads)})"
         )
+    if anomaly_mode._enabled and anomaly_mode._check_nan:
+        anomaly_mode.check_for_nan(node, input_grads)
     return input_grads
+
+
+def _apply_detecting_anomalies(node, grads):
+    """node.apply, but a failure first warns with the forward stack that created the node."""
+    try:
+        return node.apply(grads)
+    except Exception:
+        anomaly_mode.report_backward_error(node)
+        raise
 
 
 def send_gradients(node, input_grads, buffers, dependencies, ready):

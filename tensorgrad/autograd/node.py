@@ -20,9 +20,33 @@ never forms a reference cycle: when the last result goes away, the whole graph i
 import itertools
 import sys
 
-from . import messages
+from . import anomaly_mode, messages
 
 _sequence_numbers = itertools.count()
+
+_building_gradient_graph = False  # set by `building_gradient_graph` below, read by Node.__init__
+
+
+class building_gradient_graph:  # noqa: N801  (used like a function, as no_grad is)
+    """While active with `flag=True`, new nodes are marked as built by a backward pass.
+
+    The engine enters it around a backward pass: `with building_gradient_graph(create_graph)`.
+    A flag read once per node is the cheapest way to know, later, which part of a graph
+    computes gradients (tensorgrad.viz draws those nodes in their own colour).
+    """
+
+    def __init__(self, flag):
+        self._flag = bool(flag)
+
+    def __enter__(self):
+        global _building_gradient_graph
+        self._previous = _building_gradient_graph
+        _building_gradient_graph = self._flag
+
+    def __exit__(self, *exc_info):
+        global _building_gradient_graph
+        _building_gradient_graph = self._previous
+        return False
 
 
 class Node:
@@ -36,6 +60,7 @@ class Node:
         "_tensor_pre_hooks",
         "_retained_outputs",
         "_metadata",
+        "_built_by_backward",
         "__weakref__",
     )
 
@@ -50,6 +75,11 @@ class Node:
         self._tensor_pre_hooks = None  # {output_nr: {handle_id: hook}}, from tensor.register_hook
         self._retained_outputs = None  # {output_nr: weakref to tensor}, from tensor.retain_grad()
         self._metadata = None
+        # True for nodes recorded while the engine ran a backward pass with create_graph=True:
+        # the gradient-of-gradient part of a graph. Only tensorgrad.viz reads it, to draw them apart.
+        self._built_by_backward = _building_gradient_graph
+        if anomaly_mode._enabled:
+            anomaly_mode.remember_forward_stack(self)
 
     # -- what learners inspect -------------------------------------------------------------
     def name(self):

@@ -12,8 +12,7 @@ and dtype so the engine can fit gradients to them.
 
 import numpy as np
 
-from ..autograd.engine import gradient_edge
-from ..autograd.grad_mode import is_grad_enabled
+from ..autograd import grad_mode
 from ..autograd.node import SavedTensor
 from ..tensor import Tensor
 
@@ -29,11 +28,28 @@ def record(node_class, data, inputs, saved=(), **attributes):
     attributes: non-tensor settings backward needs (a dim, an exponent), stored on the node.
     """
     result = Tensor._make(data)
-    if not is_grad_enabled() or not _any_requires_grad(inputs):
+    if not grad_mode._grad_enabled:
+        return result
+    edges, meta, any_requires_grad = [], [], False
+    for value in inputs:
+        if isinstance(value, Tensor):
+            if value._grad_fn is not None:
+                edges.append((value._grad_fn, value._output_nr))
+                any_requires_grad = True
+            elif value._requires_grad:
+                edges.append((value._grad_accumulator(), 0))
+                any_requires_grad = True
+            else:
+                edges.append(NO_EDGE)
+            meta.append((value._data.shape, value._data.dtype))
+        else:
+            edges.append(NO_EDGE)
+            meta.append(None)
+    if not any_requires_grad:
         return result
     node = node_class()
-    node.next_functions = tuple(_edge(value) for value in inputs)
-    node._input_meta = tuple(_meta(value) for value in inputs)
+    node.next_functions = tuple(edges)
+    node._input_meta = meta
     if saved:
         node._for_backward = tuple(_save(value, result, node_class) for value in saved)
     for name, value in attributes.items():
@@ -42,25 +58,7 @@ def record(node_class, data, inputs, saved=(), **attributes):
     return result
 
 
-def _any_requires_grad(inputs):
-    for value in inputs:
-        if isinstance(value, Tensor) and (value._grad_fn is not None or value._requires_grad):
-            return True
-    return False
-
-
-def _edge(value):
-    if isinstance(value, Tensor):
-        edge = gradient_edge(value)
-        if edge is not None:
-            return edge
-    return (None, 0)
-
-
-def _meta(value):
-    if isinstance(value, Tensor):
-        return value._data.shape, value.dtype
-    return None
+NO_EDGE = (None, 0)  # the edge of an input that needs no gradient (a constant)
 
 
 def _save(value, result, node_class):

@@ -41,19 +41,29 @@ def binary_data(ufunc, a, b, *, true_division=False):
         data = ufunc(_values(a), _values(b))
     except ValueError:
         raise RuntimeError(broadcast_error(np.shape(_values(a)), np.shape(_values(b)))) from None
-    dtype = _result_dtype(a, b)
-    if true_division and not dtype.is_floating_point:
-        dtype = dtypes.get_default_dtype()
-    if data.dtype != dtype.numpy:
-        data = np.asarray(data, dtype=dtype.numpy)
+    dtype = _result_numpy_dtype(a, b)
+    if true_division and dtype.kind != "f":
+        dtype = dtypes.get_default_dtype().numpy
+    if data.dtype != dtype:
+        data = np.asarray(data, dtype=dtype)
     return data
 
 
-def _result_dtype(a, b):
-    # The common case, two tensors of one dtype, needs no promotion rules.
-    if isinstance(a, Tensor) and isinstance(b, Tensor) and a._data.dtype == b._data.dtype:
-        return a.dtype
-    return dtypes.result_type(a, b)
+def _result_numpy_dtype(a, b):
+    """PyTorch's result dtype for `a op b`, as a NumPy dtype.
+
+    The two common cases are answered directly: two tensors of one dtype, and a floating-point
+    tensor with a Python number. Everything else goes through `dtypes.result_type`.
+    """
+    if isinstance(a, Tensor):
+        if isinstance(b, Tensor):
+            if a._data.dtype == b._data.dtype:
+                return a._data.dtype
+        elif type(b) in (float, int) and a._data.dtype.kind == "f":
+            return a._data.dtype
+    elif type(a) in (float, int) and isinstance(b, Tensor) and b._data.dtype.kind == "f":
+        return b._data.dtype
+    return dtypes.result_type(a, b).numpy
 
 
 def broadcast_error(shape_a, shape_b):
@@ -165,12 +175,14 @@ class DivBackward0(Node):
         other, this = self.saved_tensors
         needs_a, needs_b = self.needs_input_grad
         grad_a = grad / other if needs_a else None
-        grad_b = -grad * this / (other * other) if needs_b else None
+        # (a / b) / b rather than a / b²: b² under- or overflows long before the result does
+        grad_b = -grad * ((this / other) / other) if needs_b else None
         return grad_a, grad_b
 
 
 def div(a, b):
-    data = binary_data(np.true_divide, a, b, true_division=True)
+    with np.errstate(divide="ignore", invalid="ignore"):  # x/0 is inf or nan, silently, as in PyTorch
+        data = binary_data(np.true_divide, a, b, true_division=True)
     if not isinstance(a, Tensor):
         # number / tensor: PyTorch records reciprocal(b) * number, a MulBackward0 node.
         return mul(reciprocal(b), a)
@@ -296,7 +308,9 @@ class ExpBackward0(Node):
 
 
 def exp(x):
-    return record(ExpBackward0, np.exp(_float_input(x, "exp")), (x,), saved=(OUTPUT,))
+    with np.errstate(over="ignore"):  # exp of a large number is inf, silently, as in PyTorch
+        data = np.exp(_float_input(x, "exp"))
+    return record(ExpBackward0, data, (x,), saved=(OUTPUT,))
 
 
 class LogBackward0(Node):
