@@ -1,0 +1,193 @@
+"""Build the notebook the grader runs, and the integrity report of a submission.
+
+The grader never runs the student's file. It runs the **instructor's source
+notebook** in which only the answer cells are replaced by the student's cells
+with the same ``grade_id``. Test cells, hidden tests, setup cells and the
+order of everything come from the instructor. So a student who edits, weakens
+or deletes a test cell changes nothing about the grade.
+
+How the usual accidents are handled (none of them stops grading):
+
+=================  ========================================================
+answer deleted     the released stub is run in its place (task: ``missing``)
+answer duplicated  every copy is run, in the student's order, as they would
+                   have run top to bottom (the last definition wins)
+answer retyped     the text is run as the instructor's cell type (a code
+                   answer accidentally turned into markdown still counts)
+test edited        the instructor's test is run; reported as tampering
+test deleted       the instructor's test is run; reported as tampering
+other cells        cells the student added (no grade_id) are not run
+=================  ========================================================
+
+Tampering is reported only when a locked cell differs from the **release**
+(``exercises/``), compared line by line without trailing blanks, so the report
+stays quiet for honest notebooks and real cases stand out.
+
+Around the cells, the grader adds the cells of :mod:`.guard`.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+
+import nbformat
+
+from . import guard
+from .exercise_set import ExerciseSet
+from .notebooks import ANSWER, TEST, grade_id, role, source_of
+
+#: Roles of cells in the notebook the grader runs.
+SETUP, GUARD, ANSWER_CELL, TEST_CELL, INSTRUCTOR = "setup", "guard", "answer", "test", "instructor"
+
+
+@dataclass(frozen=True)
+class SubmittedCell:
+    index: int
+    cell_type: str
+    source: str
+    grade_id: str | None
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One line of the integrity report."""
+
+    kind: str  # deleted | duplicated | retyped | edited | patched | guard | unknown_cells
+    grade_id: str | None
+    detail: str
+    tampering: bool = False  # True when a locked cell or the grader's checks were interfered with
+
+    def as_dict(self) -> dict:
+        return {"kind": self.kind, "grade_id": self.grade_id, "detail": self.detail, "tampering": self.tampering}
+
+
+@dataclass
+class Assembly:
+    notebook: object  # nbformat.NotebookNode to run
+    roles: list[tuple[str, str | None]]  # per cell of ``notebook``: (role, grade_id)
+    findings: list[Finding] = field(default_factory=list)
+    missing_answers: set[str] = field(default_factory=set)
+    retyped_answers: set[str] = field(default_factory=set)
+
+    def indexes(self, cell_role: str, gid: str | None) -> list[int]:
+        return [i for i, (r, g) in enumerate(self.roles) if r == cell_role and g == gid]
+
+
+def submitted_cells(data: dict) -> list[SubmittedCell]:
+    """The cells of a submission's JSON, read leniently (odd metadata is not an error)."""
+    cells = []
+    for index, cell in enumerate(data.get("cells", [])):
+        if not isinstance(cell, dict):
+            continue
+        cell_type = cell.get("cell_type")
+        cells.append(
+            SubmittedCell(
+                index=index,
+                cell_type=cell_type if isinstance(cell_type, str) else "code",
+                source=source_of(cell),
+                grade_id=grade_id(cell),
+            )
+        )
+    return cells
+
+
+def _normalized(source: str) -> list[str]:
+    lines = [line.rstrip() for line in source.splitlines()]
+    while lines and not lines[-1]:
+        lines.pop()
+    while lines and not lines[0]:
+        lines.pop(0)
+    return lines
+
+
+def _by_grade_id(cells: list[SubmittedCell]) -> dict[str, list[SubmittedCell]]:
+    found: dict[str, list[SubmittedCell]] = {}
+    for cell in cells:
+        if cell.grade_id:
+            found.setdefault(cell.grade_id, []).append(cell)
+    return found
+
+
+def integrity_findings(exset: ExerciseSet, cells: list[SubmittedCell]) -> list[Finding]:
+    """Deleted, duplicated and retyped cells, edited locked cells, unknown grade_ids."""
+    by_id = _by_grade_id(cells)
+    findings: list[Finding] = []
+    for gid in exset.answer_ids:
+        copies = by_id.get(gid, [])
+        released = exset.release.get(gid)
+        if not copies:
+            findings.append(Finding("deleted", gid, "answer cell deleted; graded as unanswered"))
+            continue
+        if len(copies) > 1:
+            findings.append(
+                Finding("duplicated", gid, f"answer cell appears {len(copies)} times; all copies were run in order")
+            )
+        if released and any(c.cell_type != released.cell_type for c in copies):
+            other = next(c.cell_type for c in copies if c.cell_type != released.cell_type)
+            findings.append(
+                Finding("retyped", gid, f"answer cell changed from {released.cell_type} to {other}; run as {released.cell_type}")
+            )
+    for gid in exset.release_locked:
+        copies = by_id.get(gid, [])
+        released = exset.release[gid]
+        if not copies:
+            findings.append(
+                Finding("deleted", gid, "locked cell deleted; the instructor's version was run", tampering=True)
+            )
+            continue
+        if len(copies) > 1:
+            findings.append(Finding("duplicated", gid, f"locked cell appears {len(copies)} times"))
+        if any(c.cell_type != released.cell_type for c in copies):
+            findings.append(Finding("retyped", gid, f"locked cell changed from {released.cell_type}", tampering=True))
+        if any(_normalized(c.source) != _normalized(released.source) for c in copies):
+            findings.append(
+                Finding("edited", gid, "locked cell edited; the instructor's version was run", tampering=True)
+            )
+    unknown = sorted(gid for gid in by_id if gid not in exset.all_ids)
+    if unknown:
+        shown = ", ".join(unknown[:5]) + (" ..." if len(unknown) > 5 else "")
+        findings.append(Finding("unknown_cells", None, f"cells with grade_ids not in this exercise set: {shown}"))
+    return findings
+
+
+def _new_cell(cell_type: str, source: str, metadata: dict | None = None):
+    make = {
+        "code": nbformat.v4.new_code_cell,
+        "markdown": nbformat.v4.new_markdown_cell,
+    }.get(cell_type, nbformat.v4.new_raw_cell)
+    cell = make(source)
+    if metadata:
+        cell.metadata = copy.deepcopy(metadata)
+    return cell
+
+
+def assemble(exset: ExerciseSet, cells: list[SubmittedCell]) -> Assembly:
+    """The instructor's notebook with the student's answers in it, plus the guard cells."""
+    by_id = _by_grade_id(cells)
+    nb = nbformat.v4.new_notebook(metadata=dict(exset.notebook.metadata))
+    roles: list[tuple[str, str | None]] = []
+    assembly = Assembly(nb, roles, findings=integrity_findings(exset, cells))
+
+    def add(cell, cell_role: str, gid: str | None) -> None:
+        nb.cells.append(cell)
+        roles.append((cell_role, gid))
+
+    add(_new_cell("code", guard.SETUP_SOURCE), SETUP, None)
+    for cell in exset.notebook.cells:
+        gid, cell_role = grade_id(cell), role(cell)
+        if cell_role == ANSWER and gid:
+            copies = by_id.get(gid, [])
+            if not copies:
+                assembly.missing_answers.add(gid)
+                add(_new_cell(cell.cell_type, exset.stubs[gid], cell.metadata), ANSWER_CELL, gid)
+            for submitted in copies:
+                if submitted.cell_type != cell.cell_type:
+                    assembly.retyped_answers.add(gid)
+                add(_new_cell(cell.cell_type, submitted.source, cell.metadata), ANSWER_CELL, gid)
+        elif cell_role == TEST and gid:
+            add(_new_cell("code", guard.CHECK_SOURCE), GUARD, gid)
+            add(_new_cell(cell.cell_type, source_of(cell), cell.metadata), TEST_CELL, gid)
+        else:
+            add(_new_cell(cell.cell_type, source_of(cell), cell.metadata), INSTRUCTOR, gid)
+    return assembly

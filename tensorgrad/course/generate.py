@@ -1,0 +1,348 @@
+"""Generate the student notebooks (``exercises/``) from the single source (``solutions/``).
+
+For every notebook in ``solutions/`` the student version has:
+
+* answer regions replaced by ``# YOUR CODE HERE`` / ``raise NotImplementedError()``
+  (``YOUR ANSWER HERE`` in markdown), and answer cells without markers replaced
+  whole, as nbgrader does;
+* hidden-test regions removed;
+* outputs, execution counts, timing metadata and widget state cleared;
+* test cells ``locked: true``; nbgrader metadata (schema_version 3) kept, so the
+  files also work with nbgrader.
+
+The generator refuses to write anything when a source notebook has a malformed
+marker, a graded cell without points, a duplicate grade_id, or markers in a cell
+without nbgrader metadata (:class:`~.errors.BuildError` lists every problem).
+
+**Leak check.** Before a file is moved into ``exercises/`` its bytes are read
+back and scanned (:func:`verify_no_leaks`): no line may look like a marker, and
+no line may be a *secret line*. A secret line is a line (compared without
+surrounding blanks) that occurs inside a solution or hidden-test region of the
+source notebook *and nowhere outside those regions*. The exception matters:
+lines such as ``return out`` or ``import numpy as np`` occur in solutions and in
+the public text alike; flagging them would make the check useless, while
+ignoring the exception would let a real leak through. By construction the output
+only contains public lines and stubs, so a hit means a generator bug or a marker
+that was not recognised, which is exactly what the check exists to catch.
+
+Output is byte-stable: same source, same bytes (see :mod:`.notebooks`).
+:func:`check` regenerates into a temporary folder and lists what differs; CI
+runs it as ``tensorgrad-course build --check``.
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import markers
+from .errors import BuildError, CourseError, LeakError, NotebookError, UsageError
+from .notebooks import (
+    ANSWER,
+    SCHEMA_VERSION,
+    TEST,
+    dumps,
+    find_notebooks,
+    nbgrader,
+    points,
+    read_notebook,
+    role,
+    source_of,
+)
+
+#: Cell metadata that records a past run, not content; cleared in exercises.
+_RUN_METADATA = ("execution",)
+
+
+@dataclass
+class Generated:
+    """A student notebook plus what the leak check needs to know about its source."""
+
+    notebook: object  # nbformat.NotebookNode
+    path: str
+    secret_lines: dict[str, str] = field(default_factory=dict)  # stripped line -> region kind
+
+
+def display_path(path: Path) -> str:
+    """``path`` relative to the working directory when it is below it (shorter messages)."""
+    path = Path(path)
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+def _where(path: str, index: int, cell: dict) -> markers.Where:
+    meta = nbgrader(cell) or {}
+    gid = meta.get("grade_id") if isinstance(meta.get("grade_id"), str) else None
+    return markers.Where(path, index, gid)
+
+
+def _validate_metadata(cell: dict, where: markers.Where, seen: dict[str, int]) -> None:
+    """nbgrader metadata rules: schema 3, a unique grade_id, points on graded cells."""
+    meta = nbgrader(cell)
+    assert meta is not None
+    version = meta.get("schema_version", SCHEMA_VERSION)
+    if version != SCHEMA_VERSION:
+        raise where.error(f"unsupported nbgrader schema_version {version!r} (expected 3)")
+    active = any(meta.get(k) for k in ("solution", "grade", "locked"))
+    gid = meta.get("grade_id")
+    if active and not (isinstance(gid, str) and gid.strip()):
+        raise NotebookError(
+            "nbgrader cell without a grade_id; give it a unique 'grade_id'",
+            path=where.path,
+            cell_index=where.cell_index,
+        )
+    if isinstance(gid, str) and gid:
+        if gid in seen:
+            raise where.error(f"duplicate grade_id {gid!r} (also used by cell {seen[gid]})")
+        seen[gid] = where.cell_index  # type: ignore[assignment]
+    if meta.get("grade") and points(cell) is None:
+        raise where.error(
+            f"graded cell without points (got {meta.get('points')!r}); "
+            "set nbgrader 'points' to a number >= 0"
+        )
+
+
+def _student_metadata(cell: dict, cell_role: str) -> None:
+    """Normalise nbgrader metadata in place: schema 3, defaults, tests locked."""
+    meta = dict(nbgrader(cell) or {})
+    meta.pop("checksum", None)  # stale once the source changes; nbgrader recomputes it
+    meta["schema_version"] = SCHEMA_VERSION
+    for key in ("grade", "solution", "locked", "task"):
+        meta.setdefault(key, False)
+    if cell_role == TEST:
+        meta["locked"] = True
+    if cell_role == ANSWER:
+        meta["locked"] = False
+    cell["metadata"]["nbgrader"] = meta
+
+
+def generate_notebook(nb, *, path: str) -> Generated:
+    """The student version of one source notebook (pure: nothing is written)."""
+    out = copy.deepcopy(nb)
+    out.metadata.pop("widgets", None)
+    seen: dict[str, int] = {}
+    public: set[str] = set(markers.STUB_LINES)
+    secret: dict[str, str] = {}
+
+    for index, cell in enumerate(out.cells):
+        where = _where(path, index, cell)
+        source = source_of(cell)
+        parsed = markers.parse(source, where)
+        meta = nbgrader(cell)
+        cell_role = role(cell)
+
+        if meta is None:
+            if parsed.regions:
+                raise where.error(
+                    "cell contains markers but has no nbgrader metadata; make it an answer cell "
+                    "('solution': true) or a graded test cell ('grade': true, 'points': N)",
+                    line=parsed.regions[0].begin + 1,
+                )
+        else:
+            _validate_metadata(cell, where, seen)
+            markers.check_placement(
+                parsed,
+                is_solution_cell=cell_role == ANSWER,
+                is_test_cell=cell_role == TEST,
+                where=where,
+            )
+            _student_metadata(cell, cell_role)
+
+        if cell_role == ANSWER and not parsed.regions:
+            # nbgrader semantics: an answer cell without markers is all answer.
+            for line in parsed.lines:
+                secret.setdefault(line.strip(), markers.SOLUTION)
+            cell.source = markers.whole_cell_stub(cell.cell_type)
+        else:
+            public.update(line.strip() for line in parsed.outside())
+            for region in parsed.regions:
+                for line in parsed.lines[region.begin + 1 : region.end]:
+                    secret.setdefault(line.strip(), region.kind)
+            if parsed.regions:
+                cell.source = markers.render_student(parsed, cell.cell_type)
+
+        if cell.cell_type == "code":
+            cell.outputs = []
+            cell.execution_count = None
+        for key in _RUN_METADATA:
+            cell.metadata.pop(key, None)
+
+    secret_only = {line: k for line, k in secret.items() if line and line not in public}
+    return Generated(out, path, secret_only)
+
+
+def verify_no_leaks(text: str, generated: Generated, *, shown_path: str) -> None:
+    """Scan a written student notebook for markers, secret lines and stored outputs."""
+    data = json.loads(text)
+    if "widgets" in data.get("metadata", {}):
+        raise LeakError("widget state survived into the student notebook", path=shown_path)
+    for index, cell in enumerate(data["cells"]):
+        where = _where(shown_path, index, cell)
+        for lineno, line in enumerate(source_of(cell).splitlines(), start=1):
+            if markers.is_marker_like(line):
+                raise LeakError(
+                    f"a marker line survived into the student notebook: {line.strip()!r}",
+                    path=where.path, cell_index=index, grade_id=where.grade_id, line=lineno,
+                )
+            kind = generated.secret_lines.get(line.strip())
+            if kind is not None:
+                what = "solution" if kind == markers.SOLUTION else "hidden-test"
+                raise LeakError(
+                    f"{what} text survived into the student notebook: {line.strip()[:80]!r}",
+                    path=where.path, cell_index=index, grade_id=where.grade_id, line=lineno,
+                )
+        if cell.get("outputs") or cell.get("execution_count") is not None:
+            raise LeakError(
+                "outputs survived into the student notebook",
+                path=where.path, cell_index=index, grade_id=where.grade_id,
+            )
+
+
+def _check_dirs(solutions_dir: Path, exercises_dir: Path) -> tuple[Path, Path]:
+    solutions_dir, exercises_dir = Path(solutions_dir).resolve(), Path(exercises_dir).resolve()
+    if not solutions_dir.is_dir():
+        raise UsageError(f"solutions folder not found: {display_path(solutions_dir)}")
+    if (
+        solutions_dir == exercises_dir
+        or solutions_dir in exercises_dir.parents
+        or exercises_dir in solutions_dir.parents
+    ):
+        raise UsageError(
+            "the exercises folder must not be the solutions folder or inside/around it "
+            f"(solutions: {display_path(solutions_dir)}, exercises: {display_path(exercises_dir)})"
+        )
+    return solutions_dir, exercises_dir
+
+
+def render_all(solutions_dir: Path) -> dict[Path, tuple[str, Generated]]:
+    """Generate every notebook in memory: relative path -> (file text, Generated).
+
+    Raises :class:`BuildError` listing the problems of every notebook at once,
+    so an author can fix them in one pass.
+    """
+    rendered: dict[Path, tuple[str, Generated]] = {}
+    errors: list[CourseError] = []
+    for src in find_notebooks(solutions_dir):
+        rel = src.relative_to(solutions_dir)
+        shown = display_path(src)
+        try:
+            nb = read_notebook(src, id_seed=rel.as_posix())
+            generated = generate_notebook(nb, path=shown)
+            text = dumps(generated.notebook)
+            verify_no_leaks(text, generated, shown_path=shown)
+        except CourseError as exc:
+            errors.append(exc)
+            continue
+        rendered[rel] = (text, generated)
+    if errors:
+        raise BuildError(errors)
+    return rendered
+
+
+@dataclass
+class BuildReport:
+    written: list[Path] = field(default_factory=list)
+    unchanged: list[Path] = field(default_factory=list)
+    removed: list[Path] = field(default_factory=list)
+
+    def summary(self) -> str:
+        return (
+            f"{len(self.written)} written, {len(self.unchanged)} unchanged, "
+            f"{len(self.removed)} removed"
+        )
+
+
+def _write_verified(target: Path, text: str, generated: Generated) -> None:
+    """Write via a temp file, scan the bytes actually written, then move into place."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    os.close(fd)
+    tmp_path = Path(tmp)
+    try:
+        tmp_path.write_bytes(text.encode("utf-8"))
+        verify_no_leaks(tmp_path.read_text(encoding="utf-8"), generated, shown_path=display_path(target))
+        os.chmod(tmp_path, 0o644)
+        os.replace(tmp_path, target)
+    finally:
+        tmp_path.unlink(missing_ok=True)
+
+
+def build(solutions_dir: Path, exercises_dir: Path) -> BuildReport:
+    """Write ``exercises_dir`` from ``solutions_dir``; nothing is written if any source is bad.
+
+    Notebooks in ``exercises_dir`` with no source are removed: the folder is
+    generated, and a stale exercise left behind would be handed out.
+    """
+    solutions_dir, exercises_dir = _check_dirs(solutions_dir, exercises_dir)
+    rendered = render_all(solutions_dir)
+    report = BuildReport()
+    for rel, (text, generated) in sorted(rendered.items()):
+        target = exercises_dir / rel
+        if target.is_file() and target.read_bytes() == text.encode("utf-8"):
+            report.unchanged.append(target)
+            continue
+        _write_verified(target, text, generated)
+        report.written.append(target)
+    if exercises_dir.is_dir():
+        for path in find_notebooks(exercises_dir):
+            if path.relative_to(exercises_dir) not in rendered:
+                path.unlink()
+                report.removed.append(path)
+    return report
+
+
+@dataclass
+class CheckReport:
+    problems: list[str] = field(default_factory=list)  # one line each
+    diff: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def check(solutions_dir: Path, exercises_dir: Path, *, max_diff_lines: int = 200) -> CheckReport:
+    """Regenerate into a temporary folder and compare with ``exercises_dir`` byte for byte."""
+    solutions_dir, exercises_dir = _check_dirs(solutions_dir, exercises_dir)
+    report = CheckReport()
+    diff_lines: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="tg-build-check-") as tmp:
+        fresh_dir = Path(tmp) / "exercises"
+        build(solutions_dir, fresh_dir)
+        fresh = {p.relative_to(fresh_dir) for p in find_notebooks(fresh_dir)}
+        current = (
+            {p.relative_to(exercises_dir) for p in find_notebooks(exercises_dir)}
+            if exercises_dir.is_dir()
+            else set()
+        )
+        for rel in sorted(fresh | current):
+            shown = display_path(exercises_dir / rel)
+            if rel not in current:
+                report.problems.append(f"{shown} is missing (run tensorgrad-course build)")
+            elif rel not in fresh:
+                report.problems.append(f"{shown} has no source in solutions/ (run tensorgrad-course build)")
+            else:
+                old = (exercises_dir / rel).read_bytes()
+                new = (fresh_dir / rel).read_bytes()
+                if old != new:
+                    report.problems.append(f"{shown} is stale (run tensorgrad-course build)")
+                    diff_lines.extend(
+                        difflib.unified_diff(
+                            old.decode("utf-8", "replace").splitlines(),
+                            new.decode("utf-8", "replace").splitlines(),
+                            f"{shown} (committed)",
+                            f"{shown} (generated)",
+                            lineterm="",
+                        )
+                    )
+    if len(diff_lines) > max_diff_lines:
+        diff_lines = diff_lines[:max_diff_lines] + [f"... ({len(diff_lines) - max_diff_lines} more diff lines)"]
+    report.diff = "\n".join(diff_lines)
+    return report

@@ -1,0 +1,351 @@
+"""Run a notebook in a fresh, resource-limited kernel, and report each cell's outcome.
+
+This is the grader's execution engine. It knows nothing about tasks or points:
+it returns, for every code cell it ran, ``ok`` / ``error`` / ``timeout`` plus the
+exception name and message, and how the run ended (``completed``, ``timeout``,
+``kernel_died``). :mod:`.grade` turns that into scores.
+
+How a cell's outcome is decided
+    From the ``status`` field of the kernel's ``execute_reply`` for that cell,
+    captured with nbclient's ``on_cell_executed`` hook. That status is set by
+    IPython from whether the code raised, so it is not affected by anything the
+    cell *displays*: stderr, warnings, ``clear_output``, or a student replacing
+    ``showtraceback`` to hide error output (what graders that read outputs fall
+    for). A sentinel printed at the end of each test cell was rejected for the
+    same reason: it travels as output, which the student's code can suppress
+    (a false fail) or print itself (a false pass). Nothing of the student's
+    file decides which code runs (:mod:`.assemble`), and functions the tests
+    rely on are restored before each test (:mod:`.guard`).
+
+Deadlines
+    * per cell: nbclient's timeout with ``interrupt_on_timeout``; the cell is
+      recorded as ``timeout`` at once (``error_on_timeout``) and the kernel gets
+      SIGINT. A short probe then checks that the kernel answers again; if it does
+      not (a loop that swallows KeyboardInterrupt), the run stops as ``timeout``
+      instead of waiting out every later cell.
+    * per notebook: each cell's timeout is capped by the time left, and a
+      watchdog thread SIGKILLs the kernel's process group if the deadline passes
+      anyway (a hang at start-up, an output flood...). It kills by pid, so it
+      works whatever the event loop is doing.
+
+Resource limits
+    The kernel is launched through :mod:`._launch_limited`, which sets
+    RLIMIT_AS (memory), RLIMIT_CPU, RLIMIT_FSIZE and no core dumps, then execs
+    ``python -m ipykernel_launcher``. The interpreter is always the grader's own
+    (``sys.executable``); the notebook's kernelspec is ignored, so a submission
+    naming a kernel that does not exist is graded all the same.
+
+Output is kept up to ``output_cap`` bytes per cell (the rest is dropped), so a
+50 MB print cannot exhaust the grader's memory.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import math
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from queue import Empty
+
+from jupyter_client.manager import AsyncKernelManager
+from nbclient import NotebookClient
+from nbclient.exceptions import DeadKernelError
+from traitlets import List, Unicode
+
+_LAUNCHER = str(Path(__file__).with_name("_launch_limited.py"))
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+_TIMEOUT_ENAME = "CellTimeout"
+_MAX_MESSAGE = 2000
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Time and resource limits for one notebook run (seconds, MiB)."""
+
+    cell_timeout: float = 60.0
+    notebook_timeout: float = 600.0
+    memory_mb: int = 2048
+    file_mb: int = 100
+    output_cap: int = 1_000_000  # bytes of output kept per cell
+    startup_timeout: float = 60.0
+    interrupt_grace: float = 5.0  # after a timeout, time for the kernel to answer again
+
+    def cpu_seconds(self) -> int:
+        # CPU time can exceed wall time only with threads; this is a backstop.
+        return int(self.notebook_timeout) + 10
+
+
+@dataclass
+class CellResult:
+    status: str  # "ok" | "error" | "timeout"
+    ename: str = ""
+    evalue: str = ""
+    duration: float = 0.0
+
+
+@dataclass
+class RunResult:
+    cells: dict[int, CellResult] = field(default_factory=dict)
+    outcome: str = "completed"  # "completed" | "timeout" | "kernel_died"
+    reason: str = ""
+    # If the run stopped early: the cell it stopped at (-1 if the kernel never
+    # started). Code cells from there on without an entry in ``cells`` did not run.
+    stopped_at: int | None = None
+    duration: float = 0.0
+
+
+class LimitedKernelManager(AsyncKernelManager):
+    """A kernel manager that starts ``sys.executable``'s ipykernel under resource limits."""
+
+    launcher_args = List(Unicode())
+
+    def format_kernel_cmd(self, extra_arguments: list[str] | None = None) -> list[str]:
+        kernel = [
+            sys.executable, "-m", "ipykernel_launcher",
+            "-f", os.path.realpath(self.connection_file),
+            *(extra_arguments or []),
+        ]
+        return [sys.executable, "-I", _LAUNCHER, *self.launcher_args, "--", *kernel]
+
+
+class _CappedClient(NotebookClient):
+    """nbclient that keeps at most ``output_cap`` bytes of output per cell."""
+
+    def __init__(self, nb, km=None, output_cap: int = 1_000_000, **kw):
+        super().__init__(nb, km=km, **kw)
+        self._output_cap = output_cap
+        self._output_used: dict[int, int] = {}
+
+    def output(self, outs, msg, display_id, cell_index):
+        content = msg.get("content", {})
+        size = len(content.get("text", "")) + sum(len(str(v)) for v in content.get("data", {}).values())
+        used = self._output_used.get(cell_index, 0)
+        self._output_used[cell_index] = used + size
+        if used + size > self._output_cap:
+            if used <= self._output_cap:
+                outs.append(
+                    {"output_type": "stream", "name": "stderr",
+                     "text": f"[grader: output beyond {self._output_cap} bytes dropped]\n"}
+                )
+            return None
+        return super().output(outs, msg, display_id, cell_index)
+
+
+class _Watchdog:
+    """SIGKILL the kernel's process group at a wall-clock deadline, from a thread."""
+
+    def __init__(self, km: AsyncKernelManager, delay: float) -> None:
+        self.km = km
+        self.fired = False
+        self._timer = threading.Timer(max(0.0, delay), self._fire)
+        self._timer.daemon = True
+
+    def start(self) -> None:
+        self._timer.start()
+
+    def cancel(self) -> None:
+        self._timer.cancel()
+
+    def _fire(self) -> None:
+        self.fired = True
+        kill_kernel(self.km)
+
+
+def _kernel_pgid(km: AsyncKernelManager) -> int | None:
+    provisioner = getattr(km, "provisioner", None)
+    return getattr(provisioner, "pgid", None) or getattr(provisioner, "pid", None)
+
+
+def kill_kernel(km: AsyncKernelManager, pgid: int | None = None) -> None:
+    """SIGKILL the kernel and anything it spawned (it leads its own process group)."""
+    pgid = pgid or _kernel_pgid(km)
+    if pgid:
+        try:
+            os.killpg(pgid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+def _exit_reason(km: AsyncKernelManager) -> str:
+    """Why the kernel process ended, from its return code."""
+    process = getattr(getattr(km, "provisioner", None), "process", None)
+    code = process.poll() if process is not None else None
+    if code is None:
+        return "the kernel stopped responding"
+    if code >= 0:
+        return f"the kernel exited with code {code} (os._exit, or a crash in native code)"
+    signum = -code
+    if signum == getattr(signal, "SIGXCPU", None):
+        return "the kernel used up its CPU time limit"
+    try:
+        name = signal.Signals(signum).name
+    except ValueError:
+        name = f"signal {signum}"
+    if signum == signal.SIGKILL:
+        return "the kernel was killed (SIGKILL: out of memory, or killed from outside)"
+    if signum == signal.SIGSEGV:
+        return "the kernel crashed (segmentation fault)"
+    return f"the kernel was killed by {name}"
+
+
+def _clean(text: str) -> str:
+    text = _ANSI.sub("", str(text))
+    return text if len(text) <= _MAX_MESSAGE else text[: _MAX_MESSAGE - 3] + "..."
+
+
+def _cell_result(reply: dict | None, started: float, timeout: float) -> CellResult:
+    duration = time.monotonic() - started
+    if reply is None:
+        return CellResult("ok", duration=duration)
+    content = reply.get("content", {})
+    if "header" not in reply and content.get("ename") == _TIMEOUT_ENAME:
+        # nbclient's synthetic reply for a timed-out cell (real replies have a header).
+        return CellResult("timeout", _TIMEOUT_ENAME, f"cell timed out after {timeout:g} s", duration)
+    if content.get("status") == "ok":
+        return CellResult("ok", duration=duration)
+    if content.get("status") == "aborted":
+        return CellResult("error", "Aborted", "execution was aborted", duration)
+    return CellResult("error", _clean(content.get("ename", "Error")), _clean(content.get("evalue", "")), duration)
+
+
+def kernel_env(scratch: Path, pythonpath: list[str]) -> dict[str, str]:
+    """Environment for a grading kernel: deterministic, single-threaded BLAS, no user profile."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("JPY_", "JUPYTER_"))}
+    env.update(
+        PYTHONHASHSEED="0",
+        OPENBLAS_NUM_THREADS="1",
+        OMP_NUM_THREADS="1",
+        MKL_NUM_THREADS="1",
+        MPLBACKEND="Agg",
+        PYDEVD_DISABLE_FILE_VALIDATION="1",
+        IPYTHONDIR=str(scratch / "ipython"),  # no startup scripts from ~/.ipython
+        JUPYTER_RUNTIME_DIR=str(scratch / "runtime"),
+    )
+    paths = [*pythonpath, *([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])]
+    if paths:
+        env["PYTHONPATH"] = os.pathsep.join(paths)
+    return env
+
+
+async def _responsive(client: NotebookClient, grace: float) -> bool:
+    """After an interrupt: does the kernel answer a trivial request within ``grace`` s?"""
+    try:
+        msg_id = client.kc.execute("pass", silent=True, store_history=False)
+        end = time.monotonic() + grace
+        while (left := end - time.monotonic()) > 0:
+            msg = await client.kc.shell_channel.get_msg(timeout=left)
+            if msg.get("parent_header", {}).get("msg_id") == msg_id:
+                return True
+    except (Empty, asyncio.TimeoutError):
+        return False
+    return False
+
+
+async def _run(nb, limits: Limits, workdir: Path, env: dict[str, str]) -> RunResult:
+    begin = time.monotonic()
+    deadline = begin + limits.notebook_timeout
+    result = RunResult()
+    km = LimitedKernelManager(
+        kernel_name="python3",
+        launcher_args=[
+            "--memory-mb", str(limits.memory_mb),
+            "--cpu-seconds", str(limits.cpu_seconds()),
+            "--file-mb", str(limits.file_mb),
+        ],
+    )
+    replies: dict[int, dict] = {}
+    client = _CappedClient(
+        nb,
+        km=km,
+        output_cap=limits.output_cap,
+        allow_errors=True,
+        interrupt_on_timeout=True,
+        error_on_timeout={"ename": _TIMEOUT_ENAME, "evalue": "timeout", "traceback": []},
+        timeout=max(1, math.ceil(limits.cell_timeout)),
+        startup_timeout=max(1, math.ceil(min(limits.startup_timeout, limits.notebook_timeout))),
+        iopub_timeout=2,
+        store_widget_state=False,
+        record_timing=False,
+        shutdown_kernel="immediate",
+    )
+    client.on_cell_executed = lambda cell, cell_index, execute_reply: replies.__setitem__(
+        cell_index, execute_reply
+    )
+    watchdog = _Watchdog(km, limits.notebook_timeout + 2.0)
+    watchdog.start()
+    started = False
+    pgid = None
+    try:
+        # The kernel's own stdout/stderr (C-level prints, ipykernel's warnings) are
+        # discarded: they are not cell output, and a flood there must not reach the
+        # grader's terminal. Cell output arrives over the kernel protocol.
+        async with client.async_setup_kernel(
+            cwd=str(workdir), env=env, cleanup_kc=True,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        ):
+            started = True
+            pgid = _kernel_pgid(km)
+            await _execute_cells(client, km, nb, limits, deadline, replies, watchdog, result)
+    except Exception as exc:  # start-up failures: kernel died or never answered
+        if started:
+            raise
+        # nbclient registers an atexit cleanup before starting and only removes it
+        # after a successful start; without this it fails noisily at exit.
+        atexit.unregister(client._cleanup_kernel)
+        result.stopped_at = -1  # before the first cell
+        result.outcome = "timeout" if watchdog.fired else "kernel_died"
+        result.reason = f"the kernel did not start: {_clean(exc) or type(exc).__name__}"
+    finally:
+        watchdog.cancel()
+        kill_kernel(km, pgid)  # makes sure nothing the kernel spawned survives
+        result.duration = time.monotonic() - begin
+    return result
+
+
+async def _execute_cells(client, km, nb, limits, deadline, replies, watchdog, result: RunResult) -> None:
+    """Run the code cells in order, filling ``result``; stop early on a dead or wedged kernel."""
+    budget = f"the notebook ran out of its {limits.notebook_timeout:g} s budget"
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type != "code" or not cell.source.strip():
+            continue
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            result.outcome, result.stopped_at, result.reason = "timeout", index, budget
+            return
+        timeout = max(1, math.ceil(min(limits.cell_timeout, remaining)))
+        client.timeout = timeout
+        started = time.monotonic()
+        try:
+            await client.async_execute_cell(cell, index)
+            outcome = _cell_result(replies.pop(index, None), started, timeout)
+            result.cells[index] = outcome
+            wedged = outcome.status == "timeout" and not await _responsive(client, limits.interrupt_grace)
+            if wedged and not await km.is_alive():
+                raise DeadKernelError("Kernel died")
+        except DeadKernelError:
+            result.stopped_at = index
+            if watchdog.fired:
+                result.outcome, result.reason = "timeout", budget
+            else:  # read the exit status now, before nbclient cleans the process up
+                result.outcome, result.reason = "kernel_died", _exit_reason(km)
+            return
+        if wedged:
+            result.outcome, result.stopped_at = "timeout", index
+            result.reason = (
+                f"a cell ran over {timeout} s and the kernel did not respond to an "
+                "interrupt, so the remaining cells were not run"
+            )
+            return
+
+
+def run_notebook(nb, limits: Limits, workdir: Path, env: dict[str, str]) -> RunResult:
+    """Execute ``nb`` (modified in place: outputs filled) and report every code cell's outcome."""
+    return asyncio.run(_run(nb, limits, workdir, env))

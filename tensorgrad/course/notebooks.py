@@ -1,0 +1,195 @@
+"""Reading and writing notebooks, and what nbgrader's cell metadata means.
+
+Two concerns live here because both generator and grader need them:
+
+* **Byte-stable I/O.** ``exercises/`` is committed and CI regenerates it, so the
+  same source must always give the same bytes. nbformat invents *random* cell
+  ids for cells that lack one; we assign deterministic ids first. Files are
+  written with ``nbformat.writes`` (sorted keys, one-space indent) atomically.
+* **Cell roles.** nbgrader's schema (``schema_version`` 3) marks answer cells
+  with ``solution: true`` and autograded test cells with ``grade: true,
+  solution: false, locked: true, points: N``. :func:`role` turns that into one
+  word so that the rest of the code does not repeat the boolean logic.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import tempfile
+import warnings
+from pathlib import Path
+from typing import Any
+
+import nbformat
+
+from .errors import NotebookError
+
+SCHEMA_VERSION = 3
+
+ANSWER = "answer"  # solution: true (the student edits it); may also be manually graded
+TEST = "test"  # grade: true, solution: false (autograded, locked)
+LOCKED = "locked"  # locked: true, neither of the above (e.g. instructions, setup code)
+PLAIN = "plain"  # no nbgrader role
+
+_CELL_ID = re.compile(r"^[a-zA-Z0-9-_]{1,64}$")
+
+
+def nbgrader(cell: dict) -> dict | None:
+    """The cell's ``metadata.nbgrader`` dict, or None if it has none."""
+    meta = cell.get("metadata", {}).get("nbgrader")
+    return meta if isinstance(meta, dict) else None
+
+
+def grade_id(cell: dict) -> str | None:
+    meta = nbgrader(cell)
+    gid = meta.get("grade_id") if meta else None
+    return gid if isinstance(gid, str) and gid else None
+
+
+def role(cell: dict) -> str:
+    """One of ANSWER, TEST, LOCKED, PLAIN (see module docstring)."""
+    meta = nbgrader(cell)
+    if not meta:
+        return PLAIN
+    if meta.get("solution"):
+        return ANSWER
+    if meta.get("grade"):
+        return TEST
+    if meta.get("locked"):
+        return LOCKED
+    return PLAIN
+
+
+def points(cell: dict) -> float | None:
+    """The cell's points if it is graded and they are a usable number, else None."""
+    meta = nbgrader(cell) or {}
+    value = meta.get("points")
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+        return None
+    return float(value)
+
+
+def is_manually_graded(cell: dict) -> bool:
+    """An answer cell that also carries points: a person grades it, not the autograder."""
+    meta = nbgrader(cell) or {}
+    return bool(meta.get("solution") and meta.get("grade"))
+
+
+def source_of(cell: dict) -> str:
+    """A cell's source as one string (notebook JSON may store a list of lines)."""
+    src = cell.get("source", "")
+    return "".join(src) if isinstance(src, list) else str(src)
+
+
+def load_json(path: Path) -> dict:
+    """Parse a notebook file as JSON, with errors that say what is wrong."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise NotebookError(f"cannot read: {exc.strerror or exc}", path=str(path)) from None
+    return parse_json(data, path=str(path))
+
+
+def parse_json(data: bytes, *, path: str | None = None) -> dict:
+    """Parse notebook bytes as JSON; the dict must have a ``cells`` list."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise NotebookError("not a notebook: the file is not UTF-8 text", path=path) from None
+    try:
+        parsed = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise NotebookError(
+            f"not a notebook: invalid JSON ({exc.msg} at line {exc.lineno})", path=path
+        ) from None
+    except RecursionError:
+        raise NotebookError("not a notebook: JSON nested too deeply", path=path) from None
+    if not isinstance(parsed, dict) or not isinstance(parsed.get("cells"), list):
+        raise NotebookError("not a notebook: JSON without a 'cells' list", path=path)
+    return parsed
+
+
+def read_notebook(path: Path, *, id_seed: str | None = None) -> nbformat.NotebookNode:
+    """Read and validate a (source) notebook deterministically.
+
+    Cells without an id get ``cell-<hash>`` ids derived from ``id_seed`` (default:
+    the file name) and their position, instead of nbformat's random ones.
+    """
+    data = load_json(path)
+    major = data.get("nbformat")
+    if major != 4:
+        raise NotebookError(
+            f"unsupported notebook format {major!r}; save it with Jupyter (nbformat 4)",
+            path=str(path),
+        )
+    if data.get("nbformat_minor", 0) >= 5:
+        seed = id_seed or Path(path).name
+        used = {c.get("id") for c in data["cells"] if isinstance(c, dict)}
+        for index, cell in enumerate(data["cells"]):
+            if isinstance(cell, dict) and not (
+                isinstance(cell.get("id"), str) and _CELL_ID.match(cell["id"])
+            ):
+                cell["id"] = _fresh_id(seed, index, used)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            nb = nbformat.from_dict(data)
+            nbformat.validate(nb)
+        except nbformat.ValidationError as exc:
+            raise NotebookError(
+                f"not a valid notebook: {exc.message}", path=str(path)
+            ) from None
+    return nb
+
+
+def _fresh_id(seed: str, index: int, used: set) -> str:
+    n = 0
+    while True:
+        digest = hashlib.sha1(f"{seed}:{index}:{n}".encode()).hexdigest()[:8]
+        cell_id = f"cell-{digest}"
+        if cell_id not in used:
+            used.add(cell_id)
+            return cell_id
+        n += 1
+
+
+def dumps(nb: Any) -> str:
+    """Serialize byte-stably: nbformat's sorted-key, indent-1 JSON, ending in a newline."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        text = nbformat.writes(nb)
+    return text if text.endswith("\n") else text + "\n"
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Write ``text`` so that readers see either the old file or the new one, never half."""
+    write_atomic_bytes(path, text.encode("utf-8"))
+
+
+def write_atomic_bytes(path: Path, data: bytes) -> None:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def find_notebooks(root: Path) -> list[Path]:
+    """All ``*.ipynb`` under ``root``, sorted, skipping hidden dirs and checkpoints."""
+    root = Path(root)
+    found = []
+    for path in root.rglob("*.ipynb"):
+        rel = path.relative_to(root)
+        if any(part.startswith(".") for part in rel.parts):
+            continue
+        found.append(path)
+    return sorted(found)

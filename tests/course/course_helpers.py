@@ -1,0 +1,63 @@
+"""Notebook-building helpers for the course-tooling tests (imported by the test modules).
+
+``fixtures/solutions/basics.ipynb`` is a tiny exercise set in plain Python and
+NumPy (no tensorgrad): three autograded tasks (one with hidden tests), one
+markdown answer. Tests that need other shapes build notebooks with
+:func:`make_notebook`.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import nbformat
+
+FIXTURES = Path(__file__).parent / "fixtures"
+BASICS = FIXTURES / "solutions" / "basics.ipynb"
+
+
+def nbg(gid, *, solution=False, grade=False, locked=False, points=None, **extra):
+    """nbgrader cell metadata (schema 3)."""
+    meta = {"schema_version": 3, "grade_id": gid, "solution": solution, "grade": grade,
+            "locked": locked, "task": False, **extra}
+    if points is not None:
+        meta["points"] = points
+    return {"nbgrader": meta}
+
+
+def answer(gid, source, cell_type="code"):
+    make = nbformat.v4.new_code_cell if cell_type == "code" else nbformat.v4.new_markdown_cell
+    return make(source, metadata=nbg(gid, solution=True))
+
+
+def graded(gid, source, points=1):
+    return nbformat.v4.new_code_cell(source, metadata=nbg(gid, grade=True, locked=True, points=points))
+
+
+def make_notebook(cells, path: Path, *, ids=True) -> Path:
+    """Write a notebook of ``cells`` to ``path`` with deterministic cell ids."""
+    nb = nbformat.v4.new_notebook(cells=list(cells))
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    for index, cell in enumerate(nb.cells):
+        cell.id = f"c{index}"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = json.loads(nbformat.writes(nb))
+    if not ids:
+        for cell in data["cells"]:
+            cell.pop("id", None)
+    path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    return path
+
+
+def read_json(path: Path) -> dict:
+    return json.loads(Path(path).read_text(encoding="utf-8"))
+
+
+def cell_by_id(nb: dict, gid: str) -> dict:
+    (cell,) = [c for c in nb["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") == gid]
+    return cell
+
+
+def source(cell: dict) -> str:
+    return "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]

@@ -1,0 +1,200 @@
+"""Matching, assembling and scoring without a kernel (fast): the grader's bookkeeping."""
+
+import copy
+import json
+
+import pytest
+from course_helpers import BASICS, cell_by_id, read_json
+
+from tensorgrad.course import assemble as asm
+from tensorgrad.course import generate, grade, guard
+from tensorgrad.course.errors import UsageError
+from tensorgrad.course.exercise_set import load_exercise_sets
+from tensorgrad.course.kernel import CellResult, RunResult
+
+
+@pytest.fixture
+def built(course):
+    generate.build(course / "solutions", course / "exercises")
+    sets = load_exercise_sets(course / "solutions", course / "exercises")
+    release = read_json(course / "exercises" / "basics.ipynb")
+    return sets["basics"], release
+
+
+def cells_of(nb):
+    return asm.submitted_cells(nb)
+
+
+def test_exercise_set_tasks_points_and_answers(built):
+    exset, _ = built
+    assert [(t.grade_id, t.points, t.answers, t.hidden) for t in exset.tasks] == [
+        ("test_square", 2.0, ("square",), True),
+        ("test_mean", 1.0, ("mean",), False),
+        ("test_predict", 1.0, ("predict",), False),
+    ]
+    assert exset.max_score == 4
+    assert exset.release_locked == ["intro", "setup", "test_square", "test_mean", "test_predict"]
+    assert exset.stubs["square"] == "def square(x):\n    # YOUR CODE HERE\n    raise NotImplementedError()"
+
+
+def test_honest_release_has_no_findings(built):
+    exset, release = built
+    assert asm.integrity_findings(exset, cells_of(release)) == []
+
+
+def test_assembled_notebook_uses_instructor_tests_and_student_answers(built):
+    exset, release = built
+    student = copy.deepcopy(release)
+    cell_by_id(student, "square")["source"] = "def square(x):\n    return x + x"
+    cell_by_id(student, "test_square")["source"] = "assert True"  # weakened test
+    assembly = asm.assemble(exset, cells_of(student))
+    sources = [c.source for c in assembly.notebook.cells]
+    assert sources[0] == guard.SETUP_SOURCE
+    assert "def square(x):\n    return x + x" in sources
+    assert "assert True" not in sources
+    (test_index,) = assembly.indexes(asm.TEST_CELL, "test_square")
+    assert "square(-2) == 4" in sources[test_index]  # hidden tests included
+    assert sources[test_index - 1] == guard.CHECK_SOURCE
+    assert [f.kind for f in assembly.findings] == ["edited"]
+    assert assembly.findings[0].tampering and assembly.findings[0].grade_id == "test_square"
+
+
+def test_deleted_duplicated_retyped_cells_are_handled_and_reported(built):
+    exset, release = built
+    student = copy.deepcopy(release)
+    cells = student["cells"]
+    square = cell_by_id(student, "square")
+    cells.insert(cells.index(square) + 1, dict(square, source="def square(x):\n    return x * x"))
+    cell_by_id(student, "mean")["cell_type"] = "markdown"
+    cell_by_id(student, "mean")["source"] = "def mean(xs):\n    return sum(xs) / len(xs)"
+    cells.remove(cell_by_id(student, "predict"))
+    cells.remove(cell_by_id(student, "test_mean"))
+    assembly = asm.assemble(exset, cells_of(student))
+    kinds = {(f.kind, f.grade_id, f.tampering) for f in assembly.findings}
+    assert kinds == {
+        ("duplicated", "square", False),
+        ("retyped", "mean", False),
+        ("deleted", "predict", False),
+        ("deleted", "test_mean", True),
+    }
+    assert len(assembly.indexes(asm.ANSWER_CELL, "square")) == 2
+    (mean_index,) = assembly.indexes(asm.ANSWER_CELL, "mean")
+    assert assembly.notebook.cells[mean_index].cell_type == "code"  # run as the instructor's type
+    (predict_index,) = assembly.indexes(asm.ANSWER_CELL, "predict")
+    assert assembly.notebook.cells[predict_index].source == exset.stubs["predict"]  # never the solution
+    assert assembly.missing_answers == {"predict"} and assembly.retyped_answers == {"mean"}
+    assert len(assembly.indexes(asm.TEST_CELL, "test_mean")) == 1  # the instructor's test still runs
+
+
+def test_whitespace_only_changes_to_a_test_cell_are_not_tampering(built):
+    exset, release = built
+    student = copy.deepcopy(release)
+    cell = cell_by_id(student, "test_mean")
+    cell["source"] = "\n" + source_text(cell).replace("\n", "   \n") + "\n\n"
+    assert asm.integrity_findings(exset, cells_of(student)) == []
+
+
+def source_text(cell):
+    return "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+
+
+# ------------------------------------------------------------------- matching
+
+
+def test_match_by_name_then_by_grade_ids(built):
+    exset, _ = built
+    sets = {"basics": exset, "other": copy.copy(exset)}
+    sets["other"].name = "other"
+    ids = {"square", "test_square"}
+    assert grade.match_exercise_set("x/basics.ipynb", ids, sets) == (exset, "")
+    assert grade.match_exercise_set("x/alice.ipynb", set(), {"basics": exset})[0] is exset  # only one set
+    matched, problem = grade.match_exercise_set("x/alice.ipynb", {"nope"}, sets)
+    assert matched is None and "matches no exercise set" in problem
+
+
+def test_a_notebook_from_another_set_is_reported(built):
+    exset, _ = built
+    other = copy.copy(exset)
+    other.name = "vectors"
+    other.release = {"vec_answer": None}
+    sets = {"basics": exset, "vectors": other}
+    matched, problem = grade.match_exercise_set("basics.ipynb", {"vec_answer"}, sets)
+    assert matched is exset and problem == "its cells belong to exercise set 'vectors', not 'basics'"
+
+
+def test_discover_files_and_folders(tmp_path):
+    (tmp_path / "flat").mkdir()
+    (tmp_path / "flat" / "alice.ipynb").write_text("{}")
+    (tmp_path / "nested" / "bob").mkdir(parents=True)
+    (tmp_path / "nested" / "bob" / "basics.ipynb").write_text("{}")
+    (tmp_path / "nested" / "bob" / ".ipynb_checkpoints").mkdir()
+    (tmp_path / "nested" / "bob" / ".ipynb_checkpoints" / "basics-checkpoint.ipynb").write_text("{}")
+    (tmp_path / "carol.json").write_text("{}")
+    subs = grade.discover([tmp_path / "flat", tmp_path / "nested", tmp_path / "carol.json", tmp_path / "flat"])
+    assert [(s.student, s.path.split("/")[-1]) for s in subs] == [
+        ("alice", "alice.ipynb"), ("bob", "basics.ipynb"), ("carol", "carol.json"),
+    ]
+    with pytest.raises(UsageError, match="submission not found"):
+        grade.discover([tmp_path / "missing.ipynb"])
+
+
+# -------------------------------------------------------------------- scoring
+
+
+def run_with(assembly, outcomes, **kw):
+    """A RunResult where every code cell is ok except those given by (role, grade_id)."""
+    cells = {}
+    for index, (cell_role, gid) in enumerate(assembly.roles):
+        if assembly.notebook.cells[index].cell_type == "code":
+            cells[index] = outcomes.get((cell_role, gid), CellResult("ok"))
+    for index in list(cells):
+        if kw.get("stopped_at") is not None and index >= kw["stopped_at"]:
+            del cells[index]
+    return RunResult(cells=cells, **kw)
+
+
+def test_statuses_from_execute_replies(built):
+    exset, release = built
+    assembly = asm.assemble(exset, cells_of(release))
+    run = run_with(assembly, {
+        ("test", "test_square"): CellResult("error", "AssertionError", "square(3) should be 9"),
+        ("answer", "mean"): CellResult("error", "NotImplementedError", ""),
+        ("test", "test_mean"): CellResult("error", "NameError", "name 'mean' is not defined"),
+        ("test", "test_predict"): CellResult("error", "ValueError", "bad"),
+    })
+    results = {t.grade_id: t for t in grade.score(exset, assembly, run)}
+    assert (results["test_square"].status, results["test_square"].reason) == ("failed", "square(3) should be 9")
+    assert results["test_mean"].status == "not_attempted"
+    assert "still raises NotImplementedError" in results["test_mean"].reason
+    assert (results["test_predict"].status, results["test_predict"].reason) == ("error", "ValueError: bad")
+    assert all(t.points == 0 for t in results.values())
+
+
+def test_tasks_not_reached_after_a_dead_kernel(built):
+    exset, release = built
+    assembly = asm.assemble(exset, cells_of(release))
+    (stop,) = assembly.indexes(asm.ANSWER_CELL, "mean")
+    run = run_with(assembly, {}, outcome="kernel_died", reason="the kernel exited with code 1", stopped_at=stop)
+    results = {t.grade_id: t for t in grade.score(exset, assembly, run)}
+    assert results["test_square"].status == "passed" and results["test_square"].points == 2
+    for gid in ("test_mean", "test_predict"):
+        assert results[gid].status == "error" and results[gid].points == 0
+        assert results[gid].reason == "not run: the kernel exited with code 1 (at your answer cell 'mean')"
+
+
+def test_manual_cells_are_listed_but_not_scored(tmp_path):
+    from course_helpers import answer, graded, make_notebook, nbg
+    import nbformat
+
+    manual = nbformat.v4.new_markdown_cell("### BEGIN SOLUTION\nx\n### END SOLUTION",
+                                           metadata=nbg("essay", solution=True, grade=True, points=3))
+    make_notebook([answer("a", "x = 1"), graded("t", "assert x == 1"), manual], tmp_path / "s" / "m.ipynb")
+    exset = load_exercise_sets(tmp_path / "s", None)["m"]
+    assert exset.manual == [("essay", 3.0)] and exset.max_score == 1
+    assembly = asm.assemble(exset, [])
+    results = grade.score(exset, assembly, run_with(assembly, {}))
+    assert [(t.grade_id, t.status) for t in results] == [("t", "passed"), ("essay", "manual")]
+
+
+def test_fixture_is_plain_python():
+    assert "tensorgrad" not in json.dumps(read_json(BASICS))
