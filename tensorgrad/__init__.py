@@ -59,3 +59,5 @@ def expand_copy(t, *sizes):
 
 
 __version__ = "0.1.0"
+
+from . import viz  # noqa: E402  (pictures of graphs; imported last, as it uses everything above)

@@ -198,7 +198,8 @@ def execute(root_edges, root_grads, *, keep_graph, create_graph, capture=None, a
             if grads is not None and needed is not None and node not in needed:
                 grads = None  # nothing we want lies behind this node
             if grads is not None:
-                grads = run_tensor_pre_hooks(node, grads)
+                if node._tensor_pre_hooks or node._retained_outputs or isinstance(node, AccumulateGrad):
+                    grads = run_tensor_pre_hooks(node, grads)
                 if node in capture_slots:
                     for output_nr, index in capture_slots[node]:
                         captured[index] = grads[output_nr] if output_nr < len(grads) else None
@@ -262,7 +263,9 @@ def send_gradients(node, input_grads, buffers, dependencies, ready):
             continue
         if grad is not None:
             shape, dtype = meta
-            add_to_buffer(buffers, next_node, output_nr, fit_gradient(grad, shape, dtype))
+            if grad._data.shape != shape or grad._data.dtype != dtype:
+                grad = fit_gradient(grad, shape, dtype)
+            add_to_buffer(buffers, next_node, output_nr, grad)
         dependencies[next_node] -= 1
         if dependencies[next_node] == 0:
             ready.push(next_node)
