@@ -35,8 +35,6 @@ def make_root_grads(outputs, grads):
     """Check the gradients given for the outputs; create the implicit 1 for scalar outputs."""
     from ..tensor import Tensor
 
-    if len(grads) < len(outputs):
-        raise RuntimeError(messages.COUNT_MISMATCH.format(outputs=len(outputs), grads=len(grads)))
     result = []
     for index, (output, grad) in enumerate(zip(outputs, grads)):  # extra gradients are ignored
         if grad is None:
@@ -53,6 +51,8 @@ def make_root_grads(outputs, grads):
         else:
             raise TypeError(messages.GRADIENT_TYPE.format(type_name=type(grad).__name__))
         result.append(grad)
+    if len(grads) < len(outputs):  # checked after the given pairs, as PyTorch does
+        raise RuntimeError(messages.COUNT_MISMATCH.format(outputs=len(outputs), grads=len(grads)))
     return result
 
 

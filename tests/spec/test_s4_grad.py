@@ -326,3 +326,18 @@ def test_autograd_backward_too_many_grad_tensors_are_ignored(tg):
     x = scalar(tg, 2.0)
     tg.autograd.backward([x * 2], grad_tensors=[tg.tensor(1.0), tg.tensor(1.0)])
     assert show(x.grad) == "tensor(2.)"
+
+
+@pytest.mark.parametrize("call", ["backward", "grad"])
+def test_shape_of_given_pairs_is_checked_before_their_count(tg, call):
+    """Found while writing lesson 7: PyTorch checks each given (output, gradient) pair first,
+    and only then complains that gradients are missing."""
+    x = tg.tensor([1., 2.], requires_grad=True)
+    outputs, grads = [x * 2, x * 3], [tg.tensor(1.)]
+    message = ("Mismatch in shape: grad_output[0] has a shape of tensorgrad.Size([]) and "
+               "output[0] has a shape of tensorgrad.Size([2]).")
+    with raises_exactly(tg, RuntimeError, message):
+        if call == "backward":
+            tg.autograd.backward(outputs, grad_tensors=grads)
+        else:
+            tg.autograd.grad(outputs, x, grad_outputs=grads)
