@@ -396,11 +396,11 @@ class Tensor:
     __str__ = __repr__
 
     def __format__(self, spec):
-        if not spec:
-            return repr(self)
+        # As torch: a 0-d tensor formats as its Python number (f"{t}" -> "2.0"), any other
+        # tensor as its repr, and a format spec on those raises TypeError.
         if self._data.ndim == 0:
             return format(self.item(), spec)
-        return format(repr(self), spec)
+        return object.__format__(self, spec)
 
     __hash__ = object.__hash__
 

@@ -44,9 +44,11 @@ def apply(tensor, compute):
             f"result type {_scalar_name(result._data.dtype)} can't be cast to the desired output "
             f"type {_scalar_name(tensor._data.dtype)}"
         )
+    node = result._grad_fn
+    if node is not None:
+        _keep_old_self(node, tensor)
     tensor._data[...] = result._data
     tensor._version_counter.value += 1
-    node = result._grad_fn
     if node is not None:
         tensor._grad_fn = node
         tensor._output_nr = result._output_nr
@@ -54,6 +56,21 @@ def apply(tensor, compute):
             if isinstance(saved, SavedTensor) and saved._tensor is None:
                 saved.rebind(tensor)  # the node saved its output: that is now `tensor`
     return tensor
+
+
+def _keep_old_self(node, tensor):
+    """If the rule saved the tensor being overwritten as its `self` (mul_ needs the old x for
+    the gradient of the other factor), save a copy of the old values instead, as PyTorch does:
+    its `_saved_self` is then a clone, so the overwrite does not invalidate it."""
+    from .elementwise import clone
+
+    names = type(node).saved_names
+    saved = list(node._for_backward)
+    for i, value in enumerate(saved):
+        if (isinstance(value, SavedTensor) and value._tensor is tensor and i < len(names)
+                and names[i] == "self"):
+            saved[i] = SavedTensor(clone(tensor))
+    node._for_backward = tuple(saved)
 
 
 def _can_cast(source, target):

@@ -493,3 +493,15 @@ def test_set_printoptions_sci_mode_false(tg, capsys):
 
 def test_printoptions_context_manager_is_not_exported(tg):
     assert hasattr(tg, "printoptions") is False
+
+
+def test_format_of_tensors(tg):
+    """f-strings: a 0-d tensor formats as its number; a format spec on a tensor with dims is a
+    TypeError (found by the lesson portability test)."""
+    t = tg.tensor(2.5, requires_grad=True)
+    assert f"{t}" == "2.5"
+    assert f"{t:.3f}" == "2.500"
+    v = tg.tensor([1., 2.])
+    assert show(f"{v}") == show(repr(v))
+    with pytest.raises(TypeError):
+        f"{v:.3f}"
