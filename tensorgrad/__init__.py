@@ -61,3 +61,4 @@ def expand_copy(t, *sizes):
 __version__ = "0.1.0"
 
 from . import viz  # noqa: E402  (pictures of graphs; imported last, as it uses everything above)
+from . import nn, optim  # noqa: E402  (layers, losses and optimizers, built on everything above)

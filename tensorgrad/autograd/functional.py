@@ -1,0 +1,427 @@
+"""Whole-function derivatives: jacobian, hessian, vjp, jvp, hvp and vhp.
+
+Each takes a Python function `func` and the point `inputs` (a tensor or a tuple of tensors) and
+returns derivatives of `func` at that point, with PyTorch's shapes and tuple structure:
+
+    vjp(func, x, v)   -> (func(x), vᵀ·J)        one backward pass
+    jvp(func, x, v)   -> (func(x), J·v)         two backward passes (the "double-VJP trick")
+    jacobian(func, x) -> J, of shape output.shape + input.shape, one backward per output element
+    hessian(func, x)  -> the Jacobian of the gradient
+    vhp(func, x, v)   -> (func(x), vᵀ·H)        two backward passes
+    hvp(func, x, v)   -> (func(x), H·v)         three backward passes (the trick again)
+
+They are all built from `autograd.grad`, so they show that "vector-Jacobian product" is the one
+thing reverse mode computes; everything else is arranged around it.
+
+The inputs are never changed: each function differentiates with respect to fresh tensors that
+share their values (`_grad_preprocess`). Results are detached unless `create_graph=True`, which
+keeps them in the graph so they can be differentiated again. With `strict=True`, an output that
+does not depend on an input is an error instead of a block of zeros.
+"""
+
+from .functions import grad as autograd_grad
+from .grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
+
+__all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
+
+
+def _tensor_class():
+    from ..tensor import Tensor
+
+    return Tensor
+
+
+# -- argument handling (PyTorch's helpers, with its messages) ---------------------------------
+def _as_tuple(value, arg_name, fn_name):
+    """(was it a tuple?, the value as a tuple of tensors), checking that each is a tensor."""
+    Tensor = _tensor_class()
+    is_tuple = isinstance(value, tuple)
+    values = value if is_tuple else (value,)
+    for index, element in enumerate(values):
+        if not isinstance(element, Tensor):
+            if is_tuple:
+                raise TypeError(
+                    f"The {arg_name} given to {fn_name} must be either a Tensor or a tuple of "
+                    f"Tensors but the value at index {index} has type {type(element)}.")
+            raise TypeError(
+                f"The {arg_name} given to {fn_name} must be either a Tensor or a tuple of Tensors "
+                f"but the given {arg_name} has type {type(element)}.")
+    return is_tuple, values
+
+
+def _tuple_postprocess(result, to_unpack):
+    """Undo `_as_tuple`: give back a bare tensor where the user passed a bare tensor."""
+    if isinstance(to_unpack, tuple):
+        outer_was_tuple, inner_was_tuple = to_unpack
+        if not inner_was_tuple:
+            result = tuple(element[0] for element in result)
+        if not outer_was_tuple:
+            result = result[0]
+    elif not to_unpack:
+        result = result[0]
+    return result
+
+
+def _grad_preprocess(inputs, create_graph, need_graph):
+    """Fresh tensors to differentiate with respect to.
+
+    Always new objects, so that gradients flow to exactly these and not to the same tensors
+    captured by `func` some other way. With create_graph, they stay connected to the originals
+    (a view), so the final result can be differentiated with respect to the user's tensors.
+    """
+    result = []
+    for tensor in inputs:
+        if create_graph and tensor.requires_grad:
+            result.append(tensor.view_as(tensor))
+        else:
+            result.append(tensor.detach().requires_grad_(need_graph))
+    return tuple(result)
+
+
+def _grad_postprocess(values, create_graph):
+    """Detach the results unless the user asked for a graph (nested tuples for jacobian)."""
+    Tensor = _tensor_class()
+    if isinstance(values[0], Tensor):
+        if create_graph:
+            return values
+        return tuple(value.detach() for value in values)
+    return tuple(_grad_postprocess(value, create_graph) for value in values)
+
+
+def _validate_v(v, other, is_other_tuple):
+    if len(other) != len(v):
+        if is_other_tuple:
+            raise RuntimeError(
+                f"v is a tuple of invalid length: should be {len(other)} but got {len(v)}.")
+        raise RuntimeError("The given v should contain a single Tensor.")
+    for index, (element_v, element_other) in enumerate(zip(v, other)):
+        if element_v.size() != element_other.size():
+            prefix = f"Entry {index} in " if is_other_tuple else ""
+            raise RuntimeError(
+                f"{prefix}v has invalid size: should be {element_other.size()} but got "
+                f"{element_v.size()}.")
+
+
+def _check_requires_grad(values, input_type, strict):
+    """In strict mode, refuse values that do not depend on the inputs."""
+    if not strict:
+        return
+    for i, value in enumerate(values):
+        if value is None:
+            raise RuntimeError(
+                f"The output of the user-provided function is independent of input {i}. This is "
+                "not allowed in strict mode.")
+        if value.requires_grad:
+            continue
+        if input_type == "hessian":
+            raise RuntimeError(
+                f"The hessian of the user-provided function with respect to input {i} is "
+                "independent of the input. This is not allowed in strict mode. You should ensure "
+                "that your function is thrice differentiable and that the hessian depends on the "
+                "inputs.")
+        if input_type == "jacobian":
+            raise RuntimeError(
+                "While computing the hessian, found that the jacobian of the user-provided "
+                f"function with respect to input {i} is independent of the input. This is not "
+                "allowed in strict mode. You should ensure that your function is twice "
+                "differentiable and that the jacobian depends on the inputs (this would be "
+                "violated by a linear function for example).")
+        if input_type == "grad_inputs":
+            raise RuntimeError(
+                f"The gradient with respect to input {i} is independent of the inputs of the "
+                "user-provided function. This is not allowed in strict mode.")
+        raise RuntimeError(
+            f"Output {i} of the user-provided function does not require gradients. The outputs "
+            "must be computed in a differentiable manner from the input when running in strict "
+            "mode.")
+
+
+def _autograd_grad(outputs, inputs, grad_outputs=None, create_graph=False, retain_graph=None):
+    """autograd.grad that skips outputs not requiring grad and gives None for unused inputs."""
+    if grad_outputs is None:
+        grad_outputs = (None,) * len(outputs)
+    kept_outputs, kept_grads = [], []
+    for output, grad_output in zip(outputs, grad_outputs):
+        if output is not None and output.requires_grad:
+            kept_outputs.append(output)
+            kept_grads.append(grad_output)
+    if not kept_outputs:
+        return (None,) * len(inputs)
+    return autograd_grad(kept_outputs, list(inputs), kept_grads, allow_unused=True,
+                         create_graph=create_graph, retain_graph=retain_graph)
+
+
+def _fill_in_zeros(grads, refs, strict, create_graph, stage):
+    """Replace None (no dependence) by zeros, or refuse it in strict mode."""
+    from ..creation import zeros_like
+
+    result = []
+    for i, grad in enumerate(grads):
+        if grad is None:
+            if strict:
+                raise RuntimeError(_STRICT_NONE_MESSAGES[stage].format(i=i))
+            grad = zeros_like(refs[i])
+        elif strict and create_graph and not grad.requires_grad:
+            if "double" not in stage:
+                raise RuntimeError(
+                    f"The jacobian of the user-provided function is independent of input {i}. "
+                    "This is not allowed in strict mode when create_graph=True.")
+            raise RuntimeError(
+                f"The hessian of the user-provided function is independent of input {i}. This is "
+                "not allowed in strict mode when create_graph=True.")
+        result.append(grad)
+    return tuple(result)
+
+
+_STRICT_NONE_MESSAGES = {
+    "back": "The output of the user-provided function is independent of input {i}. This is not "
+            "allowed in strict mode.",
+    "back_trick": "The gradient with respect to the input is independent of entry {i} in the "
+                  "grad_outputs when using the double backward trick to compute forward mode "
+                  "gradients. This is not allowed in strict mode.",
+    "double_back": "The jacobian of the user-provided function is independent of input {i}. This "
+                   "is not allowed in strict mode.",
+    "double_back_trick": "The hessian of the user-provided function is independent of entry {i} "
+                         "in the grad_jacobian. This is not allowed in strict mode as it prevents "
+                         "from using the double backward trick to replace forward mode AD.",
+}
+
+
+def _require_v_or_single_element(v, tensors, message):
+    if v is None and (len(tensors) != 1 or tensors[0].nelement() != 1):
+        raise RuntimeError(message)
+
+
+_V_NONE_FOR_OUTPUT = ("The vector v can only be None if the user-provided function returns a "
+                      "single Tensor with a single element.")
+_V_NONE_FOR_INPUT = ("The vector v can only be None if the input to the user-provided function "
+                     "is a single Tensor with a single element.")
+
+
+# -- vjp and jvp ----------------------------------------------------------------------------------
+def vjp(func, inputs, v=None, create_graph=False, strict=False):
+    """(func(inputs), vᵀ·J): the vector-Jacobian product, which is exactly one backward pass
+    with `v` as the output gradient. `v` may be left out when func returns a single element."""
+    with enable_grad():
+        is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "vjp")
+        inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
+        outputs = func(*inputs)
+        is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function",
+                                              "vjp")
+        _check_requires_grad(outputs, "outputs", strict=strict)
+        if v is not None:
+            _, v = _as_tuple(v, "v", "vjp")
+            v = _grad_preprocess(v, create_graph=create_graph, need_graph=False)
+            _validate_v(v, outputs, is_outputs_tuple)
+        else:
+            _require_v_or_single_element(v, outputs, _V_NONE_FOR_OUTPUT)
+
+    with set_grad_enabled(True if create_graph else is_grad_enabled()):
+        grads = _autograd_grad(outputs, inputs, v, create_graph=create_graph)
+        result = _fill_in_zeros(grads, inputs, strict, create_graph, "back")
+
+    outputs = _grad_postprocess(outputs, create_graph)
+    result = _grad_postprocess(result, create_graph)
+    return (_tuple_postprocess(outputs, is_outputs_tuple),
+            _tuple_postprocess(result, is_inputs_tuple))
+
+
+def jvp(func, inputs, v=None, create_graph=False, strict=False):
+    """(func(inputs), J·v): the Jacobian-vector product, computed with the double-VJP trick.
+
+    tensorgrad has no forward mode, but reverse mode can do it in two passes. Let u be a dummy
+    output gradient. The first backward computes g(u) = uᵀ·J, with create_graph=True, so g is
+    itself a function of u in the graph. It is linear in u, and its Jacobian with respect to u
+    is Jᵀ. A second backward of g with output gradient v then gives vᵀ·Jᵀ = (J·v)ᵀ. The value
+    of u never matters (we use zeros); only the graph built from it does.
+    """
+    from ..creation import zeros_like
+
+    with enable_grad():
+        is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
+        inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
+        if v is not None:
+            _, v = _as_tuple(v, "v", "jvp")
+            v = _grad_preprocess(v, create_graph=create_graph, need_graph=False)
+            _validate_v(v, inputs, is_inputs_tuple)
+        else:
+            _require_v_or_single_element(v, inputs, _V_NONE_FOR_INPUT)
+        outputs = func(*inputs)
+        is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function",
+                                              "jvp")
+        _check_requires_grad(outputs, "outputs", strict=strict)
+        dummy = tuple(zeros_like(out, requires_grad=True) for out in outputs)  # u above
+        grad_inputs = _autograd_grad(outputs, inputs, dummy, create_graph=True)
+        _check_requires_grad(grad_inputs, "grad_inputs", strict=strict)
+
+    with set_grad_enabled(True if create_graph else is_grad_enabled()):
+        grads = _autograd_grad(grad_inputs, dummy, v, create_graph=create_graph)
+        result = _fill_in_zeros(grads, outputs, strict, create_graph, "back_trick")
+
+    outputs = _grad_postprocess(outputs, create_graph)
+    result = _grad_postprocess(result, create_graph)
+    return (_tuple_postprocess(outputs, is_outputs_tuple),
+            _tuple_postprocess(result, is_outputs_tuple))
+
+
+# -- jacobian and hessian ---------------------------------------------------------------------------
+def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
+             strategy="reverse-mode"):
+    """The full Jacobian: for each output and each input, a tensor of shape
+    output.shape + input.shape. (A tuple per output and per input when those were tuples.)
+
+    Row j of the flattened Jacobian is the vector-Jacobian product with the unit vector eⱼ, so we
+    run one backward per output element and stack the rows.
+    `vectorize` and `strategy='forward-mode'` are PyTorch speed-ups that tensorgrad does not have.
+    """
+    from ..creation import zeros_like
+    from ..ops.shape import stack
+
+    if vectorize or strategy != "reverse-mode":
+        raise NotImplementedError(
+            "tensorgrad's jacobian computes one backward pass per output element "
+            "(vectorize=False, strategy='reverse-mode'); it has no vmap and no forward mode.")
+    Tensor = _tensor_class()
+    with enable_grad():
+        is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
+        inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
+        outputs = func(*inputs)
+        is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function",
+                                              "jacobian")
+        _check_requires_grad(outputs, "outputs", strict=strict)
+
+        jacobians = []
+        for i, out in enumerate(outputs):
+            rows = [[] for _ in inputs]  # rows[k][j]: d out[j] / d inputs[k]
+            for j in range(out.nelement()):
+                unit = _unit_vector(Tensor, out, j)
+                row_grads = _autograd_grad((out,), inputs, (unit,), retain_graph=True,
+                                           create_graph=create_graph)
+                for k, (grad, inp) in enumerate(zip(row_grads, inputs)):
+                    if grad is not None:
+                        if strict and create_graph and not grad.requires_grad:
+                            raise RuntimeError(
+                                f"The jacobian of the user-provided function is independent of "
+                                f"input {i}. This is not allowed in strict mode when "
+                                "create_graph=True.")
+                        rows[k].append(grad)
+                    else:
+                        if strict:
+                            raise RuntimeError(
+                                f"Output {i} of the user-provided function is independent of "
+                                f"input {k}. This is not allowed in strict mode.")
+                        rows[k].append(zeros_like(inp))
+            jacobians.append(tuple(
+                _stack_rows(stack, rows[k], out, inp) for k, inp in enumerate(inputs)))
+        jacobians = _grad_postprocess(tuple(jacobians), create_graph)
+        return _tuple_postprocess(jacobians, (is_outputs_tuple, is_inputs_tuple))
+
+
+def _unit_vector(Tensor, out, index):
+    import numpy as np
+
+    unit = np.zeros(out._data.size, dtype=out._data.dtype)
+    unit[index] = 1
+    return Tensor._make(unit.reshape(out._data.shape))
+
+
+def _stack_rows(stack, rows, out, inp):
+    from ..creation import zeros
+
+    if not rows:  # an output with no elements
+        return zeros(*(tuple(out.shape) + tuple(inp.shape)), dtype=inp.dtype)
+    return stack(rows, dim=0).view(tuple(out.shape) + tuple(inp.shape))
+
+
+def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
+            outer_jacobian_strategy="reverse-mode"):
+    """The Hessian of a function with a single-element output: the Jacobian of its gradient,
+    of shape input.shape + input.shape (a tuple of tuples for several inputs)."""
+    is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "hessian")
+
+    def scalar_function(*args):
+        out = func(*args)
+        is_out_tuple, tupled = _as_tuple(out, "outputs of the user-provided function", "hessian")
+        _check_requires_grad(tupled, "outputs", strict=strict)
+        if is_out_tuple:
+            raise RuntimeError("The function given to hessian should return a single Tensor")
+        if out.nelement() != 1:
+            raise RuntimeError(
+                "The Tensor returned by the function given to hessian should contain a single "
+                "element")
+        return out.squeeze()
+
+    def gradient(*args):
+        jac = jacobian(scalar_function, args, create_graph=True)
+        _check_requires_grad(jac, "jacobian", strict=strict)
+        return jac
+
+    result = jacobian(gradient, inputs, create_graph=create_graph, strict=strict,
+                      vectorize=vectorize, strategy=outer_jacobian_strategy)
+    return _tuple_postprocess(result, (is_inputs_tuple, is_inputs_tuple))
+
+
+# -- Hessian-vector products ---------------------------------------------------------------------------
+def _scalar_output_and_gradient(func, inputs, v, create_graph, strict, fn_name):
+    """Shared start of vhp and hvp: check v and the output, then the gradient with a graph."""
+    is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", fn_name)
+    inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
+    if v is not None:
+        _, v = _as_tuple(v, "v", fn_name)
+        v = _grad_preprocess(v, create_graph=create_graph, need_graph=False)
+        _validate_v(v, inputs, is_inputs_tuple)
+    else:
+        _require_v_or_single_element(v, inputs, _V_NONE_FOR_INPUT)
+    outputs = func(*inputs)
+    is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function",
+                                          fn_name)
+    _check_requires_grad(outputs, "outputs", strict=strict)
+    if is_outputs_tuple:
+        raise RuntimeError(f"The function given to {fn_name} should return a single Tensor")
+    if outputs[0].nelement() != 1:
+        raise RuntimeError(
+            f"The Tensor returned by the function given to {fn_name} should contain a single "
+            "element")
+    gradient = _autograd_grad(outputs, inputs, create_graph=True)
+    _check_requires_grad(gradient, "jacobian", strict=strict)
+    return is_inputs_tuple, is_outputs_tuple, inputs, v, outputs, gradient
+
+
+def vhp(func, inputs, v=None, create_graph=False, strict=False):
+    """(func(inputs), vᵀ·H): backward once with a graph to get the gradient g(x), then backward
+    through g with output gradient v."""
+    with enable_grad():
+        is_inputs_tuple, is_outputs_tuple, inputs, v, outputs, gradient = (
+            _scalar_output_and_gradient(func, inputs, v, create_graph, strict, "vhp"))
+
+    with set_grad_enabled(True if create_graph else is_grad_enabled()):
+        grads = _autograd_grad(gradient, inputs, v, create_graph=create_graph)
+        result = _fill_in_zeros(grads, inputs, strict, create_graph, "double_back")
+
+    outputs = _grad_postprocess(outputs, create_graph)
+    result = _grad_postprocess(result, create_graph)
+    return (_tuple_postprocess(outputs, is_outputs_tuple),
+            _tuple_postprocess(result, is_inputs_tuple))
+
+
+def hvp(func, inputs, v=None, create_graph=False, strict=False):
+    """(func(inputs), H·v), as PyTorch computes it: the double-VJP trick (see jvp) applied to the
+    gradient, so three backward passes. For a twice continuously differentiable function H is
+    symmetric and H·v = (vᵀ·H)ᵀ, so `vhp` gives the same numbers with one pass fewer."""
+    from ..creation import zeros_like
+
+    with enable_grad():
+        is_inputs_tuple, is_outputs_tuple, inputs, v, outputs, gradient = (
+            _scalar_output_and_gradient(func, inputs, v, create_graph, strict, "hvp"))
+        dummy = tuple(zeros_like(inp, requires_grad=True) for inp in inputs)
+        double_back = _autograd_grad(gradient, inputs, dummy, create_graph=True)
+        _check_requires_grad(gradient, "hessian", strict=strict)
+
+    with set_grad_enabled(True if create_graph else is_grad_enabled()):
+        grads = _autograd_grad(double_back, dummy, v, create_graph=create_graph)
+        result = _fill_in_zeros(grads, inputs, strict, create_graph, "double_back_trick")
+
+    outputs = _grad_postprocess(outputs, create_graph)
+    result = _grad_postprocess(result, create_graph)
+    return (_tuple_postprocess(outputs, is_outputs_tuple),
+            _tuple_postprocess(result, is_inputs_tuple))

@@ -1,0 +1,356 @@
+"""Functions for building networks: activations, `linear`, and the losses.
+
+Activations and softmax forward to the operations in tensorgrad.ops. The three losses and the
+fused matrix product of `linear` are new operations, each written the same way as the built-in
+ones (see ops/base.py): a forward that computes the values with NumPy and calls `record`, and a
+Node whose `backward` is the derivative rule in Tensor operations (so it can be differentiated
+again). Their node names are PyTorch's: MseLossBackward0, BinaryCrossEntropyBackward0,
+NllLossBackward0, AddmmBackward0.
+
+`cross_entropy` is composed exactly as PyTorch composes it: `nll_loss(log_softmax(x))`. That
+is already the numerically stable form (log_softmax subtracts the row maximum before `exp`, so
+nothing overflows, and no `log` of a rounded-to-zero probability is ever taken), and it gives
+the graph PyTorch prints: NllLossBackward0 -> LogSoftmaxBackward0.
+"""
+
+import warnings
+
+import numpy as np
+
+from .. import dtypes
+from ..autograd.grad_mode import is_grad_enabled
+from ..autograd.node import Node
+from ..ops import elementwise as ew
+from ..ops import reduction
+from ..ops.base import record
+from ..ops.linalg import _check_same_dtype, matmul
+from ..tensor import Tensor
+
+_REDUCTIONS = ("none", "mean", "sum")
+
+
+def _check_reduction(reduction_name):
+    if reduction_name not in _REDUCTIONS:
+        raise ValueError(f"{reduction_name} is not a valid value for reduction")
+
+
+def _requires_grad(value):
+    return isinstance(value, Tensor) and value.requires_grad
+
+
+# -- activations ------------------------------------------------------------------------------
+def relu(input, inplace=False):  # noqa: A002  (PyTorch's argument name)
+    """max(x, 0), element by element (ReluBackward0)."""
+    return input.relu_() if inplace else ew.relu(input)
+
+
+def sigmoid(input):  # noqa: A002
+    return ew.sigmoid(input)
+
+
+def tanh(input):  # noqa: A002
+    return ew.tanh(input)
+
+
+def _softmax_dim(name, ndim, stacklevel):
+    warnings.warn(
+        f"Implicit dimension choice for {name} has been deprecated. Change the call to include "
+        "dim=X as an argument.",
+        stacklevel=stacklevel,
+    )
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002
+    """exp(x) / Σ exp(x) along `dim` (computed stably, by subtracting the maximum first)."""
+    if dim is None:
+        dim = _softmax_dim("softmax", input.dim(), _stacklevel)
+    return reduction.softmax(input, dim, dtype)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002
+    """log(softmax(x)) along `dim`, as x - max - log Σ exp(x - max): no overflow, no log(0)."""
+    if dim is None:
+        dim = _softmax_dim("log_softmax", input.dim(), _stacklevel)
+    return reduction.log_softmax(input, dim, dtype)
+
+
+# -- linear: y = x Wᵀ + b ----------------------------------------------------------------------
+class AddmmBackward0(Node):
+    """out = bias + mat1 @ mat2.
+
+    d/d bias = grad (the engine sums it over the rows the bias was broadcast to),
+    d/d mat1 = grad @ mat2ᵀ,  d/d mat2 = mat1ᵀ @ grad (as for a plain matrix product).
+    """
+
+    __slots__ = ()
+    saved_names = ("mat1", "mat2")
+
+    def backward(self, grad):
+        mat1, mat2 = self.saved_tensors
+        needs_bias, needs_mat1, needs_mat2 = self.needs_input_grad
+        return (grad if needs_bias else None,
+                grad.mm(mat2.t()) if needs_mat1 else None,
+                mat1.t().mm(grad) if needs_mat2 else None)
+
+
+def addmm(bias, mat1, mat2):
+    """bias + mat1 @ mat2 as one operation (PyTorch's fused kernel behind `linear`)."""
+    from ..autograd import messages
+
+    if mat1.dim() != 2 or mat2.dim() != 2:
+        raise RuntimeError("mat1 must be a matrix" if mat1.dim() != 2 else "mat2 must be a matrix")
+    if mat1.shape[1] != mat2.shape[0]:
+        raise RuntimeError(messages.MATMUL_MISMATCH.format(
+            a0=mat1.shape[0], a1=mat1.shape[1], b0=mat2.shape[0], b1=mat2.shape[1]))
+    _check_same_dtype(mat1, mat2)
+    data = (mat1._data @ mat2._data + bias._data).astype(mat1._data.dtype, copy=False)
+    saved = (mat1 if _requires_grad(mat2) else None, mat2 if _requires_grad(mat1) else None)
+    return record(AddmmBackward0, data, (bias, mat1, mat2), saved=saved)
+
+
+def linear(input, weight, bias=None):  # noqa: A002
+    """y = x Wᵀ + b, with weight of shape (out_features, in_features).
+
+    The graph is PyTorch's: a 2-d input with a bias is one AddmmBackward0 node (its third input
+    is a TBackward0 for Wᵀ); without a bias it is a plain matmul; other ranks are flattened to
+    2-d, go through addmm, and are viewed back (ViewBackward0).
+    """
+    weight_t = weight.t()
+    if bias is None:
+        return matmul(input, weight_t)
+    if input.dim() == 2:
+        return addmm(bias, input, weight_t)
+    rows = 1
+    for size in input.shape[:-1]:
+        rows *= size
+    flat = input.reshape(rows, input.shape[-1])
+    return addmm(bias, flat, weight_t).view(*input.shape[:-1], weight.shape[0])
+
+
+# -- mean squared error --------------------------------------------------------------------------
+class MseLossBackward0(Node):
+    """L = Σ (x - t)² (divided by the count for 'mean'):  dL/dx = 2(x - t),  dL/dt = -2(x - t)."""
+
+    __slots__ = ("reduction", "count")
+    saved_names = ("self", "target")
+
+    def backward(self, grad):
+        x, target = self.saved_tensors
+        needs_x, needs_target = self.needs_input_grad
+        scale = 2.0 / self.count if self.reduction == "mean" else 2.0
+        grad_x = grad * ((x - target) * scale)
+        return (grad_x if needs_x else None), (-grad_x if needs_target else None)
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):  # noqa: A002
+    """Mean squared error. Shapes should match: a mismatch that broadcasts only warns (as in
+    PyTorch), because broadcasting a (N, 1) prediction against (N,) targets silently builds an
+    N×N table of differences."""
+    if size_average is not None or reduce is not None or weight is not None:
+        raise NotImplementedError(
+            "tensorgrad's mse_loss takes only reduction= (size_average, reduce and weight are "
+            "not supported)")
+    _check_reduction(reduction)
+    if target.shape != input.shape:
+        warnings.warn(
+            f"Using a target size ({target.shape}) that is different to the input size "
+            f"({input.shape}). This will likely lead to incorrect results due to broadcasting. "
+            "Please ensure they have the same size.",
+            stacklevel=2,
+        )
+    diff = ew.binary_data(np.subtract, input, target)
+    squared = diff * diff
+    if reduction == "none":
+        data = squared
+    elif reduction == "sum":
+        data = np.sum(squared)
+    else:
+        data = np.mean(squared)
+    data = np.asarray(data, dtype=diff.dtype)
+    return record(MseLossBackward0, data, (input, target), saved=(input, target),
+                  reduction=reduction, count=diff.size)
+
+
+def _check_weight_needs_no_grad(weight, function_name):
+    """Class or element weights are constants here: no derivative is defined for them."""
+    if weight is not None and weight.requires_grad and is_grad_enabled():
+        raise RuntimeError(
+            f"The function '{function_name}' is not differentiable with respect to argument "
+            "'weight'. This input cannot have requires_grad True.")
+
+
+# -- binary cross-entropy ---------------------------------------------------------------------------
+_LOG_FLOOR = -100.0  # PyTorch clamps log(p) at -100, so p = 0 gives a large finite loss
+_EPSILON = 1e-12  # ... and keeps the derivative's denominator x(1 - x) away from zero
+
+
+class BinaryCrossEntropyBackward0(Node):
+    """L = -w·(t·log x + (1 - t)·log(1 - x)):
+    dL/dx = w·(x - t) / (x(1 - x)),  dL/dt = w·(log(1 - x) - log x)."""
+
+    __slots__ = ("reduction", "count")
+    saved_names = ("self", "target", "weight")
+
+    def backward(self, grad):
+        x, target, weight = self.saved_tensors
+        needs_x, needs_target = self.needs_input_grad[:2]
+        if self.reduction == "mean":
+            grad = grad / self.count
+        if weight is not None:
+            grad = grad * weight
+        grad_x = grad_target = None
+        if needs_x:
+            grad_x = grad * (x - target) / ew.clamp((1 - x) * x, min=_EPSILON)
+        if needs_target:
+            grad_target = grad * (ew.clamp(ew.log(1 - x), min=_LOG_FLOOR)
+                                  - ew.clamp(ew.log(x), min=_LOG_FLOOR))
+        return grad_x, grad_target
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,  # noqa: A002
+                         reduction="mean"):
+    """Cross-entropy between probabilities `input` (in [0, 1], e.g. after sigmoid) and targets."""
+    if size_average is not None or reduce is not None:
+        raise NotImplementedError("tensorgrad's binary_cross_entropy takes only reduction=")
+    _check_reduction(reduction)
+    _check_weight_needs_no_grad(weight, "binary_cross_entropy")
+    if target.shape != input.shape:
+        raise ValueError(
+            f"Using a target size ({target.shape}) that is different to the input size "
+            f"({input.shape}) is deprecated. Please ensure they have the same size.")
+    x = input._data
+    if np.any((x < 0) | (x > 1)) or np.any(np.isnan(x)):
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    t = target._data
+    with np.errstate(divide="ignore"):
+        log_x = np.maximum(np.log(x), _LOG_FLOOR)
+        log_1mx = np.maximum(np.log1p(-x), _LOG_FLOOR)
+    losses = -(t * log_x + (1 - t) * log_1mx)
+    if weight is not None:
+        losses = losses * weight._data
+    if reduction == "sum":
+        losses = np.sum(losses)
+    elif reduction == "mean":
+        losses = np.mean(losses)
+    data = np.asarray(losses, dtype=x.dtype)
+    return record(BinaryCrossEntropyBackward0, data, (input, target), saved=(input, target, weight),
+                  reduction=reduction, count=x.size)
+
+
+# -- negative log-likelihood and cross-entropy ---------------------------------------------------
+class NllLossBackward0(Node):
+    """L = -Σₙ w[tₙ]·x[n, tₙ] (divided by Σₙ w[tₙ] for 'mean').
+
+    The derivative is a constant table: -w[tₙ] (over the total weight) at each row's target
+    column, 0 elsewhere. Backward rebuilds that table from the saved target and scales it by
+    the incoming gradient.
+    """
+
+    __slots__ = ("reduction", "ignore_index", "total_weight", "num_classes")
+    saved_names = ("target", "weight")
+
+    def backward(self, grad):
+        target, weight = self.saved_tensors
+        coefficients = _nll_coefficients(target._data, self.num_classes, weight,
+                                         self.ignore_index, grad._data.dtype)
+        if self.reduction == "mean":
+            coefficients = coefficients / self.total_weight
+        if self.reduction == "none" and grad.dim() == 1:
+            grad = grad.unsqueeze(1)  # one loss per row: scale each row of the table
+        grad_input = grad * Tensor._make(coefficients)
+        return (grad_input,)
+
+
+def _nll_coefficients(target, num_classes, weight, ignore_index, np_dtype):
+    """-w[t] at (row, t) for every row whose target is not ignore_index; shape (N, C) or (C,)."""
+    targets = np.atleast_1d(target)
+    table = np.zeros((targets.size, num_classes), dtype=np_dtype)
+    for row, cls in enumerate(targets):
+        if cls != ignore_index:
+            table[row, cls] = -(1.0 if weight is None else weight._data[cls])
+    return table if target.ndim else table[0]
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,  # noqa: A002
+             reduction="mean"):
+    """Negative log-likelihood of class indices `target` under log-probabilities `input`.
+
+    input: (N, C) or (C,); target: (N,) or () of int64 class indices.
+    """
+    if size_average is not None or reduce is not None:
+        raise NotImplementedError("tensorgrad's nll_loss takes only reduction=")
+    _check_reduction(reduction)
+    _check_weight_needs_no_grad(weight, "nll_loss_forward")
+    _check_nll_shapes(input, target, weight)
+    targets = np.atleast_1d(target._data)
+    num_classes = input.shape[-1]
+    for cls in targets:
+        if cls != ignore_index and not 0 <= cls < num_classes:
+            raise IndexError(f"Target {cls} is out of bounds.")
+    coefficients = _nll_coefficients(target._data, num_classes, weight, ignore_index,
+                                     input._data.dtype)
+    per_row = np.sum(coefficients * input._data, axis=-1)  # -w[t]·x[n, t]; 0 if ignored
+    total_weight = -np.sum(coefficients)
+    if reduction == "none":
+        data = per_row
+    elif reduction == "sum":
+        data = np.sum(per_row)
+    else:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            data = np.sum(per_row) / total_weight  # all rows ignored: 0/0 = nan, as in PyTorch
+    data = np.asarray(data, dtype=input._data.dtype)
+    return record(NllLossBackward0, data, (input,), saved=(target, weight), reduction=reduction,
+                  ignore_index=ignore_index, total_weight=float(total_weight),
+                  num_classes=num_classes)
+
+
+def _check_nll_shapes(input, target, weight):
+    if target.dtype is not dtypes.int64:
+        raise RuntimeError(
+            "expected target dtype to be Long or Byte, but got "
+            f"{ew._SCALAR_NAMES[target.dtype.name]}")
+    if input.dim() not in (1, 2):
+        raise NotImplementedError(
+            f"tensorgrad's nll_loss and cross_entropy take input of shape (C,) or (N, C); got "
+            f"{input.dim()} dimensions. Move the classes to the last dimension and flatten the "
+            "others: input.reshape(-1, C), target.reshape(-1).")
+    if target.dim() > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if input.dim() == 2 and input.shape[0] != target.numel():
+        raise ValueError(
+            f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
+            f"({target.numel()}).")
+    if weight is not None and weight.numel() != input.shape[-1]:
+        raise RuntimeError(
+            f"weight tensor should be defined either for all {input.shape[-1]} classes or no "
+            f"classes but got weight tensor of shape: {list(weight.shape)}")
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,  # noqa: A002
+                  reduce=None, reduction="mean", label_smoothing=0.0):
+    """Cross-entropy between raw scores (logits) `input` and class indices `target`:
+    `nll_loss(log_softmax(input), target)`, the stable form (see the module docstring).
+
+    `target` may also hold class probabilities, with the same shape as `input`.
+    """
+    if label_smoothing != 0.0:
+        raise NotImplementedError("tensorgrad's cross_entropy does not implement label_smoothing")
+    class_dim = 0 if input.dim() == 1 else 1
+    log_probabilities = log_softmax(input, class_dim)
+    if target.dtype.is_floating_point and target.shape == input.shape:
+        _check_reduction(reduction)
+        if weight is not None:
+            log_probabilities = log_probabilities * weight
+        losses = -(target * log_probabilities).sum(class_dim)
+        if reduction == "sum":
+            return losses.sum()
+        if reduction == "mean":
+            return losses.sum() / (input.shape[0] if input.dim() > 1 else 1)
+        return losses
+    return nll_loss(log_probabilities, target, weight, size_average, ignore_index, reduce,
+                    reduction)
+
+
+__all__ = ["relu", "sigmoid", "tanh", "softmax", "log_softmax", "linear", "addmm", "mse_loss",
+           "binary_cross_entropy", "nll_loss", "cross_entropy"]

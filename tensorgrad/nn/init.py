@@ -1,0 +1,130 @@
+"""Weight initialisation: fill a tensor in place with random or constant values.
+
+Every function here works under no_grad (initialising is not part of the model's computation),
+changes the tensor in place and returns it, as PyTorch's `torch.nn.init` does.
+
+Why the scale matters: a layer computes y = W·x. If each of the fan_in inputs has variance 1 and
+each weight variance σ², then y has variance fan_in·σ². Choosing σ² ≈ 1/fan_in (times a gain
+for the activation that follows) keeps signals from growing or shrinking layer after layer;
+that is all the Kaiming and Xavier rules below are about.
+"""
+
+import math
+import warnings
+
+from ..autograd.grad_mode import no_grad
+
+
+def calculate_gain(nonlinearity, param=None):
+    """The factor by which an activation shrinks the variance, compensated in the init scale."""
+    linear_fns = ["linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
+                  "conv_transpose2d", "conv_transpose3d"]
+    if nonlinearity in linear_fns or nonlinearity == "sigmoid":
+        return 1
+    if nonlinearity == "tanh":
+        return 5.0 / 3
+    if nonlinearity == "relu":
+        return math.sqrt(2.0)
+    if nonlinearity == "leaky_relu":
+        if param is None:
+            negative_slope = 0.01
+        elif not isinstance(param, bool) and isinstance(param, (int, float)):
+            negative_slope = param
+        else:
+            raise ValueError(f"negative_slope {param} not a valid number")
+        return math.sqrt(2.0 / (1 + negative_slope ** 2))
+    if nonlinearity == "selu":
+        return 3.0 / 4
+    raise ValueError(f"Unsupported nonlinearity {nonlinearity}")
+
+
+def _calculate_fan_in_and_fan_out(tensor):
+    """fan_in: inputs feeding one output unit (columns of W); fan_out: outputs fed by one input."""
+    if tensor.dim() < 2:
+        raise ValueError(
+            "Fan in and fan out can not be computed for tensor with fewer than 2 dimensions")
+    receptive_field_size = 1
+    for size in tensor.shape[2:]:
+        receptive_field_size *= size
+    fan_in = tensor.shape[1] * receptive_field_size
+    fan_out = tensor.shape[0] * receptive_field_size
+    return fan_in, fan_out
+
+
+def _calculate_correct_fan(tensor, mode):
+    mode = mode.lower()
+    valid_modes = ["fan_in", "fan_out"]
+    if mode not in valid_modes:
+        raise ValueError(f"Mode {mode} not supported, please use one of {valid_modes}")
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    return fan_in if mode == "fan_in" else fan_out
+
+
+def uniform_(tensor, a=0.0, b=1.0):
+    """Fill with values drawn uniformly from [a, b)."""
+    with no_grad():
+        return tensor.uniform_(a, b)
+
+
+def normal_(tensor, mean=0.0, std=1.0):
+    """Fill with values drawn from the normal distribution N(mean, std²)."""
+    with no_grad():
+        return tensor.normal_(mean, std)
+
+
+def constant_(tensor, val):
+    with no_grad():
+        return tensor.fill_(val)
+
+
+def ones_(tensor):
+    return constant_(tensor, 1.0)
+
+
+def zeros_(tensor):
+    return constant_(tensor, 0.0)
+
+
+def xavier_uniform_(tensor, gain=1.0):
+    """U(-a, a) with a = gain·√(6 / (fan_in + fan_out)) (Glorot & Bengio, 2010)."""
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
+    bound = math.sqrt(3.0) * std  # a uniform on [-a, a] has standard deviation a/√3
+    return uniform_(tensor, -bound, bound)
+
+
+def xavier_normal_(tensor, gain=1.0):
+    """N(0, std²) with std = gain·√(2 / (fan_in + fan_out))."""
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
+    return normal_(tensor, 0.0, std)
+
+
+def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu"):
+    """U(-bound, bound) with bound = gain·√(3 / fan) (He et al., 2015).
+
+    `Linear` uses this with a=√5, which gives gain = √(1/3) and so bound = 1/√fan_in.
+    """
+    if 0 in tensor.shape:
+        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
+        return tensor
+    fan = _calculate_correct_fan(tensor, mode)
+    gain = calculate_gain(nonlinearity, a)
+    std = gain / math.sqrt(fan)
+    bound = math.sqrt(3.0) * std
+    return uniform_(tensor, -bound, bound)
+
+
+def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu"):
+    """N(0, std²) with std = gain / √fan."""
+    if 0 in tensor.shape:
+        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
+        return tensor
+    fan = _calculate_correct_fan(tensor, mode)
+    gain = calculate_gain(nonlinearity, a)
+    std = gain / math.sqrt(fan)
+    return normal_(tensor, 0.0, std)
+
+
+__all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "ones_", "zeros_",
+           "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_"]

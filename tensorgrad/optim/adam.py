@@ -1,0 +1,96 @@
+"""Adam, with PyTorch's exact update rule.
+
+For each parameter p with gradient g, step t = 1, 2, ... does:
+
+    g ← g + weight_decay·p                       (L2 penalty, if weight_decay ≠ 0;
+                                                  with decoupled_weight_decay (AdamW) instead
+                                                  p ← p·(1 - lr·weight_decay))
+    m ← β₁·m + (1 - β₁)·g                         running mean of the gradient
+    v ← β₂·v + (1 - β₂)·g²                        running mean of its square
+    m̂ = m / (1 - β₁ᵗ),  v̂ = v / (1 - β₂ᵗ)          bias correction: m and v start at 0
+    p ← p - lr·m̂ / (√v̂ + eps)                     (amsgrad: use the largest v seen so far)
+
+PyTorch folds the corrections into the step size, lr/(1 - β₁ᵗ), and the denominator,
+√v/√(1 - β₂ᵗ) + eps; the code below does the same, so the numbers agree to rounding.
+"""
+
+from ..autograd.grad_mode import enable_grad, no_grad
+from ..creation import tensor, zeros_like
+from ..ops.elementwise import maximum
+from .optimizer import Optimizer, _check_no_differentiable
+
+
+class Adam(Optimizer):
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+                 amsgrad=False, *, foreach=None, maximize=False, capturable=False,
+                 differentiable=False, fused=None, decoupled_weight_decay=False):
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= betas[0] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+        if not 0.0 <= betas[1] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        # foreach, capturable and fused choose PyTorch kernels: kept so settings print the same.
+        defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
+                    "amsgrad": amsgrad, "maximize": maximize, "foreach": foreach,
+                    "capturable": capturable, "differentiable": differentiable, "fused": fused,
+                    "decoupled_weight_decay": decoupled_weight_decay}
+        _check_no_differentiable(defaults)
+        super().__init__(params, defaults)
+
+    def step(self, closure=None):
+        """Update every parameter that has a gradient. Returns closure()'s loss, if given."""
+        loss = None
+        if closure is not None:
+            with enable_grad():
+                loss = closure()
+        with no_grad():
+            for group in self.param_groups:
+                for param in group["params"]:
+                    if param.grad is not None:
+                        self._update(param, group)
+        return loss
+
+    def _update(self, param, group):
+        grad = param.grad if not group["maximize"] else -param.grad
+        state = self.state[param]
+        if len(state) == 0:  # the first step: both averages start at zero
+            state["step"] = tensor(0.0)
+            state["exp_avg"] = zeros_like(param)
+            state["exp_avg_sq"] = zeros_like(param)
+            if group["amsgrad"]:
+                state["max_exp_avg_sq"] = zeros_like(param)
+        beta1, beta2 = group["betas"]
+        lr, weight_decay = group["lr"], group["weight_decay"]
+        exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+
+        state["step"].add_(1)
+        if weight_decay != 0:
+            if group["decoupled_weight_decay"]:
+                param.mul_(1 - lr * weight_decay)
+            else:
+                grad = grad.add(param, alpha=weight_decay)
+
+        exp_avg.mul_(beta1).add_(grad, alpha=1 - beta1)
+        exp_avg_sq.mul_(beta2).add_(grad * grad, alpha=1 - beta2)
+
+        step = state["step"].item()
+        bias_correction1 = 1 - beta1 ** step
+        bias_correction2 = 1 - beta2 ** step
+        step_size = lr / bias_correction1
+        bias_correction2_sqrt = bias_correction2 ** 0.5
+
+        if group["amsgrad"]:
+            state["max_exp_avg_sq"].copy_(maximum(state["max_exp_avg_sq"], exp_avg_sq))
+            second_moment = state["max_exp_avg_sq"]
+        else:
+            second_moment = exp_avg_sq
+        denom = (second_moment.sqrt() / bias_correction2_sqrt).add_(group["eps"])
+        param.add_(exp_avg / denom, alpha=-step_size)
+
+
+__all__ = ["Adam"]

@@ -1,0 +1,105 @@
+"""Optimizer: the base class that holds the parameters and their update state.
+
+An optimizer keeps
+  * `param_groups`: a list of dicts, each with "params" (a list of tensors) and the settings
+    for them (lr, momentum, ...). Usually there is one group; several groups let different
+    parameters use different learning rates;
+  * `state`: per-parameter memory between steps (a momentum buffer, Adam's averages), keyed
+    by the parameter tensor itself.
+
+`step()` reads each parameter's `.grad` and changes the parameter in place. It runs under
+no_grad: updating a weight is not part of the model's computation and must not be recorded.
+"""
+
+import warnings
+from collections import defaultdict
+
+from ..tensor import Tensor
+
+
+class Optimizer:
+    """Base class of SGD and Adam. Subclasses define `step()`."""
+
+    def __init__(self, params, defaults):
+        self.defaults = defaults
+        self.state = defaultdict(dict)
+        self.param_groups = []
+        if isinstance(params, Tensor):
+            raise TypeError(
+                "params argument given to the optimizer should be an iterable of Tensors or "
+                f"dicts, but got {params.type()}")
+        param_groups = list(params)
+        if len(param_groups) == 0:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(param_groups[0], dict):
+            param_groups = [{"params": param_groups}]
+        for group in param_groups:
+            self.add_param_group(group)
+
+    def add_param_group(self, param_group):
+        """Add a group of parameters with its own settings (missing settings use the defaults)."""
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
+        params = param_group["params"]
+        if isinstance(params, Tensor):
+            param_group["params"] = [params]
+        elif isinstance(params, set):
+            raise TypeError(
+                "optimizer parameters need to be organized in ordered collections, but the "
+                "ordering of tensors in sets will change between runs. Please use a list instead.")
+        else:
+            param_group["params"] = list(params)
+        for param in param_group["params"]:
+            if not isinstance(param, Tensor):
+                raise TypeError("optimizer can only optimize Tensors, but one of the params is "
+                                + type(param).__qualname__)
+            if not (param.is_leaf or param.retains_grad):
+                raise ValueError("can't optimize a non-leaf Tensor")
+        for name, default in self.defaults.items():
+            param_group.setdefault(name, default)
+
+        params = param_group["params"]
+        if len(params) != len({id(p) for p in params}):
+            warnings.warn(
+                "optimizer contains a parameter group with duplicate parameters; in future, this "
+                "will cause an error; see github.com/pytorch/pytorch/issues/40967 for more "
+                "information", stacklevel=3)
+        already = {id(p) for group in self.param_groups for p in group["params"]}
+        if any(id(p) in already for p in params):
+            raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(param_group)
+
+    def zero_grad(self, set_to_none=True):
+        """Forget the last gradients before the next backward (which would add to them)."""
+        for group in self.param_groups:
+            for param in group["params"]:
+                if param.grad is None:
+                    continue
+                if set_to_none:
+                    param.grad = None
+                else:
+                    if param.grad.grad_fn is not None:
+                        param.grad.detach_()
+                    else:
+                        param.grad.requires_grad_(False)
+                    param.grad.zero_()
+
+    def step(self, closure=None):
+        raise NotImplementedError
+
+    def __repr__(self):
+        text = type(self).__name__ + " ("
+        for index, group in enumerate(self.param_groups):
+            text += f"\nParameter Group {index}\n"
+            for key in sorted(group):
+                if key != "params":
+                    text += f"    {key}: {group[key]}\n"
+        return text + ")"
+
+
+def _check_no_differentiable(defaults):
+    if defaults.get("differentiable"):
+        raise NotImplementedError("tensorgrad's optimizers do not support differentiable=True")
+
+
+__all__ = ["Optimizer"]

@@ -1,0 +1,64 @@
+"""Stochastic gradient descent, with PyTorch's exact update rule.
+
+For each parameter p with gradient g, one step does:
+
+    g ← g + weight_decay·p                      (L2 penalty, if weight_decay ≠ 0)
+    b ← g                     on the first step  (momentum buffer, if momentum ≠ 0)
+    b ← momentum·b + (1 - dampening)·g           afterwards
+    g ← g + momentum·b        with nesterov, else  g ← b
+    p ← p - lr·g
+"""
+
+from ..autograd.grad_mode import enable_grad, no_grad
+from .optimizer import Optimizer, _check_no_differentiable
+
+
+class SGD(Optimizer):
+    def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False,
+                 *, maximize=False, foreach=None, differentiable=False, fused=None):
+        if lr < 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if momentum < 0.0:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if weight_decay < 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        # foreach and fused choose PyTorch kernels: kept so the settings print as in PyTorch.
+        defaults = {"lr": lr, "momentum": momentum, "dampening": dampening,
+                    "weight_decay": weight_decay, "nesterov": nesterov, "maximize": maximize,
+                    "foreach": foreach, "differentiable": differentiable, "fused": fused}
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        _check_no_differentiable(defaults)
+        super().__init__(params, defaults)
+
+    def step(self, closure=None):
+        """Update every parameter that has a gradient. Returns closure()'s loss, if given."""
+        loss = None
+        if closure is not None:
+            with enable_grad():
+                loss = closure()
+        with no_grad():
+            for group in self.param_groups:
+                for param in group["params"]:
+                    if param.grad is not None:
+                        self._update(param, group)
+        return loss
+
+    def _update(self, param, group):
+        grad = param.grad if not group["maximize"] else -param.grad
+        if group["weight_decay"] != 0:
+            grad = grad.add(param, alpha=group["weight_decay"])
+        momentum = group["momentum"]
+        if momentum != 0:
+            state = self.state[param]
+            buffer = state.get("momentum_buffer")
+            if buffer is None:
+                buffer = grad.detach().clone()
+                state["momentum_buffer"] = buffer
+            else:
+                buffer.mul_(momentum).add_(grad, alpha=1 - group["dampening"])
+            grad = grad.add(buffer, alpha=momentum) if group["nesterov"] else buffer
+        param.add_(grad, alpha=-group["lr"])
+
+
+__all__ = ["SGD"]
