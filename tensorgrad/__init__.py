@@ -42,6 +42,16 @@ clip = clamp
 
 
 
+def FloatTensor(*args):  # noqa: N802  (the legacy PyTorch constructor, still in old tutorials)
+    """`FloatTensor([3])` is `tensor([3.])`: a float32 tensor, like the legacy `Tensor([3])`."""
+    return Tensor(*args)
+
+
+def DoubleTensor(*args):  # noqa: N802
+    """`DoubleTensor([3])`: like FloatTensor, but float64."""
+    return Tensor(*args).double()
+
+
 def is_tensor(value):
     return isinstance(value, Tensor)
 
