@@ -529,6 +529,22 @@ class Tensor:
     def exp(self):
         return _ew.exp(self)
 
+    def log1p(self):
+        return _ew.log1p(self)
+
+    def expm1(self):
+        return _ew.expm1(self)
+
+    def where(self, condition, other):
+        """`x.where(c, y)` is `tensorgrad.where(c, x, y)`."""
+        return _ew.where(condition, self, other)
+
+    def cumsum(self, dim, *, dtype=None):
+        return _red.cumsum(self, dim, dtype=dtype)
+
+    def flip(self, dims):
+        return _shape.flip(self, dims)
+
     def log(self):
         return _ew.log(self)
 

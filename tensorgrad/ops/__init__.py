@@ -10,3 +10,16 @@ derivative rule, written with tensor operations (so it can itself be differentia
     linalg.py        matmul and its cases (dot, mv, mm, batched)
     inplace.py       add_, mul_, zero_, ...: how an in-place change rewires the graph
 """
+
+import warnings
+
+# PyTorch computes 0 * inf = nan, 1 / 0 = inf and exp(1000) = inf silently. NumPy would warn
+# each time (RuntimeWarning: invalid value encountered in multiply, ...). Those warnings are
+# silenced here only when they come from tensorgrad's own code, so a learner's NumPy code still
+# warns as usual. A filter costs nothing until a warning fires, unlike np.errstate per operation.
+warnings.filterwarnings(
+    "ignore",
+    message=r"(divide by zero|invalid value|overflow|underflow) encountered",
+    category=RuntimeWarning,
+    module=r"tensorgrad(\.|$)",
+)

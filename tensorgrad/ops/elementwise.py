@@ -420,7 +420,25 @@ class ReluBackward0(Node):
 
     def backward(self, grad):
         (result,) = self.saved_tensors
-        return (grad * (result > 0),)
+        return (threshold_backward(grad, result),)
+
+
+class ThresholdBackwardBackward0(Node):
+    """g = grad where result > 0, else 0: relu's derivative rule as a recorded operation of
+    (grad, result), as in PyTorch. So with create_graph=True the gradient depends on the result
+    (x.grad gets a grad_fn, as in PyTorch); its derivative is zero for the result."""
+
+    __slots__ = ()
+    saved_names = ("self",)
+
+    def backward(self, grad):
+        (result,) = self.saved_tensors
+        return grad * (result > 0), grad * 0
+
+
+def threshold_backward(grad, result):
+    data = np.where(result._data > 0, grad._data, 0).astype(grad._data.dtype, copy=False)
+    return record(ThresholdBackwardBackward0, data, (grad, result), saved=(result,))
 
 
 def relu(x):
@@ -668,3 +686,37 @@ def floor_divide(a, b):
 
 def remainder(a, b):
     return Tensor._make(binary_data(np.remainder, a, b))
+
+
+class Log1PBackward0(Node):
+    """y = ln(1 + x):  dy/dx = 1 / (1 + x). Accurate for tiny x, where 1 + x would round to 1."""
+
+    __slots__ = ()
+    saved_names = ("self",)
+
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        return (grad / (x + 1),)
+
+
+def log1p(x):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        data = np.log1p(_float_input(x, "log1p"))
+    return record(Log1PBackward0, data, (x,), saved=(x,))
+
+
+class Expm1Backward0(Node):
+    """y = eˣ - 1:  dy/dx = eˣ = y + 1."""
+
+    __slots__ = ()
+    saved_names = ("result",)
+
+    def backward(self, grad):
+        (result,) = self.saved_tensors
+        return (grad * (result + 1),)
+
+
+def expm1(x):
+    with np.errstate(over="ignore"):
+        data = np.expm1(_float_input(x, "expm1"))
+    return record(Expm1Backward0, data, (x,), saved=(OUTPUT,))
