@@ -100,7 +100,7 @@ class Node:
         """The values saved in the forward pass, checked to be unchanged since then."""
         if self._for_backward is _FREED:
             raise RuntimeError(messages.SECOND_BACKWARD)
-        return tuple(_unpack(value, self) for value in self._for_backward)
+        return tuple([_unpack(value, self) for value in self._for_backward])
 
     def __dir__(self):
         return sorted(set(super().__dir__()) | {"_saved_" + n for n in type(self).saved_names})
@@ -114,7 +114,7 @@ class Node:
     @property
     def needs_input_grad(self):
         """One flag per input: does a gradient need to flow there?"""
-        return tuple(node is not None for node, _ in self.next_functions)
+        return tuple([node is not None for node, _ in self.next_functions])
 
     # -- what the engine calls ---------------------------------------------------------------
     def backward(self, grad):

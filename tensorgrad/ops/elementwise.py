@@ -30,17 +30,19 @@ def check_operand(value):
 
 
 def _values(value):
-    return value._data if isinstance(value, Tensor) else value
+    """The NumPy data of a tensor, or a Python number as it is (anything else is a TypeError)."""
+    if isinstance(value, Tensor):
+        return value._data
+    return check_operand(value)
 
 
 def binary_data(ufunc, a, b, *, true_division=False):
     """Apply a NumPy ufunc to two operands, with PyTorch's result dtype and error text."""
-    check_operand(a)
-    check_operand(b)
+    x, y = _values(a), _values(b)
     try:
-        data = ufunc(_values(a), _values(b))
+        data = ufunc(x, y)
     except ValueError:
-        raise RuntimeError(broadcast_error(np.shape(_values(a)), np.shape(_values(b)))) from None
+        raise RuntimeError(broadcast_error(np.shape(x), np.shape(y))) from None
     dtype = _result_numpy_dtype(a, b)
     if true_division and dtype.kind != "f":
         dtype = dtypes.get_default_dtype().numpy
@@ -162,7 +164,7 @@ def needed_factors(a, b):
 
 
 def requires_grad(value):
-    return isinstance(value, Tensor) and value.requires_grad
+    return isinstance(value, Tensor) and (value._grad_fn is not None or value._requires_grad)
 
 
 class DivBackward0(Node):
