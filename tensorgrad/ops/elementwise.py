@@ -251,11 +251,16 @@ class PowBackward1(Node):
     def backward(self, grad):
         exponent, base, result = self.saved_tensors
         needs_base, needs_exponent = self.needs_input_grad
-        grad_base = grad * exponent * base ** (exponent - 1) if needs_base else None
-        grad_exponent = None
+        grad_base = grad_exponent = None
+        if needs_base:
+            # 0 at 0⁰ (not 0·0⁻¹ = nan), as in PyTorch. (Masking only there, not at every zero
+            # exponent as PyTorch does, keeps the derivative of this in the exponent right.)
+            zero_to_zero = (base == 0) & (exponent == 0)
+            grad_base = where(zero_to_zero, 0.0, grad * exponent * base ** (exponent - 1))
         if needs_exponent:
-            # where the base is 0 (and the exponent ≥ 0) the true derivative is 0, not nan
-            safe_log = where(base == 0, 0.0, log(where(base == 0, 1.0, base)))
+            # where the base is 0 and the exponent ≥ 0 the derivative is 0, not 0·ln 0 = nan
+            zero_base = (base == 0) & (exponent >= 0)
+            safe_log = where(zero_base, 0.0, log(where(zero_base, 1.0, base)))
             grad_exponent = grad * result * safe_log
         return grad_base, grad_exponent
 
@@ -268,6 +273,10 @@ class PowBackward2(Node):
 
     def backward(self, grad):
         (result,) = self.saved_tensors
+        if self.base == 0:
+            # 0^x is 0 for x > 0 and 1 at x = 0, where PyTorch gives the derivative 0 (not
+            # 0·ln 0 = nan); for x < 0 it is inf, and the derivative -inf.
+            return (where(result <= 1, 0.0, grad * result * float("-inf")),)
         return (grad * result * float(np.log(self.base)),)
 
 

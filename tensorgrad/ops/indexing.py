@@ -105,7 +105,14 @@ class SliceBackward0(_IndexingBackward):
 
 
 class IndexBackward0(_IndexingBackward):
+    """Advanced indexing keeps its index among the saved values, as PyTorch saves the index
+    tensors: after backward frees them, a second backward raises SECOND-BACKWARD."""
+
     __slots__ = ()
+
+    def backward(self, grad):
+        (index,) = self.saved_tensors
+        return (index_put_into_zeros(grad, index, self.self_sym_sizes),)
 
 
 class UnsqueezeBackward0(_IndexingBackward):
@@ -127,11 +134,12 @@ def getitem(x, index):
         data = x._data[numpy_index]
     except IndexError as error:
         raise IndexError(str(error)) from None
+    if kind == "advanced":
+        return record(IndexBackward0, data, (x,), saved=(numpy_index,),
+                      self_sym_sizes=x._data.shape)
     result = record(_NODE_FOR_KIND[kind], data, (x,), index=numpy_index,
                     self_sym_sizes=x._data.shape)
-    if kind != "advanced":
-        as_view(result, x)
-    return result
+    return as_view(result, x)
 
 
 def select(x, dim, index):
@@ -159,19 +167,23 @@ def index_put_into_zeros(values, index, shape):
 # -- writing --------------------------------------------------------------------------------------
 class CopySlices(Node):
     """y = x with y[index] = value:  x keeps the gradient outside the index, value gets the
-    gradient at the index (summed back to its shape by the engine, if it was broadcast)."""
+    gradient at the index (summed back to its shape by the engine, if it was broadcast).
 
-    __slots__ = ("index",)
+    The index is kept among the saved values: as in PyTorch, a second backward through a
+    written tensor raises SECOND-BACKWARD."""
+
+    __slots__ = ()
 
     def name(self):
         return "tensorgrad::autograd::CopySlices"
 
     def backward(self, grad):
+        (index,) = self.saved_tensors
         mask = np.ones(grad.shape, dtype=bool)
-        mask[self.index] = False
+        mask[index] = False
         needs_x, needs_value = self.needs_input_grad
         grad_x = grad * Tensor._make(mask) if needs_x else None
-        grad_value = getitem(grad, self.index) if needs_value else None
+        grad_value = getitem(grad, index) if needs_value else None
         return grad_x, grad_value
 
 
@@ -191,7 +203,7 @@ def setitem(x, index, value):
                 f"shape mismatch: value tensor of shape {list(np.shape(values))} cannot be "
                 f"broadcast to indexing result of shape {list(target)}"
             ) from None
-        return record(CopySlices, data, (x, value), index=numpy_index)
+        return record(CopySlices, data, (x, value), saved=(numpy_index,))
 
     if view_message:
         inplace.check_allowed(x, leaf_message=messages.VIEW_OF_LEAF_IN_PLACE)

@@ -16,15 +16,18 @@ from .base import OUTPUT, record
 
 
 def normalize_dims(dim, ndim):
-    """`dim` as a sorted tuple of non-negative dims; None means all of them."""
-    if dim is None:
+    """`dim` as a sorted tuple of non-negative dims; None (or an empty list) means all of them.
+
+    A 0-d tensor accepts dim 0 or -1, as in PyTorch; there is no axis to reduce, so: ().
+    """
+    if dim is None or (isinstance(dim, (tuple, list)) and not dim):
         return tuple(range(ndim))
     if isinstance(dim, (int, np.integer)):
         dim = (dim,)
     dims = tuple(sorted(_normalize_dim(int(d), ndim) for d in dim))
     if len(set(dims)) != len(dims):
         raise RuntimeError(f"dim {dims[0]} appears multiple times in the list of dims")
-    return dims
+    return dims if ndim else ()
 
 
 def _restore_dims(grad, dims, keepdim, input_shape):
@@ -300,8 +303,30 @@ class GatherBackward0(Node):
 def gather(x, dim, index):
     """Pick elements along `dim` at `index` (torch.gather)."""
     d = _normalize_dim(dim, x._data.ndim)
-    data = np.take_along_axis(x._data, index._data, axis=d) if x._data.ndim else x._data.copy()
+    _check_gather_index(x, d, index)
+    if x._data.ndim:
+        # The index may be smaller than x in the other dims: only that corner of x is read.
+        corner = tuple(slice(None) if i == d else slice(0, n)
+                       for i, n in enumerate(index._data.shape))
+        data = np.take_along_axis(x._data[corner], index._data, axis=d)
+    else:
+        data = x._data.copy()
     return record(GatherBackward0, data, (x,), saved=(index,), dim=d, self_sym_sizes=x._data.shape)
+
+
+def _check_gather_index(x, d, index):
+    """PyTorch's rules and messages for gather's index."""
+    if (index._data.ndim or 1) != (x._data.ndim or 1):  # (`max` is this module's reduction)
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    for i, (n_index, n_x) in enumerate(zip(index._data.shape, x._data.shape)):
+        if i != d and n_index > n_x:
+            raise RuntimeError(
+                f"Size does not match at dimension {i} expected index {list(index._data.shape)} "
+                f"to be no larger than self {list(x._data.shape)} apart from dimension {d}")
+    size = x._data.shape[d] if x._data.ndim else 1
+    bad = index._data[(index._data < 0) | (index._data >= size)]
+    if bad.size:
+        raise RuntimeError(f"index {bad.flat[0]} is out of bounds for dimension {d} with size {size}")
 
 
 class ScatterAddBackward(Node):
@@ -328,8 +353,9 @@ def scatter_add_along(values, index, dim, shape):
 class ProdBackward0(Node):
     """p = Π xᵢ:  dp/dxᵢ = product of all the *other* elements.
 
-    That is p / xᵢ when no element is zero. With one zero, only the zero's position gets a
-    non-zero derivative (the product of the rest); with two or more zeros, all are zero.
+    That is p / xᵢ when no element is zero, as PyTorch computes it. When some element is zero,
+    the product of the others is built from multiplications only (`_product_of_others`), so
+    that its own derivatives, and theirs, are right too.
     """
 
     __slots__ = ("dim", "keepdim", "self_sym_sizes")
@@ -339,16 +365,43 @@ class ProdBackward0(Node):
         x, result = self.saved_tensors
         dims = self.dim
         grad = _restore_dims(grad, dims, self.keepdim, self.self_sym_sizes)
-        result = _restore_dims(result, dims, self.keepdim, self.self_sym_sizes)
-        is_zero = x == 0
-        zero_count = is_zero.sum(dim=dims, keepdim=True)
-        safe_x = ew.where(is_zero, 1.0, x)
-        product_of_others = ew.where(
-            zero_count == 0,
-            result / safe_x,
-            ew.where(is_zero & (zero_count == 1), prod(safe_x, dims, keepdim=True), 0.0),
-        )
-        return (grad * product_of_others,)
+        if not np.any(x._data == 0):
+            result = _restore_dims(result, dims, self.keepdim, self.self_sym_sizes)
+            return (grad * (result / x),)
+        return (grad * _product_of_others(x, dims),)
+
+
+def _product_of_others(x, dims):
+    """For each element, the product of the other elements reduced together with it.
+
+    The reduced dims are moved last and flattened into rows; then each element's product of
+    others is (the product of everything before it) · (the product of everything after it).
+    """
+    if not dims:
+        return Tensor._make(np.ones_like(x._data))  # a 0-d tensor: no other elements
+    order = [d for d in range(x.ndim) if d not in dims] + list(dims)
+    moved = x.permute(*order)
+    n = int(np.prod([x.shape[d] for d in dims]))
+    rows = moved.reshape(tuple(moved.shape[:x.ndim - len(dims)]) + (n,))
+    reverse = list(range(n - 1, -1, -1))
+    before = _exclusive_cumprod(rows)
+    after = _exclusive_cumprod(rows[..., reverse])[..., reverse]
+    others = (before * after).reshape(moved.shape)
+    return others.permute(*[order.index(d) for d in range(x.ndim)])
+
+
+def _exclusive_cumprod(rows):
+    """[1, r₀, r₀·r₁, ..., r₀·...·rₙ₋₂] along the last dim: a log-step scan (no division)."""
+    from .shape import cat
+
+    n = rows.shape[-1]
+    ones = Tensor._make(np.ones(tuple(rows.shape[:-1]) + (1,), dtype=rows._data.dtype))
+    scan = cat([ones, rows[..., :n - 1]], -1)
+    step = 1
+    while step < n:
+        scan = cat([scan[..., :step], scan[..., step:] * scan[..., :n - step]], -1)
+        step *= 2
+    return scan
 
 
 class ProdBackward1(ProdBackward0):
@@ -375,10 +428,14 @@ class VarBackward0(Node):
 
     def backward(self, grad):
         (x,) = self.saved_tensors
-        count = int(np.prod([self.self_sym_sizes[d] for d in self.dim]))
         grad = _restore_dims(grad, self.dim, self.keepdim, self.self_sym_sizes)
-        centered = x - mean(x, self.dim, keepdim=True)
-        return (grad * 2 * centered / (count - self.correction),)
+        return (_var_backward(grad, x, self.dim, self.correction, self.self_sym_sizes),)
+
+
+def _var_backward(grad, x, dims, correction, sizes):
+    count = int(np.prod([sizes[d] for d in dims]))
+    centered = x - mean(x, dims, keepdim=True)
+    return grad * 2 * centered / (count - correction)
 
 
 def var(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
@@ -391,8 +448,29 @@ def var(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
                   correction=correction, self_sym_sizes=x._data.shape)
 
 
+class StdBackward0(Node):
+    """s = √v:  ds/dxᵢ = dv/dxᵢ / (2s). Where s = 0 (all values equal) PyTorch gives 0, not nan."""
+
+    __slots__ = ("dim", "keepdim", "correction", "self_sym_sizes")
+    saved_names = ("self", "result")
+
+    def backward(self, grad):
+        x, result = self.saved_tensors
+        grad = _restore_dims(grad, self.dim, self.keepdim, self.self_sym_sizes)
+        result = _restore_dims(result, self.dim, self.keepdim, self.self_sym_sizes)
+        is_zero = result == 0
+        grad = ew.where(is_zero, 0.0, grad / (2 * ew.where(is_zero, 1.0, result)))
+        return (_var_backward(grad, x, self.dim, self.correction, self.self_sym_sizes),)
+
+
 def std(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    return ew.sqrt(var(x, dim, unbiased, keepdim, correction=correction))
+    if correction is None:
+        correction = 1 if unbiased is None or unbiased else 0
+    dims = normalize_dims(dim, x._data.ndim)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        data = np.std(x._data, axis=dims, ddof=correction, keepdims=keepdim).astype(x._data.dtype)
+    return record(StdBackward0, data, (x,), saved=(x, OUTPUT), dim=dims, keepdim=keepdim,
+                  correction=correction, self_sym_sizes=x._data.shape)
 
 
 class LinalgVectorNormBackward0(Node):
@@ -510,3 +588,22 @@ def _float_values(x, dtype):
         return x._data
     raise RuntimeError(f"\"softmax_lastdim_kernel_impl\" not implemented for '{_SCALAR_NAMES[x.dtype.name]}'")
 
+
+
+class CumsumBackward0(Node):
+    """y_i = x_1 + ... + x_i:  x_j affects every y_i with i ≥ j, so its gradient is the sum of
+    the output gradients from position j to the end: a cumsum of the reversed gradient."""
+
+    __slots__ = ("dim",)
+
+    def backward(self, grad):
+        from .shape import flip
+
+        return (flip(cumsum(flip(grad, self.dim), self.dim), self.dim),)
+
+
+def cumsum(x, dim, *, dtype=None):
+    d = _normalize_dim(dim, x._data.ndim)
+    data = np.cumsum(x._data, axis=d if x._data.ndim else None,
+                     dtype=_sum_dtype(x) if dtype is None else dtypes.check_dtype(dtype).numpy)
+    return record(CumsumBackward0, data.reshape(x._data.shape), (x,), dim=d)

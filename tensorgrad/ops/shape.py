@@ -66,11 +66,18 @@ class UnsafeViewBackward0(ViewBackward0):
     __slots__ = ()
 
 
+class ReshapeAliasBackward0(ViewBackward0):
+    """A reshape of a non-contiguous tensor (a transpose, say) that could still be a view."""
+
+    __slots__ = ()
+
+
 def reshape(x, *shape):
     shape = _infer_shape(_shape_arg(shape), x._data.size, x._data.shape)
     data = x._data.reshape(shape)
     if np.shares_memory(data, x._data) or x._data.size == 0:
-        return as_view(record(ViewBackward0, data, (x,), self_sym_sizes=x._data.shape), x)
+        node = ViewBackward0 if x._data.flags.c_contiguous else ReshapeAliasBackward0
+        return as_view(record(node, data, (x,), self_sym_sizes=x._data.shape), x)
     return record(UnsafeViewBackward0, data, (x,), self_sym_sizes=x._data.shape)
 
 
@@ -396,3 +403,18 @@ def split(x, split_size, dim=0):
         pieces.append(x[tuple(index)])
         start += size
     return tuple(pieces)
+
+
+class FlipBackward0(Node):
+    """y = x reversed along some dims:  reverse the gradient the same way."""
+
+    __slots__ = ("dims",)
+
+    def backward(self, grad):
+        return (flip(grad, self.dims),)
+
+
+def flip(x, dims):
+    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    dims = tuple(_normalize_dim(d, x._data.ndim) for d in dims)
+    return record(FlipBackward0, np.flip(x._data, dims).copy(), (x,), dims=dims)
