@@ -188,25 +188,35 @@ class Tensor:
         return node
 
     def _accumulate_grad(self, grad, create_graph):
-        """Add a gradient into `.grad`: in place normally, out of place when building a graph."""
+        """Add a gradient into `.grad`, as PyTorch's AccumulateGrad does.
+
+        The first gradient is copied in (so `.grad` never shares memory with anything else).
+        Later ones are added in place, so `g = x.grad` keeps seeing the total, except while a
+        graph is being built (create_graph=True): then the sum must be a recorded operation.
+        """
         if self._grad is None:
             if create_graph:
                 from .ops.elementwise import copy_for_grad
                 self._grad = copy_for_grad(grad)
             else:
                 self._grad = Tensor._make(grad._data.copy())
-        elif create_graph or self._grad.requires_grad:
-            self._grad = self._grad + grad
         else:
-            self._grad._data += grad._data
+            self._add_to_grad(grad, create_graph)
 
     def _store_retained_grad(self, grad):
+        """retain_grad(): keep the gradient that reached this non-leaf, summed over backwards."""
+        building_graph = is_grad_enabled()
         if self._grad is None:
-            self._grad = grad if is_grad_enabled() else Tensor._make(grad._data.copy())
-        elif is_grad_enabled() or self._grad.requires_grad:
+            self._grad = grad if building_graph else Tensor._make(grad._data.copy())
+        else:
+            self._add_to_grad(grad, building_graph)
+
+    def _add_to_grad(self, grad, building_graph):
+        if building_graph:
             self._grad = self._grad + grad
         else:
             self._grad._data += grad._data
+            self._grad._version_counter.value += 1
 
     def register_hook(self, hook):
         """Call `hook(grad)` when the gradient for this tensor is computed.

@@ -539,10 +539,7 @@ def test_autograd_grad_frees_the_graph_and_create_graph_keeps_it(lib_name):
 
 
 @pytest.mark.parametrize("lib_name", [
-    pytest.param("tensorgrad", marks=pytest.mark.xfail(strict=True, reason=(
-        "bug, not fixed here (tensor.py): Tensor._accumulate_grad adds out of place whenever "
-        ".grad requires grad; PyTorch's AccumulateGrad adds in place whenever grad mode is off, "
-        "so x.grad keeps its identity and its grad_fn=<CopyBackwards>"))),
+    pytest.param("tensorgrad"),
     pytest.param("torch", marks=needs_torch),
 ])
 def test_first_order_backward_adds_in_place_into_a_grad_with_a_graph(lib_name):
@@ -622,10 +619,6 @@ def test_reshape_node_names_follow_the_memory_layout(case, lib_name):
     assert build(lib, lib.ones(4, 4, requires_grad=True)).grad_fn.name() == name
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "not fixed: cat, stack, softmax/log_softmax and some reductions of transposed inputs give "
-    "NumPy's memory layout (Fortran-like), PyTorch's give contiguous results, so a later "
-    "reshape is named UnsafeViewBackward0 where PyTorch says ViewBackward0"))
 @pytest.mark.parametrize("build", [
     lambda lib, a: lib.cat([a.t(), a.t()]).reshape(2, 16),
     lambda lib, a: lib.stack([a.t(), a.t()]).reshape(2, 16),
@@ -841,3 +834,16 @@ def test_random_compositions_match_pytorch(seed):
             assert a is None and b is None or np.all((a if a is not None else b) == 0), i
             continue
         np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12, err_msg=f"result {i}: {steps}")
+
+
+@pytest.mark.parametrize("lib_name", LIBRARIES)
+def test_writing_through_an_index_array_is_an_index_put(lib_name):
+    lib = library(lib_name)
+    x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    v = lib.tensor(5.0, requires_grad=True)
+    y = x * 1
+    y[[0, 2]] = v * 1
+    assert y.grad_fn.name() == "IndexPutBackward0"
+    y.sum().backward()
+    np.testing.assert_allclose(as_numpy(x.grad), [0.0, 1.0, 0.0])
+    np.testing.assert_allclose(as_numpy(v.grad), 2.0)

@@ -187,6 +187,16 @@ class CopySlices(Node):
         return grad_x, grad_value
 
 
+class IndexPutBackward0(CopySlices):
+    """The same rule, for writing through integer arrays or masks (`y[[0, 2]] = v`): PyTorch
+    records that as an index_put, not through a view."""
+
+    __slots__ = ()
+
+    def name(self):
+        return "IndexPutBackward0"
+
+
 def setitem(x, index, value):
     numpy_index, kind = to_numpy_index(index)
     _check_bounds(x, numpy_index)
@@ -203,7 +213,8 @@ def setitem(x, index, value):
                 f"shape mismatch: value tensor of shape {list(np.shape(values))} cannot be "
                 f"broadcast to indexing result of shape {list(target)}"
             ) from None
-        return record(CopySlices, data, (x, value), saved=(numpy_index,))
+        node = IndexPutBackward0 if kind == "advanced" else CopySlices
+        return record(node, data, (x, value), saved=(numpy_index,))
 
     if view_message:
         inplace.check_allowed(x, leaf_message=messages.VIEW_OF_LEAF_IN_PLACE)

@@ -532,7 +532,7 @@ def softmax(x, dim, dtype=None):
     d = _normalize_dim(dim, values.ndim)
     shifted = values - np.max(values, axis=d if values.ndim else None, keepdims=True)
     e = np.exp(shifted)
-    data = e / np.sum(e, axis=d if values.ndim else None, keepdims=True)
+    data = np.ascontiguousarray(e / np.sum(e, axis=d if values.ndim else None, keepdims=True))
     return record(SoftmaxBackward0, data, (x,), saved=(OUTPUT,), dim=d)
 
 
@@ -552,7 +552,7 @@ def log_softmax(x, dim, dtype=None):
     d = _normalize_dim(dim, values.ndim)
     axis = d if values.ndim else None
     shifted = values - np.max(values, axis=axis, keepdims=True)
-    data = shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
+    data = np.ascontiguousarray(shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True)))
     return record(LogSoftmaxBackward0, data, (x,), saved=(OUTPUT,), dim=d)
 
 

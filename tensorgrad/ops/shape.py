@@ -328,7 +328,7 @@ def cat(tensors, dim=0):
     tensors = _tensor_list(tensors, "cat")
     d = _normalize_dim(dim, tensors[0]._data.ndim)
     try:
-        data = np.concatenate([t._data for t in tensors], axis=d)
+        data = np.ascontiguousarray(np.concatenate([t._data for t in tensors], axis=d))  # as torch's
     except ValueError as error:
         raise RuntimeError(f"Sizes of tensors must match except in dimension {d}: {error}") from None
     from .. import dtypes
@@ -363,7 +363,7 @@ def stack(tensors, dim=0):
     from .. import dtypes
 
     dtype = dtypes.result_type(*tensors)
-    data = np.stack([t._data for t in tensors], axis=d).astype(dtype.numpy, copy=False)
+    data = np.ascontiguousarray(np.stack([t._data for t in tensors], axis=d), dtype=dtype.numpy)
     return record(StackBackward0, data, tensors, dim=d)
 
 
