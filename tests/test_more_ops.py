@@ -71,3 +71,15 @@ def test_no_numpy_warnings_from_tensorgrad_arithmetic():
     warning_lines = [line for line in done.stderr.splitlines() if "RuntimeWarning" in line]
     assert len(warning_lines) == 1 and "<string>:10" in warning_lines[0], done.stderr
 
+
+
+@pytest.mark.parametrize("backend", ["tensorgrad", "torch"])
+def test_calling_a_grad_fn_by_hand(backend):
+    lib = tg if backend == "tensorgrad" else pytest.importorskip("torch")
+    x = lib.tensor([1., 2.], requires_grad=True)
+    w = lib.tensor([3., 4.], requires_grad=True)
+    grads = (x * w).grad_fn(lib.ones(2))
+    assert isinstance(grads, tuple) and len(grads) == 2
+    assert repr(grads[0]) == "tensor([3., 4.], grad_fn=<MulBackward0>)"
+    single = x.exp().grad_fn(lib.ones(2))
+    assert repr(single) == "tensor([2.7183, 7.3891], grad_fn=<MulBackward0>)"

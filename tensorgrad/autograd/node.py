@@ -125,6 +125,15 @@ class Node:
         """Run the derivative rule for a list of output gradients (one per output)."""
         return self.backward(grads[0])
 
+    def __call__(self, *grads):
+        """`y.grad_fn(g)`: run this one derivative rule by hand, as PyTorch allows.
+
+        Returns the gradient for each input (a single tensor when there is one input)."""
+        input_grads = self.apply(list(grads))
+        if isinstance(input_grads, tuple) and len(input_grads) == 1:
+            return input_grads[0]
+        return input_grads
+
     def release_for_backward(self):
         """Free what the forward pass saved; a later backward through this node then fails."""
         if self._for_backward:
