@@ -5,13 +5,18 @@ instructor-only tests are marked with nbgrader's markers and cell metadata.
 Everything else is derived from it:
 
 * :mod:`.generate` writes the student version, ``exercises/`` (``tensorgrad-course build``);
-* :mod:`.selfcheck` gives students specific feedback inside their notebooks;
-* :mod:`.grade` scores submissions with the instructor's tests
+* :mod:`.checks` declares a task's named tests once, for the student's self-check
+  (``from tensorgrad.course import check``) and for the grader;
+* :mod:`.grade` scores submissions with the instructor's tests, comparing values
+  in its own process with those of the instructor's solution
   (``tensorgrad-course grade``).
 
-The tooling works on notebooks only. It never imports the tensorgrad library itself,
-so it keeps working while the library is being changed, and a broken library cannot
-break building or grading.
+The tooling works on notebooks only: none of its modules imports the tensorgrad
+library (Python still runs ``tensorgrad/__init__.py`` when a submodule is
+imported). Building and reading reports do not depend on the library's code;
+grading runs the notebooks, which do.
+
+Authors: ``docs/authoring-exercises.md``. Instructors: ``docs/instructors.md``.
 
 Module map:
 
@@ -21,13 +26,22 @@ Module map:
 ``notebooks``             reading/writing notebooks byte-stably, nbgrader metadata
 ``generate``              solutions/ -> exercises/, with a leak check and ``--check``
 ``selfcheck``             ``check_tensor``, ``check_close``... for student notebooks
+``checks``                ``check(name)``: named tests, self-check lines, grader records
+``values``                values as JSON records; the comparison both sides use
 ``exercise_set``          what the grader knows of a set: tasks, stubs, the release
+``expected``              run the solution once per set (cached); read records
 ``assemble``              build the notebook the grader runs; the integrity report
 ``guard``                 grader-injected cells that undo monkeypatching
 ``kernel``                run a notebook in a resource-limited kernel with deadlines
-``_launch_limited``       the tiny exec wrapper that applies the resource limits
+``_zygote``               the fork server that starts grading kernels fast
+``_launch_limited``       the exec wrapper that applies the limits (fallback)
 ``grade``                 scoring one submission, and a batch in a process pool
-``reports``               CSV, Gradescope results.json, report.json, summary
+``reports``               JSON per submission, CSV, Gradescope, summary
 ``cli``                   the ``tensorgrad-course`` command
+``version``               the grader's version
 ========================  ====================================================
 """
+
+from .checks import CheckFailure, check
+
+__all__ = ["CheckFailure", "check"]

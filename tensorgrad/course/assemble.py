@@ -24,6 +24,10 @@ Tampering is reported only when a locked cell differs from the **release**
 stays quiet for honest notebooks and real cases stand out.
 
 Around the cells, the grader adds the cells of :mod:`.guard`.
+
+A submission's saved outputs are never read, but grader records found in them
+are reported (:func:`saved_records_finding`): a student's own kernel never
+produces them.
 """
 
 from __future__ import annotations
@@ -151,6 +155,25 @@ def integrity_findings(exset: ExerciseSet, cells: list[SubmittedCell]) -> list[F
     return findings
 
 
+def saved_records_finding(data: dict) -> Finding | None:
+    """A finding if the submission's saved outputs carry grader records (they never should)."""
+    from .values import MIME
+
+    count = 0
+    for cell in data.get("cells", []):
+        if not isinstance(cell, dict) or not isinstance(cell.get("outputs"), list):
+            continue
+        count += sum(isinstance(o, dict) and isinstance(o.get("data"), dict) and MIME in o["data"]
+                     for o in cell["outputs"])
+    if not count:
+        return None
+    return Finding(
+        "forged", None,
+        f"the notebook's saved outputs contain {count} grader record(s); the grader never reads saved outputs",
+        tampering=True,
+    )
+
+
 def _new_cell(cell_type: str, source: str, metadata: dict | None = None):
     make = {
         "code": nbformat.v4.new_code_cell,
@@ -162,8 +185,12 @@ def _new_cell(cell_type: str, source: str, metadata: dict | None = None):
     return cell
 
 
-def assemble(exset: ExerciseSet, cells: list[SubmittedCell]) -> Assembly:
-    """The instructor's notebook with the student's answers in it, plus the guard cells."""
+def assemble(exset: ExerciseSet, cells: list[SubmittedCell], *, nonce: str | None = None) -> Assembly:
+    """The instructor's notebook with the student's answers in it, plus the guard cells.
+
+    ``nonce`` arms :mod:`.checks` before each test cell: test records must carry
+    it (see :func:`.expected.collect`).
+    """
     by_id = _by_grade_id(cells)
     nb = nbformat.v4.new_notebook(metadata=dict(exset.notebook.metadata))
     roles: list[tuple[str, str | None]] = []
@@ -173,7 +200,7 @@ def assemble(exset: ExerciseSet, cells: list[SubmittedCell]) -> Assembly:
         nb.cells.append(cell)
         roles.append((cell_role, gid))
 
-    add(_new_cell("code", guard.SETUP_SOURCE), SETUP, None)
+    add(_new_cell("code", guard.setup_source(exset.uses_checks)), SETUP, None)
     for cell in exset.notebook.cells:
         gid, cell_role = grade_id(cell), role(cell)
         if cell_role == ANSWER and gid:
@@ -186,7 +213,7 @@ def assemble(exset: ExerciseSet, cells: list[SubmittedCell]) -> Assembly:
                     assembly.retyped_answers.add(gid)
                 add(_new_cell(cell.cell_type, submitted.source, cell.metadata), ANSWER_CELL, gid)
         elif cell_role == TEST and gid:
-            add(_new_cell("code", guard.CHECK_SOURCE), GUARD, gid)
+            add(_new_cell("code", guard.check_source(nonce)), GUARD, gid)
             add(_new_cell(cell.cell_type, source_of(cell), cell.metadata), TEST_CELL, gid)
         else:
             add(_new_cell(cell.cell_type, source_of(cell), cell.metadata), INSTRUCTOR, gid)

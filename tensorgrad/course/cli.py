@@ -3,13 +3,19 @@
 Usage::
 
     tensorgrad-course build [--solutions DIR] [--exercises DIR] [--check]
-    tensorgrad-course grade [--solutions DIR] [--exercises DIR] SUBMISSION... [--out DIR]
-                            [--jobs N] [--timeout S] [--timeout-notebook S] [--memory MB]
+    tensorgrad-course grade SUBMISSION... [--solutions DIR] [--exercises DIR] [--out DIR]
+                            [--jobs N] [--timeout-cell S] [--timeout-notebook S] [--memory MB]
+                            [--format json|csv|gradescope]... [--shard K/N] [--cache DIR]
+    tensorgrad-course report OUT [--format json|csv|gradescope]...
+
+``report`` merges the results of ``grade --shard K/N`` runs (all writing to
+``OUT``) into the class's CSV, Gradescope files and summary.
 
 Exit codes: 0 success; 1 the command ran and found problems (a bad source
-notebook, stale exercises for ``--check``, a submission the grader could not
-handle); 2 bad usage (unknown option, missing folder or file). Student
-failures are *not* errors of the command: they are in the reports.
+notebook, a solution failing its own tests, stale exercises for ``--check``, a
+submission the grader could not handle, a shard missing for ``report``); 2 bad
+usage (unknown option or format, missing folder or file). Student failures are
+*not* errors of the command: they are in the reports.
 
 User errors are printed as one line (``error: ...``), never as a traceback.
 """
@@ -17,11 +23,14 @@ User errors are printed as one line (``error: ...``), never as a traceback.
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 import time
 from pathlib import Path
 
 from .errors import BuildError, CourseError, UsageError
+
+FORMATS = ("json", "csv", "gradescope")
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -39,11 +48,35 @@ def _positive(kind):
     return parse
 
 
+def _shard(text: str) -> tuple[int, int]:
+    try:
+        k, n = (int(part) for part in text.split("/"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected K/N such as 2/8, got {text!r}") from None
+    if not 1 <= k <= n:
+        raise argparse.ArgumentTypeError(f"K/N needs 1 <= K <= N, got {text}")
+    return k, n
+
+
+def shard_of(submissions: list, shard: tuple[int, int] | None) -> list:
+    """The submissions of shard K of N: every N-th *student* (sorted), starting at the K-th.
+
+    Students are dealt whole, so that one student's files never land in two
+    shards (their report files would share a name).
+    """
+    if shard is None:
+        return submissions
+    k, n = shard
+    students = sorted({s.student for s in submissions})
+    mine = {student for i, student in enumerate(students) if i % n == k - 1}
+    return [s for s in submissions if s.student in mine]
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tensorgrad-course", description="Build exercises from solutions/ and grade submissions."
     )
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{build,grade}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{build,grade,report}")
 
     build = sub.add_parser("build", help="write exercises/ from solutions/")
     build.add_argument("--solutions", type=Path, default=Path("solutions"), metavar="DIR")
@@ -62,7 +95,7 @@ def _parser() -> argparse.ArgumentParser:
     grade.add_argument("--out", type=Path, default=Path("grades"), metavar="DIR")
     grade.add_argument("--jobs", type=_positive(int), default=1, metavar="N", help="notebooks graded in parallel")
     grade.add_argument(
-        "--timeout", "--timeout-cell", dest="timeout", type=_positive(float), default=60.0, metavar="S",
+        "--timeout-cell", "--timeout", dest="timeout", type=_positive(float), default=60.0, metavar="S",
         help="seconds per cell (default 60)",
     )
     grade.add_argument(
@@ -72,6 +105,24 @@ def _parser() -> argparse.ArgumentParser:
     grade.add_argument(
         "--memory", type=_positive(int), default=2048, metavar="MB", help="memory limit per kernel (default 2048)"
     )
+    grade.add_argument(
+        "--format", dest="formats", action="append", choices=FORMATS, metavar="FORMAT",
+        help="json, csv or gradescope; repeat for several (default: all three)",
+    )
+    grade.add_argument(
+        "--shard", type=_shard, metavar="K/N",
+        help="grade only shard K of N (students dealt round-robin); merge with `tensorgrad-course report OUT`",
+    )
+    grade.add_argument(
+        "--cache", type=Path, metavar="DIR",
+        help="where the solutions' expected values are cached (default OUT/.cache)",
+    )
+    grade.add_argument("--no-progress", action="store_true", help="no progress bar, even on a terminal")
+
+    report = sub.add_parser("report", help="merge the results of sharded grade runs")
+    report.add_argument("out", type=Path, metavar="OUT", help="the --out folder the shards wrote to")
+    report.add_argument("--format", dest="formats", action="append", choices=FORMATS, metavar="FORMAT",
+                        help="json, csv or gradescope; repeat for several (default: all three)")
     return parser
 
 
@@ -97,12 +148,35 @@ def _build(args) -> int:
     return EXIT_OK
 
 
+class _Progress:
+    """A one-line progress bar on stderr, redrawn in place (only on a terminal)."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self.start = time.monotonic()
+
+    def __call__(self, result, done: int, total: int) -> None:
+        if not self.enabled:
+            return
+        width = 24
+        filled = int(width * done / total) if total else width
+        bar = "#" * filled + "-" * (width - filled)
+        rate = done / max(time.monotonic() - self.start, 1e-9) * 60
+        status = result.status if result.status != "graded" else f"{result.score:g}/{result.max_score:g}"
+        line = f"[{bar}] {done}/{total} {rate:.0f}/min  {result.student} {result.notebook}: {status}"
+        columns = shutil.get_terminal_size((100, 20)).columns
+        print(f"\r\x1b[K{line[: columns - 1]}", end="" if done < total else "\n", file=sys.stderr, flush=True)
+
+
 def _grade(args) -> int:
     from . import grade, reports
     from .kernel import Limits
 
-    submissions = grade.discover(args.submissions)
-    if not submissions:
+    formats = tuple(dict.fromkeys(args.formats or reports.FORMATS))
+    if not Path(args.solutions).is_dir():
+        raise UsageError(f"solutions folder not found: {args.solutions}")
+    submissions = shard_of(grade.discover(args.submissions), args.shard)
+    if not submissions and args.shard is None:
         raise UsageError("no notebooks found in the given submissions")
     limits = Limits(
         cell_timeout=args.timeout, notebook_timeout=args.timeout_notebook, memory_mb=args.memory
@@ -114,28 +188,46 @@ def _grade(args) -> int:
             "a freshly generated release",
             file=sys.stderr,
         )
-    show_progress = sys.stderr.isatty()
-
-    def progress(result, done: int, total: int) -> None:
-        if show_progress:
-            line = f"[{done}/{total}] {result.student} {result.notebook}: {result.status}"
-            print(f"\r\x1b[K{line}", end="" if done < total else "\n", file=sys.stderr, flush=True)
-
+    progress = _Progress(sys.stderr.isatty() and not args.no_progress)
+    cache = args.cache if args.cache is not None else args.out / ".cache"
     start = time.monotonic()
     results = grade.grade_batch(
-        submissions, args.solutions, exercises, limits, jobs=args.jobs, on_result=progress
+        submissions, args.solutions, exercises, limits, jobs=args.jobs, on_result=progress, cache_dir=cache
     )
     seconds = time.monotonic() - start
-    reports.write_reports(results, args.out, limits)
-    print(reports.summary(results, seconds=seconds, jobs=args.jobs), end="")
-    print(f"Reports written to {args.out}/ (grades.csv, report.json, results/, summary.txt)")
+    if args.shard is not None:
+        manifest = reports.write_shard(results, args.out, limits, args.shard)
+        k, n = args.shard
+        print(f"shard {k}/{n}: " + reports.one_line(results, seconds=seconds, jobs=args.jobs))
+        print(f"Results written to {args.out}/json/ and {manifest}; when every shard is done, "
+              f"run: tensorgrad-course report {args.out}")
+    else:
+        reports.write_reports(results, args.out, limits, formats, seconds=seconds, jobs=args.jobs)
+        print(reports.one_line(results, seconds=seconds, jobs=args.jobs))
+        written = {"json": "json/, report.json", "csv": "csv/", "gradescope": "gradescope/"}
+        print(f"Reports written to {args.out}/ ({', '.join(written[f] for f in formats)}, summary.txt)")
     return EXIT_FAILED if any(r.status == "grader_error" for r in results) else EXIT_OK
+
+
+def _report(args) -> int:
+    from . import reports
+
+    formats = tuple(dict.fromkeys(args.formats or reports.FORMATS))
+    if not args.out.is_dir():
+        raise UsageError(f"folder not found: {args.out}")
+    results, limits, problems = reports.merge(args.out)
+    for problem in problems:
+        print(f"error: {problem}", file=sys.stderr)
+    reports.write_collected(results, args.out, limits, formats)
+    print(reports.one_line(results))
+    print(f"Reports written to {args.out}/ from {len(results)} submission report(s)")
+    return EXIT_FAILED if problems else EXIT_OK
 
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
-        return _build(args) if args.command == "build" else _grade(args)
+        return {"build": _build, "grade": _grade, "report": _report}[args.command](args)
     except UsageError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE

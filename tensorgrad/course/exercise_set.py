@@ -16,6 +16,7 @@ NotImplementedError"), never to decide it.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -42,6 +43,7 @@ class Task:
     points: float
     answers: tuple[str, ...]  # grade_ids of the answer cells this test checks
     hidden: bool  # whether the instructor's test has hidden parts
+    check: str | None = None  # the name given to check(...) in the test cell, if any
 
 
 @dataclass(frozen=True)
@@ -60,6 +62,15 @@ class ExerciseSet:
     release: dict[str, ReleasedCell]  # grade_id -> cell as released to students
     release_locked: list[str]  # grade_ids of released cells students must not change
     manual: list[tuple[str, float]] = field(default_factory=list)  # manually graded answers
+    source_sha256: str = ""  # of the solution notebook's bytes
+
+    @property
+    def uses_checks(self) -> bool:
+        """Whether any test cell declares named tests with ``check(...)``."""
+        return any(t.check for t in self.tasks)
+
+    def task(self, gid: str) -> Task:
+        return next(t for t in self.tasks if t.grade_id == gid)
 
     @property
     def short_name(self) -> str:
@@ -87,8 +98,10 @@ def _tasks(nb) -> tuple[list[Task], list[tuple[str, float]]]:
             if is_manually_graded(cell):
                 manual.append((gid, points(cell) or 0.0))
         elif cell_role == TEST and gid:
-            hidden = markers.HIDDEN_TESTS in markers.parse(source_of(cell)).kinds()
-            tasks.append(Task(gid, points(cell) or 0.0, tuple(pending_answers), hidden))
+            source = source_of(cell)
+            hidden = markers.HIDDEN_TESTS in markers.parse(source).kinds()
+            names = generate.check_names(source)
+            tasks.append(Task(gid, points(cell) or 0.0, tuple(pending_answers), hidden, names[0] if names else None))
             pending_answers = []
     return tasks, manual
 
@@ -131,6 +144,7 @@ def load_exercise_set(source: Path, solutions_dir: Path, exercises_dir: Path | N
         }
         locked = [gid for c in student.cells if role(c) in (TEST, LOCKED) and (gid := grade_id(c))]
     return ExerciseSet(
+        source_sha256=hashlib.sha256(source.read_bytes()).hexdigest(),
         name=rel.with_suffix("").as_posix(),
         source_path=source,
         notebook=nb,

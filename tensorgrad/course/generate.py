@@ -36,6 +36,7 @@ import copy
 import difflib
 import json
 import os
+import re
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -54,6 +55,20 @@ from .notebooks import (
     role,
     source_of,
 )
+
+# check("name") with a literal name, as test cells write it.
+_CHECK_CALL = re.compile(r"""\bcheck\(\s*(?P<q>['"])(?P<name>[^'"\n]+)(?P=q)\s*\)""")
+_DONE_CALL = re.compile(r"\.done\(\s*\)")
+
+
+def check_names(source: str) -> list[str]:
+    """The names passed to ``check("...")`` in a test cell's source, in order."""
+    return [m["name"] for m in _CHECK_CALL.finditer(source)]
+
+
+def calls_done(source: str) -> bool:
+    return bool(_DONE_CALL.search(source))
+
 
 #: Cell metadata that records a past run, not content; cleared in exercises.
 _RUN_METADATA = ("execution",)
@@ -109,6 +124,33 @@ def _validate_metadata(cell: dict, where: markers.Where, seen: dict[str, int]) -
         )
 
 
+def _validate_checks(source: str, public: str, where: markers.Where, seen: dict[str, int]) -> None:
+    """Named tests: one ``check("...")`` per test cell, unique names, ``.done()`` at the end.
+
+    Without ``.done()`` a failing test would not fail the cell, so nbgrader (and
+    a student reading red cells) would count it as passed.
+    """
+    names = check_names(source)
+    if not names:
+        return
+    if len(names) > 1:
+        raise where.error(
+            f"a test cell may call check() once (found {', '.join(repr(n) for n in names)}); "
+            "give each task its own test cell"
+        )
+    (name,) = names
+    if name in seen:
+        raise where.error(f"check({name!r}) is also used by cell {seen[name]}; each task needs its own name")
+    seen[name] = where.cell_index  # type: ignore[assignment]
+    if not check_names(public):
+        raise where.error(f"check({name!r}) is inside the hidden tests; students need it to run their checks")
+    if not calls_done(public):
+        raise where.error(
+            f"the test cell calls check({name!r}) but never .done() outside the hidden tests; "
+            "end it with t.done() so that a failing test fails the cell"
+        )
+
+
 def _student_metadata(cell: dict, cell_role: str) -> None:
     """Normalise nbgrader metadata in place: schema 3, defaults, tests locked."""
     meta = dict(nbgrader(cell) or {})
@@ -128,6 +170,7 @@ def generate_notebook(nb, *, path: str) -> Generated:
     out = copy.deepcopy(nb)
     out.metadata.pop("widgets", None)
     seen: dict[str, int] = {}
+    check_seen: dict[str, int] = {}
     public: set[str] = set(markers.STUB_LINES)
     secret: dict[str, str] = {}
 
@@ -154,6 +197,8 @@ def generate_notebook(nb, *, path: str) -> Generated:
                 where=where,
             )
             _student_metadata(cell, cell_role)
+            if cell_role == TEST:
+                _validate_checks(source, "".join(parsed.outside()), where, check_seen)
 
         if cell_role == ANSWER and not parsed.regions:
             # nbgrader semantics: an answer cell without markers is all answer.

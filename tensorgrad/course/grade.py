@@ -5,18 +5,34 @@ For each submission:
 1. read its bytes (never written to) and their sha256; parse leniently;
 2. match it to an exercise set (by file name, else by grade_ids in common);
 3. build the notebook to run: the instructor's source with the student's
-   answer cells put in (:mod:`.assemble`), plus the guard cells (:mod:`.guard`);
+   answer cells put in (:mod:`.assemble`), plus the guard cells (:mod:`.guard`),
+   armed with a fresh nonce;
 4. run it in a fresh temporary directory, in a fresh kernel with per-cell and
    per-notebook time limits and memory/CPU limits, continuing after errors
    (:mod:`.kernel`);
-5. score each task: **full points if its test cell's execute_reply says ``ok``,
-   0 otherwise**, with a status and a reason.
+5. score each task, test by test (:func:`score`).
 
-Task statuses: ``passed``, ``failed`` (an AssertionError, e.g. a self-check),
-``error`` (any other exception, or the kernel died before/while running it),
-``not_attempted`` (the answer still raises the stub's NotImplementedError),
-``missing`` (the answer cell was deleted), ``timeout``. Manually graded answer
-cells are listed with status ``manual`` and are not part of the score.
+Scoring
+    A task's test cell either declares **named tests** (``check(...)``, see
+    :mod:`.checks`) or is **assert-style** (plain code; nbgrader's way).
+
+    * Named tests share the task's points (by their weights). A test passes
+      when its block ran without error in the kernel *and* every value the
+      instructor's solution submitted for it (:mod:`.expected`) was submitted
+      by the student too and matches it, compared here, in the grader's
+      process, with the tolerances of the solution's run. Records count only
+      if a test cell of the instructor sent them with this run's nonce
+      (:func:`.expected.collect`).
+    * An assert-style test cell is one test: full points if its execute_reply
+      says ``ok``, else 0.
+
+    Test and task statuses: ``passed``, ``failed`` (a wrong value or a failed
+    assertion), ``error`` (any other exception, or the kernel died before or
+    while running it), ``not_attempted`` (the answer still raises the stub's
+    NotImplementedError), ``timeout``, ``missing`` (the answer cell was
+    deleted). A task whose tests partly pass is ``failed`` with partial points.
+    Manually graded answer cells are listed with status ``manual`` and are not
+    part of the score.
 
 Submission statuses: ``graded``, ``timeout``, ``kernel_died``,
 ``invalid_notebook``, ``grader_error`` (a bug in the grader, reported instead
@@ -26,7 +42,9 @@ Nothing a student does stops the batch: every failure mode becomes a status
 and a reason for that submission only. Batches run in a process pool
 (``jobs``); if a worker process itself dies, the submissions it may have held
 are re-run one per fresh pool, and only one that kills its pool again is
-reported as ``grader_error``.
+reported as ``grader_error``. The instructor's solutions are run first (once
+per exercise set, cached): a solution that fails its own tests stops the
+command with a :class:`~.expected.SolutionError` before any student is graded.
 """
 
 from __future__ import annotations
@@ -34,6 +52,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import multiprocessing
+import secrets
 import shutil
 import tempfile
 import threading
@@ -45,23 +64,38 @@ from pathlib import Path
 from typing import Callable
 
 from . import assemble as asm
-from .errors import NotebookError, UsageError
+from . import expected as exp
+from .errors import CourseError, NotebookError, UsageError
 from .exercise_set import ExerciseSet, load_exercise_sets
-from .kernel import Limits, RunResult, kernel_env, run_notebook
+from .kernel import CellResult, Limits, RunResult, kernel_env, run_notebook
 from .notebooks import find_notebooks, parse_json
+from .values import compare
+from .version import GRADER_VERSION
 
-GRADER_VERSION = "1.0"
+__all__ = ["GRADER_VERSION", "Submission", "SubmissionResult", "TaskResult", "TestResult",
+           "discover", "grade_batch", "grade_submission", "score"]
 
 #: Exception names that mean "the test ran and the answer is wrong".
 _FAILURE_NAMES = {"AssertionError", "CheckFailure"}
-#: Where the tensorgrad package lives, so that kernels can import it from any folder.
-_PACKAGE_PARENT = str(Path(__file__).resolve().parents[2])
+_PACKAGE_PARENT = exp.PACKAGE_PARENT
+STATUSES = ("passed", "failed", "error", "not_attempted", "timeout", "missing")
 
 
 @dataclass
 class Submission:
     student: str
     path: str
+
+
+@dataclass
+class TestResult:
+    name: str
+    status: str
+    points: float
+    max_points: float
+    message: str = ""
+    duration: float = 0.0
+    hidden: bool = False
 
 
 @dataclass
@@ -73,6 +107,8 @@ class TaskResult:
     reason: str = ""
     hidden: bool = False
     duration: float = 0.0
+    check: str | None = None
+    tests: list[TestResult] = field(default_factory=list)
 
 
 @dataclass
@@ -88,6 +124,7 @@ class SubmissionResult:
     tasks: list[TaskResult] = field(default_factory=list)
     integrity: list[dict] = field(default_factory=list)
     duration: float = 0.0
+    solution_sha256: str = ""
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -95,7 +132,12 @@ class SubmissionResult:
     @classmethod
     def from_dict(cls, data: dict) -> "SubmissionResult":
         data = dict(data)
-        data["tasks"] = [TaskResult(**t) for t in data["tasks"]]
+        tasks = []
+        for t in data["tasks"]:
+            t = dict(t)
+            t["tests"] = [TestResult(**x) for x in t.get("tests", [])]
+            tasks.append(TaskResult(**t))
+        data["tasks"] = tasks
         return cls(**data)
 
 
@@ -189,39 +231,174 @@ def _answer_note(task, assembly: asm.Assembly, run: RunResult) -> tuple[str | No
     return status, "; ".join(notes)
 
 
-def score(exset: ExerciseSet, assembly: asm.Assembly, run: RunResult) -> list[TaskResult]:
-    """One TaskResult per task, decided by the test cell's execute_reply status."""
+def _cell_status(outcome: CellResult) -> tuple[str, str]:
+    """(status, message) for a test cell that ended with an error or a timeout."""
+    if outcome.status == "timeout":
+        return "timeout", f"the test {outcome.evalue}"
+    if outcome.ename == "NotImplementedError":
+        return "not_attempted", "your answer still raises NotImplementedError"
+    if outcome.ename in _FAILURE_NAMES:
+        return "failed", outcome.evalue or f"{outcome.ename} (no message)"
+    return "error", f"{outcome.ename}: {outcome.evalue}".rstrip(": ")
+
+
+def _not_run(run: RunResult, index: int, stop_note: str) -> tuple[str, str] | None:
+    if run.stopped_at is not None and index >= run.stopped_at:
+        return ("timeout" if run.outcome == "timeout" else "error"), f"not run: {stop_note}"
+    return None
+
+
+def _judge(record: dict, test: exp.ExpectedTest) -> tuple[str, str]:
+    """A named test's (status, message) from the student's record and the solution's values."""
+    reveal = not test.hidden
+    submitted: dict[str, dict] = {}
+    for value in record["values"]:
+        submitted.setdefault(value["name"], value["value"])
+    if record["outcome"] != "passed":
+        status = record["outcome"]
+        message = record.get("message", "")
+        failed = record.get("failed_value")
+        if failed and failed in submitted:
+            # Recompute the message here, so that a hidden test never shows its
+            # expected value (the kernel's message may, from an expected= literal).
+            wanted = next((v for v in test.values if v["name"] == failed), None)
+            if wanted is not None:
+                regraded = compare(wanted["value"], submitted[failed], name=failed, reveal=reveal,
+                                   **_options(wanted))
+                if regraded:
+                    message = regraded
+                elif test.hidden:
+                    message = f"your {failed} is not the expected kind of value"
+        return status, message
+    for wanted in test.values:
+        name = wanted["name"]
+        if name not in submitted:
+            return "failed", f"your code did not produce {name}"
+        message = compare(wanted["value"], submitted[name], name=name, reveal=reveal, **_options(wanted))
+        if message:
+            return "failed", message
+    return "passed", ""
+
+
+def _options(wanted: dict) -> dict:
+    options = wanted.get("options", {})
+    return {key: options[key] for key in ("atol", "rtol", "dtype", "requires_grad") if key in options}
+
+
+def _task_status(statuses: list[str]) -> str:
+    bad = [s for s in statuses if s != "passed"]
+    if not bad:
+        return "passed"
+    for status in ("missing", "timeout", "failed", "error"):
+        if status in bad:
+            return status
+    return "not_attempted" if len(bad) == len(statuses) else "failed"
+
+
+def _round(x: float) -> float:
+    return round(x, 6)
+
+
+def _score_named(task, expected: exp.ExpectedTask, assembly, run, collected, index, stop_note) -> TaskResult:
+    outcome = run.cells.get(index)
+    records = collected.tests.get(task.grade_id, {})
+    duplicated = collected.duplicated.get(task.grade_id, set())
+    override, note = _answer_note(task, assembly, run)
+    total_weight = sum(t.weight for t in expected.tests)
+    tests: list[TestResult] = []
+    for test in expected.tests:
+        share = task.points * test.weight / total_weight if total_weight else 0.0
+        record = records.get(test.name)
+        duration = 0.0
+        if test.name in duplicated:
+            status, message = "failed", "this test was reported more than once (see the integrity report)"
+        elif record is not None:
+            status, message = _judge(record, test)
+            duration = float(record.get("duration", 0.0))
+        elif outcome is None:
+            status, message = _not_run(run, index, stop_note) or ("error", "the test cell did not run")
+        elif outcome.status != "ok":
+            status, message = _cell_status(outcome)
+            if outcome.status == "error":
+                message = f"not run: the test cell stopped with {message}"
+        else:
+            status, message = "error", "this test did not run"
+        if status != "passed" and override == "missing" or (
+            status in ("error", "not_attempted") and override in ("not_attempted", "timeout")
+        ):
+            # The answer cell explains this test's failure better than the test does
+            # (a NameError because the stub raised before defining the name...).
+            status, message = override, note
+        if test.hint and status in ("failed", "error") and message:
+            message = f"{message}\nhint: {test.hint}"
+        tests.append(TestResult(
+            name=test.name, status=status, points=_round(share) if status == "passed" else 0.0,
+            max_points=_round(share), message=message, duration=round(duration, 4), hidden=test.hidden,
+        ))
+    passed_weight = sum(t.weight for t, r in zip(expected.tests, tests) if r.status == "passed")
+    points = _round(task.points * passed_weight / total_weight) if total_weight else 0.0
+    status = _task_status([t.status for t in tests])
+    bad = [t for t in tests if t.status != "passed"]
+    if not bad:
+        reason = ""
+    elif note and all(t.message == note for t in bad):
+        reason = note
+    else:
+        first = next(t for t in bad if t.message != note) if note else bad[0]
+        reason = f"{first.name}: {first.message}"
+        if note:
+            reason = f"{reason} ({note})"
+    return TaskResult(
+        grade_id=task.grade_id, points=points, max_points=task.points, status=status, reason=reason,
+        hidden=task.hidden, duration=round(outcome.duration, 3) if outcome else 0.0, check=task.check, tests=tests,
+    )
+
+
+def _score_cell(task, assembly, run, index, stop_note) -> TaskResult:
+    """An assert-style task: one test, decided by the test cell's execute_reply."""
+    outcome = run.cells.get(index)
+    base = dict(grade_id=task.grade_id, max_points=task.points, hidden=task.hidden, check=task.check)
+    if outcome is None:
+        not_run = _not_run(run, index, stop_note)
+        if not_run:
+            status, reason = not_run
+            points = 0.0
+        else:  # an empty test cell: nothing to fail
+            status, reason, points = "passed", "", task.points
+        test = TestResult(task.grade_id, status, points, task.points, reason, hidden=task.hidden)
+        return TaskResult(points=points, status=status, reason=reason, tests=[test], **base)
+    base["duration"] = round(outcome.duration, 3)
+    if outcome.status == "ok":
+        test = TestResult(task.grade_id, "passed", task.points, task.points, "", base["duration"], task.hidden)
+        return TaskResult(points=task.points, status="passed", tests=[test], **base)
+    override, note = _answer_note(task, assembly, run)
+    status, reason = _cell_status(outcome)
+    if outcome.status != "timeout" and override:
+        status, reason = override, f"{outcome.ename}: {outcome.evalue}".rstrip(": ")
+    if note:
+        reason = f"{note} ({reason})" if override else f"{reason} ({note})"
+    test = TestResult(task.grade_id, status, 0.0, task.points, reason, base["duration"], task.hidden)
+    return TaskResult(points=0.0, status=status, reason=reason, tests=[test], **base)
+
+
+def score(
+    exset: ExerciseSet,
+    assembly: asm.Assembly,
+    run: RunResult,
+    expected: exp.Expected | None = None,
+    collected: exp.Collected | None = None,
+) -> list[TaskResult]:
+    """One TaskResult per task (see the module docstring), plus the manually graded cells."""
     results = []
     stop_note = f"{run.reason}{_describe(assembly, run.stopped_at)}" if run.stopped_at is not None else ""
+    collected = collected or exp.Collected()
     for task in exset.tasks:
         (index,) = assembly.indexes(asm.TEST_CELL, task.grade_id)
-        outcome = run.cells.get(index)
-        base = dict(grade_id=task.grade_id, max_points=task.points, hidden=task.hidden)
-        if outcome is None:
-            if run.stopped_at is not None and index >= run.stopped_at:
-                status = "timeout" if run.outcome == "timeout" else "error"
-                results.append(TaskResult(points=0.0, status=status, reason=f"not run: {stop_note}", **base))
-            else:  # an empty test cell: nothing to fail
-                results.append(TaskResult(points=task.points, status="passed", **base))
-            continue
-        base["duration"] = round(outcome.duration, 3)
-        if outcome.status == "ok":
-            results.append(TaskResult(points=task.points, status="passed", **base))
-            continue
-        override, note = _answer_note(task, assembly, run)
-        if outcome.status == "timeout":
-            status, reason = "timeout", f"the test {outcome.evalue}"
-        elif override:
-            status, reason = override, f"{outcome.ename}: {outcome.evalue}".rstrip(": ")
-        elif outcome.ename == "NotImplementedError":
-            status, reason = "not_attempted", "your answer still raises NotImplementedError"
-        elif outcome.ename in _FAILURE_NAMES:
-            status, reason = "failed", outcome.evalue or f"{outcome.ename} (no message)"
+        wanted = expected.tasks.get(task.grade_id) if expected is not None else None
+        if wanted is not None and wanted.tests:
+            results.append(_score_named(task, wanted, assembly, run, collected, index, stop_note))
         else:
-            status, reason = "error", f"{outcome.ename}: {outcome.evalue}".rstrip(": ")
-        if note:
-            reason = f"{note} ({reason})" if override else f"{reason} ({note})"
-        results.append(TaskResult(points=0.0, status=status, reason=reason, **base))
+            results.append(_score_cell(task, assembly, run, index, stop_note))
     for gid, pts in exset.manual:
         results.append(TaskResult(gid, 0.0, pts, "manual", "graded by hand, not by the autograder"))
     return results
@@ -253,14 +430,23 @@ def _guard_findings(assembly: asm.Assembly, run: RunResult) -> list[asm.Finding]
 def _unscored(exset: ExerciseSet | None, status: str, reason: str) -> list[TaskResult]:
     if exset is None:
         return []
-    return [TaskResult(t.grade_id, 0.0, t.points, status, reason, t.hidden) for t in exset.tasks]
+    return [TaskResult(t.grade_id, 0.0, t.points, status, reason, t.hidden, check=t.check) for t in exset.tasks]
 
 
-def grade_submission(sub: Submission, sets: dict[str, ExerciseSet], limits: Limits) -> SubmissionResult:
-    """Grade one submission. Never raises: a grader bug becomes status ``grader_error``."""
+def grade_submission(
+    sub: Submission,
+    sets: dict[str, ExerciseSet],
+    limits: Limits,
+    expected: dict[str, exp.Expected] | None = None,
+) -> SubmissionResult:
+    """Grade one submission. Never raises: a grader bug becomes status ``grader_error``.
+
+    ``expected`` maps exercise-set names to their expected values; a set
+    missing from it has its solution run first (:func:`.expected.compute`).
+    """
     begin = time.monotonic()
     try:
-        result = _grade(sub, sets, limits)
+        result = _grade(sub, sets, limits, expected or {})
     except Exception as exc:  # noqa: BLE001 - the batch must go on
         result = SubmissionResult(
             sub.student, sub.path, Path(sub.path).stem, "", "grader_error", f"{type(exc).__name__}: {exc}"
@@ -269,14 +455,12 @@ def grade_submission(sub: Submission, sets: dict[str, ExerciseSet], limits: Limi
     return result
 
 
-def _grade(sub: Submission, sets: dict[str, ExerciseSet], limits: Limits) -> SubmissionResult:
-    result = SubmissionResult(sub.student, sub.path, Path(sub.path).stem, "", "graded")
+def _read(sub: Submission, sets: dict[str, ExerciseSet]):
+    """(bytes or None, parsed JSON or None, problem, exercise set or None)."""
     try:
         data = Path(sub.path).read_bytes()
     except OSError as exc:
-        result.status, result.reason = "invalid_notebook", f"cannot read the file: {exc.strerror or exc}"
-        return result
-    result.sha256 = hashlib.sha256(data).hexdigest()
+        return None, None, f"cannot read the file: {exc.strerror or exc}", None
     try:
         nb_json = parse_json(data)
         problem = ""
@@ -285,29 +469,52 @@ def _grade(sub: Submission, sets: dict[str, ExerciseSet], limits: Limits) -> Sub
     cells = asm.submitted_cells(nb_json) if nb_json is not None else []
     ids = {c.grade_id for c in cells if c.grade_id}
     exset, mismatch = match_exercise_set(sub.path, ids, sets)
+    return data, nb_json, problem or mismatch, exset
+
+
+def _grade(
+    sub: Submission, sets: dict[str, ExerciseSet], limits: Limits, expected: dict[str, exp.Expected]
+) -> SubmissionResult:
+    result = SubmissionResult(sub.student, sub.path, Path(sub.path).stem, "", "graded")
+    data, nb_json, problem, exset = _read(sub, sets)
+    if data is None:
+        result.status, result.reason = "invalid_notebook", problem
+        return result
+    result.sha256 = hashlib.sha256(data).hexdigest()
     if exset is not None:
         result.notebook, result.max_score = exset.name, exset.max_score
-    problem = problem or mismatch
+        result.solution_sha256 = exset.source_sha256
     if exset is None or problem:
         result.status, result.reason = "invalid_notebook", problem
         result.tasks = _unscored(exset, "missing", f"not graded: {problem}")
         return result
 
-    assembly = asm.assemble(exset, cells)
-    if not ids:
+    wanted = expected.get(exset.name) or exp.compute(exset, limits)
+    cells = asm.submitted_cells(nb_json)
+    nonce = secrets.token_hex(16)
+    assembly = asm.assemble(exset, cells, nonce=nonce)
+    if not any(c.grade_id for c in cells):
         assembly.findings.insert(
             0, asm.Finding("deleted", None, "no cell has nbgrader metadata (copied into a new notebook?)")
         )
+    saved = asm.saved_records_finding(nb_json)
+    if saved is not None:
+        assembly.findings.append(saved)
     scratch = Path(tempfile.mkdtemp(prefix="tg-grade-"))
     try:
         workdir = scratch / "work"
         workdir.mkdir()
+        # The kernel's folder holds a copy of the submission (a notebook may read
+        # itself, or files next to it) and nothing of solutions/.
+        (workdir / Path(sub.path).name).write_bytes(data)
         run = run_notebook(assembly.notebook, limits, workdir, kernel_env(scratch, [_PACKAGE_PARENT]))
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    result.tasks = score(exset, assembly, run)
-    result.integrity = [f.as_dict() for f in assembly.findings + _guard_findings(assembly, run)]
-    result.score = sum(t.points for t in result.tasks if t.status != "manual")
+    collected = exp.collect(assembly, run, nonce)
+    result.tasks = score(exset, assembly, run, wanted, collected)
+    findings = assembly.findings + _guard_findings(assembly, run) + collected.findings
+    result.integrity = [f.as_dict() for f in findings]
+    result.score = _round(sum(t.points for t in result.tasks if t.status != "manual"))
     if run.outcome != "completed":
         result.status = run.outcome
         result.reason = f"{run.reason}{_describe(assembly, run.stopped_at)}"
@@ -322,8 +529,17 @@ def _sets_in_worker(solutions_dir: str, exercises_dir: str | None) -> dict[str, 
     return load_exercise_sets(Path(solutions_dir), Path(exercises_dir) if exercises_dir else None)
 
 
-def _grade_in_worker(sub: Submission, solutions_dir: str, exercises_dir: str | None, limits: Limits) -> dict:
-    return grade_submission(sub, _sets_in_worker(solutions_dir, exercises_dir), limits).to_dict()
+def _grade_in_worker(
+    sub: Submission, solutions_dir: str, exercises_dir: str | None, limits: Limits, expected: dict
+) -> dict:
+    sets = _sets_in_worker(solutions_dir, exercises_dir)
+    return grade_submission(sub, sets, limits, expected).to_dict()
+
+
+def _expected_in_worker(name: str, solutions_dir: str, exercises_dir: str | None, limits: Limits,
+                        cache_dir: str | None) -> exp.Expected:
+    sets = _sets_in_worker(solutions_dir, exercises_dir)
+    return exp.load_or_compute(sets[name], limits, Path(cache_dir) if cache_dir else None)
 
 
 def _crashed(sub: Submission) -> SubmissionResult:
@@ -345,18 +561,72 @@ def _start_method() -> str:
     return "spawn"
 
 
-def _run_pool(subs, jobs, args, report) -> list[Submission]:
-    """Grade ``subs`` in one pool; return those lost to a broken pool."""
+def _pool(jobs: int) -> ProcessPoolExecutor:
+    return ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context(_start_method()))
+
+
+def _run_pool(subs, jobs, args, report, pool: ProcessPoolExecutor | None = None) -> list[Submission]:
+    """Grade ``subs`` in one pool (``pool``, or a new one); return those lost to a broken pool."""
     lost: list[Submission] = []
-    context = multiprocessing.get_context(_start_method())
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+    owned = pool is None
+    pool = pool or _pool(jobs)
+    try:
         futures = {pool.submit(_grade_in_worker, sub, *args): sub for sub in subs}
         for future in as_completed(futures):
             try:
                 report(SubmissionResult.from_dict(future.result()))
             except BrokenProcessPool:
                 lost.append(futures[future])
+    finally:
+        if owned:
+            pool.shutdown()
     return lost
+
+
+def sets_needed(submissions: list[Submission], sets: dict[str, ExerciseSet]) -> list[str]:
+    """Names of the exercise sets that some submission will be graded against."""
+    needed = set()
+    for sub in submissions:
+        data, _, problem, exset = _read(sub, sets)
+        if data is not None and exset is not None and not problem:
+            needed.add(exset.name)
+    return sorted(needed)
+
+
+def prepare_expected(
+    names: list[str],
+    sets: dict[str, ExerciseSet],
+    solutions_dir: Path,
+    exercises_dir: Path | None,
+    limits: Limits,
+    *,
+    jobs: int = 1,
+    cache_dir: Path | None = None,
+    pool: ProcessPoolExecutor | None = None,
+) -> dict[str, exp.Expected]:
+    """Expected values of the named sets (cached, or by running their solutions in parallel).
+
+    Raises :class:`~.expected.SolutionError` if a solution fails its own tests.
+    """
+    if pool is None and (jobs <= 1 or len(names) <= 1):
+        return {name: exp.load_or_compute(sets[name], limits, cache_dir) for name in names}
+    args = (
+        str(Path(solutions_dir).resolve()),
+        str(Path(exercises_dir).resolve()) if exercises_dir else None,
+        limits,
+        str(cache_dir) if cache_dir else None,
+    )
+    owned = pool is None
+    pool = pool or _pool(min(jobs, len(names)))
+    try:
+        futures = {name: pool.submit(_expected_in_worker, name, *args) for name in names}
+        try:
+            return {name: future.result() for name, future in futures.items()}
+        except BrokenProcessPool:
+            raise CourseError("a process running the instructor's solutions crashed") from None
+    finally:
+        if owned:
+            pool.shutdown()
 
 
 def grade_batch(
@@ -367,13 +637,17 @@ def grade_batch(
     *,
     jobs: int = 1,
     on_result: Callable[[SubmissionResult, int, int], None] | None = None,
+    cache_dir: Path | None = None,
 ) -> list[SubmissionResult]:
     """Grade every submission; results sorted by student and notebook.
 
     The exercise sets are loaded (and validated) first, so an authoring error in
-    ``solutions/`` is one clear error before any kernel starts.
+    ``solutions/`` is one clear error before any kernel starts; then the
+    solutions of the sets in use are run (or read from ``cache_dir``), so a
+    solution failing its own tests stops the batch before any student is graded.
     """
     sets = load_exercise_sets(solutions_dir, exercises_dir)
+    needed = sets_needed(submissions, sets)
     results: list[SubmissionResult] = []
 
     def report(result: SubmissionResult) -> None:
@@ -382,15 +656,22 @@ def grade_batch(
             on_result(result, len(results), len(submissions))
 
     if jobs <= 1 or len(submissions) <= 1:
+        expected = prepare_expected(needed, sets, solutions_dir, exercises_dir, limits, cache_dir=cache_dir)
         for sub in submissions:
-            report(grade_submission(sub, sets, limits))
+            report(grade_submission(sub, sets, limits, expected))
     else:
-        args = (
-            str(Path(solutions_dir).resolve()),
-            str(Path(exercises_dir).resolve()) if exercises_dir else None,
-            limits,
-        )
-        lost = _run_pool(submissions, jobs, args, report)
+        # One pool for both phases: its workers (and their kernel fork servers)
+        # start once, run the solutions, then grade.
+        with _pool(jobs) as pool:
+            expected = prepare_expected(needed, sets, solutions_dir, exercises_dir, limits,
+                                        jobs=jobs, cache_dir=cache_dir, pool=pool)
+            args = (
+                str(Path(solutions_dir).resolve()),
+                str(Path(exercises_dir).resolve()) if exercises_dir else None,
+                limits,
+                expected,
+            )
+            lost = _run_pool(submissions, jobs, args, report, pool=pool)
         for sub in lost:  # isolate the culprit: one fresh pool each
             if _run_pool([sub], 1, args, report):
                 report(_crashed(sub))

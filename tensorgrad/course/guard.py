@@ -12,11 +12,20 @@ So the grader runs two kinds of cells of its own (never shown to students):
   behind the names tests use to compare (NumPy's comparison and testing
   functions, ``math.isclose``, builtins such as ``abs``/``all``/``isinstance``)
   and the methods of IPython's shell and kernel that run cells and report errors;
-* :data:`CHECK_SOURCE`, right before every test cell: puts back every original
-  that was replaced, removes instance-level overrides of the IPython methods,
-  and raises ``GraderGuard`` naming what it restored. The grader reads that
-  from the cell's execute_reply and lists it in the integrity report. The test
-  then runs against the real functions, so the grade is right either way.
+* :func:`check_source`, right before every test cell: arms :mod:`.checks` with
+  the run's nonce (test records must carry it), puts back every original that
+  was replaced, removes instance-level overrides of the IPython methods, and
+  raises ``GraderGuard`` naming what it restored. The grader reads that from
+  the cell's execute_reply and lists it in the integrity report. The test then
+  runs against the real functions.
+
+When the exercise set uses :mod:`.checks` (its test cells call ``check(...)``),
+the setup cell imports it first, so that its functions and classes, and
+IPython's ``display``, are watched too.
+
+Since values are compared in the grader's process (:mod:`.values`), restoring
+comparison functions no longer decides a grade; it keeps kernel-side
+assertions honest and makes tampering visible in the report.
 
 Limits, stated plainly: code in the kernel can in principle undo anything else
 in the kernel, this guard included; no in-process check can be airtight without
@@ -36,6 +45,7 @@ WATCHED: tuple[tuple[str, str], ...] = (
         "AssertionError", "Exception", "print",
     )),
     ("math", "isclose"), ("math", "isnan"), ("math", "isfinite"),
+    ("IPython.display", "display"), ("IPython.core.display_functions", "display"),
     *(("numpy", name) for name in (
         "allclose", "isclose", "array_equal", "array_equiv", "all", "any", "abs", "absolute",
         "asarray", "array", "isnan", "isfinite", "max", "min", "sum", "equal", "testing",
@@ -54,23 +64,38 @@ MACHINERY_METHODS = (
     "_showtraceback", "showsyntaxerror", "do_execute", "execute_request",
 )
 
+#: Watched only when the set uses tensorgrad.course.checks (importing it costs a little).
+CHECKS_WATCHED: tuple[tuple[str, str], ...] = (
+    ("tensorgrad.course", "check"),
+    *(("tensorgrad.course.checks", name) for name in (
+        "check", "TaskCheck", "_Test", "_emit", "_explain", "_grading_nonce", "CheckFailure",
+    )),
+    ("tensorgrad.course.values", "encode"), ("tensorgrad.course.values", "compare"),
+)
+#: Classes whose methods are restored (module, class name).
+CHECKS_CLASSES: tuple[tuple[str, str], ...] = (
+    ("tensorgrad.course.checks", "TaskCheck"), ("tensorgrad.course.checks", "_Test"),
+)
+
 GUARD_ENAME = "GraderGuard"
 MODULE_NAME = "_tensorgrad_grader_guard"
 
-SETUP_SOURCE = f'''\
+_SETUP_TEMPLATE = f'''\
 # tensorgrad grader: setup (not part of the exercise)
-def _tensorgrad_grader_setup(watched, machinery):
+def _tensorgrad_grader_setup(watched, machinery, preload, watched_classes):
     import importlib, sys, types
 
+    for modname in preload:
+        importlib.import_module(modname)
     missing = object()
     originals = []  # (label, owner, name, original object or missing)
     for modname, name in watched:
         try:
-            module = importlib.import_module(modname)
+            owner = importlib.import_module(modname)
         except Exception:
             continue
-        if name in vars(module):
-            originals.append((modname + "." + name, module, name, vars(module)[name]))
+        if name in vars(owner):
+            originals.append((modname + "." + name, owner, name, vars(owner)[name]))
     shell = get_ipython()
     kernel = getattr(shell, "kernel", None)
     classes = type(shell).__mro__ + (type(kernel).__mro__ if kernel is not None else ())
@@ -80,13 +105,25 @@ def _tensorgrad_grader_setup(watched, machinery):
         for name in machinery:
             originals.append((cls.__name__ + "." + name, cls, name, vars(cls).get(name, missing)))
 
+    publisher = getattr(shell, "display_pub", None)
+    if publisher is not None:
+        for cls in type(publisher).__mro__[:-1]:
+            originals.append((cls.__name__ + ".publish", cls, "publish", vars(cls).get("publish", missing)))
+    class_dicts = []
+    for modname, clsname in watched_classes:
+        cls = getattr(sys.modules.get(modname), clsname, None)
+        if isinstance(cls, type):
+            class_dicts.append((modname + "." + clsname, cls, dict(vars(cls))))
+
     # ipykernel itself sets some of these on the shell instance; remember those too.
     shell_originals = {{name: vars(shell).get(name, missing) for name in machinery}}
+    publisher_original = vars(publisher).get("publish", missing) if publisher is not None else missing
 
     class {GUARD_ENAME}(Exception):
         pass
 
-    def check():
+    def check(nonce=None):
+        module.nonce = nonce
         restored = []
         for label, owner, name, original in originals:
             if vars(owner).get(name, missing) is not original:
@@ -103,15 +140,50 @@ def _tensorgrad_grader_setup(watched, machinery):
                 else:
                     setattr(shell, name, shell_originals[name])
                 restored.append("get_ipython()." + name)
+        if publisher is not None and vars(publisher).get("publish", missing) is not publisher_original:
+            if publisher_original is missing:
+                delattr(publisher, "publish")
+            else:
+                publisher.publish = publisher_original
+            restored.append("get_ipython().display_pub.publish")
+        for label, cls, saved in class_dicts:
+            current = dict(vars(cls))
+            changed = [k for k in set(saved) | set(current)
+                       if k not in ("__dict__", "__weakref__") and current.get(k, missing) is not saved.get(k, missing)]
+            for key in changed:
+                if key in saved:
+                    setattr(cls, key, saved[key])
+                else:
+                    delattr(cls, key)
+            restored.extend(label + "." + k for k in sorted(changed))
+        if sys.modules.get("{MODULE_NAME}") is not module:
+            sys.modules["{MODULE_NAME}"] = module
+            restored.append("sys.modules[{MODULE_NAME!r}]")
         if restored:
             raise {GUARD_ENAME}("restored " + ", ".join(restored))
 
     module = types.ModuleType("{MODULE_NAME}")
     module.check = check
+    module.nonce = None
     sys.modules[module.__name__] = module
 
-_tensorgrad_grader_setup({WATCHED!r}, {MACHINERY_METHODS!r})
+_tensorgrad_grader_setup(%s, %r, %s, %s)
 del _tensorgrad_grader_setup
 '''
 
-CHECK_SOURCE = f'__import__("{MODULE_NAME}").check()  # tensorgrad grader: restore patched functions'
+
+def setup_source(uses_checks: bool = False) -> str:
+    """The grader's first cell; with ``uses_checks``, also watches :mod:`.checks`."""
+    watched = WATCHED + (CHECKS_WATCHED if uses_checks else ())
+    preload = ("tensorgrad.course.checks",) if uses_checks else ()
+    classes = CHECKS_CLASSES if uses_checks else ()
+    return _SETUP_TEMPLATE % (repr(watched), MACHINERY_METHODS, repr(preload), repr(classes))
+
+
+def check_source(nonce: str | None = None) -> str:
+    """The grader's cell before each test cell: arm the nonce, restore what was patched."""
+    return f'__import__("{MODULE_NAME}").check({nonce!r})  # tensorgrad grader: restore patched functions'
+
+
+SETUP_SOURCE = setup_source(False)
+CHECK_SOURCE = check_source(None)

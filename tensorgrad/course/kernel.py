@@ -29,23 +29,44 @@ Deadlines
       works whatever the event loop is doing.
 
 Resource limits
-    The kernel is launched through :mod:`._launch_limited`, which sets
-    RLIMIT_AS (memory), RLIMIT_CPU, RLIMIT_FSIZE and no core dumps, then execs
-    ``python -m ipykernel_launcher``. The interpreter is always the grader's own
-    (``sys.executable``); the notebook's kernelspec is ignored, so a submission
-    naming a kernel that does not exist is graded all the same.
+    Each kernel gets RLIMIT_AS (memory), RLIMIT_CPU, RLIMIT_FSIZE and no core
+    dumps. The interpreter is always the grader's own (``sys.executable``); the
+    notebook's kernelspec is ignored, so a submission naming a kernel that does
+    not exist is graded all the same.
+
+Starting kernels fast
+    A kernel is forked from a fork server (:mod:`._zygote`) that has imported
+    IPython, ipykernel, NumPy and tensorgrad once, which saves most of a
+    kernel's start-up CPU time. The child is a fresh process in its own process
+    group, and sets its limits, folder and environment before it becomes a
+    kernel. Such kernels have no debugger (debugpy is not importable in them;
+    loading it was 40% of a kernel's start-up). Without the server
+    (``TENSORGRAD_GRADER_ZYGOTE=0``, or if it cannot start) the kernel is
+    launched through :mod:`._launch_limited`, which sets the same limits and
+    then execs ``python -m ipykernel_launcher``. The client side skips
+    jupyter_client's fixed 0.2 s wait at start-up (:class:`_QuickClient`).
 
 Output is kept up to ``output_cap`` bytes per cell (the rest is dropped), so a
 50 MB print cannot exhaust the grader's memory.
+
+Grader records
+    Display data of MIME type :data:`.values.MIME` (what :mod:`.checks` sends
+    from a test cell) is not kept as output: it is collected per cell index in
+    ``RunResult.records``, outside the output cap (it has its own,
+    ``records_cap`` bytes per notebook) and out of reach of ``clear_output``.
+    nbclient files every message under the cell whose execute request it
+    answers, so the grader knows which cell sent which record.
 """
 
 from __future__ import annotations
 
 import asyncio
 import atexit
+import json
 import math
 import os
 import re
+import select
 import signal
 import subprocess
 import sys
@@ -55,12 +76,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from queue import Empty
 
+import zmq
+from jupyter_client.asynchronous import AsyncKernelClient
 from jupyter_client.manager import AsyncKernelManager
 from nbclient import NotebookClient
 from nbclient.exceptions import DeadKernelError
 from traitlets import List, Unicode
 
+from .values import MIME
+
 _LAUNCHER = str(Path(__file__).with_name("_launch_limited.py"))
+_ZYGOTE = str(Path(__file__).with_name("_zygote.py"))
+_ZYGOTE_START_TIMEOUT = 120.0  # seconds for the fork server's imports, on a loaded machine
+_ZYGOTE_REPLY_TIMEOUT = 30.0  # seconds for any answer of the fork server (beyond a wait's own)
+#: Environment variables that differ between grading runs (applied in each forked kernel).
+_PER_RUN_ENV = ("IPYTHONDIR", "JUPYTER_RUNTIME_DIR")
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 _TIMEOUT_ENAME = "CellTimeout"
 _MAX_MESSAGE = 2000
@@ -75,6 +105,7 @@ class Limits:
     memory_mb: int = 2048
     file_mb: int = 100
     output_cap: int = 1_000_000  # bytes of output kept per cell
+    records_cap: int = 20_000_000  # bytes of grader records kept per notebook
     startup_timeout: float = 60.0
     interrupt_grace: float = 5.0  # after a timeout, time for the kernel to answer again
 
@@ -100,12 +131,190 @@ class RunResult:
     # started). Code cells from there on without an entry in ``cells`` did not run.
     stopped_at: int | None = None
     duration: float = 0.0
+    # Grader records (display data of MIME type values.MIME) by the index of the
+    # cell that sent them, in order; and how many were dropped over the cap.
+    records: dict[int, list] = field(default_factory=dict)
+    records_dropped: int = 0
+
+
+class _ZygoteProcess:
+    """A ``subprocess.Popen`` look-alike for a kernel forked by the fork server."""
+
+    stdin = stdout = stderr = None
+
+    def __init__(self, zygote: "_Zygote", pid: int) -> None:
+        self.zygote = zygote
+        self.pid = pid
+        self.returncode: int | None = None
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            self.returncode = self.zygote.returncode(self.pid, wait=0.0)
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        if self.returncode is None:
+            self.returncode = self.zygote.returncode(self.pid, wait=3600.0 if timeout is None else timeout)
+        if self.returncode is None:
+            raise subprocess.TimeoutExpired(f"kernel {self.pid}", timeout)
+        return self.returncode
+
+    def send_signal(self, signum: int) -> None:
+        if self.returncode is None:
+            os.kill(self.pid, signum)
+
+    def kill(self) -> None:
+        self.send_signal(signal.SIGKILL)
+
+    def terminate(self) -> None:
+        self.send_signal(signal.SIGTERM)
+
+
+class _Zygote:
+    """The grader's side of :mod:`._zygote`: one fork server per process, started on first use."""
+
+    _current: "_Zygote | None" = None
+
+    def __init__(self, env: dict[str, str], key: str) -> None:
+        self.key = key
+        self.owner = os.getpid()
+        self.lock = threading.Lock()
+        self.proc = subprocess.Popen(
+            [sys.executable, _ZYGOTE], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL, env=env, cwd=env.get("HOME") or "/", start_new_session=True,
+            text=True, bufsize=1,
+        )
+        ready = self._readline(_ZYGOTE_START_TIMEOUT)
+        if not ready.startswith('{"ready"'):
+            self.proc.kill()
+            raise OSError("the grader's fork server did not start")
+
+    @classmethod
+    def for_env(cls, env: dict[str, str]) -> "_Zygote | None":
+        """The fork server for kernels with ``env`` (restarted if that changed); None if disabled."""
+        if os.environ.get("TENSORGRAD_GRADER_ZYGOTE", "1") == "0":
+            return None
+        key = repr(sorted((k, v) for k, v in env.items() if k not in _PER_RUN_ENV and not k.startswith("JPY_")))
+        current = cls._current
+        if current is not None and (current.owner != os.getpid() or current.key != key or not current.alive()):
+            if current.owner == os.getpid():
+                current.close()
+            cls._current = current = None  # (a forked copy of another process's server is left alone)
+        if current is None:
+            try:
+                cls._current = current = cls(env, key)
+            except OSError:
+                return None
+            atexit.register(current.close)
+        return current
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def _readline(self, timeout: float) -> str:
+        """A line from the server, or "" if none comes within ``timeout`` s (then it is killed)."""
+        ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
+        if not ready:
+            self.proc.kill()
+            return ""
+        return self.proc.stdout.readline()
+
+    def request(self, message: dict) -> dict:
+        with self.lock:
+            try:
+                self.proc.stdin.write(json.dumps(message) + "\n")
+                self.proc.stdin.flush()
+            except (OSError, ValueError) as exc:
+                raise OSError(f"the grader's fork server has stopped ({exc})") from None
+            line = self._readline(float(message.get("timeout") or 0) + _ZYGOTE_REPLY_TIMEOUT)
+        if not line:
+            raise OSError("the grader's fork server has stopped")
+        reply = json.loads(line)
+        if "error" in reply:
+            raise OSError(f"the grader's fork server: {reply['error']}")
+        return reply
+
+    def spawn(self, argv: list[str], cwd: str, env: dict[str, str], limits: dict) -> int:
+        return int(self.request({"op": "spawn", "argv": argv, "cwd": cwd, "env": env, "limits": limits})["pid"])
+
+    def returncode(self, pid: int, wait: float) -> int | None:
+        try:
+            reply = self.request({"op": "wait" if wait > 0 else "poll", "pid": pid, "timeout": wait})
+        except (OSError, ValueError):
+            return -signal.SIGKILL  # the server is gone, and its children with their process groups
+        return reply["returncode"]
+
+    def close(self) -> None:
+        if self.owner != os.getpid():
+            return
+        try:
+            self.proc.stdin.close()
+        except OSError:
+            pass
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+
+class _QuickClient(AsyncKernelClient):
+    """jupyter_client's kernel client, without the fixed 0.2 s IOPub wait at start-up.
+
+    ``wait_for_ready`` ends by draining IOPub until it has been silent for 0.2 s:
+    a fifth of a second per kernel, a tenth of the whole grading time of a short
+    notebook. Here the drain stops after 20 ms of silence. Nothing is lost:
+    nbclient ignores IOPub messages that do not answer the cell it runs.
+    """
+
+    def start_channels(self, *args, **kwargs) -> None:
+        # The kernel binds its sockets a moment after it starts; until then the
+        # client's connections are retried every RECONNECT_IVL (ZeroMQ: 100 ms).
+        self.context.setsockopt(zmq.RECONNECT_IVL, 10)
+        super().start_channels(*args, **kwargs)
+
+    async def _async_wait_for_ready(self, timeout: float | None = None) -> None:
+        deadline = time.monotonic() + (math.inf if timeout is None else timeout)
+        while True:
+            self.kernel_info()
+            try:
+                msg = await self.shell_channel.get_msg(timeout=1)
+            except Empty:
+                pass
+            else:
+                if msg["msg_type"] == "kernel_info_reply":
+                    try:  # IOPub is connected once it brings the kernel_info's status
+                        await self.iopub_channel.get_msg(timeout=0.2)
+                    except Empty:
+                        pass
+                    else:
+                        self._handle_kernel_info_reply(msg)
+                        break
+            if not await self._async_is_alive():
+                raise RuntimeError("Kernel died before replying to kernel_info")
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"Kernel didn't respond in {timeout:g} seconds")
+        while True:
+            try:
+                await self.iopub_channel.get_msg(timeout=0.02)
+            except Empty:
+                break
+
+    wait_for_ready = _async_wait_for_ready
 
 
 class LimitedKernelManager(AsyncKernelManager):
-    """A kernel manager that starts ``sys.executable``'s ipykernel under resource limits."""
+    """A kernel manager that starts ``sys.executable``'s ipykernel under resource limits.
+
+    Kernels are forked from the fork server (:mod:`._zygote`) when it is available,
+    else started through the :mod:`._launch_limited` wrapper; either way the
+    kernel is a fresh process in its own process group, with the same limits.
+    """
 
     launcher_args = List(Unicode())
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.client_factory = _QuickClient
 
     def format_kernel_cmd(self, extra_arguments: list[str] | None = None) -> list[str]:
         kernel = [
@@ -115,17 +324,66 @@ class LimitedKernelManager(AsyncKernelManager):
         ]
         return [sys.executable, "-I", _LAUNCHER, *self.launcher_args, "--", *kernel]
 
+    async def _async_launch_kernel(self, kernel_cmd: list[str], **kw) -> None:
+        env = kw.get("env") or dict(os.environ)
+        zygote = _Zygote.for_env(env)
+        if zygote is not None:
+            argv = kernel_cmd[kernel_cmd.index("ipykernel_launcher") + 1 :]
+            cwd = str(kw.get("cwd") or os.getcwd())
+            values = dict(zip(self.launcher_args[::2], (int(v) for v in self.launcher_args[1::2])))
+            limits = {"memory_mb": values.get("--memory-mb", 0), "cpu_seconds": values.get("--cpu-seconds", 0),
+                      "file_mb": values.get("--file-mb", 0)}
+            try:
+                pid = zygote.spawn(argv, cwd, env, limits)
+            except (OSError, ValueError):
+                pass  # fall back to the wrapper below
+            else:
+                provisioner = self.provisioner
+                provisioner.process = _ZygoteProcess(zygote, pid)
+                provisioner.pid = provisioner.pgid = pid  # the child called setsid()
+                provisioner.cwd = cwd
+                self._reconcile_connection_info(provisioner.connection_info)
+                return
+        await super()._async_launch_kernel(kernel_cmd, **kw)
+
 
 class _CappedClient(NotebookClient):
     """nbclient that keeps at most ``output_cap`` bytes of output per cell."""
 
-    def __init__(self, nb, km=None, output_cap: int = 1_000_000, **kw):
+    def __init__(self, nb, km=None, output_cap: int = 1_000_000, records_cap: int = 20_000_000, **kw):
         super().__init__(nb, km=km, **kw)
         self._output_cap = output_cap
         self._output_used: dict[int, int] = {}
+        self._records_cap = records_cap
+        self._records_used = 0
+        self.records: dict[int, list] = {}
+        self.records_dropped = 0
+
+    def _take_record(self, cell_index: int, record) -> None:
+        try:
+            size = len(json.dumps(record))
+        except (TypeError, ValueError):
+            size = 0
+            record = {"malformed": True}
+        if self._records_used + size > self._records_cap:
+            self.records_dropped += 1
+            return
+        self._records_used += size
+        self.records.setdefault(cell_index, []).append(record)
 
     def output(self, outs, msg, display_id, cell_index):
         content = msg.get("content", {})
+        data = content.get("data")
+        if isinstance(data, dict) and MIME in data:
+            # A grader record: collected aside (never shown, never capped with the
+            # output, never cleared). Only display_data counts; anything else
+            # carrying the MIME type (an execute_result...) is kept as a record
+            # marked so, and the grader flags it.
+            record = data[MIME]
+            if msg.get("msg_type") != "display_data":
+                record = {"malformed": True, "msg_type": msg.get("msg_type")}
+            self._take_record(cell_index, record)
+            return None
         size = len(content.get("text", "")) + sum(len(str(v)) for v in content.get("data", {}).values())
         used = self._output_used.get(cell_index, 0)
         self._output_used[cell_index] = used + size
@@ -171,6 +429,16 @@ def kill_kernel(km: AsyncKernelManager, pgid: int | None = None) -> None:
         try:
             os.killpg(pgid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
+            pass
+
+
+def _reap(km: AsyncKernelManager, timeout: float = 2.0) -> None:
+    """Wait (briefly) for a killed kernel process to be gone."""
+    process = getattr(getattr(km, "provisioner", None), "process", None)
+    if process is not None:
+        try:
+            process.wait(timeout=timeout)
+        except Exception:  # noqa: BLE001 - a wedged process is killed again in the finally block
             pass
 
 
@@ -266,6 +534,7 @@ async def _run(nb, limits: Limits, workdir: Path, env: dict[str, str]) -> RunRes
         nb,
         km=km,
         output_cap=limits.output_cap,
+        records_cap=limits.records_cap,
         allow_errors=True,
         interrupt_on_timeout=True,
         error_on_timeout={"ename": _TIMEOUT_ENAME, "evalue": "timeout", "traceback": []},
@@ -294,6 +563,10 @@ async def _run(nb, limits: Limits, workdir: Path, env: dict[str, str]) -> RunRes
             started = True
             pgid = _kernel_pgid(km)
             await _execute_cells(client, km, nb, limits, deadline, replies, watchdog, result)
+            # Nothing more to run: kill now, so that nbclient's polite shutdown finds a
+            # dead kernel and returns at once (it would poll for ~0.1 s otherwise).
+            kill_kernel(km, pgid)
+            _reap(km)
     except Exception as exc:  # start-up failures: kernel died or never answered
         if started:
             raise
@@ -307,6 +580,8 @@ async def _run(nb, limits: Limits, workdir: Path, env: dict[str, str]) -> RunRes
         watchdog.cancel()
         kill_kernel(km, pgid)  # makes sure nothing the kernel spawned survives
         result.duration = time.monotonic() - begin
+        result.records = client.records
+        result.records_dropped = client.records_dropped
     return result
 
 

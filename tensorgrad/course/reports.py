@@ -1,24 +1,36 @@
-"""The grader's outputs: a CSV, Gradescope results.json files, a full JSON report, a summary.
+"""The grader's outputs: JSON per submission, CSV per exercise set, Gradescope, a summary.
 
-Written under ``--out DIR``:
+Written under ``--out DIR`` (``--format`` picks among json, csv and gradescope;
+all three by default)::
 
-``grades.csv``
-    one row per (student, notebook, task): ``student, notebook, grade_id,
-    points, max_points, status, reason``. A submission that matches no exercise
-    set gets one row with an empty grade_id and its submission status.
-``results/<student>/results.json``
-    Gradescope's format (``score`` and ``tests[]`` with name, score, max_score,
-    status passed/failed, visibility, output). Tests with hidden parts are
-    ``after_published``, so students see them only once grades are released.
-``report.json``
-    everything, versioned (``schema_version``): per submission its path,
-    sha256, status, score, tasks with reasons and durations, and the integrity
-    findings; plus grader version, environment and limits.
-``summary.txt``
-    what :func:`summary` prints.
+    json/<student>/<set>.json      one per submission (schema below)       [json]
+    report.json                    the batch: environment, limits, every
+                                   submission's JSON, counts               [json]
+    csv/<set>.csv                  one row per submission, a column per task [csv]
+    csv/unmatched.csv              submissions that matched no exercise set [csv]
+    gradescope/<student>/results.json   Gradescope's format, one entry per
+                                   test ("after_published" when hidden)    [gradescope]
+    summary.txt                    scores, statuses, per-task pass counts and
+                                   the integrity findings worth a look     [always]
 
-Every file is written atomically, and everything except durations depends
-only on the inputs, so re-running a batch gives the same files.
+**Per-submission JSON** (``schema: "tensorgrad-course.submission"``,
+``schema_version: 1``; :data:`SUBMISSION_SCHEMA` is its JSON Schema): the
+submission (student, path, sha256), grader version, environment, limits,
+exercise set and the solution's sha256, status and reason, score and
+max_score, ``tasks[]`` (grade_id, check, status, score, max_score, reason,
+hidden, duration, ``tests[]`` with name, status, score, max_score, message,
+duration, hidden) and ``integrity[]`` (kind, grade_id, detail, tampering).
+A new field may appear in the same version; a changed or removed one bumps it.
+
+**Shards.** ``grade --shard k/n`` writes its submissions' JSON files and a
+manifest ``shards/k-of-n.json``; the CSV, Gradescope files and summary of the
+whole class are then made by ``tensorgrad-course report OUT`` once every shard
+has finished (:func:`merge`). Shards may share one ``OUT``: their files never
+collide.
+
+Every file is written atomically. Everything except durations depends only on
+the inputs, so re-running a batch gives the same CSV and Gradescope files byte
+for byte.
 """
 
 from __future__ import annotations
@@ -30,124 +42,324 @@ import json
 import platform
 import re
 import sys
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import asdict
 from pathlib import Path
 
-from .grade import GRADER_VERSION, SubmissionResult
+from .errors import UsageError
+from .grade import GRADER_VERSION, SubmissionResult, TaskResult, TestResult
 from .kernel import Limits
 from .notebooks import atomic_write_text
 
-REPORT_SCHEMA_VERSION = 1
-CSV_COLUMNS = ("student", "notebook", "grade_id", "points", "max_points", "status", "reason")
+SUBMISSION_SCHEMA_NAME = "tensorgrad-course.submission"
+SUBMISSION_SCHEMA_VERSION = 1
+BATCH_SCHEMA_NAME = "tensorgrad-course.batch"
+BATCH_SCHEMA_VERSION = 2
+FORMATS = ("json", "csv", "gradescope")
 _SAFE = re.compile(r"[^A-Za-z0-9._@-]+")
+
+_TEST_PROPS = {
+    "name": {"type": "string"},
+    "status": {"enum": ["passed", "failed", "error", "not_attempted", "timeout", "missing"]},
+    "score": {"type": "number"},
+    "max_score": {"type": "number"},
+    "message": {"type": "string"},
+    "duration": {"type": "number"},
+    "hidden": {"type": "boolean"},
+}
+#: JSON Schema (draft 2020-12) of a per-submission JSON file.
+SUBMISSION_SCHEMA: dict = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "title": "tensorgrad-course graded submission, version 1",
+    "type": "object",
+    "required": [
+        "schema", "schema_version", "grader_version", "environment", "limits", "submission",
+        "exercise_set", "solution_sha256", "status", "reason", "score", "max_score", "tasks",
+        "integrity", "duration",
+    ],
+    "properties": {
+        "schema": {"const": SUBMISSION_SCHEMA_NAME},
+        "schema_version": {"const": SUBMISSION_SCHEMA_VERSION},
+        "grader_version": {"type": "string"},
+        "environment": {"type": "object", "additionalProperties": {"type": "string"}},
+        "limits": {"type": "object"},
+        "submission": {
+            "type": "object",
+            "required": ["student", "path", "sha256"],
+            "properties": {
+                "student": {"type": "string"},
+                "path": {"type": "string"},
+                "sha256": {"type": "string", "pattern": "^([0-9a-f]{64})?$"},
+            },
+        },
+        "exercise_set": {"type": "string"},
+        "solution_sha256": {"type": "string"},
+        "status": {"enum": ["graded", "timeout", "kernel_died", "invalid_notebook", "grader_error"]},
+        "reason": {"type": "string"},
+        "score": {"type": "number", "minimum": 0},
+        "max_score": {"type": "number", "minimum": 0},
+        "duration": {"type": "number"},
+        "tasks": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["grade_id", "check", "status", "score", "max_score", "reason", "hidden", "duration", "tests"],
+                "properties": {
+                    "grade_id": {"type": "string"},
+                    "check": {"type": ["string", "null"]},
+                    "status": {"enum": ["passed", "failed", "error", "not_attempted", "timeout", "missing", "manual"]},
+                    "score": {"type": "number"},
+                    "max_score": {"type": "number"},
+                    "reason": {"type": "string"},
+                    "hidden": {"type": "boolean"},
+                    "duration": {"type": "number"},
+                    "tests": {
+                        "type": "array",
+                        "items": {"type": "object", "required": list(_TEST_PROPS), "properties": _TEST_PROPS},
+                    },
+                },
+            },
+        },
+        "integrity": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["kind", "grade_id", "detail", "tampering"],
+                "properties": {
+                    "kind": {"type": "string"},
+                    "grade_id": {"type": ["string", "null"]},
+                    "detail": {"type": "string"},
+                    "tampering": {"type": "boolean"},
+                },
+            },
+        },
+    },
+}
 
 
 def _num(value: float) -> float | int:
     return int(value) if float(value).is_integer() else round(float(value), 4)
 
 
-def csv_text(results: list[SubmissionResult]) -> str:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
-    for r in results:
-        if not r.tasks:
-            writer.writerow([r.student, r.notebook, "", 0, _num(r.max_score), r.status, r.reason])
-        for t in r.tasks:
-            writer.writerow(
-                [r.student, r.notebook, t.grade_id, _num(t.points), _num(t.max_points), t.status, t.reason]
-            )
-    return buffer.getvalue()
-
-
-def gradescope(results: list[SubmissionResult]) -> dict:
-    """One student's Gradescope results.json (all their notebooks together)."""
-    tests = []
-    for r in results:
-        if not r.tasks:
-            tests.append(
-                {"name": r.notebook, "score": 0, "max_score": 0, "status": "failed",
-                 "visibility": "visible", "output": f"{r.status}: {r.reason}"}
-            )
-        for t in r.tasks:
-            if t.status == "manual":
-                continue
-            output = "passed" if t.status == "passed" else f"{t.status}: {t.reason}"
-            tests.append(
-                {
-                    "name": f"{r.notebook} - {t.grade_id}",
-                    "score": _num(t.points),
-                    "max_score": _num(t.max_points),
-                    "status": "passed" if t.status == "passed" else "failed",
-                    "visibility": "after_published" if t.hidden else "visible",
-                    "output": output,
-                }
-            )
-    return {"score": _num(sum(r.score for r in results)), "tests": tests}
-
-
-def safe_name(student: str) -> str:
-    """A folder name for a student id: no path separators, never empty, no collisions.
+def safe_name(name: str) -> str:
+    """A file or folder name for a student id or set name: no separators, never empty, no collisions.
 
     Names that had to be changed get a short hash of the original, so that
-    "a b" and "a_b" do not end up in the same folder.
+    "a b" and "a_b" do not end up in the same place.
     """
-    safe = _SAFE.sub("_", student).strip("._") or "_"
-    if safe != student:
-        safe += "-" + hashlib.sha1(student.encode("utf-8")).hexdigest()[:6]
+    safe = _SAFE.sub("_", name).strip("._") or "_"
+    if safe != name:
+        safe += "-" + hashlib.sha1(name.encode("utf-8")).hexdigest()[:6]
     return safe
 
 
-def full_report(results: list[SubmissionResult], limits: Limits) -> dict:
+def environment() -> dict[str, str]:
+    import ipykernel
     import nbclient
+    import numpy
+
+    from .expected import library_hash
 
     return {
-        "schema_version": REPORT_SCHEMA_VERSION,
-        "grader_version": GRADER_VERSION,
-        "environment": {
-            "python": platform.python_version(),
-            "implementation": platform.python_implementation(),
-            "platform": sys.platform,
-            "nbclient": nbclient.__version__,
-        },
-        "limits": asdict(limits),
-        "submissions": [r.to_dict() for r in results],
+        "python": platform.python_version(),
+        "implementation": platform.python_implementation(),
+        "platform": sys.platform,
+        "numpy": numpy.__version__,
+        "nbclient": nbclient.__version__,
+        "ipykernel": ipykernel.__version__,
+        "tensorgrad_sources": library_hash()[:16],
     }
 
 
-def summary(results: list[SubmissionResult], *, seconds: float | None = None, jobs: int | None = None) -> str:
-    lines = []
-    students = {r.student for r in results}
-    head = f"Graded {len(results)} submission(s) of {len(students)} student(s)"
+# ------------------------------------------------------------ per submission
+
+
+def _test_json(t: TestResult) -> dict:
+    return {"name": t.name, "status": t.status, "score": _num(t.points), "max_score": _num(t.max_points),
+            "message": t.message, "duration": t.duration, "hidden": t.hidden}
+
+
+def _task_json(t: TaskResult) -> dict:
+    return {
+        "grade_id": t.grade_id, "check": t.check, "status": t.status, "score": _num(t.points),
+        "max_score": _num(t.max_points), "reason": t.reason, "hidden": t.hidden, "duration": t.duration,
+        "tests": [_test_json(x) for x in t.tests],
+    }
+
+
+def submission_json(r: SubmissionResult, limits: Limits, env: dict[str, str]) -> dict:
+    return {
+        "schema": SUBMISSION_SCHEMA_NAME,
+        "schema_version": SUBMISSION_SCHEMA_VERSION,
+        "grader_version": GRADER_VERSION,
+        "environment": env,
+        "limits": asdict(limits),
+        "submission": {"student": r.student, "path": r.path, "sha256": r.sha256},
+        "exercise_set": r.notebook,
+        "solution_sha256": r.solution_sha256,
+        "status": r.status,
+        "reason": r.reason,
+        "score": _num(r.score),
+        "max_score": _num(r.max_score),
+        "tasks": [_task_json(t) for t in r.tasks],
+        "integrity": r.integrity,
+        "duration": r.duration,
+    }
+
+
+def result_from_json(data: dict) -> SubmissionResult:
+    """Read a per-submission JSON file back (for ``report`` over shards)."""
+    if data.get("schema") != SUBMISSION_SCHEMA_NAME or data.get("schema_version") != SUBMISSION_SCHEMA_VERSION:
+        raise ValueError("not a tensorgrad-course submission report of schema version 1")
+    tasks = [
+        TaskResult(
+            grade_id=t["grade_id"], points=float(t["score"]), max_points=float(t["max_score"]), status=t["status"],
+            reason=t["reason"], hidden=t["hidden"], duration=t["duration"], check=t["check"],
+            tests=[TestResult(x["name"], x["status"], float(x["score"]), float(x["max_score"]), x["message"],
+                              x["duration"], x["hidden"]) for x in t["tests"]],
+        )
+        for t in data["tasks"]
+    ]
+    sub = data["submission"]
+    return SubmissionResult(
+        student=sub["student"], path=sub["path"], notebook=data["exercise_set"], sha256=sub["sha256"],
+        status=data["status"], reason=data["reason"], score=float(data["score"]),
+        max_score=float(data["max_score"]), tasks=tasks, integrity=data["integrity"],
+        duration=data["duration"], solution_sha256=data["solution_sha256"],
+    )
+
+
+def json_paths(results: list[SubmissionResult]) -> dict[int, str]:
+    """``json/<student>/<set>.json`` for each result (by position), deterministic and collision-free."""
+    used: set[str] = set()
+    paths: dict[int, str] = {}
+    order = sorted(range(len(results)), key=lambda i: (results[i].student, results[i].notebook, results[i].path))
+    for i in order:
+        r = results[i]
+        base = f"json/{safe_name(r.student)}/{safe_name(r.notebook.replace('/', '__'))}"
+        path, n = f"{base}.json", 1
+        while path in used:
+            n += 1
+            path = f"{base}-{n}.json"
+        used.add(path)
+        paths[i] = path
+    return paths
+
+
+# ---------------------------------------------------------------------- CSV
+
+
+def csv_tables(results: list[SubmissionResult]) -> dict[str, str]:
+    """File name below ``csv/`` -> CSV text: one file per exercise set, one row per submission."""
+    by_set: dict[str, list[SubmissionResult]] = defaultdict(list)
+    unmatched: list[SubmissionResult] = []
+    for r in results:
+        (by_set[r.notebook] if r.tasks or r.solution_sha256 else unmatched).append(r)
+    tables: dict[str, str] = {}
+    for name, rows in sorted(by_set.items()):
+        task_ids: list[str] = []
+        for r in rows:
+            for t in r.tasks:
+                if t.status != "manual" and t.grade_id not in task_ids:
+                    task_ids.append(t.grade_id)
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(["student", "path", "sha256", "status", "score", "max_score", *task_ids, "reason"])
+        for r in sorted(rows, key=lambda r: (r.student, r.path)):
+            points = {t.grade_id: _num(t.points) for t in r.tasks}
+            writer.writerow([r.student, r.path, r.sha256, r.status, _num(r.score), _num(r.max_score),
+                             *(points.get(gid, "") for gid in task_ids), r.reason])
+        tables[f"{safe_name(name.replace('/', '__'))}.csv"] = buffer.getvalue()
+    if unmatched:
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(["student", "path", "sha256", "status", "reason"])
+        for r in sorted(unmatched, key=lambda r: (r.student, r.path)):
+            writer.writerow([r.student, r.path, r.sha256, r.status, r.reason])
+        tables["unmatched.csv"] = buffer.getvalue()
+    return tables
+
+
+# ---------------------------------------------------------------- Gradescope
+
+
+def gradescope(results: list[SubmissionResult]) -> dict:
+    """One student's Gradescope results.json (all their notebooks together), one entry per test."""
+    tests = []
+    notes = []
+    for r in results:
+        if r.status != "graded":
+            notes.append(f"{r.notebook}: {r.status}: {r.reason}")
+        if not r.tasks:
+            tests.append({"name": r.notebook, "score": 0, "max_score": 0, "status": "failed",
+                          "visibility": "visible", "output": f"{r.status}: {r.reason}"})
+        for t in r.tasks:
+            if t.status == "manual":
+                continue
+            for x in t.tests or [TestResult(t.grade_id, t.status, t.points, t.max_points, t.reason, hidden=t.hidden)]:
+                named = x.name != t.grade_id
+                name = f"{r.notebook} - {t.grade_id}" + (f" - {x.name}" if named else "")
+                tests.append({
+                    "name": name,
+                    "score": _num(x.points),
+                    "max_score": _num(x.max_points),
+                    "status": "passed" if x.status == "passed" else "failed",
+                    "visibility": "after_published" if x.hidden else "visible",
+                    "output": "passed" if x.status == "passed" else f"{x.status}: {x.message}".rstrip(": "),
+                })
+    out = {"score": _num(sum(r.score for r in results)), "tests": tests}
+    if notes:
+        out["output"] = "\n".join(notes)
+    return out
+
+
+# ------------------------------------------------------------------ summary
+
+
+def one_line(results: list[SubmissionResult], *, seconds: float | None = None, jobs: int | None = None) -> str:
+    """``Graded 40 submissions in 51.2 s (jobs=2): 38 graded, 1 timeout, 1 invalid_notebook; ...``"""
+    statuses = Counter(r.status for r in results)
+    parts = ", ".join(f"{n} {k}" for k, n in sorted(statuses.items()))
+    head = f"Graded {len(results)} submission{'s' if len(results) != 1 else ''}"
     if seconds is not None:
         head += f" in {seconds:.1f} s"
-    if jobs is not None:
+        if results and seconds > 0:
+            head += f" ({60 * len(results) / seconds:.0f}/min"
+            head += f", jobs={jobs})" if jobs is not None else ")"
+    elif jobs is not None:
         head += f" (jobs={jobs})"
-    lines.append(head)
-    statuses: dict[str, int] = defaultdict(int)
-    for r in results:
-        statuses[r.status] += 1
-    lines.append("  " + ", ".join(f"{k}: {v}" for k, v in sorted(statuses.items())))
+    scored = [r for r in results if r.max_score]
+    mean = ""
+    if scored:
+        mean = f"; mean score {100 * sum(r.score / r.max_score for r in scored) / len(scored):.0f}%"
+    tampering = sum(1 for r in results for f in r.integrity if f.get("tampering"))
+    return f"{head}: {parts or 'nothing to grade'}{mean}; tampering findings: {tampering}"
 
+
+def summary(results: list[SubmissionResult], *, seconds: float | None = None, jobs: int | None = None) -> str:
+    lines = [one_line(results, seconds=seconds, jobs=jobs)]
     lines.append("")
     lines.append("Scores:")
     width = max((len(r.student) for r in results), default=0)
-    for r in results:
+    for r in sorted(results, key=lambda r: (r.student, r.notebook, r.path)):
         note = "" if r.status == "graded" else f"  [{r.status}]"
         lines.append(f"  {r.student:<{width}}  {r.notebook}: {_num(r.score)}/{_num(r.max_score)}{note}")
 
-    task_stats: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
+    task_stats: dict[tuple[str, str], list[float]] = defaultdict(lambda: [0, 0, 0.0, 0.0])
     for r in results:
         for t in r.tasks:
             if t.status != "manual":
-                task_stats[(r.notebook, t.grade_id)][0] += t.status == "passed"
-                task_stats[(r.notebook, t.grade_id)][1] += 1
+                stats = task_stats[(r.notebook, t.grade_id)]
+                stats[0] += t.status == "passed"
+                stats[1] += 1
+                stats[2] += t.points
+                stats[3] += t.max_points
     if task_stats:
         lines.append("")
-        lines.append("Tasks passed:")
-        for (notebook, gid), (passed, total) in sorted(task_stats.items()):
-            lines.append(f"  {notebook} {gid}: {passed}/{total}")
+        lines.append("Tasks (fully passed / submissions, points earned):")
+        for (notebook, gid), (passed, total, got, most) in sorted(task_stats.items()):
+            share = f"{100 * got / most:.0f}%" if most else "-"
+            lines.append(f"  {notebook} {gid}: {passed}/{total}, {share}")
 
     attention = [r for r in results if r.status != "graded"]
     if attention:
@@ -169,22 +381,125 @@ def summary(results: list[SubmissionResult], *, seconds: float | None = None, jo
     return "\n".join(lines) + "\n"
 
 
+# ------------------------------------------------------------------ writing
+
+
+def _dump(data) -> str:
+    return json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def write_submission_jsons(
+    results: list[SubmissionResult], out_dir: Path, limits: Limits, env: dict[str, str] | None = None
+) -> list[str]:
+    """Write ``json/<student>/<set>.json`` for each result; return the relative paths."""
+    env = env or environment()
+    paths = json_paths(results)
+    for i, r in enumerate(results):
+        atomic_write_text(Path(out_dir) / paths[i], _dump(submission_json(r, limits, env)))
+    return [paths[i] for i in range(len(results))]
+
+
+def write_collected(
+    results: list[SubmissionResult],
+    out_dir: Path,
+    limits: Limits,
+    formats: tuple[str, ...] = FORMATS,
+    env: dict[str, str] | None = None,
+    *,
+    seconds: float | None = None,
+    jobs: int | None = None,
+) -> str:
+    """CSV, Gradescope, report.json and summary.txt for ``results``; returns the summary text."""
+    out_dir = Path(out_dir)
+    env = env or environment()
+    if "csv" in formats:
+        for name, text in csv_tables(results).items():
+            atomic_write_text(out_dir / "csv" / name, text)
+    if "gradescope" in formats:
+        by_student: dict[str, list[SubmissionResult]] = defaultdict(list)
+        for r in results:
+            by_student[r.student].append(r)
+        for student, theirs in sorted(by_student.items()):
+            theirs = sorted(theirs, key=lambda r: (r.notebook, r.path))
+            atomic_write_text(out_dir / "gradescope" / safe_name(student) / "results.json", _dump(gradescope(theirs)))
+    if "json" in formats:
+        ordered = sorted(results, key=lambda r: (r.student, r.notebook, r.path))
+        report = {
+            "schema": BATCH_SCHEMA_NAME,
+            "schema_version": BATCH_SCHEMA_VERSION,
+            "grader_version": GRADER_VERSION,
+            "environment": env,
+            "limits": asdict(limits),
+            "counts": dict(sorted(Counter(r.status for r in results).items())),
+            "submissions": [submission_json(r, limits, env) for r in ordered],
+        }
+        atomic_write_text(out_dir / "report.json", _dump(report))
+    text = summary(results, seconds=seconds, jobs=jobs)
+    atomic_write_text(out_dir / "summary.txt", summary(results))  # no timings: stable across re-runs
+    return text
+
+
 def write_reports(
     results: list[SubmissionResult],
     out_dir: Path,
     limits: Limits,
+    formats: tuple[str, ...] = FORMATS,
+    *,
+    seconds: float | None = None,
+    jobs: int | None = None,
 ) -> str:
-    """Write every output under ``out_dir``; return the summary text (without timings)."""
+    """Every output of an unsharded run; returns the summary text."""
+    env = environment()
+    if "json" in formats:
+        write_submission_jsons(results, out_dir, limits, env)
+    return write_collected(results, out_dir, limits, formats, env, seconds=seconds, jobs=jobs)
+
+
+def write_shard(results: list[SubmissionResult], out_dir: Path, limits: Limits, shard: tuple[int, int]) -> Path:
+    """A shard's JSON files (named by student and set, so shards never collide) and its manifest."""
+    k, n = shard
+    env = environment()
+    # Paths are made collision-free over this shard only; students are
+    # dealt to shards whole (see cli.shard_of), so shards cannot collide.
+    written = write_submission_jsons(results, out_dir, limits, env)
+    manifest = {
+        "schema": "tensorgrad-course.shard", "schema_version": 1, "grader_version": GRADER_VERSION,
+        "shard": [k, n], "limits": asdict(limits), "files": sorted(written),
+    }
+    path = Path(out_dir) / "shards" / f"{k}-of-{n}.json"
+    atomic_write_text(path, _dump(manifest))
+    return path
+
+
+def merge(out_dir: Path) -> tuple[list[SubmissionResult], Limits, list[str]]:
+    """Read every shard manifest of ``out_dir``: (results, limits, problems such as a missing shard)."""
     out_dir = Path(out_dir)
-    atomic_write_text(out_dir / "grades.csv", csv_text(results))
-    by_student: dict[str, list[SubmissionResult]] = defaultdict(list)
-    for r in results:
-        by_student[r.student].append(r)
-    for student, theirs in sorted(by_student.items()):
-        text = json.dumps(gradescope(theirs), indent=1, sort_keys=True, ensure_ascii=False) + "\n"
-        atomic_write_text(out_dir / "results" / safe_name(student) / "results.json", text)
-    report = json.dumps(full_report(results, limits), indent=1, sort_keys=True, ensure_ascii=False) + "\n"
-    atomic_write_text(out_dir / "report.json", report)
-    text = summary(results)
-    atomic_write_text(out_dir / "summary.txt", text)
-    return text
+    manifests = sorted((out_dir / "shards").glob("*-of-*.json")) if (out_dir / "shards").is_dir() else []
+    if not manifests:
+        raise UsageError(f"no shard manifests in {out_dir / 'shards'} (run `tensorgrad-course grade --shard k/n` first)")
+    problems: list[str] = []
+    results: list[SubmissionResult] = []
+    seen: dict[int, set[int]] = defaultdict(set)
+    limits = Limits()
+    for path in manifests:
+        try:
+            manifest = json.loads(path.read_text(encoding="utf-8"))
+            k, n = manifest["shard"]
+            files = manifest["files"]
+            limits = Limits(**manifest["limits"])
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            problems.append(f"{path}: unreadable shard manifest ({exc})")
+            continue
+        seen[n].add(k)
+        for rel in files:
+            try:
+                results.append(result_from_json(json.loads((out_dir / rel).read_text(encoding="utf-8"))))
+            except (OSError, ValueError, KeyError, TypeError) as exc:
+                problems.append(f"{out_dir / rel}: unreadable ({exc})")
+    if len(seen) > 1:
+        problems.append(f"shard manifests of different splits are mixed: {', '.join(f'n={n}' for n in sorted(seen))}")
+    for n, ks in sorted(seen.items()):
+        missing = [k for k in range(1, n + 1) if k not in ks]
+        if missing:
+            problems.append(f"shard(s) {', '.join(f'{k}/{n}' for k in missing)} have not written their results yet")
+    return results, limits, problems

@@ -1,8 +1,9 @@
 """Notebook-building helpers for the course-tooling tests (imported by the test modules).
 
 ``fixtures/solutions/basics.ipynb`` is a tiny exercise set in plain Python and
-NumPy (no tensorgrad): three autograded tasks (one with hidden tests), one
-markdown answer. Tests that need other shapes build notebooks with
+NumPy (no tensorgrad): three autograded assert-style tasks (one with hidden
+tests), one markdown answer. ``fixtures/named/named.ipynb`` has named tests
+(``check()``, public and hidden, code and predictions) and one assert-style task. Tests that need other shapes build notebooks with
 :func:`make_notebook`.
 """
 
@@ -15,6 +16,7 @@ import nbformat
 
 FIXTURES = Path(__file__).parent / "fixtures"
 BASICS = FIXTURES / "solutions" / "basics.ipynb"
+NAMED = FIXTURES / "named" / "named.ipynb"  # named tests with check(); NumPy only
 
 
 def nbg(gid, *, solution=False, grade=False, locked=False, points=None, **extra):

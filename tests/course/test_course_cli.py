@@ -1,15 +1,16 @@
-"""The command line: report files, re-run stability, exit codes and one-line errors."""
+"""The command line: report files, formats, shards, progress, re-run stability, exit codes, one-line errors."""
 
 import csv
 import json
 import multiprocessing
 import os
 
+import jsonschema
 import pytest
 from course_helpers import cell_by_id, read_json
 
-from tensorgrad.course import generate, grade
-from tensorgrad.course.cli import main
+from tensorgrad.course import generate, grade, reports
+from tensorgrad.course.cli import _Progress, main, shard_of
 from tensorgrad.course.grade import Submission, grade_batch
 
 
@@ -30,40 +31,107 @@ def grade_args(course, out):
             str(course / "subs"), "--out", str(out), "--timeout", "20", "--timeout-notebook", "60"]
 
 
-def test_grade_writes_csv_gradescope_report_and_summary(graded_course, capsys):
+def test_grade_writes_json_csv_gradescope_and_summary(graded_course, capsys):
     out = graded_course / "out"
     assert main(grade_args(graded_course, out)) == 0
-    printed = capsys.readouterr().out
-    assert "Graded 2 submission(s) of 2 student(s)" in printed
-    assert "invalid_notebook" in printed and "Reports written to" in printed
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[0].startswith("Graded 2 submissions in ")
+    assert printed[0].endswith(": 1 graded, 1 invalid_notebook; mean score 25%; tampering findings: 0")
+    assert printed[1].startswith("Reports written to") and len(printed) == 2  # a one-line summary
 
-    rows = list(csv.DictReader((out / "grades.csv").open()))
-    assert list(rows[0]) == ["student", "notebook", "grade_id", "points", "max_points", "status", "reason"]
-    ann = {r["grade_id"]: r for r in rows if r["student"] == "ann"}
-    assert (ann["test_square"]["points"], ann["test_square"]["max_points"], ann["test_square"]["status"]) == ("2", "2", "passed")
-    assert ann["test_mean"]["status"] == "not_attempted"
+    # One JSON per submission, valid against the published schema.
+    ann = json.loads((out / "json" / "ann" / "basics.json").read_text())
+    jsonschema.validate(ann, reports.SUBMISSION_SCHEMA)
+    assert (ann["schema"], ann["schema_version"]) == ("tensorgrad-course.submission", 1)
+    assert ann["grader_version"] == grade.GRADER_VERSION and ann["environment"]["python"]
+    assert ann["submission"]["path"].endswith("ann.ipynb") and len(ann["submission"]["sha256"]) == 64
+    assert (ann["status"], ann["score"], ann["max_score"], ann["exercise_set"]) == ("graded", 2, 4, "basics")
+    square = ann["tasks"][0]
+    assert (square["grade_id"], square["status"], square["score"]) == ("test_square", "passed", 2)
+    assert square["tests"][0]["name"] == "test_square" and "duration" in square["tests"][0]
+    bob = json.loads((out / "json" / reports.safe_name("bo b") / "basics.json").read_text())  # a safe folder name
+    jsonschema.validate(bob, reports.SUBMISSION_SCHEMA)
+    assert bob["status"] == "invalid_notebook" and "invalid JSON" in bob["reason"]
 
-    gradescope = json.loads((out / "results" / "ann" / "results.json").read_text())
+    # CSV: one row per submission, a column per task.
+    rows = list(csv.DictReader((out / "csv" / "basics.csv").open()))
+    assert list(rows[0]) == ["student", "path", "sha256", "status", "score", "max_score",
+                             "test_square", "test_mean", "test_predict", "reason"]
+    assert [(r["student"], r["status"], r["score"], r["test_square"], r["test_mean"]) for r in rows] == [
+        ("ann", "graded", "2", "2", "0"), ("bo b", "invalid_notebook", "0", "0", "0"),
+    ]
+
+    gradescope = json.loads((out / "gradescope" / "ann" / "results.json").read_text())
     assert gradescope["score"] == 2
     first = gradescope["tests"][0]
     assert set(first) == {"name", "score", "max_score", "status", "visibility", "output"}
     assert (first["name"], first["status"], first["visibility"]) == ("basics - test_square", "passed", "after_published")
     assert gradescope["tests"][1]["visibility"] == "visible"
-    assert [d.name for d in (out / "results").iterdir()] != []
-    assert any(d.name.startswith("bo_b-") for d in (out / "results").iterdir())  # safe folder name
 
     report = json.loads((out / "report.json").read_text())
-    assert report["schema_version"] == 1 and report["grader_version"] == grade.GRADER_VERSION
-    sub = {s["student"]: s for s in report["submissions"]}["ann"]
-    assert sub["status"] == "graded" and len(sub["sha256"]) == 64 and sub["max_score"] == 4
-    assert (out / "summary.txt").read_text().startswith("Graded 2 submission(s)")
+    assert report["schema"] == "tensorgrad-course.batch" and report["counts"] == {"graded": 1, "invalid_notebook": 1}
+    assert (out / "summary.txt").read_text().startswith("Graded 2 submissions: ")
     assert not list(out.rglob("*.tmp"))  # atomic writes leave nothing behind
 
     # Re-running over the same inputs gives the same grades, byte for byte.
-    first_csv, first_gs = (out / "grades.csv").read_bytes(), (out / "results" / "ann" / "results.json").read_bytes()
+    first_csv, first_gs = (out / "csv" / "basics.csv").read_bytes(), (out / "gradescope" / "ann" / "results.json").read_bytes()
+    first_summary = (out / "summary.txt").read_bytes()
     assert main(grade_args(graded_course, out) + ["--jobs", "2"]) == 0
-    assert (out / "grades.csv").read_bytes() == first_csv
-    assert (out / "results" / "ann" / "results.json").read_bytes() == first_gs
+    assert (out / "csv" / "basics.csv").read_bytes() == first_csv
+    assert (out / "gradescope" / "ann" / "results.json").read_bytes() == first_gs
+    assert (out / "summary.txt").read_bytes() == first_summary
+
+
+def test_format_selects_outputs(graded_course):
+    out = graded_course / "csv-only"
+    assert main(grade_args(graded_course, out) + ["--format", "csv"]) == 0
+    assert (out / "csv" / "basics.csv").is_file() and (out / "summary.txt").is_file()
+    assert not (out / "json").exists() and not (out / "gradescope").exists() and not (out / "report.json").exists()
+    out = graded_course / "two"
+    assert main(grade_args(graded_course, out) + ["--format", "json", "--format", "gradescope"]) == 0
+    assert (out / "json").is_dir() and (out / "gradescope").is_dir() and not (out / "csv").exists()
+
+
+def test_shards_then_report(graded_course, capsys):
+    subs = graded_course / "subs"
+    for name in ("cy", "di", "ed"):
+        (subs / f"{name}.ipynb").write_bytes((subs / "ann.ipynb").read_bytes())
+    out = graded_course / "sharded"
+    args = grade_args(graded_course, out)
+    assert main(args + ["--shard", "1/2"]) == 0
+    first = capsys.readouterr().out
+    assert first.startswith("shard 1/2: Graded 3 submissions") and "tensorgrad-course report" in first
+    assert main(["report", str(out)]) == 1  # shard 2 is missing
+    assert "shard(s) 2/2 have not written their results yet" in capsys.readouterr().err
+    assert main(args + ["--shard", "2/2"]) == 0
+    capsys.readouterr()
+    assert main(["report", str(out)]) == 0
+    assert capsys.readouterr().out.startswith("Graded 5 submissions: 4 graded, 1 invalid_notebook")
+    rows = list(csv.DictReader((out / "csv" / "basics.csv").open()))
+    assert sorted(r["student"] for r in rows) == ["ann", "bo b", "cy", "di", "ed"]
+    assert json.loads((out / "gradescope" / "cy" / "results.json").read_text())["score"] == 2
+    # The merged files equal those of one unsharded run.
+    whole = graded_course / "whole"
+    assert main(args[:-2] + ["--out", str(whole)]) == 0
+    assert (whole / "csv" / "basics.csv").read_bytes() == (out / "csv" / "basics.csv").read_bytes()
+
+
+def test_students_are_dealt_to_shards_whole():
+    subs = [Submission(s, f"{s}/{n}.ipynb") for s in "abcde" for n in ("x", "y")]
+    shards = [shard_of(subs, (k, 3)) for k in (1, 2, 3)]
+    assert sorted(s.path for part in shards for s in part) == sorted(s.path for s in subs)
+    assert [sorted({s.student for s in part}) for part in shards] == [["a", "d"], ["b", "e"], ["c"]]
+
+
+def test_progress_bar_on_a_terminal(capsys):
+    progress = _Progress(True)
+    result = grade.SubmissionResult("ann", "a.ipynb", "basics", "", "graded", score=3, max_score=4)
+    progress(result, 1, 2)
+    progress(result, 2, 2)
+    err = capsys.readouterr().err
+    assert "[############------------] 1/2" in err and "ann basics: 3/4" in err and err.endswith("\n")
+    _Progress(False)(result, 1, 2)
+    assert capsys.readouterr().err == ""
 
 
 def test_usage_errors_are_one_line_exit_2(graded_course, capsys):
@@ -74,11 +142,17 @@ def test_usage_errors_are_one_line_exit_2(graded_course, capsys):
     assert main(["grade", "--solutions", str(graded_course / "solutions"), str(graded_course / "ghost.ipynb")]) == 2
     assert capsys.readouterr().err.startswith("error: submission not found")
 
-    with pytest.raises(SystemExit) as info:
-        main(["grade", "--jobs", "0", str(graded_course / "subs")])
-    assert info.value.code == 2
+    for bad in (["--jobs", "0"], ["--format", "xml"], ["--shard", "3/2"], ["--shard", "a/b"]):
+        with pytest.raises(SystemExit) as info:
+            main(["grade", *bad, str(graded_course / "subs")])
+        assert info.value.code == 2
+        err = capsys.readouterr().err
+        assert "Traceback" not in err and "error:" in err
     with pytest.raises(SystemExit):
         main(["frobnicate"])
+    assert main(["report", str(graded_course / "nowhere")]) == 2
+    assert main(["report", str(graded_course)]) == 2
+    assert "no shard manifests" in capsys.readouterr().err
 
 
 def test_broken_solutions_stop_grading_before_any_kernel(graded_course, capsys):
@@ -93,10 +167,10 @@ def test_broken_solutions_stop_grading_before_any_kernel(graded_course, capsys):
 def test_a_grader_bug_is_reported_and_the_batch_goes_on(graded_course, monkeypatch):
     real = grade._grade
 
-    def flaky(sub, sets, limits):
+    def flaky(sub, sets, limits, expected):
         if sub.student == "x":
             raise KeyError("oops")
-        return real(sub, sets, limits)
+        return real(sub, sets, limits, expected)
 
     monkeypatch.setattr(grade, "_grade", flaky)
     subs = [Submission("x", str(graded_course / "subs" / "bug.ipynb")),
@@ -110,10 +184,10 @@ def test_a_grader_bug_is_reported_and_the_batch_goes_on(graded_course, monkeypat
 def test_a_crashing_worker_process_does_not_lose_the_batch(graded_course, monkeypatch):
     real = grade._grade
 
-    def crash(sub, sets, limits):
+    def crash(sub, sets, limits, expected):
         if sub.student == "crash":
             os._exit(9)  # the worker process itself dies
-        return real(sub, sets, limits)
+        return real(sub, sets, limits, expected)
 
     monkeypatch.setattr(grade, "_grade", crash)  # inherited by forked workers
     subs = [Submission(name, str(graded_course / "subs" / f"{name}.ipynb")) for name in ("a", "crash", "c", "d")]

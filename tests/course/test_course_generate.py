@@ -203,6 +203,26 @@ BAD_SOURCES = {
         [answer("a", "x = 1 ### BEGIN SOLUTION\ny = 2\n### END SOLUTION")],
         "looks like a marker but is not one",
     ),
+    "check() without done()": (
+        [graded("t", "t = check('s.task1')\nwith t.test('a'):\n    pass")],
+        "cell 0 (grade_id 't'): the test cell calls check('s.task1') but never .done()",
+    ),
+    "done() only in the hidden tests": (
+        [graded("t", "t = check('s.task1')\n### BEGIN HIDDEN TESTS\nt.done()\n### END HIDDEN TESTS")],
+        "never .done() outside the hidden tests",
+    ),
+    "check() only in the hidden tests": (
+        [graded("t", "### BEGIN HIDDEN TESTS\nt = check('s.task1')\n### END HIDDEN TESTS\nt.done()")],
+        "check('s.task1') is inside the hidden tests",
+    ),
+    "two check() in one test cell": (
+        [graded("t", "a = check('s.a')\nb = check('s.b')\na.done()")],
+        "a test cell may call check() once (found 's.a', 's.b')",
+    ),
+    "one check name for two tasks": (
+        [graded("t", "t = check('s.a')\nt.done()"), graded("u", "t = check('s.a')\nt.done()")],
+        "cell 1 (grade_id 'u'): check('s.a') is also used by cell 0",
+    ),
 }
 
 

@@ -1,10 +1,13 @@
 """The grader on a batch of synthetic submissions, run once (jobs=2) for the whole module.
 
-Every submission starts from the released exercise (``exercises/basics.ipynb``)
-and changes what a real student might: right or wrong answers, edited or
-deleted test cells, duplicated or retyped cells, stderr noise, infinite loops,
-a dying kernel, a huge allocation, monkeypatching... The batch must finish and
-each submission must get the right scores, statuses and integrity findings.
+Two exercise sets: ``basics`` (assert-style test cells, decided by the kernel's
+execute_reply) and ``named`` (named tests with ``check()``, values compared in
+the grader's process). Every submission starts from a released exercise and
+changes what a real student might: right or wrong answers, edited or deleted
+test cells, duplicated or retyped cells, stderr noise, infinite loops, a dying
+kernel, a huge allocation, monkeypatching, forged grader records... The batch
+must finish and each submission must get the right scores, statuses and
+integrity findings.
 """
 
 import copy
@@ -13,7 +16,7 @@ import json
 import time
 
 import pytest
-from course_helpers import BASICS, cell_by_id, read_json
+from course_helpers import BASICS, NAMED, cell_by_id, read_json
 
 from tensorgrad.course import generate
 from tensorgrad.course.grade import discover, grade_batch
@@ -24,7 +27,8 @@ CORRECT = {
     "mean": "def mean(xs):\n    return sum(xs) / len(xs)",
     "predict": "leaf = True",
 }
-LIMITS = Limits(cell_timeout=4, notebook_timeout=45, interrupt_grace=2)
+# Generous for a loaded machine (an import can take seconds); the loops below cost one cell timeout each.
+LIMITS = Limits(cell_timeout=10, notebook_timeout=90, interrupt_grace=3)
 
 WEDGED_LOOP = """\
 import time
@@ -105,8 +109,92 @@ SCENARIOS = {
     )}),
     "pam_ignores_interrupts": lambda r: from_release(r, {"mean": WEDGED_LOOP}),
     "rita_unknown_kernelspec": lambda r: from_release(r, edit=unknown_kernel),
+    # The kernel's folder holds a copy of the submission and nothing else.
+    "sam_looks_around": lambda r: from_release(r, {"mean": (
+        "import os\nfiles = sorted(os.listdir('.'))\n"
+        "def mean(xs):\n    assert files == ['basics.ipynb'], files\n    return sum(xs) / len(xs)"
+    )}),
     "quinn_floods_output": lambda r: from_release(r, {"square": (
         "print('x' * 50_000_000)\ndef square(x):\n    return x * x"
+    )}),
+}
+
+
+NAMED_CORRECT = {
+    "scale": "def scale(v, k):\n    return np.asarray(v, dtype=float) * k",
+    "predict": "leaf = True\ncount = 3",
+    "double": "def double(x):\n    return 2 * x",
+}
+MIME = "application/vnd.tensorgrad.grade+json"
+
+
+def named(release, answers=None, edit=None):
+    nb = copy.deepcopy(release)
+    for gid, src in {**NAMED_CORRECT, **(answers or {})}.items():
+        cell_by_id(nb, gid)["source"] = src
+    if edit:
+        edit(nb)
+    return nb
+
+
+NAMED_SCENARIOS = {
+    "n_correct": lambda r: named(r),
+    "n_unattempted": lambda r: copy.deepcopy(r),
+    # Right for vectors, wrong shape for matrices: 2 of the 3 tests pass.
+    "n_partial": lambda r: named(r, {"scale": "def scale(v, k):\n    return np.asarray(v, dtype=float).ravel() * k"}),
+    # Right on the public tests, wrong on the hidden one (a negative factor).
+    "n_hidden_wrong": lambda r: named(r, {"scale": "def scale(v, k):\n    return np.asarray(v, dtype=float) * abs(k)"}),
+    # Wrong values, and the kernel-side comparison disabled *during* the test cell,
+    # where the guard cannot undo it: only the grader's own comparison catches it.
+    "n_patches_inside": lambda r: named(r, {"scale": (
+        "def scale(v, k):\n"
+        "    import numpy, tensorgrad.course.values as V\n"
+        "    numpy.allclose = lambda *a, **kw: True\n"
+        "    V.compare = lambda *a, **kw: None\n"
+        "    return np.asarray(v, dtype=float) * k + 1"
+    ), "predict": "leaf = 'yes'\ncount = 3"}),
+    # Records of its own: one from an answer cell, and a duplicate sent from inside a test.
+    "n_forger": lambda r: named(r, {
+        "predict": (
+            "from IPython.display import display\n"
+            f"display({{{MIME!r}: {{'v': 1, 'test': 'leaf', 'outcome': 'passed', 'values': []}}}}, raw=True)\n"
+            "leaf = False\ncount = 3"
+        ),
+        "scale": (
+            "def scale(v, k):\n"
+            "    import sys\n"
+            "    from IPython.display import display\n"
+            "    nonce = sys.modules['_tensorgrad_grader_guard'].nonce\n"
+            f"    display({{{MIME!r}: {{'v': 1, 'nonce': nonce, 'test': 'scale([1, 2], 3)', 'outcome': 'passed',"
+            " 'values': [], 'message': '', 'weight': 1, 'duration': 0, 'line': 1}}, raw=True)\n"
+            "    return np.asarray(v, dtype=float) * k"
+        ),
+    }),
+    # clear_output() and stderr inside the tests: the records survive.
+    "n_clears_output": lambda r: named(r, {"scale": (
+        "def scale(v, k):\n"
+        "    import sys\n"
+        "    from IPython.display import clear_output\n"
+        "    print('noise', file=sys.stderr)\n"
+        "    clear_output()\n"
+        "    return np.asarray(v, dtype=float) * k"
+    )}),
+    # Loops forever on the second test: the first still scores, the rest time out.
+    "n_loops_in_test": lambda r: named(r, {"scale": (
+        "def scale(v, k):\n"
+        "    while k == 2:\n"
+        "        pass\n"
+        "    return np.asarray(v, dtype=float) * k"
+    )}),
+    # Kills the kernel on the hidden test: the two public tests still score. (Records
+    # sent in the very instant before a kernel dies can be lost with it; hence the sleep.)
+    "n_dies_in_test": lambda r: named(r, {"scale": (
+        "def scale(v, k):\n"
+        "    if k < 0:\n"
+        "        import os, time\n"
+        "        time.sleep(1)\n"
+        "        os._exit(3)\n"
+        "    return np.asarray(v, dtype=float) * k"
     )}),
 }
 
@@ -116,12 +204,17 @@ def batch(tmp_path_factory):
     root = tmp_path_factory.mktemp("grading")
     (root / "solutions").mkdir()
     (root / "solutions" / "basics.ipynb").write_bytes(BASICS.read_bytes())
+    (root / "solutions" / "named.ipynb").write_bytes(NAMED.read_bytes())
     generate.build(root / "solutions", root / "exercises")
     release = read_json(root / "exercises" / "basics.ipynb")
+    named_release = read_json(root / "exercises" / "named.ipynb")
     subs = root / "submissions"
     for student, make in SCENARIOS.items():
         (subs / student).mkdir(parents=True)
         (subs / student / "basics.ipynb").write_text(json.dumps(make(release), indent=1))
+    for student, make in NAMED_SCENARIOS.items():
+        (subs / student).mkdir(parents=True)
+        (subs / student / "named.ipynb").write_text(json.dumps(make(named_release), indent=1))
     (subs / "olga_invalid").mkdir()
     (subs / "olga_invalid" / "basics.ipynb").write_text('{"cells": [ this is not json')
     (subs / "sol_instructor").mkdir()
@@ -129,7 +222,8 @@ def batch(tmp_path_factory):
 
     before = {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in subs.rglob("*.ipynb")}
     start = time.monotonic()
-    results = grade_batch(discover([subs]), root / "solutions", root / "exercises", LIMITS, jobs=2)
+    results = grade_batch(discover([subs]), root / "solutions", root / "exercises", LIMITS, jobs=2,
+                          cache_dir=root / "cache")
     elapsed = time.monotonic() - start
     after = {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in subs.rglob("*.ipynb")}
     return {r.student: r for r in results}, elapsed, before, after
@@ -153,7 +247,7 @@ def findings(result):
 
 def test_every_submission_is_graded_and_the_batch_finishes(batch):
     results, elapsed, _, _ = batch
-    assert sorted(results) == sorted([*SCENARIOS, "olga_invalid", "sol_instructor"])
+    assert sorted(results) == sorted([*SCENARIOS, *NAMED_SCENARIOS, "olga_invalid", "sol_instructor"])
     # Each notebook stays within its deadline (plus kernel start and shutdown).
     assert all(r.duration < LIMITS.notebook_timeout + 15 for r in results.values())
     assert elapsed < len(results) * (LIMITS.notebook_timeout + 15) / 2
@@ -285,6 +379,11 @@ def test_output_flood_is_capped_and_graded(batch):
     assert (r.status, r.score) == ("graded", 4)
 
 
+def test_the_kernel_runs_in_a_fresh_folder_with_a_copy_of_the_submission(batch):
+    r = batch[0]["sam_looks_around"]
+    assert (r.status, r.score) == ("graded", 4), r.tasks
+
+
 def test_the_submissions_kernelspec_is_ignored(batch):
     r = batch[0]["rita_unknown_kernelspec"]
     assert (r.status, r.score) == ("graded", 4)
@@ -295,3 +394,105 @@ def test_invalid_notebook_is_reported_and_scored_zero(batch):
     assert r.status == "invalid_notebook"
     assert "invalid JSON" in r.reason
     assert set(statuses(r).values()) == {"missing"} and r.score == 0 and r.max_score == 4
+
+
+# ------------------------------------------------------------- named tests
+
+
+def named_tests(result, gid):
+    return {t.name: t for t in tasks(result)[gid].tests}
+
+
+def test_named_correct_scores_full_with_a_result_per_test(batch):
+    r = batch[0]["n_correct"]
+    assert (r.status, r.score, r.max_score) == ("graded", 6, 6)
+    assert r.integrity == []
+    scale = tasks(r)["test_scale"]
+    assert scale.check == "named.scale"
+    assert [(t.name, t.status, t.points, t.max_points, t.hidden) for t in scale.tests] == [
+        ("scale([1, 2], 3)", "passed", 1, 1, False),
+        ("the shape is kept", "passed", 1, 1, False),
+        ("a negative factor", "passed", 1, 1, True),
+    ]
+    assert all(t.duration >= 0 for t in scale.tests)
+    assert [t.status for t in tasks(r)["test_double"].tests] == ["passed"]  # an assert-style task
+
+
+def test_named_unattempted_is_not_attempted_everywhere(batch):
+    r = batch[0]["n_unattempted"]
+    assert (r.status, r.score) == ("graded", 0)
+    assert set(statuses(r).values()) == {"not_attempted"}
+    assert {t.status for task in r.tasks for t in task.tests} == {"not_attempted"}
+    assert tasks(r)["test_predict"].reason == "your answer cell 'predict' still raises NotImplementedError"
+
+
+def test_partial_credit_per_test(batch):
+    r = batch[0]["n_partial"]
+    scale = tasks(r)["test_scale"]
+    assert (scale.status, scale.points, scale.max_points) == ("failed", 2, 3)
+    shape = named_tests(r, "test_scale")["the shape is kept"]
+    assert shape.status == "failed"
+    assert shape.message == (
+        "your scale(np.ones((2, 2)), 2) is array([2., 2., 2., 2.]), expected shape (2, 2) but it has shape (4,)"
+    )
+    assert r.score == 5
+
+
+def test_failed_hidden_test_does_not_reveal_the_expected_value(batch):
+    r = batch[0]["n_hidden_wrong"]
+    hidden = named_tests(r, "test_scale")["a negative factor"]
+    assert (hidden.status, hidden.hidden, hidden.points) == ("failed", True, 0)
+    assert hidden.message.startswith("your scale([1, -2], -0.5) is array([ 0.5, -1. ]), expected shape (2,)")
+    assert "not the expected value" in hidden.message and "-0.5," not in hidden.message
+    assert tasks(r)["test_scale"].points == 2
+
+
+def test_values_are_compared_in_the_grader_not_the_kernel(batch):
+    r = batch[0]["n_patches_inside"]
+    # In the kernel every comparison was disabled, so its records say "passed";
+    # the grader compares the values itself.
+    scale = named_tests(r, "test_scale")
+    assert {t.status for t in scale.values()} == {"failed"}
+    assert "expected shape (2,) but a different value: expected array([3., 6.])" in scale["scale([1, 2], 3)"].message
+    assert scale["scale([1, 2], 3)"].message.endswith("\nhint: multiply every element by k")  # the solution's hint
+    assert named_tests(r, "test_predict")["leaf"].status == "failed"
+    assert named_tests(r, "test_predict")["leaf"].message == "your leaf is 'yes' (a str), expected True or False (a bool)"
+    assert r.score == 2  # count and double
+    patched = [f for f in r.integrity if f["kind"] == "patched"]
+    assert patched and "numpy.allclose" in patched[0]["detail"] and "values.compare" in patched[0]["detail"]
+
+
+def test_forged_records_are_ignored_and_flagged(batch):
+    r = batch[0]["n_forger"]
+    kinds = [(f["kind"], f["grade_id"], f["tampering"]) for f in r.integrity]
+    assert ("forged", "predict", True) in kinds  # sent from an answer cell
+    assert ("forged", "test_scale", True) in kinds  # a second record for a test
+    leaf = named_tests(r, "test_predict")["leaf"]
+    assert leaf.status == "failed" and leaf.message == "your leaf is False, expected True"
+    dup = named_tests(r, "test_scale")["scale([1, 2], 3)"]
+    assert dup.status == "failed" and "more than once" in dup.message
+    assert r.score == 1 + 2 + 1  # count, the other two scale tests, double
+
+
+def test_clear_output_and_stderr_inside_tests_change_nothing(batch):
+    r = batch[0]["n_clears_output"]
+    assert (r.status, r.score) == ("graded", 6)
+
+
+def test_a_test_that_loops_forever_times_out_and_keeps_earlier_tests(batch):
+    r = batch[0]["n_loops_in_test"]
+    assert r.status == "graded"
+    scale = named_tests(r, "test_scale")
+    assert [t.status for t in scale.values()] == ["passed", "timeout", "timeout"]
+    assert tasks(r)["test_scale"].status == "timeout" and tasks(r)["test_scale"].points == 1
+    assert r.score == 4
+
+
+def test_a_kernel_dying_inside_a_test_keeps_earlier_tests(batch):
+    r = batch[0]["n_dies_in_test"]
+    assert r.status == "kernel_died" and "exited with code 3" in r.reason
+    scale = named_tests(r, "test_scale")
+    assert [t.status for t in scale.values()] == ["passed", "passed", "error"]
+    assert statuses(r) == {"test_scale": "error", "test_predict": "error", "test_double": "error"}
+    assert named_tests(r, "test_predict")["leaf"].message.startswith("not run: the kernel exited with code 3")
+    assert r.score == 2

@@ -19,7 +19,7 @@ LAUNCHER = kernel._LAUNCHER
 def run_cells(tmp_path, sources, **limits):
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(s) for s in sources])
     work = tmp_path / "work"
-    work.mkdir()
+    work.mkdir(parents=True)
     result = run_notebook(nb, Limits(**limits), work, kernel_env(tmp_path, []))
     return nb, result
 
@@ -107,3 +107,41 @@ def test_watchdog_kills_the_whole_process_group():
 def test_exit_reasons(code, reason):
     km = SimpleNamespace(provisioner=SimpleNamespace(process=SimpleNamespace(poll=lambda: code)))
     assert reason in kernel._exit_reason(km)
+
+
+# ------------------------------------------------------------ the fork server
+
+
+def test_forked_kernels_are_fresh_processes_in_their_own_group(tmp_path):
+    probe = "import os\nprint(os.getpid(), os.getpgid(0) == os.getpid(), os.getcwd())"
+    first, result = run_cells(tmp_path / "a", ["import numpy\nnumpy._graded_by = 'someone'", probe])
+    assert result.outcome == "completed"
+    second, _ = run_cells(tmp_path / "b", ["import numpy\nprint(hasattr(numpy, '_graded_by'))", probe])
+    assert stdout(second.cells[0]).strip() == "False"  # nothing leaks from one kernel to the next
+    pid1, own1, cwd1 = stdout(first.cells[1]).split()
+    pid2, own2, cwd2 = stdout(second.cells[1]).split()
+    assert pid1 != pid2 and own1 == own2 == "True"
+    assert cwd1.endswith("a/work") and cwd2.endswith("b/work")
+
+
+def test_a_dead_fork_server_is_replaced(tmp_path):
+    run_cells(tmp_path / "a", ["x = 1"])
+    server = kernel._Zygote._current
+    assert server is not None and server.alive()
+    server.proc.kill()
+    server.proc.wait()
+    _, result = run_cells(tmp_path / "b", ["x = 1"])
+    assert result.outcome == "completed" and result.cells[0].status == "ok"
+    assert kernel._Zygote._current is not server and kernel._Zygote._current.alive()
+
+
+def test_without_the_fork_server_the_launcher_applies_the_same_limits(tmp_path, monkeypatch):
+    monkeypatch.setenv("TENSORGRAD_GRADER_ZYGOTE", "0")
+    nb, result = run_cells(
+        tmp_path,
+        ["import os, resource, sys\nprint(sys.executable, resource.getrlimit(resource.RLIMIT_AS)[0] // 2**20,"
+         " os.getpgid(0) == os.getpid())", "import os\nos._exit(4)"],
+        memory_mb=1024,
+    )
+    assert stdout(nb.cells[0]).split() == [sys.executable, "1024", "True"]
+    assert result.outcome == "kernel_died" and "exited with code 4" in result.reason

@@ -1,0 +1,142 @@
+"""Benchmark of the grader's throughput: submissions graded per minute at --jobs 2.
+
+    python bench/bench_grading.py                 # 12 copies of every solution notebook, jobs 2
+    python bench/bench_grading.py --copies 30 --jobs 4
+    python bench/bench_grading.py --quick         # 4 copies: a smoke run
+
+What is measured (issue 6, "What it must show"): the solution notebooks of ``solutions/``,
+copied as if each copy were a different student's submission, graded by
+``grade_batch`` exactly as ``tensorgrad-course grade`` does: a fresh resource-limited
+kernel per submission, the instructor's test cells, the guard cells, values compared in
+the grader's process. The instructor's solutions are run once first (the expected-values
+cache); that time is reported separately and not counted in the throughput, as in a real
+batch, where it is paid once per exercise set.
+
+Every copy must score full marks, or the benchmark fails: a fast grader that grades
+wrongly is no use. The figure depends on how busy the machine is, so the load average
+before and after is recorded next to it. The target is >= 60 submissions per minute on
+2 cores. Results go to ``bench/results/grading-<date>.json`` and ``grading-latest.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import json
+import os
+import platform
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))  # benchmark this checkout
+
+from tensorgrad.course.exercise_set import load_exercise_sets  # noqa: E402
+from tensorgrad.course.grade import Submission, grade_batch, prepare_expected  # noqa: E402
+from tensorgrad.course.kernel import Limits  # noqa: E402
+from tensorgrad.course.notebooks import find_notebooks  # noqa: E402
+from tensorgrad.course.version import GRADER_VERSION  # noqa: E402
+
+TARGET_PER_MINUTE = 60.0
+
+
+def load_average() -> list[float]:
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        return []
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--solutions", type=Path, default=ROOT / "solutions")
+    parser.add_argument("--exercises", type=Path, default=ROOT / "exercises")
+    parser.add_argument("--copies", type=int, default=12, help="copies of each solution notebook (default 12)")
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--quick", action="store_true", help="4 copies: a smoke run")
+    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results")
+    parser.add_argument("--no-save", action="store_true", help="print only, write no result file")
+    args = parser.parse_args(argv)
+    copies = 4 if args.quick else args.copies
+
+    sources = find_notebooks(args.solutions)
+    if not sources:
+        print(f"no solution notebooks in {args.solutions}", file=sys.stderr)
+        return 2
+    limits = Limits(cell_timeout=60, notebook_timeout=300)
+    work = Path(tempfile.mkdtemp(prefix="tg-bench-grading-"))
+    try:
+        submissions = []
+        for i in range(copies):
+            student = f"student{i:03d}"
+            for src in sources:
+                dest = work / "submissions" / student / src.relative_to(args.solutions)
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(src, dest)
+                submissions.append(Submission(student, str(dest)))
+
+        sets = load_exercise_sets(args.solutions, args.exercises)
+        load_before = load_average()
+        start = time.monotonic()
+        prepare_expected(sorted(sets), sets, args.solutions, args.exercises, limits, jobs=args.jobs,
+                         cache_dir=work / "cache")
+        solutions_seconds = time.monotonic() - start
+
+        start = time.monotonic()
+        results = grade_batch(submissions, args.solutions, args.exercises, limits, jobs=args.jobs,
+                              cache_dir=work / "cache")
+        seconds = time.monotonic() - start
+        load_after = load_average()
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+    wrong = [r for r in results if r.status != "graded" or r.score != r.max_score]
+    per_minute = 60 * len(results) / seconds
+    durations = [r.duration for r in results]
+    report = {
+        "benchmark": "grading throughput",
+        "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "grader_version": GRADER_VERSION,
+        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": sys.platform,
+                    "load_average_before": load_before, "load_average_after": load_after},
+        "jobs": args.jobs,
+        "exercise_sets": [s.relative_to(args.solutions).as_posix() for s in sources],
+        "submissions": len(results),
+        "seconds": round(seconds, 2),
+        "submissions_per_minute": round(per_minute, 1),
+        "target_per_minute": TARGET_PER_MINUTE,
+        "meets_target": per_minute >= TARGET_PER_MINUTE,
+        "per_submission_seconds": {
+            "median": round(statistics.median(durations), 2),
+            "max": round(max(durations), 2),
+        },
+        "solution_runs_seconds": round(solutions_seconds, 2),
+        "all_full_marks": not wrong,
+    }
+    print(f"graded {len(results)} submissions ({copies} copies of {len(sources)} solution notebooks) "
+          f"in {seconds:.1f} s at --jobs {args.jobs}: {per_minute:.1f} submissions/minute "
+          f"(target >= {TARGET_PER_MINUTE:g}; {'met' if per_minute >= TARGET_PER_MINUTE else 'NOT met'})")
+    print(f"  per submission: median {report['per_submission_seconds']['median']} s, "
+          f"max {report['per_submission_seconds']['max']} s; solutions run once first: {solutions_seconds:.1f} s")
+    print(f"  {os.cpu_count()} CPUs, load average before {load_before}, after {load_after}")
+    if wrong:
+        for r in wrong[:5]:
+            print(f"  NOT FULL MARKS: {r.path}: {r.status} {r.score}/{r.max_score} {r.reason}", file=sys.stderr)
+        return 1
+    if not args.no_save:
+        args.out.mkdir(parents=True, exist_ok=True)
+        text = json.dumps(report, indent=1, sort_keys=True) + "\n"
+        stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+        (args.out / f"grading-{stamp}.json").write_text(text)
+        (args.out / "grading-latest.json").write_text(text)
+        print(f"  written to {args.out / 'grading-latest.json'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

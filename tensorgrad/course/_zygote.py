@@ -1,0 +1,152 @@
+"""A fork server for grading kernels: imports once, forks a fresh kernel per submission.
+
+Starting an IPython kernel costs about a second of CPU, most of it importing
+IPython, ipykernel, NumPy and tensorgrad. This process does those imports
+**once** and then, for every submission, forks a child that becomes a brand
+new kernel: its own process group, resource limits, working directory,
+environment and connection file, with nothing shared with any other kernel
+(a forked child gets a copy of the parent's memory, never a reference to it).
+The grader talks to it over its stdin/stdout, one JSON object per line:
+
+    {"op": "spawn", "argv": [...], "cwd": "...", "env": {...}, "limits": {...}}  -> {"pid": N}
+    {"op": "poll", "pid": N}                     -> {"returncode": null | int}
+    {"op": "wait", "pid": N, "timeout": S}       -> {"returncode": null | int}
+
+Return codes follow ``subprocess``: the exit status, or minus the signal number.
+The server exits when its stdin closes (the grading process ended).
+
+Run by path (``python _zygote.py``, not ``-I``: kernels must see PYTHONPATH), with
+the environment that kernels get, including ``PYTHONHASHSEED`` (it cannot be
+changed after the interpreter starts). It never creates threads or ZeroMQ
+sockets before forking; BLAS libraries run single-threaded
+(``OPENBLAS_NUM_THREADS=1``), so forking is safe.
+"""
+
+import json
+import os
+import resource
+import sys
+import time
+
+if sys.path and os.path.abspath(sys.path[0]) == os.path.dirname(os.path.abspath(__file__)):
+    sys.path.pop(0)  # don't make this folder's modules importable as top-level names
+
+PRELOAD = (
+    "ipykernel.kernelapp", "ipykernel.ipkernel", "ipykernel.zmqshell", "ipykernel.debugger",
+    "IPython", "IPython.core.completerlib", "IPython.core.debugger", "IPython.core.oinspect",
+    "IPython.extensions.storemagic", "numpy", "tensorgrad", "tensorgrad.course.checks",
+)
+
+
+def _preload() -> None:
+    import importlib
+
+    # No debugger in grading kernels: importing debugpy/pydevd is 40% of a kernel's
+    # start-up, and nobody attaches a debugger to a grading run. ipykernel checks
+    # for it with an ImportError, which this None entry produces.
+    sys.modules["debugpy"] = None
+
+    for name in PRELOAD:
+        try:
+            importlib.import_module(name)
+        except Exception:  # noqa: BLE001 - a kernel imports it again and reports the error
+            pass
+
+
+def _set(limit: int, value: int, hard=None) -> None:
+    hard = value if hard is None else hard
+    _, current_hard = resource.getrlimit(limit)
+    if current_hard != resource.RLIM_INFINITY:
+        value, hard = min(value, current_hard), min(hard, current_hard)
+    resource.setrlimit(limit, (value, hard))
+
+
+def _child(request: dict) -> None:
+    """In the forked child: become a kernel. Never returns."""
+    code = 1
+    try:
+        os.setsid()
+        devnull = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(devnull, fd)
+        limits = request.get("limits", {})
+        if limits.get("memory_mb", 0) > 0:
+            _set(resource.RLIMIT_AS, limits["memory_mb"] * 1024 * 1024)
+        if limits.get("cpu_seconds", 0) > 0:
+            _set(resource.RLIMIT_CPU, limits["cpu_seconds"], limits["cpu_seconds"] + 5)
+        if limits.get("file_mb", 0) > 0:
+            _set(resource.RLIMIT_FSIZE, limits["file_mb"] * 1024 * 1024)
+        _set(resource.RLIMIT_CORE, 0)
+        os.chdir(request["cwd"])
+        os.environ.clear()
+        os.environ.update(request["env"])
+        sys.path.insert(0, request["cwd"])  # as `python -m ipykernel_launcher` would
+        sys.argv = ["ipykernel_launcher", *request["argv"]]
+        sys.stdin = open(os.devnull)  # noqa: SIM115
+        sys.stdout = sys.stderr = open(os.devnull, "w")  # noqa: SIM115
+        from ipykernel.kernelapp import IPKernelApp
+
+        IPKernelApp.launch_instance(argv=request["argv"])
+        code = 0
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    except BaseException:  # noqa: BLE001 - the grader reads the exit status
+        code = 1
+    finally:
+        os._exit(code)
+
+
+def _returncode(status: int) -> int:
+    if os.WIFSIGNALED(status):
+        return -os.WTERMSIG(status)
+    return os.WEXITSTATUS(status)
+
+
+def main() -> None:
+    _preload()
+    done: dict[int, int] = {}
+
+    def reap(pid: int, block: bool = False):
+        if pid in done:
+            return done[pid]
+        try:
+            got, status = os.waitpid(pid, 0 if block else os.WNOHANG)
+        except ChildProcessError:
+            return done.get(pid, -9)
+        if got == 0:
+            return None
+        done[pid] = _returncode(status)
+        return done[pid]
+
+    out = sys.stdout
+    out.write(json.dumps({"ready": True}) + "\n")
+    out.flush()
+    for line in sys.stdin:
+        try:
+            request = json.loads(line)
+            op = request.get("op")
+            if op == "spawn":
+                out.flush()
+                pid = os.fork()
+                if pid == 0:
+                    _child(request)
+                reply = {"pid": pid}
+            elif op == "poll":
+                reply = {"returncode": reap(int(request["pid"]))}
+            elif op == "wait":
+                end = time.monotonic() + float(request.get("timeout", 5.0))
+                code = reap(int(request["pid"]))
+                while code is None and time.monotonic() < end:
+                    time.sleep(0.005)
+                    code = reap(int(request["pid"]))
+                reply = {"returncode": code}
+            else:
+                reply = {"error": f"unknown op {op!r}"}
+        except Exception as exc:  # noqa: BLE001 - answer, never die
+            reply = {"error": f"{type(exc).__name__}: {exc}"}
+        out.write(json.dumps(reply) + "\n")
+        out.flush()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,277 @@
+"""Named tests in a test cell: the student's self-check and the grader's input, from one text.
+
+An exercise's locked test cell declares its tests once::
+
+    from tensorgrad.course import check
+
+    t = check("chain_rule.task2")
+
+    with t.test("dy/dw at (2, 1)", hint="add the contributions of both paths"):
+        t.submit("dy_dw", dy_dw, expected=5.0)
+
+    with t.test("dy/dx at (2, 1)"):
+        t.submit("dy_dx", dy_dx, expected=2.0)
+
+    ### BEGIN HIDDEN TESTS
+    with t.test("dy/dw at (3, 2)"):
+        t.submit("dy_dw_32", grad_w(3.0, 2.0))
+    ### END HIDDEN TESTS
+
+    t.done()
+
+The same cell serves two readers.
+
+**In the student's notebook** (the exercise has no hidden tests) each ``with
+t.test(...)`` block runs at once and prints one line: ``✓ dy/dw at (2, 1)`` or
+``✗ dy/dw at (2, 1): your dy_dw is 4.0, expected 5.0 (...)`` plus the hint.
+``t.submit(name, value, expected=...)`` compares in the kernel with
+:func:`.values.compare`, the grader's own comparison. ``t.done()`` prints a
+summary, and raises (one ``✗`` line, no traceback) if a test failed, so the
+cell also fails under nbgrader. An error inside a block fails that test only:
+the other tests still run.
+
+**Under the grader** (``tensorgrad-course grade``), the grader's own cell before
+each test cell arms this module with a nonce. Nothing is printed; instead each
+test block sends one *record* to the grader as display data of MIME type
+:data:`.values.MIME`: the test's name, how its block ended, and every submitted
+value encoded by :func:`.values.encode`. The grader compares those values, in
+its own process, with the values that the *instructor's solution* submitted for
+the same test, using the tolerances from the solution's run. So a student who
+replaces ``numpy.allclose``, ``AssertionError`` or this module gains nothing: a
+test passes only if the grader finds the value right.
+
+Only values compared by the grader are tamper-proof. A test that only asserts
+in the kernel (``assert f(2) == 4`` inside a block) is decided by the kernel,
+as in nbgrader; use ``t.submit`` for everything that earns points.
+
+This module runs in student kernels. Its own imports are light (NumPy, and
+IPython only when grading); it reads values by duck typing and uses nothing of
+the tensorgrad library, so it works for NumPy and PyTorch values too.
+
+How to write exercise sets with it: ``docs/authoring-exercises.md``.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Any
+
+from . import values
+from .selfcheck import CheckFailure
+
+__all__ = ["check", "TaskCheck", "CheckFailure"]
+
+#: The module the grader's cells create in a grading kernel (see :mod:`.guard`).
+GUARD_MODULE = "_tensorgrad_grader_guard"
+
+_MISSING = object()
+_PASSED, _FAILED, _ERROR, _NOT_ATTEMPTED = "passed", "failed", "error", "not_attempted"
+
+
+def _grading_nonce() -> str | None:
+    """The nonce of the current grading run, or None in a student's own kernel."""
+    guard = sys.modules.get(GUARD_MODULE)
+    nonce = getattr(guard, "nonce", None)
+    return nonce if isinstance(nonce, str) and nonce else None
+
+
+def _emit(record: dict) -> None:
+    """Send a record to the grader as display data (only ever called while grading)."""
+    from IPython.display import display
+
+    label = "\N{CHECK MARK}" if record["outcome"] == _PASSED else "\N{BALLOT X}"
+    display({values.MIME: record, "text/plain": f"{label} {record['test']} (recorded for the grader)"}, raw=True)
+    try:  # let ipykernel's IO thread send it now: if the kernel dies next, it is already out
+        sys.stdout.flush()
+    except Exception:  # noqa: BLE001 - a replaced stdout must not fail the test
+        pass
+
+
+def _explain(exc: BaseException) -> tuple[str, str]:
+    """(outcome, message) for an exception raised inside a test block."""
+    name = type(exc).__name__
+    if isinstance(exc, NotImplementedError):
+        return _NOT_ATTEMPTED, "not attempted yet: your code still raises NotImplementedError"
+    if isinstance(exc, NameError):
+        missing = getattr(exc, "name", None) or str(exc)
+        return _ERROR, (
+            f"{missing!r} is not defined: run your answer cell above first "
+            "(if it raised an error, fix that first)"
+        )
+    if isinstance(exc, AssertionError):
+        return _FAILED, str(exc) or "an assertion failed"
+    text = str(exc)
+    return _ERROR, f"your code raised {name}: {text}" if text else f"your code raised {name}"
+
+
+class _Test:
+    """One ``with t.test(...)`` block (see :meth:`TaskCheck.test`)."""
+
+    def __init__(self, owner: "TaskCheck", name: str, hint: str | None, weight: float, line: int | None):
+        self.owner = owner
+        self.name = name
+        self.hint = hint
+        self.weight = weight
+        self.line = line
+        self.values: list[dict] = []
+        self.failed_value: str | None = None
+        self.compared = False  # whether a value was compared with an expected= value here
+        self.started = 0.0
+
+    def __enter__(self) -> "_Test":
+        if self.owner._current is not None:
+            raise RuntimeError(
+                f"test {self.name!r} starts inside test {self.owner._current.name!r}; "
+                "test blocks cannot be nested"
+            )
+        self.owner._current = self
+        self.started = time.perf_counter()
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> bool:
+        duration = time.perf_counter() - self.started
+        self.owner._current = None
+        if exc is not None and not isinstance(exc, Exception) and not isinstance(exc, SystemExit):
+            return False  # KeyboardInterrupt (a timeout): let the cell stop
+        if exc is None:
+            outcome, message = _PASSED, ""
+        else:
+            outcome, message = _explain(exc)
+        self.owner._finish(self, outcome, message, duration)
+        return True
+
+
+class TaskCheck:
+    """The tests of one task; made by :func:`check`."""
+
+    def __init__(self, name: str):
+        if not isinstance(name, str) or not name.strip():
+            raise ValueError("check() needs the task's name, for example check('chain_rule.task2')")
+        self.name = name
+        self._current: _Test | None = None
+        self._seen: set[str] = set()
+        self.results: list[tuple[str, str, str]] = []  # (test, outcome, message)
+
+    @property
+    def label(self) -> str:
+        return self.name.rsplit(".", 1)[-1]
+
+    # ----------------------------------------------------------- declaring
+
+    def test(self, name: str, *, hint: str | None = None, weight: float = 1.0) -> _Test:
+        """A context manager for one test: ``with t.test("name"): ...``.
+
+        ``hint`` is shown under a failure. ``weight`` sets the test's share of
+        the task's points (default: all tests share them equally).
+        """
+        if not isinstance(name, str) or not name.strip():
+            raise ValueError("t.test() needs a name for the test")
+        if name in self._seen:
+            raise ValueError(f"{self.name}: two tests are named {name!r}; give each test its own name")
+        if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not weight > 0:
+            raise ValueError(f"{self.name}: the weight of test {name!r} must be a number > 0")
+        self._seen.add(name)
+        frame = sys._getframe(1)
+        return _Test(self, name, hint, float(weight), frame.f_lineno if frame else None)
+
+    def submit(
+        self,
+        name: str,
+        value: Any,
+        *,
+        expected: Any = _MISSING,
+        atol: float = values.DEFAULT_ATOL,
+        rtol: float = values.DEFAULT_RTOL,
+        dtype: bool = False,
+        requires_grad: bool = False,
+        kind: str | None = None,
+    ) -> Any:
+        """Hand ``value`` to the grader under ``name``; check it here too when possible.
+
+        * ``expected``: the right value. The self-check compares with it and
+          shows it in its message. Leave it out when the value would give the
+          answer away (a prediction in a public test): the self-check then only
+          checks ``kind``, and the grader compares with the solution's value.
+        * ``atol``, ``rtol``: tolerances for numbers and tensors.
+        * ``dtype``, ``requires_grad``: also compare a tensor's dtype, or its
+          ``requires_grad`` flag.
+        * ``kind``: what the value must be even before it is compared: ``"bool"``,
+          ``"int"``, ``"number"``, ``"str"``, ``"tensor"``, ``"list"`` (a list or a
+          tuple), ``"tuple"``, ``"dict"`` or ``"none"``; several joined by ``|``,
+          as in ``"str|none"``.
+
+        Returns ``value``. Must be called inside a ``with t.test(...)`` block.
+        """
+        test = self._current
+        if test is None:
+            raise RuntimeError(f"{self.name}: t.submit({name!r}, ...) must be called inside a `with t.test(...)` block")
+        if kind is not None:
+            values.parse_kind(kind)  # raises on a typo, before anything is recorded
+        record = values.encode(value)
+        options = {"atol": float(atol), "rtol": float(rtol), "dtype": bool(dtype),
+                   "requires_grad": bool(requires_grad), "kind": kind}
+        test.values.append({"name": name, "value": record, "options": options,
+                            "expected_given": expected is not _MISSING})
+        test.compared = test.compared or expected is not _MISSING
+        message = values.check_kind(record, kind, name=name) if kind is not None else None
+        if message is None and expected is not _MISSING:
+            message = values.compare(
+                values.encode(expected), record, name=name, atol=atol, rtol=rtol,
+                dtype=dtype, requires_grad=requires_grad,
+            )
+        if message is None and expected is _MISSING and record["type"] == "none" and kind is None:
+            message = f"your {name} is None (did you forget to set it, or to return it?)"
+        if message is not None:
+            test.failed_value = name
+            raise CheckFailure(message)
+        return value
+
+    # ------------------------------------------------------------ results
+
+    def _finish(self, test: _Test, outcome: str, message: str, duration: float) -> None:
+        self.results.append((test.name, outcome, message))
+        nonce = _grading_nonce()
+        if nonce is not None:
+            _emit({
+                "v": values.RECORD_VERSION, "nonce": nonce, "check": self.name, "test": test.name,
+                "weight": test.weight, "line": test.line, "outcome": outcome, "message": message[:4000],
+                "hint": test.hint,
+                "failed_value": test.failed_value, "duration": round(duration, 6), "values": test.values,
+            })
+            return
+        if outcome == _PASSED:
+            later = test.values and not test.compared
+            print(f"\N{CHECK MARK} {test.name}" + (" (answered; compared with the solution when graded)" if later else ""))
+            return
+        lines = [f"\N{BALLOT X} {test.name}: {message}"]
+        if test.hint and outcome != _NOT_ATTEMPTED:
+            lines.append(f"  hint: {test.hint}")
+        print("\n".join(lines))
+
+    def done(self) -> None:
+        """End of the test cell: a summary line; raises if a test failed (not while grading)."""
+        if self._current is not None:
+            raise RuntimeError("t.done() inside a test block")
+        if _grading_nonce() is not None:
+            return
+        total = len(self.results)
+        passed = sum(outcome == _PASSED for _, outcome, _ in self.results)
+        if not total:
+            print(f"{self.label}: no tests ran")
+            return
+        if passed == total:
+            print(f"{self.label}: all {total} checks pass. More tests run when your work is graded.")
+            return
+        unattempted = all(o in (_PASSED, _NOT_ATTEMPTED) for _, o, _ in self.results)
+        if unattempted and passed == 0:
+            raise CheckFailure(f"{self.label}: not attempted yet")
+        raise CheckFailure(f"{self.label}: {total - passed} of {total} checks failed (see above)")
+
+    def __repr__(self) -> str:
+        return f"TaskCheck({self.name!r})"
+
+
+def check(name: str) -> TaskCheck:
+    """Start the tests of the task ``name`` (``"<exercise set>.<task>"``, e.g. ``"chain_rule.task2"``)."""
+    return TaskCheck(name)

@@ -1,0 +1,417 @@
+"""Values as JSON records, and the one comparison that both the self-check and the grader use.
+
+A test cell hands the grader a student's value with ``t.submit("w_grad", w.grad)``
+(:mod:`.checks`). The value cannot travel as a Python object: the student's
+kernel is another process, and nothing it sends may be trusted to *judge*
+itself. So the kernel sends a plain description of the value, a **record**
+(:func:`encode`), and the grader compares records in its own process
+(:func:`compare`). The same :func:`compare` runs inside the student's kernel for
+the self-check, so a student sees exactly the message the grader would write.
+
+A record is a small JSON object whose ``type`` is one of
+
+=========  ==============================================================
+``none``   ``None``
+``bool``   ``True`` / ``False`` (NumPy booleans too)
+``int``    a Python or NumPy integer (``data``)
+``float``  a real number (``data``; ``"nan"``, ``"inf"``, ``"-inf"`` as strings)
+``complex`` ``data`` is ``[real, imag]``
+``str``    ``data``
+``tensor`` anything with ``.shape`` and ``.tolist()``: tensorgrad, PyTorch...;
+           ``shape``, ``dtype``, flat ``data``, ``requires_grad``, ``is_leaf``,
+           ``grad_fn`` (the node's class name) and ``class``
+``ndarray`` a NumPy array: ``shape``, ``dtype``, flat ``data``
+``list`` / ``tuple``  ``items``, each a record
+``dict``   ``items``: ``[[key, record], ...]`` in insertion order
+``object`` anything else: ``class`` and ``repr`` only
+``too_large`` a tensor or array with more than :data:`MAX_ELEMENTS` elements
+=========  ==============================================================
+
+and every record carries ``repr``: the value's ``repr()`` (shortened), which is
+what messages show, so a student reads the same text as in their own cell.
+
+This module imports NumPy lazily and nothing of tensorgrad: values are read by
+duck typing, so it works for tensorgrad, NumPy and PyTorch alike.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any
+
+#: The MIME type of grader records in a cell's display_data output.
+MIME = "application/vnd.tensorgrad.grade+json"
+#: Version of the record format (part of the expected-values cache key).
+RECORD_VERSION = 1
+
+MAX_ELEMENTS = 100_000  # elements of one tensor or array
+MAX_ITEMS = 1_000  # items of one list, tuple or dict
+MAX_DEPTH = 8  # nesting of lists, tuples and dicts
+MAX_STR = 10_000  # characters of a string value
+MAX_REPR = 300  # characters of the repr shown in messages
+
+DEFAULT_ATOL = 1e-6
+DEFAULT_RTOL = 1e-5
+
+_NUMERIC = ("int", "float", "complex", "tensor", "ndarray")
+_ARRAYS = ("tensor", "ndarray")
+
+
+def short_repr(value: Any) -> str:
+    try:
+        text = repr(value)
+    except Exception as exc:  # noqa: BLE001 - a broken __repr__ must not stop a test
+        text = f"<{type(value).__name__} whose repr() raised {type(exc).__name__}>"
+    return text if len(text) <= MAX_REPR else text[: MAX_REPR - 3] + "..."
+
+
+# ----------------------------------------------------------------- encoding
+
+
+def _number(x: Any) -> Any:
+    """A JSON-safe element: bools and ints as they are, floats with nan/inf as strings."""
+    if isinstance(x, bool):
+        return x
+    if isinstance(x, int):
+        return x
+    if isinstance(x, complex):
+        return [_number(x.real), _number(x.imag)]
+    x = float(x)
+    if math.isfinite(x):
+        return x
+    return "nan" if math.isnan(x) else ("inf" if x > 0 else "-inf")
+
+
+def _is_tensor_like(value: Any) -> bool:
+    return hasattr(value, "shape") and (callable(getattr(value, "tolist", None)) or callable(getattr(value, "numpy", None)))
+
+
+def _array_of(value: Any):
+    import numpy as np
+
+    if isinstance(value, np.ndarray):
+        return value
+    for method in ("tolist", "numpy"):
+        fn = getattr(value, method, None)
+        if callable(fn):
+            try:
+                return np.asarray(fn())
+            except Exception:  # noqa: BLE001 - e.g. torch's numpy() on a tensor that requires grad
+                continue
+    return np.asarray(value)
+
+
+def _array_record(value: Any, kind: str) -> dict:
+    import numpy as np
+
+    shape = getattr(value, "shape", None)
+    try:
+        shape = [int(n) for n in shape]
+    except TypeError:
+        shape = None
+    record: dict[str, Any] = {"type": kind, "repr": short_repr(value)}
+    if kind == "tensor":
+        grad_fn = getattr(value, "grad_fn", None)
+        record.update(
+            {
+                "class": type(value).__name__,
+                "requires_grad": _flag(getattr(value, "requires_grad", None)),
+                "is_leaf": _flag(getattr(value, "is_leaf", None)),
+                "grad_fn": None if grad_fn is None else type(grad_fn).__name__,
+            }
+        )
+    record["dtype"] = str(getattr(value, "dtype", ""))
+    size = math.prod(shape) if shape is not None else None
+    if size is not None and size > MAX_ELEMENTS:
+        record.update(type="too_large", shape=shape, kind=kind)
+        return record
+    arr = _array_of(value)
+    if shape is None:
+        shape = list(arr.shape)
+    record["shape"] = shape
+    if arr.size > MAX_ELEMENTS:
+        record.update(type="too_large", kind=kind)
+        return record
+    if arr.dtype.kind not in "biufc":
+        record["data"] = [short_repr(x) for x in arr.ravel().tolist()]
+        record["numeric"] = False
+        return record
+    flat = arr.ravel()
+    if flat.dtype.kind == "c":
+        record["data"] = [[_number(float(z.real)), _number(float(z.imag))] for z in flat.tolist()]
+    elif flat.dtype.kind == "f":
+        if bool(np.isfinite(flat).all()):
+            record["data"] = flat.astype(float).tolist()
+        else:
+            record["data"] = [_number(x) for x in flat.astype(float).tolist()]
+    else:
+        record["data"] = flat.tolist()
+    record["numeric"] = True
+    record["element"] = {"b": "bool", "c": "complex", "f": "float"}.get(flat.dtype.kind, "int")
+    return record
+
+
+def _flag(value: Any) -> bool | None:
+    return value if isinstance(value, bool) else None
+
+
+def encode(value: Any, _depth: int = 0) -> dict:
+    """The record of ``value`` (see the module docstring). Never raises."""
+    try:
+        return _encode(value, _depth)
+    except Exception as exc:  # noqa: BLE001 - a strange object must not stop a test
+        return {"type": "object", "class": type(value).__name__, "repr": short_repr(value),
+                "error": f"{type(exc).__name__}: {exc}"[:MAX_REPR]}
+
+
+def _encode(value: Any, depth: int) -> dict:
+    import numpy as np
+
+    if value is None:
+        return {"type": "none", "repr": "None"}
+    if isinstance(value, (bool, np.bool_)):
+        return {"type": "bool", "data": bool(value), "repr": repr(bool(value))}
+    if isinstance(value, (np.ndarray, np.generic)) and not isinstance(value, np.ndarray):
+        value = value.item()  # a NumPy scalar: encode the Python number
+        if isinstance(value, bool):
+            return {"type": "bool", "data": value, "repr": repr(value)}
+    if isinstance(value, numbers.Integral):
+        return {"type": "int", "data": int(value), "repr": short_repr(value)}
+    if isinstance(value, numbers.Real):
+        return {"type": "float", "data": _number(float(value)), "repr": short_repr(value)}
+    if isinstance(value, numbers.Complex):
+        return {"type": "complex", "data": _number(complex(value)), "repr": short_repr(value)}
+    if isinstance(value, str):
+        return {"type": "str", "data": value[:MAX_STR], "repr": short_repr(value)}
+    if isinstance(value, np.ndarray):
+        return _array_record(value, "ndarray")
+    if _is_tensor_like(value):
+        return _array_record(value, "tensor")
+    if isinstance(value, (list, tuple)) and depth < MAX_DEPTH:
+        items = [encode(v, depth + 1) for v in list(value)[:MAX_ITEMS]]
+        record = {"type": "tuple" if isinstance(value, tuple) else "list", "items": items, "repr": short_repr(value)}
+        if len(value) > MAX_ITEMS:
+            record["truncated"] = len(value)
+        return record
+    if isinstance(value, dict) and depth < MAX_DEPTH:
+        items = [[k if isinstance(k, str) else short_repr(k), encode(v, depth + 1)]
+                 for k, v in list(value.items())[:MAX_ITEMS]]
+        return {"type": "dict", "items": items, "repr": short_repr(value)}
+    return {"type": "object", "class": type(value).__name__, "repr": short_repr(value)}
+
+
+# --------------------------------------------------------------- comparing
+
+
+def _kind_name(record: dict) -> str:
+    kind = record.get("type")
+    return {
+        "none": "None", "bool": "a bool", "int": "an int", "float": "a float", "complex": "a complex number",
+        "str": "a str", "tensor": "a tensor", "ndarray": "a NumPy array", "list": "a list", "tuple": "a tuple",
+        "dict": "a dict", "too_large": "a very large tensor",
+    }.get(kind, f"a {record.get('class', 'value')}")
+
+
+def _want(record: dict, reveal: bool) -> str:
+    """How to describe the expected value: itself when revealed, else its kind and shape."""
+    kind = record.get("type")
+    if reveal:
+        return record.get("repr", "?")
+    if kind == "bool":
+        return "True or False"
+    if kind in _ARRAYS:
+        return f"{_kind_name(record)} of shape {tuple(record.get('shape', ()))}"
+    return _kind_name(record)
+
+
+def _elements(record: dict):
+    """A record's numbers as a float or complex NumPy array shaped like the value."""
+    import numpy as np
+
+    kind = record["type"]
+    if kind in ("int", "float", "bool"):
+        data, shape = [record["data"]], ()
+    elif kind == "complex":
+        data, shape = [record["data"]], ()
+    else:
+        data, shape = record["data"], tuple(record["shape"])
+
+    def convert(x):
+        if isinstance(x, list):
+            return complex(convert(x[0]), convert(x[1]))
+        if isinstance(x, str):
+            return float(x)  # "nan", "inf", "-inf"
+        return x
+
+    values = [convert(x) for x in data]
+    dtype = np.complex128 if any(isinstance(v, complex) for v in values) else np.float64
+    return np.array(values, dtype=dtype).reshape(shape)
+
+
+def _largest_difference(actual, expected) -> str:
+    import numpy as np
+
+    diff = np.abs(actual - expected)
+    diff = np.where(np.isnan(diff), np.inf, diff)
+    if diff.ndim == 0:
+        return f"difference {float(diff):.3g}"
+    index = np.unravel_index(int(np.argmax(diff)), diff.shape)
+    return f"largest difference {float(diff[index]):.3g} at index {tuple(int(i) for i in index)}"
+
+
+def _shape_of(record: dict) -> tuple:
+    return tuple(record.get("shape", ())) if record["type"] in _ARRAYS else ()
+
+
+def compare(
+    expected: dict,
+    actual: dict,
+    *,
+    name: str,
+    atol: float = DEFAULT_ATOL,
+    rtol: float = DEFAULT_RTOL,
+    dtype: bool = False,
+    requires_grad: bool = False,
+    reveal: bool = True,
+) -> str | None:
+    """``None`` if ``actual`` matches ``expected``, else a message for the student.
+
+    Numbers and arrays are compared with ``allclose(atol, rtol)`` after their
+    shapes; bools, ints and strings exactly; lists, tuples and dicts item by
+    item. ``dtype=True`` also compares dtypes, ``requires_grad=True`` the
+    tensors' ``requires_grad`` flags. With ``reveal=False`` the message never
+    shows the expected value (only its kind and shape): hidden tests use it.
+    """
+    return _compare(expected, actual, name, atol, rtol, dtype, requires_grad, reveal)
+
+
+def _compare(exp, act, name, atol, rtol, check_dtype, check_rg, reveal) -> str | None:
+    import numpy as np
+
+    ekind, akind = exp.get("type"), act.get("type")
+    yours = f"your {name} is {act.get('repr', '?')}"
+    if akind == "too_large":
+        return f"your {name} is too large to grade (shape {tuple(act.get('shape', ()))})"
+    if ekind == "too_large":
+        return f"{name}: the expected value is too large to compare (an authoring problem)"
+
+    if ekind == "none":
+        return None if akind == "none" else f"{yours}, expected None"
+    if akind == "none" and ekind != "none":
+        hint = " (did you forget to return it, or to call backward()?)" if ekind in _NUMERIC else ""
+        return f"{yours}, expected {_want(exp, reveal)}{hint}"
+
+    if ekind == "bool":
+        if akind != "bool":
+            return f"{yours} ({_kind_name(act)}), expected True or False (a bool)"
+        if act["data"] != exp["data"]:
+            return f"{yours}, expected {exp['repr']}" if reveal else f"{yours}, which is not right"
+        return None
+
+    if ekind == "str":
+        if akind != "str":
+            return f"{yours} ({_kind_name(act)}), expected a str"
+        if act["data"].strip() != exp["data"].strip():
+            return f"{yours}, expected {exp['repr']}" if reveal else f"{yours}, which is not right"
+        return None
+
+    if ekind in ("list", "tuple"):
+        if akind not in ("list", "tuple"):
+            return f"{yours} ({_kind_name(act)}), expected {_kind_name(exp)} of length {len(exp['items'])}"
+        if len(act["items"]) != len(exp["items"]) or act.get("truncated") != exp.get("truncated"):
+            n_act = act.get("truncated", len(act["items"]))
+            n_exp = exp.get("truncated", len(exp["items"]))
+            return f"{yours}, expected {_kind_name(exp)} of length {n_exp} but it has length {n_act}"
+        for i, (e, a) in enumerate(zip(exp["items"], act["items"])):
+            message = _compare(e, a, f"{name}[{i}]", atol, rtol, check_dtype, check_rg, reveal)
+            if message:
+                return message
+        return None
+
+    if ekind == "dict":
+        if akind != "dict":
+            return f"{yours} ({_kind_name(act)}), expected a dict"
+        ekeys, akeys = [k for k, _ in exp["items"]], [k for k, _ in act["items"]]
+        missing = [k for k in ekeys if k not in akeys]
+        extra = [k for k in akeys if k not in ekeys]
+        if missing:
+            return f"{yours}, which has no key {missing[0]!r}"
+        if extra:
+            return f"{yours}, which has an unexpected key {extra[0]!r}"
+        avalues = dict(act["items"])
+        for key, e in exp["items"]:
+            message = _compare(e, avalues[key], f"{name}[{key!r}]", atol, rtol, check_dtype, check_rg, reveal)
+            if message:
+                return message
+        return None
+
+    if ekind in _NUMERIC:
+        if akind not in _NUMERIC or (akind in _ARRAYS and act.get("numeric") is False):
+            wanted = f"{_kind_name(exp)} of shape {tuple(exp['shape'])}" if ekind in _ARRAYS else "a number"
+            return f"{yours} ({_kind_name(act)}), expected {wanted}"
+        if ekind in _ARRAYS and akind not in _ARRAYS and exp.get("shape"):
+            return f"{yours} ({_kind_name(act)}), expected {_kind_name(exp)} of shape {tuple(exp['shape'])}"
+        eshape, ashape = _shape_of(exp), _shape_of(act)
+        if eshape != ashape:
+            return f"{yours}, expected shape {eshape} but it has shape {ashape}"
+        if check_dtype and ekind in _ARRAYS and act.get("dtype") != exp.get("dtype"):
+            return f"{yours}, expected dtype {exp.get('dtype')} but it has dtype {act.get('dtype')}"
+        if check_rg and ekind == "tensor" and act.get("requires_grad") != exp.get("requires_grad"):
+            return (f"your {name} has requires_grad={act.get('requires_grad')}, "
+                    f"expected requires_grad={exp.get('requires_grad')}")
+        if ekind == "int" and akind == "int":
+            if exp["data"] != act["data"]:
+                return f"{yours}, expected {exp['repr']}" if reveal else f"{yours}, which is not right"
+            return None
+        want, got = _elements(exp), _elements(act)
+        if np.allclose(got, want, atol=atol, rtol=rtol, equal_nan=True):
+            return None
+        shown = f"expected {exp['repr']}" if reveal else "not the expected value"
+        details = [_largest_difference(got, want)]
+        if np.isnan(got).any() and not np.isnan(want).any():
+            details.append("yours contains nan")
+        tolerance = f"tolerance atol={atol:g}, rtol={rtol:g}"
+        if ekind in _ARRAYS:
+            return f"{yours}, expected shape {eshape} but a different value: {shown} ({'; '.join(details)})"
+        return f"{yours}, {shown} ({'; '.join(details)}; {tolerance})"
+
+    # ``object``: compared by repr, the only thing known about it.
+    if akind != ekind or act.get("repr") != exp.get("repr"):
+        return f"{yours}, expected {exp.get('repr')}" if reveal else f"{yours}, which is not right"
+    return None
+
+
+KINDS = {
+    "none": ("none",),
+    "bool": ("bool",),
+    "int": ("int",),
+    "number": ("int", "float"),
+    "str": ("str",),
+    "tensor": ("tensor",),
+    "list": ("list", "tuple"),
+    "tuple": ("tuple",),
+    "dict": ("dict",),
+}
+
+
+def parse_kind(kind: str) -> list[str]:
+    """``"str|none"`` -> ``["str", "none"]``; raises ValueError for an unknown kind."""
+    kinds = [k.strip() for k in str(kind).split("|")]
+    unknown = [k for k in kinds if k not in KINDS]
+    if unknown or not kinds:
+        raise ValueError(f"kind must be one of {', '.join(KINDS)} (or several joined by '|'), not {kind!r}")
+    return kinds
+
+
+def check_kind(record: dict, kind: str, *, name: str) -> str | None:
+    """``None`` if the record is of ``kind`` (keys of :data:`KINDS` joined by ``|``), else a message."""
+    kinds = parse_kind(kind)
+    if any(record.get("type") in KINDS[k] for k in kinds):
+        return None
+
+    def said(k: str) -> str:
+        return "None" if k == "none" else ("an " if k[0] in "aeiou" else "a ") + k
+
+    wanted = " or ".join(said(k) for k in kinds)
+    return f"your {name} is {record.get('repr', '?')} ({_kind_name(record)}), expected {wanted}"
