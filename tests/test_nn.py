@@ -309,11 +309,27 @@ def test_load_state_dict_value_that_is_not_a_tensor(lib):
            lambda: layer.load_state_dict(state))
 
 
-def test_load_state_dict_converts_another_float_dtype(lib):
+def test_load_state_dict_refuses_another_dtype(lib):
+    """A deliberate difference (issue 3, "Bad input"): PyTorch converts a float64 value into a
+    float32 parameter; tensorgrad refuses it with an error naming the key, dtypes and shapes."""
     layer = lib.nn.Linear(2, 3)
     state = {key: value.double() * 0 + 0.5 for key, value in layer.state_dict().items()}
-    assert show(layer.load_state_dict(state)) == "<All keys matched successfully>"
-    assert layer.weight.dtype is lib.float32
+    if lib is not tg:
+        assert show(layer.load_state_dict(state)) == "<All keys matched successfully>"
+        return
+    raises(RuntimeError,
+           "Error(s) in loading state_dict for Linear:\n"
+           "\tdtype mismatch for weight: copying a param with dtype tensorgrad.float64 and shape "
+           "tensorgrad.Size([3, 2]) from checkpoint, the dtype in current model is "
+           "tensorgrad.float32 (shape tensorgrad.Size([3, 2])). Convert the value first, for "
+           "example with .float().\n"
+           "\tdtype mismatch for bias: copying a param with dtype tensorgrad.float64 and shape "
+           "tensorgrad.Size([3]) from checkpoint, the dtype in current model is "
+           "tensorgrad.float32 (shape tensorgrad.Size([3])). Convert the value first, for "
+           "example with .float().",
+           lambda: layer.load_state_dict(state))
+    converted = {key: value.float() for key, value in state.items()}
+    assert show(layer.load_state_dict(converted)) == "<All keys matched successfully>"
     assert show(layer.bias) == "Parameter containing:\ntensor([0.5000, 0.5000, 0.5000], requires_grad=True)"
 
 

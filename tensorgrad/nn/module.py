@@ -311,8 +311,10 @@ class Module:
         """Copy values from `state_dict` into this module's parameters and buffers, in place.
 
         Errors are collected and raised together, naming each key: a missing or unexpected key
-        (with strict=True), or a value whose shape differs from the parameter's. As in PyTorch,
-        a value of another floating dtype is converted, not refused.
+        (with strict=True), or a value whose shape or dtype differs from the parameter's.
+        A deliberate difference: PyTorch silently converts a value of another dtype; tensorgrad
+        refuses it, because a float64 checkpoint loaded into a float32 model usually means the
+        wrong file. Convert it explicitly (`value.float()`) if that is what you want.
         """
         if assign:
             raise NotImplementedError("tensorgrad's load_state_dict copies values (assign=False)")
@@ -331,6 +333,11 @@ class Module:
                 error_msgs.append(
                     f"size mismatch for {key}: copying a param with shape {value.shape} from "
                     f"checkpoint, the shape in current model is {target.shape}.")
+            elif value.dtype is not target.dtype:
+                error_msgs.append(
+                    f"dtype mismatch for {key}: copying a param with dtype {value.dtype} and shape "
+                    f"{value.shape} from checkpoint, the dtype in current model is {target.dtype} "
+                    f"(shape {target.shape}). Convert the value first, for example with .float().")
             else:
                 with no_grad():
                     target.copy_(value)
