@@ -39,6 +39,9 @@ import nbformat
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+# The kernels' environment, copied once here in the main thread: lessons run in worker threads,
+# and reading os.environ there races with pytest, which changes PYTEST_CURRENT_TEST per test.
+KERNEL_BASE_ENV = {k: v for k, v in os.environ.items() if k != "PYTEST_CURRENT_TEST"}
 LESSONS_DIR = ROOT / "lessons"
 README = LESSONS_DIR / "README.md"
 SANITIZE_FILE = ROOT / "tests" / "nbval_sanitize.cfg"
@@ -168,7 +171,7 @@ def _execute(nb, workdir: Path):
             return self.kernel_spec_class(resource_dir=ipykernel.kernelspec.RESOURCES,
                                           **ipykernel.kernelspec.get_kernel_dict())
 
-    env = dict(os.environ)
+    env = dict(KERNEL_BASE_ENV)
     env["PYTHONHASHSEED"] = "0"
     # The kernel runs in lessons/; make this checkout importable even without an install.
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
