@@ -40,6 +40,22 @@ def _addindent(text, spaces):
     return first + "\n" + "\n".join(spaces * " " + line for line in lines)
 
 
+def zero_grads(params, set_to_none=True):
+    """Forget the gradients of `params`, as `Module.zero_grad` and `Optimizer.zero_grad` do:
+    `.grad = None` (the default, as in PyTorch 2), or zeroed in place and cut from any graph."""
+    for param in params:
+        if param.grad is None:
+            continue
+        if set_to_none:
+            param.grad = None
+        else:
+            if param.grad.grad_fn is not None:
+                param.grad.detach_()
+            else:
+                param.grad.requires_grad_(False)
+            param.grad.zero_()
+
+
 class Module:
     """Base class of layers and models. Subclasses call `super().__init__()` and define forward."""
 
@@ -226,17 +242,7 @@ class Module:
     # -- training helpers -------------------------------------------------------------------
     def zero_grad(self, set_to_none=True):
         """Forget the gradients of the last backward: `.grad = None` (or zeros)."""
-        for param in self.parameters():
-            if param.grad is None:
-                continue
-            if set_to_none:
-                param.grad = None
-            else:
-                if param.grad.grad_fn is not None:
-                    param.grad.detach_()
-                else:
-                    param.grad.requires_grad_(False)
-                param.grad.zero_()
+        zero_grads(self.parameters(), set_to_none)
 
     def train(self, mode=True):
         """Set training mode (the `training` flag) here and in every module inside."""

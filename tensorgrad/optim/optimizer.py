@@ -15,6 +15,7 @@ import warnings
 from collections import defaultdict
 
 from ..tensor import Tensor
+from ..nn.module import zero_grads
 
 
 class Optimizer:
@@ -71,18 +72,8 @@ class Optimizer:
 
     def zero_grad(self, set_to_none=True):
         """Forget the last gradients before the next backward (which would add to them)."""
-        for group in self.param_groups:
-            for param in group["params"]:
-                if param.grad is None:
-                    continue
-                if set_to_none:
-                    param.grad = None
-                else:
-                    if param.grad.grad_fn is not None:
-                        param.grad.detach_()
-                    else:
-                        param.grad.requires_grad_(False)
-                    param.grad.zero_()
+        zero_grads((param for group in self.param_groups for param in group["params"]),
+                   set_to_none)
 
     def step(self, closure=None):
         raise NotImplementedError
