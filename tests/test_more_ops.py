@@ -2,7 +2,6 @@
 gradcheck/gradgradcheck in float64, node names and values against PyTorch when installed, and
 that tensorgrad's own arithmetic never leaks NumPy's floating-point warnings."""
 
-import warnings
 
 import numpy as np
 import pytest
@@ -44,7 +43,6 @@ def test_same_values_and_node_as_pytorch(name, values):
 
 
 LEARNER_SCRIPT = """
-import warnings
 warnings.simplefilter("default")
 import numpy as np
 import tensorgrad as tg

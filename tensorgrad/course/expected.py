@@ -215,7 +215,6 @@ def _solution_cells(exset: ExerciseSet) -> list[asm.SubmittedCell]:
 
 def compute(exset: ExerciseSet, limits: Limits) -> Expected:
     """Run the instructor's solution and keep what its tests submit; raise if it fails them."""
-    shown = exset.name
     if not exset.uses_checks:
         # Only assert-style test cells: nothing to compare in the grader, no run needed.
         tasks = {t.grade_id: ExpectedTask(t.grade_id, None, []) for t in exset.tasks}

@@ -82,7 +82,7 @@ class MmBackward0(Node):
 def mm(a, b):
     _check_tensors(a, b, "mm")
     if a._data.ndim != 2 or b._data.ndim != 2:
-        raise RuntimeError(f"self must be a matrix" if a._data.ndim != 2 else "mat2 must be a matrix")
+        raise RuntimeError("self must be a matrix" if a._data.ndim != 2 else "mat2 must be a matrix")
     if a._data.shape[1] != b._data.shape[0]:
         raise RuntimeError(messages.MATMUL_MISMATCH.format(
             a0=a._data.shape[0], a1=a._data.shape[1], b0=b._data.shape[0], b1=b._data.shape[1]))

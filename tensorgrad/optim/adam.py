@@ -14,7 +14,6 @@ PyTorch folds the corrections into the step size, lr/(1 - β₁ᵗ), and the den
 √v/√(1 - β₂ᵗ) + eps; the code below does the same, so the numbers agree to rounding.
 """
 
-from ..autograd.grad_mode import enable_grad, no_grad
 from ..creation import tensor, zeros_like
 from ..ops.elementwise import maximum
 from .optimizer import Optimizer, _check_no_differentiable
@@ -41,19 +40,6 @@ class Adam(Optimizer):
                     "decoupled_weight_decay": decoupled_weight_decay}
         _check_no_differentiable(defaults)
         super().__init__(params, defaults)
-
-    def step(self, closure=None):
-        """Update every parameter that has a gradient. Returns closure()'s loss, if given."""
-        loss = None
-        if closure is not None:
-            with enable_grad():
-                loss = closure()
-        with no_grad():
-            for group in self.param_groups:
-                for param in group["params"]:
-                    if param.grad is not None:
-                        self._update(param, group)
-        return loss
 
     def _update(self, param, group):
         grad = param.grad if not group["maximize"] else -param.grad

@@ -14,6 +14,7 @@ no_grad: updating a weight is not part of the model's computation and must not b
 import warnings
 from collections import defaultdict
 
+from ..autograd.grad_mode import enable_grad, no_grad
 from ..tensor import Tensor
 from ..nn.module import zero_grads
 
@@ -76,7 +77,23 @@ class Optimizer:
                    set_to_none)
 
     def step(self, closure=None):
-        raise NotImplementedError
+        """Update every parameter that has a gradient. Returns closure()'s loss, if given.
+
+        The update itself is each optimizer's `_update(param, group)`; it runs under no_grad,
+        because changing a parameter is not part of the model's computation."""
+        loss = None
+        if closure is not None:
+            with enable_grad():
+                loss = closure()
+        with no_grad():
+            for group in self.param_groups:
+                for param in group["params"]:
+                    if param.grad is not None:
+                        self._update(param, group)
+        return loss
+
+    def _update(self, param, group):
+        raise NotImplementedError(f"{type(self).__name__} must define _update(param, group)")
 
     def __repr__(self):
         text = type(self).__name__ + " ("

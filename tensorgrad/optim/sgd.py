@@ -9,7 +9,6 @@ For each parameter p with gradient g, one step does:
     p ← p - lr·g
 """
 
-from ..autograd.grad_mode import enable_grad, no_grad
 from .optimizer import Optimizer, _check_no_differentiable
 
 
@@ -30,19 +29,6 @@ class SGD(Optimizer):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         _check_no_differentiable(defaults)
         super().__init__(params, defaults)
-
-    def step(self, closure=None):
-        """Update every parameter that has a gradient. Returns closure()'s loss, if given."""
-        loss = None
-        if closure is not None:
-            with enable_grad():
-                loss = closure()
-        with no_grad():
-            for group in self.param_groups:
-                for param in group["params"]:
-                    if param.grad is not None:
-                        self._update(param, group)
-        return loss
 
     def _update(self, param, group):
         grad = param.grad if not group["maximize"] else -param.grad
