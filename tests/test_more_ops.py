@@ -43,6 +43,7 @@ def test_same_values_and_node_as_pytorch(name, values):
 
 
 LEARNER_SCRIPT = """
+import warnings
 warnings.simplefilter("default")
 import numpy as np
 import tensorgrad as tg
