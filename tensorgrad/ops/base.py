@@ -51,7 +51,7 @@ def record(node_class, data, inputs, saved=(), **attributes):
     node.next_functions = tuple(edges)
     node._input_meta = meta
     if saved:
-        node._for_backward = tuple(_save(value, result, node_class) for value in saved)
+        node._for_backward = tuple([_save(value, result, node_class) for value in saved])
     for name, value in attributes.items():
         setattr(node, name, value)
     result._grad_fn = node

@@ -11,7 +11,7 @@ shape, and the engine sums it back to `b`'s shape (see `autograd/engine.py: fit_
 import numpy as np
 
 from .. import dtypes
-from ..autograd import messages
+from ..autograd import grad_mode, messages
 from ..autograd.node import Node
 from ..tensor import Tensor
 from .base import OUTPUT, record
@@ -160,6 +160,8 @@ def needed_factors(a, b):
     PyTorch does the same, which is why `y.mul_(3)` after `y = x + 1` can still backpropagate:
     the multiplication saved only the 3, not y.
     """
+    if not grad_mode._grad_enabled:
+        return ()  # nothing is recorded, so nothing needs saving (as in every plain backward)
     return (b if requires_grad(a) else None), (a if requires_grad(b) else None)
 
 

@@ -24,7 +24,7 @@ _C_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "bool"
 
 def _swap(pair):
     """needed_factors gives (b-if-needed, a-if-needed); these nodes store (a, b) in that order."""
-    return pair[1], pair[0]
+    return pair[::-1]
 
 
 def _check_same_dtype(a, b):
