@@ -198,6 +198,23 @@ _V_NONE_FOR_INPUT = ("The vector v can only be None if the input to the user-pro
                      "is a single Tensor with a single element.")
 
 
+def _last_backward(roots, wrt, v, refs, strict, create_graph, stage):
+    """The final backward pass of a product: recorded only when create_graph asks for it.
+    Inputs that got no gradient get zeros shaped like `refs` (or an error, with strict)."""
+    with set_grad_enabled(True if create_graph else is_grad_enabled()):
+        grads = _autograd_grad(roots, wrt, v, create_graph=create_graph)
+        return _fill_in_zeros(grads, refs, strict, create_graph, stage)
+
+
+def _package(outputs, result, is_outputs_tuple, is_result_tuple, create_graph):
+    """(func's output, the product), detached unless create_graph, as tuples or single tensors
+    to match how the caller passed them in."""
+    outputs = _grad_postprocess(outputs, create_graph)
+    result = _grad_postprocess(result, create_graph)
+    return (_tuple_postprocess(outputs, is_outputs_tuple),
+            _tuple_postprocess(result, is_result_tuple))
+
+
 # -- vjp and jvp ----------------------------------------------------------------------------------
 def vjp(func, inputs, v=None, create_graph=False, strict=False):
     """(func(inputs), vᵀ·J): the vector-Jacobian product, which is exactly one backward pass
@@ -216,14 +233,9 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
         else:
             _require_v_or_single_element(v, outputs, _V_NONE_FOR_OUTPUT)
 
-    with set_grad_enabled(True if create_graph else is_grad_enabled()):
-        grads = _autograd_grad(outputs, inputs, v, create_graph=create_graph)
-        result = _fill_in_zeros(grads, inputs, strict, create_graph, "back")
-
-    outputs = _grad_postprocess(outputs, create_graph)
-    result = _grad_postprocess(result, create_graph)
-    return (_tuple_postprocess(outputs, is_outputs_tuple),
-            _tuple_postprocess(result, is_inputs_tuple))
+    result = _last_backward(outputs, inputs, v, inputs, strict, create_graph,
+                            "back")
+    return _package(outputs, result, is_outputs_tuple, is_inputs_tuple, create_graph)
 
 
 def jvp(func, inputs, v=None, create_graph=False, strict=False):
@@ -254,14 +266,9 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
         grad_inputs = _autograd_grad(outputs, inputs, dummy, create_graph=True)
         _check_requires_grad(grad_inputs, "grad_inputs", strict=strict)
 
-    with set_grad_enabled(True if create_graph else is_grad_enabled()):
-        grads = _autograd_grad(grad_inputs, dummy, v, create_graph=create_graph)
-        result = _fill_in_zeros(grads, outputs, strict, create_graph, "back_trick")
-
-    outputs = _grad_postprocess(outputs, create_graph)
-    result = _grad_postprocess(result, create_graph)
-    return (_tuple_postprocess(outputs, is_outputs_tuple),
-            _tuple_postprocess(result, is_outputs_tuple))
+    result = _last_backward(grad_inputs, dummy, v, outputs, strict, create_graph,
+                            "back_trick")
+    return _package(outputs, result, is_outputs_tuple, is_outputs_tuple, create_graph)
 
 
 # -- jacobian and hessian ---------------------------------------------------------------------------
@@ -394,14 +401,9 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
         is_inputs_tuple, is_outputs_tuple, inputs, v, outputs, gradient = (
             _scalar_output_and_gradient(func, inputs, v, create_graph, strict, "vhp"))
 
-    with set_grad_enabled(True if create_graph else is_grad_enabled()):
-        grads = _autograd_grad(gradient, inputs, v, create_graph=create_graph)
-        result = _fill_in_zeros(grads, inputs, strict, create_graph, "double_back")
-
-    outputs = _grad_postprocess(outputs, create_graph)
-    result = _grad_postprocess(result, create_graph)
-    return (_tuple_postprocess(outputs, is_outputs_tuple),
-            _tuple_postprocess(result, is_inputs_tuple))
+    result = _last_backward(gradient, inputs, v, inputs, strict, create_graph,
+                            "double_back")
+    return _package(outputs, result, is_outputs_tuple, is_inputs_tuple, create_graph)
 
 
 def hvp(func, inputs, v=None, create_graph=False, strict=False):
@@ -417,11 +419,6 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
         double_back = _autograd_grad(gradient, inputs, dummy, create_graph=True)
         _check_requires_grad(gradient, "hessian", strict=strict)
 
-    with set_grad_enabled(True if create_graph else is_grad_enabled()):
-        grads = _autograd_grad(double_back, dummy, v, create_graph=create_graph)
-        result = _fill_in_zeros(grads, inputs, strict, create_graph, "double_back_trick")
-
-    outputs = _grad_postprocess(outputs, create_graph)
-    result = _grad_postprocess(result, create_graph)
-    return (_tuple_postprocess(outputs, is_outputs_tuple),
-            _tuple_postprocess(result, is_inputs_tuple))
+    result = _last_backward(double_back, dummy, v, inputs, strict, create_graph,
+                            "double_back_trick")
+    return _package(outputs, result, is_outputs_tuple, is_inputs_tuple, create_graph)
