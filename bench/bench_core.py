@@ -251,40 +251,20 @@ def make_np_step(x, y, params):
     return step
 
 
-def make_tg_step(x, y, params):
-    x = tg.from_numpy(x)
-    y = tg.from_numpy(y)
-    ps = [tg.from_numpy(p).requires_grad_() for p in params]
+def make_autograd_step(lib, x, y, params):
+    """The same training step for tensorgrad and torch (`lib`): their APIs are the same."""
+    x = lib.from_numpy(x)
+    y = lib.from_numpy(y)
+    ps = [lib.from_numpy(p).requires_grad_() for p in params]
     w1, b1, w2, b2 = ps
-    rows = tg.arange(x.shape[0])
+    rows = lib.arange(x.shape[0])
 
     def step():
         h = (x @ w1 + b1).relu()
         logits = h @ w2 + b2
         loss = -logits.log_softmax(dim=1)[rows, y].mean()
         loss.backward()
-        with tg.no_grad():
-            for p in ps:
-                p.sub_(LR * p.grad)
-                p.grad = None
-        return loss.item()
-
-    return step, ps
-
-
-def make_torch_step(x, y, params):
-    x = torch.from_numpy(x)
-    y = torch.from_numpy(y)
-    ps = [torch.from_numpy(p).requires_grad_() for p in params]
-    w1, b1, w2, b2 = ps
-    rows = torch.arange(x.shape[0])
-
-    def step():
-        h = (x @ w1 + b1).relu()
-        logits = h @ w2 + b2
-        loss = -logits.log_softmax(dim=1)[rows, y].mean()
-        loss.backward()
-        with torch.no_grad():
+        with lib.no_grad():
             for p in ps:
                 p.sub_(LR * p.grad)
                 p.grad = None
@@ -299,7 +279,7 @@ def bench_mlp(batch, repeats):
     np_params = [p.copy() for p in params]
     tg_params = [p.copy() for p in params]
     fns = {"numpy": make_np_step(x, y, np_params)}
-    tg_step, tg_ps = make_tg_step(x, y, tg_params)
+    tg_step, tg_ps = make_autograd_step(tg, x, y, tg_params)
     fns["tensorgrad"] = tg_step
     # correctness: one step each from the same weights gives the same loss and weights
     loss_np, loss_tg = float(fns["numpy"]()), tg_step()
@@ -308,7 +288,7 @@ def bench_mlp(batch, repeats):
                                         for a, b in zip(np_params, tg_ps))}
     if torch is not None:
         torch_params = [p.copy() for p in params]
-        fns["torch"], _ = make_torch_step(x, y, torch_params)
+        fns["torch"], _ = make_autograd_step(torch, x, y, torch_params)
         check["loss_torch"] = fns["torch"]()
     res = interleaved(fns, repeats=repeats, number=number)
     ms = {k: v["median_s"] * 1e3 for k, v in res.items()}
