@@ -8,6 +8,8 @@ Type promotion follows PyTorch, not NumPy. The difference a learner meets first:
 tensor), while NumPy 1.x would have picked float64.
 """
 
+import builtins  # this module defines `float` and `bool` dtypes, so the built-ins go by builtins.*
+
 import numpy as np
 
 
@@ -70,11 +72,11 @@ def check_dtype(value):
         return value
     if value is None:
         return None
-    if value is builtins_float:
+    if value is builtins.float:
         return float64
-    if value is builtins_int:
+    if value is builtins.int:
         return int64
-    if value is builtins_bool:
+    if value is builtins.bool:
         return bool_
     try:
         return from_numpy_dtype(value)
@@ -83,12 +85,6 @@ def check_dtype(value):
             f"dtype must be one of tensorgrad.float32, float64, int64 or bool, not {value!r}"
         ) from None
 
-
-import builtins as _builtins  # noqa: E402  (after the names that shadow builtins)
-
-builtins_float = _builtins.float
-builtins_int = _builtins.int
-builtins_bool = _builtins.bool
 
 _default_float = float32
 
@@ -106,9 +102,9 @@ def set_default_dtype(d):
 
 
 def _category_of_scalar(value):
-    if isinstance(value, (_builtins.bool, np.bool_)):
+    if isinstance(value, (builtins.bool, np.bool_)):
         return 0
-    if isinstance(value, (_builtins.int, np.integer)):
+    if isinstance(value, (builtins.int, np.integer)):
         return 1
     return 2
 

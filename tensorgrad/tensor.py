@@ -81,10 +81,6 @@ class Tensor:
         tensor._accumulator_ref = None
         return tensor
 
-    @staticmethod
-    def _dtype_of(array):
-        return dtypes.from_numpy_dtype(array.dtype)
-
     # -- flags and their rules ---------------------------------------------------------------
     @property
     def dtype(self):
@@ -170,10 +166,6 @@ class Tensor:
     @property
     def output_nr(self):
         return self._output_nr
-
-    @property
-    def _is_view(self):
-        return self._base is not None
 
     def is_floating_point(self):
         return self.dtype.is_floating_point

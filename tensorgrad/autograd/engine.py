@@ -19,7 +19,7 @@ operations deep works with Python's default recursion limit.
 import heapq
 
 from . import anomaly_mode, messages
-from .grad_mode import is_grad_enabled, set_grad_enabled
+from .grad_mode import set_grad_enabled
 from ..dtypes import from_numpy_dtype
 from .node import AccumulateGrad, building_gradient_graph
 
@@ -294,4 +294,4 @@ def add_to_buffer(buffers, node, output_nr, grad):
         grads[output_nr] = grads[output_nr] + grad
 
 
-__all__ = ["execute", "gradient_edge", "fit_gradient", "is_grad_enabled"]
+__all__ = ["execute", "gradient_edge", "fit_gradient"]

@@ -223,10 +223,10 @@ class SavedTensor:
                             version_counter=self._version_counter)
 
     def _version_message(self, current):
-        from ..tensor import Tensor
+        from ..dtypes import from_numpy_dtype
 
         data = self._data if self._tensor is None else self._tensor._data
-        dtype_name = Tensor._dtype_of(data)._legacy_name
+        dtype_name = from_numpy_dtype(data.dtype)._legacy_name
         origin = ""
         if self._producer is not None:
             origin = f", which is output {self._output_nr} of {self._producer.op_name()},"

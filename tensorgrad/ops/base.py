@@ -10,7 +10,6 @@ and some input requires grad, creates the node: it links the node to the inputs'
 and dtype so the engine can fit gradients to them.
 """
 
-import numpy as np
 
 from ..autograd import grad_mode
 from ..autograd.node import SavedTensor
@@ -68,13 +67,3 @@ def _save(value, result, node_class):
         return SavedTensor(value)
     return value
 
-
-def to_tensor(value, like=None):
-    """A Python number or array as a constant Tensor (for ops that need a tensor operand)."""
-    if isinstance(value, Tensor):
-        return value
-    from ..dtypes import result_type
-
-    dtype = result_type(like, value) if like is not None else None
-    array = np.asarray(value, dtype=None if dtype is None else dtype.numpy)
-    return Tensor._make(array)
