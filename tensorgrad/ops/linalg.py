@@ -23,7 +23,8 @@ _C_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "bool"
 
 
 def _swap(pair):
-    """needed_factors gives (b-if-needed, a-if-needed); these nodes store (a, b) in that order."""
+    """needed_factors gives (b-if-needed, a-if-needed): MulBackward0's order, which is PyTorch's
+    (other, self). These nodes store (self, mat2) instead, so the pair is reversed."""
     return pair[::-1]
 
 
