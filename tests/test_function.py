@@ -5,12 +5,9 @@ also a parity test. Texts are compared after turning torch's `torch.` into `tens
 memory addresses into `0x…`.
 """
 
-import re
 import warnings
 
-import pytest
-
-import tensorgrad as tg
+from parity import lib, show, raises  # noqa: F401  (lib is a fixture)
 
 SECOND_BACKWARD = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "
@@ -18,26 +15,6 @@ SECOND_BACKWARD = (
     ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
     "graph a second time or if you need to access saved tensors after calling backward."
 )
-
-
-@pytest.fixture(params=["tensorgrad", "torch"])
-def lib(request):
-    if request.param == "torch":
-        return pytest.importorskip("torch")
-    return tg
-
-
-def show(value):
-    text = value if isinstance(value, str) else repr(value)
-    text = re.sub(r"0x[0-9a-fA-F]+", "0x…", text)
-    return re.sub(r"\btorch(\.|::)", r"tensorgrad\1", text)
-
-
-def raises(exc_type, message, fn):
-    with pytest.raises(exc_type) as info:
-        fn()
-    assert type(info.value) is exc_type
-    assert show(str(info.value)) == message
 
 
 # -- Functions used by several rows (built per library) ------------------------------------------

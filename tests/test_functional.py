@@ -4,37 +4,17 @@ The rows of §7.3 run on tensorgrad and, when installed, on PyTorch (same printe
 jacobian and hessian are compared with finite differences of plain NumPy functions.
 """
 
-import re
 
 import numpy as np
 import pytest
 
 import tensorgrad as tg
+from parity import lib, show, raises  # noqa: F401  (lib is a fixture)
 from tensorgrad.autograd import functional as AF
-
-
-@pytest.fixture(params=["tensorgrad", "torch"])
-def lib(request):
-    if request.param == "torch":
-        return pytest.importorskip("torch")
-    return tg
 
 
 def fn(lib):
     return lib.autograd.functional
-
-
-def show(value):
-    text = value if isinstance(value, str) else repr(value)
-    text = re.sub(r"0x[0-9a-fA-F]+", "0x…", text)
-    return re.sub(r"\btorch(\.|::)", r"tensorgrad\1", text)
-
-
-def raises(exc_type, message, call):
-    with pytest.raises(exc_type) as info:
-        call()
-    assert type(info.value) is exc_type
-    assert show(str(info.value)) == message
 
 
 # -- §7.3 rows ------------------------------------------------------------------------------------

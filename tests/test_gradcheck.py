@@ -7,29 +7,16 @@
 * a deliberately wrong backward is caught, with the Jacobians printed.
 """
 
-import re
 import warnings
 
 import numpy as np
 import pytest
 
 import tensorgrad as tg
+from parity import lib, show  # noqa: F401  (lib is a fixture)
 from tensorgrad.autograd.gradcheck import GradcheckError
 
 F = tg.nn.functional
-
-
-@pytest.fixture(params=["tensorgrad", "torch"])
-def lib(request):
-    if request.param == "torch":
-        return pytest.importorskip("torch")
-    return tg
-
-
-def show(value):
-    text = value if isinstance(value, str) else repr(value)
-    text = re.sub(r"0x[0-9a-fA-F]+", "0x…", text)
-    return re.sub(r"\btorch(\.|::)", r"tensorgrad\1", text)
 
 
 def gradcheck_error(lib):

@@ -5,33 +5,13 @@ must be the same (after `torch.` → `tensorgrad.`).
 """
 
 import math
-import re
 import warnings
 
 import numpy as np
 import pytest
 
 import tensorgrad as tg
-
-
-@pytest.fixture(params=["tensorgrad", "torch"])
-def lib(request):
-    if request.param == "torch":
-        return pytest.importorskip("torch")
-    return tg
-
-
-def show(value):
-    text = value if isinstance(value, str) else repr(value)
-    text = re.sub(r"0x[0-9a-fA-F]+", "0x…", text)
-    return re.sub(r"\btorch(\.|::)", r"tensorgrad\1", text)
-
-
-def raises(exc_type, message, call):
-    with pytest.raises(exc_type) as info:
-        call()
-    assert type(info.value) is exc_type
-    assert show(str(info.value)) == message
+from parity import lib, show, raises  # noqa: F401  (lib is a fixture)
 
 
 def set_linear(lib, layer, weight, bias):

@@ -5,31 +5,12 @@ plus single steps small enough to check on paper). Optional: the same runs under
 to float32 rounding (skipped when torch is not installed).
 """
 
-import re
 
 import numpy as np
 import pytest
 
 import tensorgrad as tg
-
-
-@pytest.fixture(params=["tensorgrad", "torch"])
-def lib(request):
-    if request.param == "torch":
-        return pytest.importorskip("torch")
-    return tg
-
-
-def show(value):
-    text = value if isinstance(value, str) else repr(value)
-    return re.sub(r"\btorch(\.|::)", r"tensorgrad\1", re.sub(r"0x[0-9a-fA-F]+", "0x…", text))
-
-
-def raises(exc_type, message, call):
-    with pytest.raises(exc_type) as info:
-        call()
-    assert type(info.value) is exc_type
-    assert show(str(info.value)) == message
+from parity import lib, show, raises  # noqa: F401  (lib is a fixture)
 
 
 # -- single steps checked on paper ---------------------------------------------------------------------
