@@ -563,6 +563,20 @@ def met(ok):
 
 def build_rows(r):
     rows = []
+    if "per_op" in r:
+        rows += _per_op_rows(r)
+    if "mlp_256" in r:
+        rows += _mlp_rows(r)
+    rows += _depth_rows(r)
+    if "hvp" in r:
+        rows += _hvp_rows(r)
+    if "import" in r:
+        rows += _import_rows(r)
+    return rows
+
+
+def _per_op_rows(r):
+    rows = []
     po = r["per_op"]["us_per_op"]
     tg_po, torch_po = po["tensorgrad"], po.get("torch")
     ref = torch_po if torch_po is not None else ISSUE_TORCH_US_PER_OP
@@ -574,6 +588,11 @@ def build_rows(r):
     rows.append(["  same, CPU time (less load-sensitive)", fmt(pc["tensorgrad"]), fmt(pc["numpy"]),
                  fmt(pc.get("torch")), fmt(ratio(pc["tensorgrad"], pc["numpy"]), "x"),
                  fmt(ratio(pc["tensorgrad"], pc.get("torch")), "x"), "", ""])
+    return rows
+
+
+def _mlp_rows(r):
+    rows = []
     for b, key in ((256, "mlp_256"), (32, "mlp_32")):
         m = r[key]["ms_per_step"]
         limit = 1.15 if b == 256 else 1.5
@@ -581,6 +600,11 @@ def build_rows(r):
                      fmt(m.get("torch"), digits=3), fmt(ratio(m["tensorgrad"], m["numpy"]), "x"),
                      fmt(ratio(m["tensorgrad"], m.get("torch")), "x"), TARGETS[key],
                      met(ratio(m["tensorgrad"], m["numpy"]) <= limit)])
+    return rows
+
+
+def _depth_rows(r):
+    rows = []
     for key, label in (("depth_1e5", "1e5"), ("depth_1e6", "1e6")):
         if key not in r:
             continue
@@ -597,6 +621,11 @@ def build_rows(r):
                      met(None if bt is None else bt <= 1024) if key == "depth_1e6" else ""])
         rows.append([f"depth {label}: bytes/node (RSS growth)", fmt(rt, digits=0), fmt(rn, digits=0),
                      fmt(rth, digits=0), fmt(ratio(rt, rn), "x"), fmt(ratio(rt, rth), "x"), "", ""])
+    return rows
+
+
+def _hvp_rows(r):
+    rows = []
     h = r["hvp"]["us_per_hvp"]
     rows.append(["HVP sum(tanh(x)^2), n=1000, us", fmt(h["tensorgrad"], digits=1), fmt(h["numpy"], digits=1),
                  fmt(h.get("torch"), digits=1), fmt(ratio(h["tensorgrad"], h["numpy"]), "x"),
@@ -607,6 +636,11 @@ def build_rows(r):
                  fmt(hc["numpy"], digits=1), fmt(hc.get("torch"), digits=1),
                  fmt(ratio(hc["tensorgrad"], hc["numpy"]), "x"),
                  fmt(ratio(hc["tensorgrad"], hc.get("torch")), "x"), "", ""])
+    return rows
+
+
+def _import_rows(r):
+    rows = []
     im = r["import"]["modules"]
     mb = {k: v["rss_bytes"] / 2**20 for k, v in im.items()}
     ms = {k: v["time_s"] * 1e3 for k, v in im.items()}
@@ -672,13 +706,9 @@ def main(argv=None):
     print()
     print(f"load average (1, 5, 15 min) at start {results['loadavg_start']}, "
           f"at end {results['loadavg_end']} on {env['cores']} cores")
-    if only == {"per_op", "mlp", "depth", "hvp", "import"}:
-        rows = build_rows(results)
-        results["table"] = rows
-        print_table(rows)
-    else:
-        print(json.dumps({k: v for k, v in results.items() if k != "environment"}, indent=1,
-                         default=str)[:20000])
+    rows = build_rows(results)  # only the measures that ran (--only)
+    results["table"] = rows
+    print_table(rows)
     out_dir = ROOT / "bench" / "results"
     out_dir.mkdir(parents=True, exist_ok=True)
     stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
