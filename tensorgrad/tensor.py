@@ -37,18 +37,23 @@ class Tensor:
 
     __slots__ = (
         "_data",
-        "_requires_grad",
         "_grad_fn",
-        "_output_nr",
-        "_grad",
         "_version_counter",
-        "_base",
-        "_backward_hooks",
-        "_retains_grad",
-        "_accumulator_ref",
         "__dict__",  # users may attach attributes (t.name = "x"), as with torch tensors
         "__weakref__",
     )
+
+    # Most tensors are intermediate results that never use the attributes below. Their defaults
+    # live on the class, and a tensor gets its own value only when one is set (a leaf's
+    # requires_grad, a view's base, ...). That keeps creating a tensor, which every operation
+    # does, down to three assignments.
+    _requires_grad = False
+    _output_nr = 0  # which output of its grad_fn this tensor is (max(dim) has two)
+    _grad = None
+    _base = None  # the tensor whose memory this view shares
+    _backward_hooks = None
+    _retains_grad = False
+    _accumulator_ref = None
 
     __array_priority__ = 1000  # so that `numpy_value * tensor` is handled by Tensor
     __array_ufunc__ = None
@@ -70,15 +75,14 @@ class Tensor:
             data = np.asarray(data)
         tensor = object.__new__(cls)
         tensor._data = data
-        tensor._requires_grad = requires_grad
         tensor._grad_fn = grad_fn
-        tensor._output_nr = output_nr
-        tensor._grad = None
         tensor._version_counter = VersionCounter() if version_counter is None else version_counter
-        tensor._base = base
-        tensor._backward_hooks = None
-        tensor._retains_grad = False
-        tensor._accumulator_ref = None
+        if requires_grad:
+            tensor._requires_grad = True
+        if output_nr:
+            tensor._output_nr = output_nr
+        if base is not None:
+            tensor._base = base
         return tensor
 
     # -- flags and their rules ---------------------------------------------------------------

@@ -52,17 +52,17 @@ class building_gradient_graph:  # noqa: N801  (used like a function, as no_grad 
 class Node:
     """Base class of every grad_fn. Subclasses define `backward(self, grad)`."""
 
-    __slots__ = (
-        "next_functions",
-        "_for_backward",
-        "_input_meta",
-        "_sequence_nr",
-        "_tensor_pre_hooks",
-        "_retained_outputs",
-        "_metadata",
-        "_built_by_backward",
-        "__weakref__",
-    )
+    __slots__ = ("next_functions", "_for_backward", "_input_meta", "_sequence_nr", "__dict__",
+                 "__weakref__")
+
+    # Rarely used, so their defaults live on the class and a node gets its own value only when
+    # one is set (as Tensor does): creating a node, which every recorded operation does, stays cheap.
+    _tensor_pre_hooks = None  # {output_nr: {handle_id: hook}}, from tensor.register_hook
+    _retained_outputs = None  # {output_nr: weakref to tensor}, from tensor.retain_grad()
+    _metadata = None
+    # True for nodes recorded while the engine ran a backward pass with create_graph=True:
+    # the gradient-of-gradient part of a graph. Only tensorgrad.viz reads it, to draw them apart.
+    _built_by_backward = False
 
     saved_names = ()  # names of saved values, in order: gives `_saved_self`, `_saved_other`, ...
     forward_name = None  # "Mul" for MulBackward0; None means: derive it from the class name
@@ -72,12 +72,8 @@ class Node:
         self._for_backward = ()
         self._input_meta = ()
         self._sequence_nr = next(_sequence_numbers)
-        self._tensor_pre_hooks = None  # {output_nr: {handle_id: hook}}, from tensor.register_hook
-        self._retained_outputs = None  # {output_nr: weakref to tensor}, from tensor.retain_grad()
-        self._metadata = None
-        # True for nodes recorded while the engine ran a backward pass with create_graph=True:
-        # the gradient-of-gradient part of a graph. Only tensorgrad.viz reads it, to draw them apart.
-        self._built_by_backward = _building_gradient_graph
+        if _building_gradient_graph:
+            self._built_by_backward = True
         if anomaly_mode._enabled:
             anomaly_mode.remember_forward_stack(self)
 
@@ -98,9 +94,12 @@ class Node:
     @property
     def saved_tensors(self):
         """The values saved in the forward pass, checked to be unchanged since then."""
-        if self._for_backward is _FREED:
+        saved = self._for_backward
+        if saved is _FREED:
             raise RuntimeError(messages.SECOND_BACKWARD)
-        return tuple([_unpack(value, self) for value in self._for_backward])
+        if len(saved) == 1:  # the most common case, spelled out because every backward asks
+            return (_unpack(saved[0], self),)
+        return tuple([_unpack(value, self) for value in saved])
 
     def __dir__(self):
         return sorted(set(super().__dir__()) | {"_saved_" + n for n in type(self).saved_names})
@@ -189,7 +188,8 @@ class SavedTensor:
     cycle. So for outputs we keep the NumPy data and rebuild a tensor on the way out.
     """
 
-    __slots__ = ("_tensor", "_data", "_version_counter", "_saved_version", "_producer", "_output_nr")
+    __slots__ = ("_tensor", "_data", "_tensor_type", "_version_counter", "_saved_version", "_producer",
+                 "_output_nr")
 
     def __init__(self, tensor, is_output=False, producer=None):
         self._version_counter = tensor._version_counter
@@ -198,6 +198,7 @@ class SavedTensor:
         if is_output:
             self._tensor = None
             self._data = tensor._data
+            self._tensor_type = type(tensor)  # to rebuild it with (node.py cannot import Tensor)
             self._producer = producer  # the class of the node that made it
         else:
             self._tensor = tensor
@@ -217,10 +218,8 @@ class SavedTensor:
             raise RuntimeError(self._version_message(current))
         if self._tensor is not None:
             return self._tensor
-        from ..tensor import Tensor
-
-        return Tensor._make(self._data, grad_fn=owner, output_nr=self._output_nr,
-                            version_counter=self._version_counter)
+        return self._tensor_type._make(self._data, grad_fn=owner, output_nr=self._output_nr,
+                                       version_counter=self._version_counter)
 
     def _version_message(self, current):
         from ..dtypes import from_numpy_dtype
@@ -240,7 +239,7 @@ class SavedTensor:
 
 
 def _unpack(value, owner):
-    return value.unpack(owner) if isinstance(value, SavedTensor) else value
+    return value.unpack(owner) if type(value) is SavedTensor else value
 
 
 class RemovableHandle:

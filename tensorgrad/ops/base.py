@@ -51,8 +51,9 @@ def record(node_class, data, inputs, saved=(), **attributes):
     node._input_meta = meta
     if saved:
         node._for_backward = tuple([_save(value, result, node_class) for value in saved])
-    for name, value in attributes.items():
-        setattr(node, name, value)
+    if attributes:
+        for name, value in attributes.items():
+            setattr(node, name, value)
     result._grad_fn = node
     return result
 
@@ -61,9 +62,9 @@ NO_EDGE = (None, 0)  # the edge of an input that needs no gradient (a constant)
 
 
 def _save(value, result, node_class):
-    if value is OUTPUT:
-        return SavedTensor(result, is_output=True, producer=node_class)
     if isinstance(value, Tensor):
         return SavedTensor(value)
+    if value is OUTPUT:
+        return SavedTensor(result, is_output=True, producer=node_class)
     return value
 

@@ -524,7 +524,32 @@ class SoftmaxBackward0(Node):
 
     def backward(self, grad):
         (s,) = self.saved_tensors
-        return (s * (grad - (grad * s).sum(dim=self.dim, keepdim=True)),)
+        return (softmax_backward_data(grad, s, self.dim),)
+
+
+class SoftmaxBackwardDataBackward0(Node):
+    """z = s ⊙ (g - Σ g⊙s), softmax's derivative rule as one recorded operation of (g, s), as in
+    PyTorch. Its own derivatives:  for g, the same rule;  for s, grad ⊙ (g - Σ g⊙s) - g · Σ grad⊙s."""
+
+    __slots__ = ("dim",)
+    saved_names = ("grad_output", "output")
+
+    def backward(self, grad):
+        g, s = self.saved_tensors
+        needs_g, needs_s = self.needs_input_grad
+        grad_g = softmax_backward_data(grad, s, self.dim) if needs_g else None
+        grad_s = None
+        if needs_s:
+            grad_s = (grad * (g - (g * s).sum(dim=self.dim, keepdim=True))
+                      - g * (grad * s).sum(dim=self.dim, keepdim=True))
+        return grad_g, grad_s
+
+
+def softmax_backward_data(grad, s, dim):
+    g_values, s_values = grad._data, s._data
+    axis = dim if g_values.ndim else None
+    data = s_values * (g_values - np.sum(g_values * s_values, axis=axis, keepdims=True))
+    return record(SoftmaxBackwardDataBackward0, data, (grad, s), saved=(grad, s), dim=dim)
 
 
 def softmax(x, dim, dtype=None):
@@ -544,7 +569,33 @@ class LogSoftmaxBackward0(Node):
 
     def backward(self, grad):
         (result,) = self.saved_tensors
-        return (grad - ew.exp(result) * grad.sum(dim=self.dim, keepdim=True),)
+        return (log_softmax_backward_data(grad, result, self.dim),)
+
+
+class LogSoftmaxBackwardDataBackward0(Node):
+    """z = g - exp(l)·Σ g, log_softmax's derivative rule as one recorded operation of (g, l), as
+    in PyTorch. Its own derivatives:  for g, grad - Σ grad⊙exp(l);  for l, -exp(l)⊙grad·Σ g."""
+
+    __slots__ = ("dim",)
+    saved_names = ("grad_output", "output")
+
+    def backward(self, grad):
+        g, result = self.saved_tensors
+        needs_g, needs_result = self.needs_input_grad
+        softmax = ew.exp(result)
+        grad_g = grad - (grad * softmax).sum(dim=self.dim, keepdim=True) if needs_g else None
+        grad_result = None
+        if needs_result:
+            grad_result = -g.sum(dim=self.dim, keepdim=True) * softmax * grad
+        return grad_g, grad_result
+
+
+def log_softmax_backward_data(grad, result, dim):
+    g_values = grad._data
+    axis = dim if g_values.ndim else None
+    data = g_values - np.exp(result._data) * np.sum(g_values, axis=axis, keepdims=True)
+    return record(LogSoftmaxBackwardDataBackward0, data, (grad, result), saved=(grad, result),
+                  dim=dim)
 
 
 def log_softmax(x, dim, dtype=None):
