@@ -240,13 +240,11 @@ class Tensor:
         For a non-scalar tensor, `gradient` gives the weights v of the vector-Jacobian product
         vᵀJ. Gradients are *added* into each leaf's `.grad`.
         """
-        from .autograd import functions
-
         if inputs is not None:
             inputs = [inputs] if isinstance(inputs, Tensor) else list(inputs)
             if not inputs:
                 raise RuntimeError("'inputs' argument to backward() cannot be empty.")
-        functions.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+        _functions.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     # -- sharing data ------------------------------------------------------------------------
     def detach(self):
@@ -741,13 +739,15 @@ class Tensor:
 
     # -- in-place methods (see ops/inplace.py for the rules) --------------------------------------
     def add_(self, other, *, alpha=1):
-        return _inplace.apply(self, lambda: _ew.add(self, other, alpha=alpha))
+        return _inplace.apply_arithmetic(self, np.add, other, alpha,
+                                         lambda: _ew.add(self, other, alpha=alpha))
 
     def sub_(self, other, *, alpha=1):
-        return _inplace.apply(self, lambda: _ew.sub(self, other, alpha=alpha))
+        return _inplace.apply_arithmetic(self, np.subtract, other, alpha,
+                                         lambda: _ew.sub(self, other, alpha=alpha))
 
     def mul_(self, other):
-        return _inplace.apply(self, lambda: _ew.mul(self, other))
+        return _inplace.apply_arithmetic(self, np.multiply, other, 1, lambda: _ew.mul(self, other))
 
     def div_(self, other):
         return _inplace.apply(self, lambda: _ew.div(self, other))
@@ -846,6 +846,7 @@ _SCALAR_TYPE_NAMES = {"float32": "Float", "float64": "Double", "int64": "Long", 
 
 
 # The operations import Tensor, so they are imported after the class exists.
+from .autograd import functions as _functions  # noqa: E402
 from .autograd.grad_mode import no_grad as _no_grad  # noqa: E402
 from .ops import elementwise as _ew  # noqa: E402
 from .ops import indexing as _indexing  # noqa: E402

@@ -13,7 +13,7 @@ import numpy as np
 from ..autograd import messages
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.node import Node, SavedTensor
-from ..tensor import Tensor
+from ..tensor import Tensor, _bracketed
 from .base import record
 
 
@@ -39,6 +39,11 @@ def apply(tensor, compute):
             "are being recorded (PyTorch rewrites the base tensor's graph here; tensorgrad keeps "
             "graphs simple). Use an out-of-place operation, or .clone() the view first."
         )
+    if result._data.shape != tensor._data.shape:
+        raise RuntimeError(
+            f"output with shape {_bracketed(tensor.shape)} doesn't match the broadcast shape "
+            f"{_bracketed(result.shape)}"
+        )
     if not _can_cast(result._data.dtype, tensor._data.dtype):
         raise RuntimeError(
             f"result type {_scalar_name(result._data.dtype)} can't be cast to the desired output "
@@ -56,6 +61,41 @@ def apply(tensor, compute):
             if isinstance(saved, SavedTensor) and saved._tensor is None:
                 saved.rebind(tensor)  # the node saved its output: that is now `tensor`
     return tensor
+
+
+def apply_arithmetic(tensor, ufunc, other, alpha, compute):
+    """`add_`, `sub_`, `mul_`: like `apply`, but straight into the tensor's memory when no graph
+    is recorded (an optimizer step under no_grad, for instance).
+
+    Then the in-place op is NumPy's `ufunc(data, other, out=data)`: no new array and no copy
+    back. Anything else (recording, a dtype change, a shape the tensor would have to grow to)
+    takes the general path, with its checks and PyTorch's messages.
+    """
+    if is_grad_enabled() and (_requires_grad(tensor) or _requires_grad(other)):
+        return apply(tensor, compute)
+    data = tensor._data
+    if data.dtype.kind not in "fi" or (alpha != 1 and data.dtype.kind != "f"):
+        return apply(tensor, compute)
+    if isinstance(other, Tensor):
+        if other._data.dtype != data.dtype:
+            return apply(tensor, compute)
+        values = other._data
+    elif type(other) in (float, int) and (data.dtype.kind == "f" or type(other) is int):
+        values = other
+    else:
+        return apply(tensor, compute)
+    if alpha != 1:
+        values = np.multiply(values, alpha, dtype=data.dtype)
+    try:
+        ufunc(data, values, out=data)
+    except ValueError:  # the shapes do not fit: let the general path say so in PyTorch's words
+        return apply(tensor, compute)
+    tensor._version_counter.value += 1
+    return tensor
+
+
+def _requires_grad(value):
+    return isinstance(value, Tensor) and (value._grad_fn is not None or value._requires_grad)
 
 
 def _keep_old_self(node, tensor):
