@@ -86,10 +86,13 @@ def fit_gradient(grad, shape, dtype):
 
 
 def sum_to_shape(grad, shape):
-    extra = grad.ndim - len(shape)
+    """Sum `grad` down to `shape`, as PyTorch's sum_to does: one sum with keepdim over the dims
+    broadcasting added or stretched, then a view to drop the added leading dims."""
+    grad_shape = grad._data.shape
+    extra = len(grad_shape) - len(shape)
     dims = list(range(extra))
     for i, size in enumerate(shape):
-        if size == 1 and grad.shape[extra + i] != 1:
+        if size == 1 and grad_shape[extra + i] != 1:
             dims.append(extra + i)
     if dims:
         grad = grad.sum(dim=tuple(dims), keepdim=True)

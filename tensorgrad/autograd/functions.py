@@ -8,20 +8,19 @@ only for outputs with a single element: then it is 1.
 
 import warnings
 
+import numpy as np
+
 from . import engine, messages
+from ..tensor import Tensor
 
 
 def _as_tensor_list(values):
-    from ..tensor import Tensor
-
     if isinstance(values, Tensor):
         return [values]
     return list(values)
 
 
 def _as_grad_list(grads, count):
-    from ..tensor import Tensor
-
     if grads is None:
         return [None] * count
     if isinstance(grads, Tensor):
@@ -33,8 +32,6 @@ def _as_grad_list(grads, count):
 
 def make_root_grads(outputs, grads):
     """Check the gradients given for the outputs; create the implicit 1 for scalar outputs."""
-    from ..tensor import Tensor
-
     result = []
     for index, (output, grad) in enumerate(zip(outputs, grads)):  # extra gradients are ignored
         if grad is None:
@@ -57,8 +54,6 @@ def make_root_grads(outputs, grads):
 
 
 def _ones_like_data(tensor):
-    import numpy as np
-
     return np.ones(tensor._data.shape, dtype=tensor._data.dtype)
 
 

@@ -16,7 +16,8 @@ import warnings
 # PyTorch computes 0 * inf = nan, 1 / 0 = inf and exp(1000) = inf silently. NumPy would warn
 # each time (RuntimeWarning: invalid value encountered in multiply, ...). Those warnings are
 # silenced here only when they come from tensorgrad's own code, so a learner's NumPy code still
-# warns as usual. A filter costs nothing until a warning fires, unlike np.errstate per operation.
+# warns as usual. A filter costs nothing until a warning fires, unlike np.errstate per operation
+# (about 2 us each time, more than the arithmetic on a small tensor).
 warnings.filterwarnings(
     "ignore",
     message=r"(divide by zero|invalid value|overflow|underflow) encountered",

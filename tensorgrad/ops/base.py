@@ -51,9 +51,8 @@ def record(node_class, data, inputs, saved=(), **attributes):
     node._input_meta = meta
     if saved:
         node._for_backward = tuple([_save(value, result, node_class) for value in saved])
-    if attributes:
-        for name, value in attributes.items():
-            setattr(node, name, value)
+    for name, value in attributes.items():
+        setattr(node, name, value)
     result._grad_fn = node
     return result
 

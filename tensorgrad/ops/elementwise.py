@@ -84,7 +84,7 @@ def broadcast_error(shape_a, shape_b):
 def _float_input(x, op_name):
     if not isinstance(x, Tensor):
         raise TypeError(f"{op_name}(): argument 'input' must be Tensor, not {type(x).__name__}")
-    if x.dtype.is_floating_point:
+    if x._data.dtype.kind == "f":
         return x._data
     return x._data.astype(dtypes.get_default_dtype().numpy)  # exp of an int tensor is float
 
@@ -185,8 +185,7 @@ class DivBackward0(Node):
 
 
 def div(a, b):
-    with np.errstate(divide="ignore", invalid="ignore"):  # x/0 is inf or nan, silently, as in PyTorch
-        data = binary_data(np.true_divide, a, b, true_division=True)
+    data = binary_data(np.true_divide, a, b, true_division=True)  # x/0 is inf or nan, as in PyTorch
     if not isinstance(a, Tensor):
         # number / tensor: PyTorch records reciprocal(b) * number, a MulBackward0 node.
         return mul(reciprocal(b), a)
@@ -206,8 +205,7 @@ class ReciprocalBackward0(Node):
 
 
 def reciprocal(x):
-    with np.errstate(divide="ignore"):
-        data = np.reciprocal(_float_input(x, "reciprocal"))
+    data = np.reciprocal(_float_input(x, "reciprocal"))
     return record(ReciprocalBackward0, data, (x,), saved=(OUTPUT,))
 
 
@@ -295,13 +293,10 @@ def pow(x, exponent):  # noqa: A001  (the PyTorch name)
 
 
 def _power_data(a, b):
-    with np.errstate(divide="ignore", invalid="ignore"):
-        if isinstance(a, Tensor) and not isinstance(b, Tensor):
-            a_values = a._data
-            if a.dtype is dtypes.int64 and isinstance(b, (int, np.integer)) and b < 0:
-                raise RuntimeError("Integers to negative integer powers are not allowed.")
-            return binary_data(np.power, Tensor._make(a_values), b)
-        return binary_data(np.power, a, b)
+    if isinstance(a, Tensor) and not isinstance(b, Tensor):
+        if a._data.dtype.kind == "i" and isinstance(b, (int, np.integer)) and b < 0:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+    return binary_data(np.power, a, b)
 
 
 def square(x):
@@ -321,8 +316,7 @@ class ExpBackward0(Node):
 
 
 def exp(x):
-    with np.errstate(over="ignore"):  # exp of a large number is inf, silently, as in PyTorch
-        data = np.exp(_float_input(x, "exp"))
+    data = np.exp(_float_input(x, "exp"))  # exp of a large number is inf, as in PyTorch
     return record(ExpBackward0, data, (x,), saved=(OUTPUT,))
 
 
@@ -338,8 +332,7 @@ class LogBackward0(Node):
 
 
 def log(x):
-    with np.errstate(divide="ignore", invalid="ignore"):
-        data = np.log(_float_input(x, "log"))
+    data = np.log(_float_input(x, "log"))  # log 0 = -inf, log of a negative = nan
     return record(LogBackward0, data, (x,), saved=(x,))
 
 
@@ -355,8 +348,7 @@ class SqrtBackward0(Node):
 
 
 def sqrt(x):
-    with np.errstate(invalid="ignore"):
-        data = np.sqrt(_float_input(x, "sqrt"))
+    data = np.sqrt(_float_input(x, "sqrt"))
     return record(SqrtBackward0, data, (x,), saved=(OUTPUT,))
 
 
@@ -460,8 +452,7 @@ def sigmoid_backward(grad, result):
 def sigmoid(x):
     values = _float_input(x, "sigmoid")
     # Two forms, each stable on its own side of zero: no overflow in exp for large |x|.
-    with np.errstate(over="ignore"):
-        positive = 1 / (1 + np.exp(-np.abs(values)))
+    positive = 1 / (1 + np.exp(-np.abs(values)))
     data = np.where(values >= 0, positive, 1 - positive).astype(values.dtype)
     return record(SigmoidBackward0, data, (x,), saved=(OUTPUT,))
 
@@ -496,7 +487,8 @@ def threshold_backward(grad, result):
 
 
 def relu(x):
-    return record(ReluBackward0, np.maximum(x._data, 0).astype(x._data.dtype), (x,), saved=(OUTPUT,))
+    data = np.maximum(x._data, 0).astype(x._data.dtype, copy=False)  # bool stays bool
+    return record(ReluBackward0, data, (x,), saved=(OUTPUT,))
 
 
 class AbsBackward0(Node):
@@ -754,8 +746,7 @@ class Log1PBackward0(Node):
 
 
 def log1p(x):
-    with np.errstate(divide="ignore", invalid="ignore"):
-        data = np.log1p(_float_input(x, "log1p"))
+    data = np.log1p(_float_input(x, "log1p"))
     return record(Log1PBackward0, data, (x,), saved=(x,))
 
 
@@ -771,6 +762,5 @@ class Expm1Backward0(Node):
 
 
 def expm1(x):
-    with np.errstate(over="ignore"):
-        data = np.expm1(_float_input(x, "expm1"))
+    data = np.expm1(_float_input(x, "expm1"))
     return record(Expm1Backward0, data, (x,), saved=(OUTPUT,))

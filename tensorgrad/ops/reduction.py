@@ -23,7 +23,7 @@ def normalize_dims(dim, ndim):
     if dim is None or (isinstance(dim, (tuple, list)) and not dim):
         return tuple(range(ndim))
     if isinstance(dim, (int, np.integer)):
-        dim = (dim,)
+        return (_normalize_dim(int(dim), ndim),) if ndim else ()
     dims = tuple(sorted(_normalize_dim(int(d), ndim) for d in dim))
     if len(set(dims)) != len(dims):
         raise RuntimeError(f"dim {dims[0]} appears multiple times in the list of dims")
@@ -46,7 +46,7 @@ def _expand_back(grad, dims, keepdim, input_shape):
 
 def _sum_dtype(x):
     # Summing bools or ints gives int64, as in PyTorch.
-    return x._data.dtype if x.dtype.is_floating_point else np.int64
+    return x._data.dtype if x._data.dtype.kind == "f" else np.int64
 
 
 # -- sum and mean ---------------------------------------------------------------------------
@@ -69,12 +69,12 @@ class SumBackward1(Node):
 
 
 def sum(x, dim=None, keepdim=False, *, dtype=None):  # noqa: A001  (the PyTorch name)
-    data = np.sum(x._data, dtype=_sum_dtype(x) if dtype is None else dtype.numpy)
+    sum_dtype = _sum_dtype(x) if dtype is None else dtype.numpy
     if dim is None:
+        data = np.add.reduce(x._data, axis=None, dtype=sum_dtype)
         return record(SumBackward0, data, (x,), self_sym_sizes=x._data.shape)
     dims = normalize_dims(dim, x._data.ndim)
-    data = np.sum(x._data, axis=dims, keepdims=keepdim,
-                  dtype=_sum_dtype(x) if dtype is None else dtype.numpy)
+    data = np.add.reduce(x._data, axis=dims, keepdims=keepdim, dtype=sum_dtype)
     return record(SumBackward1, data, (x,), dim=dims, keepdim=keepdim,
                   self_sym_sizes=x._data.shape)
 
@@ -105,7 +105,7 @@ def mean(x, dim=None, keepdim=False, *, dtype=None):
         )
     values = x._data if dtype is None else x._data.astype(dtype.numpy)
     if dim is None:
-        data = np.mean(values, dtype=values.dtype)
+        data = np.add.reduce(values, axis=None) / values.size  # np.mean, without its Python layers
         return record(MeanBackward0, data, (x,), self_sym_sizes=x._data.shape,
                       self_sym_numel=x._data.size)
     dims = normalize_dims(dim, x._data.ndim)
@@ -602,8 +602,8 @@ def log_softmax(x, dim, dtype=None):
     values = _float_values(x, dtype)
     d = _normalize_dim(dim, values.ndim)
     axis = d if values.ndim else None
-    shifted = values - np.max(values, axis=axis, keepdims=True)
-    data = np.ascontiguousarray(shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True)))
+    shifted = values - values.max(axis=axis, keepdims=True)
+    data = np.ascontiguousarray(shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True)))
     return record(LogSoftmaxBackward0, data, (x,), saved=(OUTPUT,), dim=d)
 
 

@@ -75,7 +75,7 @@ class ReshapeAliasBackward0(ViewBackward0):
 def reshape(x, *shape):
     shape = _infer_shape(_shape_arg(shape), x._data.size, x._data.shape)
     data = x._data.reshape(shape)
-    if np.shares_memory(data, x._data) or x._data.size == 0:
+    if np.may_share_memory(data, x._data) or x._data.size == 0:  # a fresh copy never overlaps
         node = ViewBackward0 if x._data.flags.c_contiguous else ReshapeAliasBackward0
         return as_view(record(node, data, (x,), self_sym_sizes=x._data.shape), x)
     return record(UnsafeViewBackward0, data, (x,), self_sym_sizes=x._data.shape)
@@ -84,7 +84,7 @@ def reshape(x, *shape):
 def view(x, *shape):
     shape = _infer_shape(_shape_arg(shape), x._data.size, x._data.shape)
     data = x._data.reshape(shape)
-    if not np.shares_memory(data, x._data) and x._data.size:
+    if not np.may_share_memory(data, x._data) and x._data.size:
         raise RuntimeError(
             "view size is not compatible with input tensor's size and stride (at least one "
             "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
