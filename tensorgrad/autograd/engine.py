@@ -54,21 +54,27 @@ def nodes_leading_to(root_nodes, target_nodes):
     """The nodes from which some target can be reached (targets included).
 
     Used when only some inputs want gradients: other branches need not run at all.
-    Iterative post-order walk: a node is decided after all of its next_functions.
+    Two walks: forward from the roots, noting who feeds whom; then back from the targets.
     """
-    needed = {}
-    stack = [(node, False) for node in root_nodes]
+    consumers = {node: [] for node in root_nodes}  # node -> the nodes that send it gradients
+    stack = list(consumers)
     while stack:
-        node, children_done = stack.pop()
-        if node in needed:
-            continue
-        children = [n for n, _ in node.next_functions if n is not None]
-        if children_done:
-            needed[node] = node in target_nodes or any(needed[c] for c in children)
-        else:
-            stack.append((node, True))
-            stack.extend((c, False) for c in children if c not in needed)
-    return {node for node, is_needed in needed.items() if is_needed}
+        node = stack.pop()
+        for next_node, _ in node.next_functions:
+            if next_node is None:
+                continue
+            if next_node not in consumers:
+                consumers[next_node] = []
+                stack.append(next_node)
+            consumers[next_node].append(node)
+    needed = {node for node in target_nodes if node in consumers}
+    stack = list(needed)
+    while stack:
+        for consumer in consumers[stack.pop()]:
+            if consumer not in needed:
+                needed.add(consumer)
+                stack.append(consumer)
+    return needed
 
 
 def fit_gradient(grad, shape, dtype):

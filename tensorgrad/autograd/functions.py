@@ -11,6 +11,7 @@ import warnings
 import numpy as np
 
 from . import engine, messages
+from ..creation import zeros_like
 from ..tensor import Tensor
 
 
@@ -40,10 +41,10 @@ def make_root_grads(outputs, grads):
                     raise RuntimeError(messages.NON_SCALAR_BACKWARD)
                 grad = Tensor._make(_ones_like_data(output))
         elif isinstance(grad, Tensor):
-            if grad.shape != output.shape:
+            if grad._data.shape != output._data.shape:
                 raise RuntimeError(messages.SHAPE_MISMATCH.format(
                     index=index, grad_shape=repr(grad.shape), output_shape=repr(output.shape)))
-            if grad.dtype is not output.dtype:
+            if grad._data.dtype != output._data.dtype:
                 grad = grad.to(output.dtype)
         else:
             raise TypeError(messages.GRADIENT_TYPE.format(type_name=type(grad).__name__))
@@ -109,8 +110,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 
     Unlike backward(), nothing is written into `.grad`. With a dict of inputs, a dict comes back.
     """
-    from ..creation import zeros_like
-
     if materialize_grads and allow_unused is False:
         raise ValueError(messages.MATERIALIZE_WITHOUT_ALLOW_UNUSED)
     if allow_unused is None:
