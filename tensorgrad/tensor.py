@@ -76,7 +76,7 @@ class Tensor:
         tensor = object.__new__(cls)
         tensor._data = data
         tensor._grad_fn = grad_fn
-        tensor._version_counter = VersionCounter() if version_counter is None else version_counter
+        tensor._version_counter = version_counter  # None until needed: see _shared_version_counter
         if requires_grad:
             tensor._requires_grad = True
         if output_nr:
@@ -165,7 +165,16 @@ class Tensor:
 
     @property
     def _version(self):
-        return self._version_counter.value
+        counter = self._version_counter
+        return 0 if counter is None else counter.value
+
+    def _shared_version_counter(self):
+        """The version counter, created when first needed: when the tensor is saved for
+        backward, changed in place, or shares its memory with a view or a detached alias.
+        Most results never need one, so creating it lazily keeps every operation cheaper."""
+        if self._version_counter is None:
+            self._version_counter = VersionCounter()
+        return self._version_counter
 
     @property
     def output_nr(self):
@@ -212,7 +221,7 @@ class Tensor:
             self._grad = self._grad + grad
         else:
             self._grad._data += grad._data
-            self._grad._version_counter.value += 1
+            self._grad._shared_version_counter().value += 1
 
     def register_hook(self, hook):
         """Call `hook(grad)` when the gradient for this tensor is computed.
@@ -249,7 +258,7 @@ class Tensor:
     # -- sharing data ------------------------------------------------------------------------
     def detach(self):
         """A tensor with the same data (shared memory and version counter), outside the graph."""
-        return Tensor._make(self._data, version_counter=self._version_counter)
+        return Tensor._make(self._data, version_counter=self._shared_version_counter())
 
     def detach_(self):
         """Cut this tensor out of the graph in place: it becomes a leaf that needs no grad."""

@@ -285,7 +285,7 @@ def _wrap_outputs(ctx, output, args, recording):
                 "Some elements marked as dirty during the forward method were not returned as "
                 "output. The inputs that are modified inplace must all be outputs of the Function."
             )
-        dirty._version_counter.value += 1  # PyTorch counts mark_dirty as one more change
+        dirty._shared_version_counter().value += 1  # PyTorch counts mark_dirty as one more change
 
     for output_nr, out in enumerate(outputs):
         if isinstance(out, Tensor):

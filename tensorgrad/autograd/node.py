@@ -192,8 +192,8 @@ class SavedTensor:
                  "_output_nr")
 
     def __init__(self, tensor, is_output=False, producer=None):
-        self._version_counter = tensor._version_counter
-        self._saved_version = tensor._version_counter.value
+        self._version_counter = tensor._shared_version_counter()
+        self._saved_version = self._version_counter.value
         self._output_nr = tensor._output_nr
         if is_output:
             self._tensor = None
@@ -209,8 +209,8 @@ class SavedTensor:
     def rebind(self, tensor):
         """After an in-place op made `tensor` this node's output, save that tensor instead."""
         self._data = tensor._data
-        self._version_counter = tensor._version_counter
-        self._saved_version = tensor._version_counter.value
+        self._version_counter = tensor._shared_version_counter()
+        self._saved_version = self._version_counter.value
 
     def unpack(self, owner):
         current = self._version_counter.value

@@ -18,7 +18,7 @@ class Parameter(Tensor):
 
             data = empty(0)
         # Same memory and version counter as `data`, but cut from any graph: a new leaf.
-        param = cls._make(data._data, version_counter=data._version_counter)
+        param = cls._make(data._data, version_counter=data._shared_version_counter())
         if requires_grad:
             if not param.dtype.is_floating_point:
                 raise RuntimeError(messages.INT_REQUIRES_GRAD_FACTORY)

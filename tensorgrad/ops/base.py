@@ -48,7 +48,7 @@ def record(node_class, data, inputs, saved=(), **attributes):
         return result
     node = node_class()
     node.next_functions = tuple(edges)
-    node._input_meta = meta
+    node._input_meta = tuple(meta)
     if saved:
         node._for_backward = tuple([_save(value, result, node_class) for value in saved])
     for name, value in attributes.items():

@@ -17,12 +17,13 @@ from ..tensor import Tensor
 from .base import OUTPUT, record
 
 _NUMBER_TYPES = (bool, int, float, np.number, np.bool_)
+_OPERAND_TYPES = (Tensor,) + _NUMBER_TYPES
 
 
 # -- helpers ---------------------------------------------------------------------------------
 def check_operand(value):
     """Tensors and Python numbers may be combined; anything else gets a clear TypeError."""
-    if isinstance(value, (Tensor,) + _NUMBER_TYPES):
+    if isinstance(value, _OPERAND_TYPES):
         return value
     raise TypeError(
         f"unsupported operand: expected a Tensor or a Python number, got {type(value).__name__}"

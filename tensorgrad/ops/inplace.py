@@ -53,7 +53,7 @@ def apply(tensor, compute):
     if node is not None:
         _keep_old_self(node, tensor)
     tensor._data[...] = result._data
-    tensor._version_counter.value += 1
+    tensor._shared_version_counter().value += 1
     if node is not None:
         tensor._grad_fn = node
         tensor._output_nr = result._output_nr
@@ -90,7 +90,7 @@ def apply_arithmetic(tensor, ufunc, other, alpha, compute):
         ufunc(data, values, out=data)
     except ValueError:  # the shapes do not fit: let the general path say so in PyTorch's words
         return apply(tensor, compute)
-    tensor._version_counter.value += 1
+    tensor._shared_version_counter().value += 1
     return tensor
 
 

@@ -21,7 +21,7 @@ from .base import record
 
 def as_view(result, source):
     """Mark `result` as a view of `source`: shared memory, shared version counter."""
-    result._version_counter = source._version_counter
+    result._version_counter = source._shared_version_counter()
     result._base = source if source._base is None else source._base
     return result
 
