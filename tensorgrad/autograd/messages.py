@@ -121,3 +121,8 @@ BROADCAST_MISMATCH = (  # §6
 )
 
 MATMUL_MISMATCH = "mat1 and mat2 shapes cannot be multiplied ({a0}x{a1} and {b0}x{b1})"  # §6
+
+BOOL_SUBTRACTION = (
+    "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to "
+    "invert a mask, use the `~` or `logical_not()` operator instead."
+)

@@ -41,9 +41,9 @@ def binary_data(ufunc, a, b, *, true_division=False):
     """Apply a NumPy ufunc to two operands, with PyTorch's result dtype and error text.
 
     This runs for every binary operation, in forward and in backward, so the common cases come
-    first and cost one test each: two tensors of one dtype, or a floating-point tensor with a
-    Python number. NumPy already gives PyTorch's dtype for those; anything else is checked
-    against `dtypes.result_type`.
+    first: two tensors of one dtype, or a floating-point tensor with a Python number. NumPy
+    already gives PyTorch's dtype for those; anything else is checked against
+    `dtypes.result_type`.
     """
     x = a._data if isinstance(a, Tensor) else check_operand(a)
     y = b._data if isinstance(b, Tensor) else check_operand(b)
@@ -51,7 +51,7 @@ def binary_data(ufunc, a, b, *, true_division=False):
         data = ufunc(x, y)
     except ValueError:
         raise RuntimeError(broadcast_error(np.shape(x), np.shape(y))) from None
-    if _same_dtype_as_numpy(x, y) and not (true_division and data.dtype.kind != "f"):
+    if _numpy_dtype_is_pytorchs(x, y, data):
         return data
     dtype = dtypes.result_type(a, b).numpy
     if true_division and dtype.kind != "f":
@@ -61,13 +61,16 @@ def binary_data(ufunc, a, b, *, true_division=False):
     return data
 
 
-def _same_dtype_as_numpy(x, y):
-    """True when NumPy's result dtype for x op y is surely PyTorch's (the common cases)."""
+def _numpy_dtype_is_pytorchs(x, y, result):
+    """True in the common cases, where NumPy's result dtype is surely PyTorch's: operands of
+    one dtype, or a floating-point array with a Python number, and NumPy kept that dtype
+    (it does not for true division of integers: PyTorch gives the default float dtype)."""
     if type(x) is np.ndarray:
         if type(y) is np.ndarray:
-            return x.dtype == y.dtype
-        return type(y) in (float, int) and x.dtype.kind == "f"
-    return type(x) in (float, int) and type(y) is np.ndarray and y.dtype.kind == "f"
+            return x.dtype == y.dtype == result.dtype
+        return type(y) in (float, int) and x.dtype.kind == "f" and result.dtype == x.dtype
+    return (type(x) in (float, int) and type(y) is np.ndarray and y.dtype.kind == "f"
+            and result.dtype == y.dtype)
 
 
 def broadcast_error(shape_a, shape_b):
@@ -122,8 +125,15 @@ class SubBackward0(Node):
 
 
 def sub(a, b, *, alpha=1):
+    _refuse_bool_subtraction(a, b)
     data = binary_data(np.subtract, a, b if alpha == 1 else _times(b, alpha))
     return record(SubBackward0, data, (a, b), alpha=alpha)
+
+
+def _refuse_bool_subtraction(a, b):
+    for value in (a, b):
+        if isinstance(value, Tensor) and value._data.dtype == np.bool_:
+            raise RuntimeError(messages.BOOL_SUBTRACTION)
 
 
 class RsubBackward1(Node):
@@ -137,6 +147,7 @@ class RsubBackward1(Node):
 
 def rsub(x, number):
     """`number - x`, as PyTorch records it (one input, RsubBackward1)."""
+    _refuse_bool_subtraction(x, number)
     return record(RsubBackward1, binary_data(np.subtract, number, x), (x,))
 
 
@@ -294,6 +305,9 @@ def pow(x, exponent):  # noqa: A001  (the PyTorch name)
 
 
 def _power_data(a, b):
+    if (isinstance(a, Tensor) and isinstance(b, Tensor) and a._data.dtype == np.bool_
+            and b._data.dtype == np.bool_):
+        raise NotImplementedError('"pow" not implemented for \'Bool\'')
     if isinstance(a, Tensor) and not isinstance(b, Tensor):
         if a._data.dtype.kind == "i" and isinstance(b, (int, np.integer)) and b < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
