@@ -18,9 +18,8 @@ import warnings
 # silenced here only when they come from tensorgrad's own code, so a learner's NumPy code still
 # warns as usual. A filter costs nothing until a warning fires, unlike np.errstate per operation
 # (about 2 us each time, more than the arithmetic on a small tensor).
-warnings.filterwarnings(
-    "ignore",
-    message=r"(divide by zero|invalid value|overflow|underflow) encountered",
-    category=RuntimeWarning,
-    module=r"tensorgrad(\.|$)",
-)
+NUMPY_WARNINGS = r"(divide by zero|invalid value|overflow|underflow) encountered"
+TENSORGRAD_MODULES = r"tensorgrad(\.|$)"
+
+warnings.filterwarnings("ignore", message=NUMPY_WARNINGS, category=RuntimeWarning,
+                        module=TENSORGRAD_MODULES)
