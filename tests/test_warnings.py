@@ -1,10 +1,11 @@
 """NumPy's floating-point warnings: silent from tensorgrad's code (as PyTorch is), loud elsewhere."""
 
-import importlib.metadata
+import os
 import subprocess
 import sys
 import textwrap
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -26,12 +27,15 @@ def test_tensorgrad_ops_do_not_warn_but_numpy_still_does():
     assert [str(w.message) for w in caught] == ["divide by zero encountered in log"]
 
 
-def _plugin_installed():
-    return any(ep.name == "tensorgrad"
-               for ep in importlib.metadata.entry_points(group="pytest11"))
+def _pytest_on(test_dir, *options):
+    """pytest in a fresh process, with no plugins loaded automatically."""
+    package_root = str(Path(tg.__file__).resolve().parents[1])
+    env = dict(os.environ, PYTEST_DISABLE_PLUGIN_AUTOLOAD="1", PYTHONPATH=package_root)
+    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                           *options, str(test_dir)],
+                          capture_output=True, text=True, cwd=test_dir, env=env)
 
 
-@pytest.mark.skipif(not _plugin_installed(), reason="tensorgrad is not pip-installed here")
 def test_pytest_plugin_keeps_them_silent_in_a_users_tests(tmp_path):
     (tmp_path / "test_user.py").write_text(textwrap.dedent("""
         import tensorgrad as tg
@@ -39,8 +43,15 @@ def test_pytest_plugin_keeps_them_silent_in_a_users_tests(tmp_path):
         def test_log_of_zero():
             assert str(tg.tensor([0.0]).log()) == "tensor([-inf])"
     """))
-    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                          str(tmp_path)], capture_output=True, text=True, cwd=tmp_path)
-    assert run.returncode == 0, run.stdout + run.stderr
-    assert "1 passed" in run.stdout
-    assert "RuntimeWarning" not in run.stdout
+    without = _pytest_on(tmp_path)
+    assert "1 passed" in without.stdout, without.stdout + without.stderr
+    assert "RuntimeWarning: divide by zero" in without.stdout  # pytest dropped the filter
+    with_plugin = _pytest_on(tmp_path, "-p", "tensorgrad.pytest_plugin")
+    assert "1 passed" in with_plugin.stdout, with_plugin.stdout + with_plugin.stderr
+    assert "RuntimeWarning" not in with_plugin.stdout
+
+
+def test_the_plugin_is_registered_on_install():
+    pyproject = Path(__file__).resolve().parents[1] / "pyproject.toml"
+    text = pyproject.read_text()
+    assert '[project.entry-points.pytest11]\ntensorgrad = "tensorgrad.pytest_plugin"' in text
