@@ -134,7 +134,8 @@ def chain_ops(n):
     return [i % 3 for i in range(n)]
 
 
-def tg_chain(x, ops, seed_grad):
+def chain_forward(x, ops):
+    """The chain's forward pass on a tensor of tensorgrad or torch (the same code runs on both)."""
     y = x
     for k in ops:
         if k == 0:
@@ -143,22 +144,12 @@ def tg_chain(x, ops, seed_grad):
             y = y * 0.9
         else:
             y = y.tanh()
-    y.backward(seed_grad)
-    g = x.grad
-    x.grad = None
-    return g
+    return y
 
 
-def torch_chain(x, ops, seed_grad):
-    y = x
-    for k in ops:
-        if k == 0:
-            y = y + 0.5
-        elif k == 1:
-            y = y * 0.9
-        else:
-            y = y.tanh()
-    y.backward(seed_grad)
+def autograd_chain(x, ops, seed_grad):
+    """Forward and backward of the chain on a leaf `x`; returns (and clears) x.grad."""
+    chain_forward(x, ops).backward(seed_grad)
     g = x.grad
     x.grad = None
     return g
@@ -193,13 +184,13 @@ def bench_per_op(repeats, n=2000):
     fns = {"numpy": lambda: np_chain(x_np, ops, seed_np)}
     x_tg = tg.tensor(x_np.tolist(), requires_grad=True)
     seed_tg = tg.ones(4)
-    fns["tensorgrad"] = lambda: tg_chain(x_tg, ops, seed_tg)
+    fns["tensorgrad"] = lambda: autograd_chain(x_tg, ops, seed_tg)
     check = {"tensorgrad_vs_numpy_max_abs_diff": float(
-        np.abs(tg_chain(x_tg, ops, seed_tg).numpy() - np_chain(x_np, ops, seed_np)).max())}
+        np.abs(autograd_chain(x_tg, ops, seed_tg).numpy() - np_chain(x_np, ops, seed_np)).max())}
     if torch is not None:
         x_t = torch.tensor(x_np.tolist(), requires_grad=True)
         seed_t = torch.ones(4)
-        fns["torch"] = lambda: torch_chain(x_t, ops, seed_t)
+        fns["torch"] = lambda: autograd_chain(x_t, ops, seed_t)
     res = interleaved(fns, repeats=repeats, number=3)
     us = {k: v["median_s"] / n * 1e6 for k, v in res.items()}
     cpu_us = {k: v["cpu_median_s"] / n * 1e6 for k, v in res.items()}
@@ -317,15 +308,7 @@ elif impl == "torch":
     seed = torch.ones(4)
 
 def forward():
-    y = x
-    for k in ops:
-        if k == 0:
-            y = y + 0.5
-        elif k == 1:
-            y = y * 0.9
-        else:
-            y = y.tanh()
-    return y
+    return b.chain_forward(x, ops)
 
 out = {{}}
 gc.collect()
