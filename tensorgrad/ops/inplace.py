@@ -15,6 +15,7 @@ from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.node import Node, SavedTensor
 from ..tensor import Tensor, _bracketed
 from .base import record
+from .elementwise import CopyBackwards, clone, requires_grad
 
 
 def check_allowed(tensor, leaf_message=messages.LEAF_IN_PLACE):
@@ -71,7 +72,7 @@ def apply_arithmetic(tensor, ufunc, other, alpha, compute):
     back. Anything else (recording, a dtype change, a shape the tensor would have to grow to)
     takes the general path, with its checks and PyTorch's messages.
     """
-    if is_grad_enabled() and (_requires_grad(tensor) or _requires_grad(other)):
+    if is_grad_enabled() and (requires_grad(tensor) or requires_grad(other)):
         return apply(tensor, compute)
     data = tensor._data
     if data.dtype.kind not in "fi" or (alpha != 1 and data.dtype.kind != "f"):
@@ -94,16 +95,10 @@ def apply_arithmetic(tensor, ufunc, other, alpha, compute):
     return tensor
 
 
-def _requires_grad(value):
-    return isinstance(value, Tensor) and (value._grad_fn is not None or value._requires_grad)
-
-
 def _keep_old_self(node, tensor):
     """If the rule saved the tensor being overwritten as its `self` (mul_ needs the old x for
     the gradient of the other factor), save a copy of the old values instead, as PyTorch does:
     its `_saved_self` is then a clone, so the overwrite does not invalidate it."""
-    from .elementwise import clone
-
     names = type(node).saved_names
     saved = list(node._for_backward)
     for i, value in enumerate(saved):
@@ -147,8 +142,6 @@ def fill_(tensor, value):
 
 def copy_(tensor, source):
     """Write `source`'s values into `tensor` (broadcasting), recorded as CopyBackwards."""
-    from .elementwise import CopyBackwards
-
     def compute():
         data = np.broadcast_to(source._data, tensor._data.shape).astype(tensor._data.dtype)
         result = record(CopyBackwards, data.copy(), (source,))
