@@ -340,13 +340,7 @@ class Tensor:
     # -- conversions -------------------------------------------------------------------------
     def to(self, *args, dtype=None, **kwargs):
         """Convert to another dtype (`t.to(tensorgrad.float64)`); devices other than cpu don't exist."""
-        for arg in args:
-            if isinstance(arg, dtypes.dtype):
-                dtype = arg
-            elif isinstance(arg, Tensor):
-                dtype = arg.dtype
-            elif str(arg) != "cpu":
-                raise ValueError(f"tensorgrad runs on the CPU only; cannot move a tensor to {arg!r}")
+        dtype = dtype_from_to_arguments(args, dtype, "tensor")
         if dtype is None or dtype is self.dtype:
             return self
         from .ops.elementwise import to_dtype
@@ -844,6 +838,19 @@ def _normalize_dim(dim, ndim):
             f"Dimension out of range (expected to be in range of [{-size}, {size - 1}], but got {dim})"
         )
     return dim % size
+
+
+def dtype_from_to_arguments(args, dtype, what):
+    """The dtype that `.to(...)` arguments ask for (of a tensor or a module): a dtype, a tensor
+    (its dtype) or the device "cpu". There is no other device, so anything else is a ValueError."""
+    for arg in args:
+        if isinstance(arg, dtypes.dtype):
+            dtype = arg
+        elif isinstance(arg, Tensor):
+            dtype = arg.dtype
+        elif str(arg) != "cpu":
+            raise ValueError(f"tensorgrad runs on the CPU only; cannot move a {what} to {arg!r}")
+    return dtype
 
 
 def _bracketed(shape):

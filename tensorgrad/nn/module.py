@@ -14,7 +14,7 @@ tensorgrad.
 from collections import OrderedDict, namedtuple
 
 from ..autograd.grad_mode import no_grad
-from ..tensor import Tensor
+from ..tensor import Tensor, dtype_from_to_arguments
 from .parameter import Parameter
 
 
@@ -269,15 +269,7 @@ class Module:
 
     def to(self, *args, dtype=None, **kwargs):
         """Convert the floating-point parameters and buffers in place (`model.to(tg.float64)`)."""
-        from .. import dtypes
-
-        for arg in args:
-            if isinstance(arg, dtypes.dtype):
-                dtype = arg
-            elif isinstance(arg, Tensor):
-                dtype = arg.dtype
-            elif str(arg) != "cpu":
-                raise ValueError(f"tensorgrad runs on the CPU only; cannot move a module to {arg!r}")
+        dtype = dtype_from_to_arguments(args, dtype, "module")
         if dtype is None:
             return self
         for tensor in list(self.parameters()) + list(self.buffers()):
