@@ -97,8 +97,6 @@ class Node:
         saved = self._for_backward
         if saved is _FREED:
             raise RuntimeError(messages.SECOND_BACKWARD)
-        if len(saved) == 1:  # the most common case, spelled out because every backward asks
-            return (_unpack(saved[0], self),)
         return tuple([_unpack(value, self) for value in saved])
 
     def __dir__(self):

@@ -45,8 +45,8 @@ def binary_data(ufunc, a, b, *, true_division=False):
     already gives PyTorch's dtype for those; anything else is checked against
     `dtypes.result_type`.
     """
-    x = a._data if isinstance(a, Tensor) else check_operand(a)
-    y = b._data if isinstance(b, Tensor) else check_operand(b)
+    x = a._data if isinstance(a, Tensor) else check_operand(a)  # _values(a), spelled out: every
+    y = b._data if isinstance(b, Tensor) else check_operand(b)  # operation passes through here
     try:
         data = ufunc(x, y)
     except ValueError:

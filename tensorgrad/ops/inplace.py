@@ -148,14 +148,3 @@ def copy_(tensor, source):
         return result
 
     return apply(tensor, compute)
-
-
-def make_in_place(out_of_place):
-    """Build `t.op_(...)` from `op(t, ...)`."""
-
-    def in_place(tensor, *args, **kwargs):
-        return apply(tensor, lambda: out_of_place(tensor, *args, **kwargs))
-
-    in_place.__name__ = out_of_place.__name__ + "_"
-    in_place.__doc__ = f"In-place version of {out_of_place.__name__}()."
-    return in_place
