@@ -215,23 +215,39 @@ def _package(outputs, result, is_outputs_tuple, is_result_tuple, create_graph):
             _tuple_postprocess(result, is_result_tuple))
 
 
+def _prepare_inputs(inputs, create_graph, fn_name):
+    """(was it a tuple, the inputs as a tuple of tensors that require grad)."""
+    is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", fn_name)
+    return is_inputs_tuple, _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
+
+
+def _prepare_v(v, against, is_against_tuple, create_graph, fn_name, none_message):
+    """`v` checked against the tensors it multiplies (outputs for vjp, inputs for jvp/hvp)."""
+    if v is None:
+        _require_v_or_single_element(v, against, none_message)
+        return v
+    _, v = _as_tuple(v, "v", fn_name)
+    v = _grad_preprocess(v, create_graph=create_graph, need_graph=False)
+    _validate_v(v, against, is_against_tuple)
+    return v
+
+
+def _call(func, inputs, strict, fn_name):
+    """(was it a tuple, func's outputs as a tuple), checked to depend on the inputs."""
+    is_outputs_tuple, outputs = _as_tuple(func(*inputs), "outputs of the user-provided function",
+                                          fn_name)
+    _check_requires_grad(outputs, "outputs", strict=strict)
+    return is_outputs_tuple, outputs
+
+
 # -- vjp and jvp ----------------------------------------------------------------------------------
 def vjp(func, inputs, v=None, create_graph=False, strict=False):
     """(func(inputs), vᵀ·J): the vector-Jacobian product, which is exactly one backward pass
     with `v` as the output gradient. `v` may be left out when func returns a single element."""
     with enable_grad():
-        is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "vjp")
-        inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
-        outputs = func(*inputs)
-        is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function",
-                                              "vjp")
-        _check_requires_grad(outputs, "outputs", strict=strict)
-        if v is not None:
-            _, v = _as_tuple(v, "v", "vjp")
-            v = _grad_preprocess(v, create_graph=create_graph, need_graph=False)
-            _validate_v(v, outputs, is_outputs_tuple)
-        else:
-            _require_v_or_single_element(v, outputs, _V_NONE_FOR_OUTPUT)
+        is_inputs_tuple, inputs = _prepare_inputs(inputs, create_graph, "vjp")
+        is_outputs_tuple, outputs = _call(func, inputs, strict, "vjp")
+        v = _prepare_v(v, outputs, is_outputs_tuple, create_graph, "vjp", _V_NONE_FOR_OUTPUT)
 
     result = _last_backward(outputs, inputs, v, inputs, strict, create_graph,
                             "back")
@@ -250,18 +266,9 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
     from ..creation import zeros_like
 
     with enable_grad():
-        is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
-        inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
-        if v is not None:
-            _, v = _as_tuple(v, "v", "jvp")
-            v = _grad_preprocess(v, create_graph=create_graph, need_graph=False)
-            _validate_v(v, inputs, is_inputs_tuple)
-        else:
-            _require_v_or_single_element(v, inputs, _V_NONE_FOR_INPUT)
-        outputs = func(*inputs)
-        is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function",
-                                              "jvp")
-        _check_requires_grad(outputs, "outputs", strict=strict)
+        is_inputs_tuple, inputs = _prepare_inputs(inputs, create_graph, "jvp")
+        v = _prepare_v(v, inputs, is_inputs_tuple, create_graph, "jvp", _V_NONE_FOR_INPUT)
+        is_outputs_tuple, outputs = _call(func, inputs, strict, "jvp")
         dummy = tuple(zeros_like(out, requires_grad=True) for out in outputs)  # u above
         grad_inputs = _autograd_grad(outputs, inputs, dummy, create_graph=True)
         _check_requires_grad(grad_inputs, "grad_inputs", strict=strict)
@@ -290,12 +297,8 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
             "(vectorize=False, strategy='reverse-mode'); it has no vmap and no forward mode.")
     Tensor = _tensor_class()
     with enable_grad():
-        is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
-        inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
-        outputs = func(*inputs)
-        is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function",
-                                              "jacobian")
-        _check_requires_grad(outputs, "outputs", strict=strict)
+        is_inputs_tuple, inputs = _prepare_inputs(inputs, create_graph, "jacobian")
+        is_outputs_tuple, outputs = _call(func, inputs, strict, "jacobian")
 
         jacobians = []
         for i, out in enumerate(outputs):
@@ -371,18 +374,9 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
 # -- Hessian-vector products ---------------------------------------------------------------------------
 def _scalar_output_and_gradient(func, inputs, v, create_graph, strict, fn_name):
     """Shared start of vhp and hvp: check v and the output, then the gradient with a graph."""
-    is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", fn_name)
-    inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
-    if v is not None:
-        _, v = _as_tuple(v, "v", fn_name)
-        v = _grad_preprocess(v, create_graph=create_graph, need_graph=False)
-        _validate_v(v, inputs, is_inputs_tuple)
-    else:
-        _require_v_or_single_element(v, inputs, _V_NONE_FOR_INPUT)
-    outputs = func(*inputs)
-    is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function",
-                                          fn_name)
-    _check_requires_grad(outputs, "outputs", strict=strict)
+    is_inputs_tuple, inputs = _prepare_inputs(inputs, create_graph, fn_name)
+    v = _prepare_v(v, inputs, is_inputs_tuple, create_graph, fn_name, _V_NONE_FOR_INPUT)
+    is_outputs_tuple, outputs = _call(func, inputs, strict, fn_name)
     if is_outputs_tuple:
         raise RuntimeError(f"The function given to {fn_name} should return a single Tensor")
     if outputs[0].nelement() != 1:
