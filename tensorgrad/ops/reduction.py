@@ -438,9 +438,15 @@ def _var_backward(grad, x, dims, correction, sizes):
     return grad * 2 * centered / (count - correction)
 
 
-def var(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
+def _correction(unbiased, correction):
+    """Bessel's correction for var and std: given directly, or 1 unless unbiased=False."""
     if correction is None:
         correction = 1 if unbiased is None or unbiased else 0
+    return correction
+
+
+def var(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    correction = _correction(unbiased, correction)
     dims = normalize_dims(dim, x._data.ndim)
     with np.errstate(divide="ignore", invalid="ignore"):
         data = np.var(x._data, axis=dims, ddof=correction, keepdims=keepdim).astype(x._data.dtype)
@@ -464,8 +470,7 @@ class StdBackward0(Node):
 
 
 def std(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    if correction is None:
-        correction = 1 if unbiased is None or unbiased else 0
+    correction = _correction(unbiased, correction)
     dims = normalize_dims(dim, x._data.ndim)
     with np.errstate(divide="ignore", invalid="ignore"):
         data = np.std(x._data, axis=dims, ddof=correction, keepdims=keepdim).astype(x._data.dtype)
