@@ -3,6 +3,7 @@
 `lib` is a fixture that gives each test once as tensorgrad and once as torch (skipped when
 torch is not installed). `show` is the text to compare: memory addresses masked and PyTorch's
 own module name read as tensorgrad's. `raises` checks an exception's exact class and text.
+`make_square` builds a custom Function that the Function and gradcheck tests both use.
 """
 
 import re
@@ -30,3 +31,23 @@ def raises(exc_type, message, call):
         call()
     assert type(info.value) is exc_type
     assert show(str(info.value)) == message
+
+
+def make_square(lib, *, once=False, detach=False):
+    """A custom Function x -> x², with backward 2·x·g (optionally once_differentiable, or with
+    x detached, which makes the second derivative wrong on purpose)."""
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return 2 * (x.detach() if detach else x) * g
+
+    if once:
+        backward = lib.autograd.function.once_differentiable(backward)
+
+    class Square(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x ** 2
+
+    Square.backward = staticmethod(backward)
+    return Square

@@ -7,7 +7,7 @@ memory addresses into `0x…`.
 
 import warnings
 
-from parity import lib, show, raises  # noqa: F401  (lib is a fixture)
+from parity import lib, make_square, raises, show  # noqa: F401  (lib is a fixture)
 
 SECOND_BACKWARD = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "
@@ -46,24 +46,6 @@ def make_mul_const(lib, returns):
             return returns(g, ctx.k)
 
     return MulConst
-
-
-def make_square(lib, *, once=False, detach=False):
-    def backward(ctx, g):
-        (x,) = ctx.saved_tensors
-        return 2 * (x.detach() if detach else x) * g
-
-    if once:
-        backward = lib.autograd.function.once_differentiable(backward)
-
-    class Square(lib.autograd.Function):
-        @staticmethod
-        def forward(ctx, x):
-            ctx.save_for_backward(x)
-            return x ** 2
-
-    Square.backward = staticmethod(backward)
-    return Square
 
 
 # -- the basic Exp example ------------------------------------------------------------------------

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import tensorgrad as tg
-from parity import lib, show  # noqa: F401  (lib is a fixture)
+from parity import lib, make_square, show  # noqa: F401  (lib is a fixture)
 from tensorgrad.autograd.gradcheck import GradcheckError
 
 F = tg.nn.functional
@@ -133,24 +133,6 @@ def test_no_input_requires_grad(lib):
 def test_gradgradcheck_cube(lib):
     x = lib.tensor([0.1, -0.5, 1.2, 0.3], dtype=lib.float64, requires_grad=True)
     assert lib.autograd.gradgradcheck(lambda t: t ** 3, (x,)) is True
-
-
-def make_square(lib, *, once=False, detach=False):
-    def backward(ctx, g):
-        (x,) = ctx.saved_tensors
-        return 2 * (x.detach() if detach else x) * g
-
-    if once:
-        backward = lib.autograd.function.once_differentiable(backward)
-
-    class Square(lib.autograd.Function):
-        @staticmethod
-        def forward(ctx, x):
-            ctx.save_for_backward(x)
-            return x ** 2
-
-    Square.backward = staticmethod(backward)
-    return Square
 
 
 NOT_TWICE_DIFFERENTIABLE = (
