@@ -12,7 +12,8 @@ issue measured on these machines (6.4 us/op).
 
 What is measured (issue 2, "What it must show"):
   per-op     a 2,000-op chain of add/mul/tanh on a shape-(4,) float32 tensor, forward +
-             backward, reported per op
+             backward, reported per op; also run on bench/floor_autograd.py, the smallest
+             autograd with tensorgrad's design and none of PyTorch's behaviour, as a yardstick
   mlp        one training step (forward, backward, SGD update) of 784->128 relu->10 with
              softmax cross-entropy, batch 256 and 32; tensorgrad uses core ops only
              (matmul, relu, log_softmax, integer-array indexing, mean)
@@ -64,6 +65,9 @@ if _THREADS:
 import numpy as np  # noqa: E402
 
 import tensorgrad as tg  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import floor_autograd  # noqa: E402  (bench/floor_autograd.py, the per-op yardstick)
 
 torch = None
 if not os.environ.get("TG_BENCH_NO_TORCH"):  # set in worker processes that don't need it
@@ -185,8 +189,16 @@ def bench_per_op(repeats, n=2000):
     x_tg = tg.tensor(x_np.tolist(), requires_grad=True)
     seed_tg = tg.ones(4)
     fns["tensorgrad"] = lambda: autograd_chain(x_tg, ops, seed_tg)
+    x_floor, seed_floor = floor_autograd.leaf(x_np), floor_autograd.ones(4)
+    fns["floor"] = lambda: autograd_chain(x_floor, ops, seed_floor)
+    # 2,000 steps drive the gradient to 0, so the check also runs a 30-step chain
+    short = chain_ops(30)
     check = {"tensorgrad_vs_numpy_max_abs_diff": float(
-        np.abs(autograd_chain(x_tg, ops, seed_tg).numpy() - np_chain(x_np, ops, seed_np)).max())}
+        np.abs(autograd_chain(x_tg, ops, seed_tg).numpy() - np_chain(x_np, ops, seed_np)).max()),
+        "short_chain_tensorgrad_vs_numpy_max_abs_diff": float(
+        np.abs(autograd_chain(x_tg, short, seed_tg).numpy() - np_chain(x_np, short, seed_np)).max()),
+        "short_chain_floor_vs_numpy_max_abs_diff": float(
+        np.abs(autograd_chain(x_floor, short, seed_floor).data - np_chain(x_np, short, seed_np)).max())}
     if torch is not None:
         x_t = torch.tensor(x_np.tolist(), requires_grad=True)
         seed_t = torch.ones(4)
@@ -567,6 +579,11 @@ def _per_op_rows(r):
                  fmt(ratio(tg_po, po["numpy"]), "x"), fmt(ratio(tg_po, torch_po), "x"),
                  TARGETS["per_op"] + ("" if torch_po is not None else " (6.4 us: issue's figure)"),
                  met(tg_po / ref <= 0.7)])
+    floor = po.get("floor")
+    if floor is not None:
+        rows.append(["  design floor (bench/floor_autograd.py)", fmt(floor), fmt(po["numpy"]), fmt(torch_po),
+                     fmt(ratio(floor, po["numpy"]), "x"), fmt(ratio(floor, torch_po), "x"),
+                     f"tensorgrad = {ratio(tg_po, floor):.2f}x this", ""])
     pc = r["per_op"]["cpu_us_per_op"]
     rows.append(["  same, CPU time (less load-sensitive)", fmt(pc["tensorgrad"]), fmt(pc["numpy"]),
                  fmt(pc.get("torch")), fmt(ratio(pc["tensorgrad"], pc["numpy"]), "x"),
