@@ -33,6 +33,8 @@ class Tensor:
         self.grad = None
 
     def requires_grad_(self):
+        # The leaf and its AccumulateGrad point at each other: a reference cycle, which
+        # tensorgrad avoids with a weak reference. A yardstick for speed can live with it.
         self.grad_fn = AccumulateGrad(self)
         return self
 
