@@ -51,6 +51,7 @@ class Tensor:
     _output_nr = 0  # which output of its grad_fn this tensor is (max(dim) has two)
     _grad = None
     _base = None  # the tensor whose memory this view shares
+    _view_of_grad_fn = None  # a view's base's grad_fn when the view was taken (see as_view)
     _backward_hooks = None
     _retains_grad = False
     _accumulator_ref = None
@@ -175,6 +176,12 @@ class Tensor:
         if self._version_counter is None:
             self._version_counter = VersionCounter()
         return self._version_counter
+
+    def _check_view_is_current(self):
+        """Refuse a view whose base has been changed in place since the view was taken: its
+        grad_fn would skip that change and give a wrong gradient without a word."""
+        if self._base._grad_fn is not self._view_of_grad_fn:
+            raise RuntimeError(messages.STALE_VIEW.format(node=self._grad_fn.name()))
 
     @property
     def output_nr(self):

@@ -126,3 +126,13 @@ BOOL_SUBTRACTION = (
     "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to "
     "invert a mask, use the `~` or `logical_not()` operator instead."
 )
+
+# tensorgrad's own (a deliberate difference: PyTorch rebuilds the view's graph as
+# AsStridedBackward0 of the base's new grad_fn; tensorgrad refuses rather than give a gradient
+# that skips the in-place operation)
+STALE_VIEW = (
+    "this tensor is a view of a tensor that was changed in place after the view was taken, so "
+    "its grad_fn ({node}) no longer leads through the operations that made its values. "
+    "tensorgrad does not rebuild a view's graph (PyTorch does, with AsStridedBackward0). Take "
+    "the view again after the in-place operation, or .clone() it before."
+)

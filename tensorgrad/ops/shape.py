@@ -20,9 +20,18 @@ from .base import record
 
 
 def as_view(result, source):
-    """Mark `result` as a view of `source`: shared memory, shared version counter."""
+    """Mark `result` as a view of `source`: shared memory, shared version counter.
+
+    A view's graph leads to its base's grad_fn as it is now. If the base is later changed in
+    place, it gets a new grad_fn and the view's values change with it, but the view's graph
+    does not; so the view remembers the base's grad_fn, and using the view in the graph after
+    that has changed is refused (see Tensor._check_view_is_current).
+    """
     result._version_counter = source._shared_version_counter()
-    result._base = source if source._base is None else source._base
+    base = source if source._base is None else source._base
+    result._base = base
+    if result._grad_fn is not None and base._grad_fn is not None:
+        result._view_of_grad_fn = base._grad_fn
     return result
 
 
