@@ -16,7 +16,7 @@ import numpy as np
 class dtype:
     """A tensor element type: `tensorgrad.float32`, `float64`, `int64` or `bool`."""
 
-    __slots__ = ("name", "numpy", "is_floating_point", "_category", "_legacy_name")
+    __slots__ = ("name", "numpy", "is_floating_point", "_category", "_legacy_name", "scalar_name")
 
     def __init__(self, name, numpy_dtype, category, legacy_name):
         self.name = name
@@ -24,6 +24,7 @@ class dtype:
         self._category = category  # 0 bool, 1 integer, 2 floating point
         self.is_floating_point = category == 2
         self._legacy_name = legacy_name  # as in "tensorgrad.FloatTensor"
+        self.scalar_name = legacy_name[:-len("Tensor")]  # PyTorch's name in messages: "Float"
 
     def __repr__(self):
         return f"tensorgrad.{self.name}"

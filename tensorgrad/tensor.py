@@ -145,7 +145,7 @@ class Tensor:
             if value.dtype is not self.dtype:
                 raise RuntimeError(messages.GRAD_ASSIGN_DTYPE.format(
                     grad_dtype=_C_TYPE_NAMES[value.dtype.name],
-                    dtype=_SCALAR_TYPE_NAMES[self.dtype.name]))
+                    dtype=self.dtype.scalar_name))
         self._grad = value
 
     @property
@@ -286,9 +286,10 @@ class Tensor:
             raise TypeError(f"data must be a Tensor, not {type(value).__name__}")
         self._data = value._data
 
-    def numpy(self):
-        """The NumPy array behind this tensor (shared memory)."""
-        if self.requires_grad:
+    def numpy(self, *, force=False):
+        """The NumPy array behind this tensor (shared memory). force=True allows it for a
+        tensor that requires grad, as `t.detach().numpy()` would."""
+        if self.requires_grad and not force:
             raise RuntimeError(messages.NUMPY_REQUIRES_GRAD)
         return self._data
 
@@ -372,7 +373,7 @@ class Tensor:
         return self.to(dtypes.bool_)
 
     def contiguous(self):
-        return self
+        return _shape.contiguous(self)
 
     def cpu(self):
         return self
@@ -753,6 +754,8 @@ class Tensor:
                                          lambda: _ew.add(self, other, alpha=alpha))
 
     def sub_(self, other, *, alpha=1):
+        _inplace.check_allowed(self)  # PyTorch's order: leaf rule, bools, then memory
+        _ew.refuse_bool_subtraction(self, other)
         return _inplace.apply_arithmetic(self, np.subtract, other, alpha,
                                          lambda: _ew.sub(self, other, alpha=alpha))
 
@@ -760,10 +763,10 @@ class Tensor:
         return _inplace.apply_arithmetic(self, np.multiply, other, 1, lambda: _ew.mul(self, other))
 
     def div_(self, other):
-        return _inplace.apply(self, lambda: _ew.div(self, other))
+        return _inplace.apply(self, lambda: _ew.div(self, other), (other,))
 
     def pow_(self, exponent):
-        return _inplace.apply(self, lambda: _ew.pow(self, exponent))
+        return _inplace.apply(self, lambda: _ew.pow(self, exponent), (exponent,))
 
     def neg_(self):
         return _inplace.apply(self, lambda: _ew.neg(self))
@@ -865,7 +868,6 @@ def _bracketed(shape):
 
 
 _C_TYPE_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "bool": "bool"}
-_SCALAR_TYPE_NAMES = {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}
 
 
 # The operations import Tensor, so they are imported after the class exists.

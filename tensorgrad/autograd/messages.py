@@ -122,6 +122,11 @@ BROADCAST_MISMATCH = (  # §6
 
 MATMUL_MISMATCH = "mat1 and mat2 shapes cannot be multiplied ({a0}x{a1} and {b0}x{b1})"  # §6
 
+BOOL_BOOL_SUBTRACTION = (
+    "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+    "`logical_xor()` operator instead."
+)
+
 BOOL_SUBTRACTION = (
     "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to "
     "invert a mask, use the `~` or `logical_not()` operator instead."
@@ -135,4 +140,27 @@ STALE_VIEW = (
     "its grad_fn ({node}) no longer leads through the operations that made its values. "
     "tensorgrad does not rebuild a view's graph (PyTorch does, with AsStridedBackward0). Take "
     "the view again after the in-place operation, or .clone() it before."
+)
+
+INTERNAL_OVERLAP = (
+    "unsupported operation: more than one element of the written-to tensor refers to a single "
+    "memory location. Please clone() the tensor before performing the operation."
+)
+
+PARTIAL_OVERLAP = (
+    "unsupported operation: some elements of the input tensor and the written-to tensor refer to "
+    "a single memory location. Please clone() the tensor before performing the operation."
+)
+
+# tensorgrad's own: PyTorch writes into such memory anyway (its behaviour is undefined there)
+READ_ONLY_MEMORY = (
+    "this tensor's memory is read-only (it shares a read-only NumPy array), so it cannot be "
+    "changed in place. Use .clone() to get a writable copy first."
+)
+
+# tensorgrad's own (a deliberate difference, see README)
+IN_PLACE_ON_VIEW = (
+    "tensorgrad does not support in-place operations on a view of a tensor when gradients are "
+    "being recorded (PyTorch rewrites the base tensor's graph here; tensorgrad keeps graphs "
+    "simple). Use an out-of-place operation, or .clone() the view first."
 )

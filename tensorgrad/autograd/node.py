@@ -201,8 +201,7 @@ class SavedTensor:
         else:
             self._tensor = tensor
             self._data = None
-            grad_fn = tensor._grad_fn
-            self._producer = None if grad_fn is None else type(grad_fn)
+            self._producer = None  # the message reads the tensor's grad_fn as it is then
 
     def rebind(self, tensor):
         """After an in-place op made `tensor` this node's output, save that tensor instead."""
@@ -222,18 +221,45 @@ class SavedTensor:
     def _version_message(self, current):
         from ..dtypes import from_numpy_dtype
 
+        producer, output_nr = self._producer, self._output_nr
+        name = None
+        if self._tensor is not None:
+            # As PyTorch: name what made the tensor now, which the in-place op may have changed
+            tensor = self._tensor
+            grad_fn = tensor._grad_fn
+            producer = None if grad_fn is None else type(grad_fn)
+            output_nr = tensor._output_nr
+            stale_view = (tensor._view_of_grad_fn is not None
+                          and tensor._base._grad_fn is not tensor._view_of_grad_fn)
+            if stale_view:
+                name = "AsStrided"  # PyTorch has rebuilt this view's graph by now
+        if producer is not None and name is None:
+            name = _name_in_messages(producer)
         data = self._data if self._tensor is None else self._tensor._data
         dtype_name = from_numpy_dtype(data.dtype)._legacy_name
         origin = ""
-        if self._producer is not None:
-            origin = f", which is output {self._output_nr} of {self._producer.op_name()},"
+        if name is not None:
+            origin = f", which is output {output_nr} of {name},"
         return messages.VERSION_MISMATCH.format(
-            type_name=f"tensorgrad.{dtype_name}",
+            # PyTorch's own quirk, measured: a bool tensor is named "CPUBoolType" here
+            type_name="CPUBoolType" if data.dtype == bool else f"tensorgrad.{dtype_name}",
             shape=", ".join(str(s) for s in data.shape),
             origin=origin,
             current=current,
             expected=self._saved_version,
         )
+
+
+def _name_in_messages(node_class):
+    """The producer's name as PyTorch writes it in the version-counter message: the forward
+    op's name, with the node's number kept unless it is 0 (ExpBackward0 -> Exp, but
+    PowBackward1 -> Pow1, MaxBackward1 -> Max1)."""
+    name = node_class.__name__
+    cut = name.rfind("Backward")
+    if node_class.forward_name is not None or cut <= 0:
+        return node_class.op_name()
+    number = name[cut + len("Backward"):]
+    return name[:cut] + ("" if number == "0" else number)
 
 
 def _unpack(value, owner):

@@ -309,7 +309,7 @@ def _check_nll_shapes(input, target, weight):
     if target.dtype is not dtypes.int64:
         raise RuntimeError(
             "expected target dtype to be Long or Byte, but got "
-            f"{ew._SCALAR_NAMES[target.dtype.name]}")
+            f"{target.dtype.scalar_name}")
     if input.dim() not in (1, 2):
         raise NotImplementedError(
             f"tensorgrad's nll_loss and cross_entropy take input of shape (C,) or (N, C); got "

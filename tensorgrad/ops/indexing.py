@@ -132,6 +132,11 @@ def getitem(x, index):
     _check_bounds(x, numpy_index)
     try:
         data = x._data[numpy_index]
+        if kind != "advanced" and not isinstance(data, np.ndarray):
+            # x[1] of a vector: NumPy gives a copied scalar; an Ellipsis at the end gives a 0-d
+            # view instead, so that x[1].add_(1) changes x, as in PyTorch
+            as_tuple = numpy_index if isinstance(numpy_index, tuple) else (numpy_index,)
+            data = x._data[as_tuple + (Ellipsis,)]
     except IndexError as error:
         raise IndexError(str(error)) from None
     if kind == "advanced":
@@ -218,4 +223,4 @@ def setitem(x, index, value):
 
     if view_message:
         inplace.check_allowed(x, leaf_message=messages.VIEW_OF_LEAF_IN_PLACE)
-    return inplace.apply(x, compute)
+    return inplace.apply(x, compute, (value,))

@@ -9,13 +9,15 @@ the tensor's existing memory, so every view and alias sees them. Three things fo
 """
 
 import numpy as np
+from numpy.lib.array_utils import byte_bounds
 
 from ..autograd import messages
+from ..dtypes import from_numpy_dtype
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.node import Node, SavedTensor
 from ..tensor import Tensor, _bracketed
 from .base import record
-from .elementwise import CopyBackwards, clone, requires_grad
+from .elementwise import CopyBackwards, clone, requires_grad, zeros_like_values
 
 
 def check_allowed(tensor, leaf_message=messages.LEAF_IN_PLACE):
@@ -30,16 +32,47 @@ def check_allowed(tensor, leaf_message=messages.LEAF_IN_PLACE):
             raise RuntimeError(messages.VIEW_OF_LEAF_IN_PLACE)
 
 
-def apply(tensor, compute):
-    """Run `compute()` (the out-of-place version) and make its result this tensor's new state."""
+def check_memory(tensor, inputs=()):
+    """Refuse writes PyTorch refuses, with its messages: into memory where several elements are
+    one (an expanded tensor), and from an input that partly overlaps the tensor (it would read
+    values the write has already changed). Read-only NumPy memory gets a clear error too."""
+    data = tensor._data
+    if data.size and any(stride == 0 and size > 1 for stride, size in zip(data.strides, data.shape)):
+        raise RuntimeError(messages.INTERNAL_OVERLAP)
+    if not data.flags.writeable:
+        raise RuntimeError(messages.READ_ONLY_MEMORY)
+    for value in inputs:
+        if isinstance(value, Tensor) and _partly_overlap(data, value._data):
+            raise RuntimeError(messages.PARTIAL_OVERLAP)
+
+
+def _partly_overlap(a, b):
+    """PyTorch's test: both arrays dense, and their memory ranges overlap without being the same
+    range with the same strides (x.add_(x) is fine, x[1:].add_(x[:-1]) is not). Arrays with
+    gaps are not checked, as in PyTorch ("too hard")."""
+    if a.size == 0 or b.size == 0 or not (_dense(a) and _dense(b)):
+        return False
+    start_a, end_a = byte_bounds(a)
+    start_b, end_b = byte_bounds(b)
+    if (start_a, end_a) == (start_b, end_b):
+        return a.strides != b.strides
+    return start_a < end_b and start_b < end_a
+
+
+def _dense(array):
+    """No gaps and no element used twice: the array fills its memory range exactly."""
+    start, end = byte_bounds(array)
+    return end - start == array.nbytes
+
+
+def apply(tensor, compute, inputs=()):
+    """Run `compute()` (the out-of-place version) and make its result this tensor's new state.
+    `inputs`: the other tensors the operation reads, checked for overlap with this one."""
     check_allowed(tensor)
+    check_memory(tensor, inputs)
     result = compute()
     if tensor._base is not None and result.requires_grad:
-        raise RuntimeError(
-            "tensorgrad does not support in-place operations on a view of a tensor when gradients "
-            "are being recorded (PyTorch rewrites the base tensor's graph here; tensorgrad keeps "
-            "graphs simple). Use an out-of-place operation, or .clone() the view first."
-        )
+        raise RuntimeError(messages.IN_PLACE_ON_VIEW)
     if result._data.shape != tensor._data.shape:
         raise RuntimeError(
             f"output with shape {_bracketed(tensor.shape)} doesn't match the broadcast shape "
@@ -73,24 +106,25 @@ def apply_arithmetic(tensor, ufunc, other, alpha, compute):
     takes the general path, with its checks and PyTorch's messages.
     """
     if is_grad_enabled() and (requires_grad(tensor) or requires_grad(other)):
-        return apply(tensor, compute)
+        return apply(tensor, compute, (other,))
+    check_memory(tensor, (other,))
     data = tensor._data
     if data.dtype.kind not in "fi" or (alpha != 1 and data.dtype.kind != "f"):
-        return apply(tensor, compute)
+        return apply(tensor, compute, (other,))
     if isinstance(other, Tensor):
         if other._data.dtype != data.dtype:
-            return apply(tensor, compute)
+            return apply(tensor, compute, (other,))
         values = other._data
     elif type(other) in (float, int) and (data.dtype.kind == "f" or type(other) is int):
         values = other
     else:
-        return apply(tensor, compute)
+        return apply(tensor, compute, (other,))
     if alpha != 1:
         values = np.multiply(values, alpha, dtype=data.dtype)
     try:
         ufunc(data, values, out=data)
     except ValueError:  # the shapes do not fit: let the general path say so in PyTorch's words
-        return apply(tensor, compute)
+        return apply(tensor, compute, (other,))
     tensor._shared_version_counter().value += 1
     return tensor
 
@@ -114,7 +148,7 @@ def _can_cast(source, target):
 
 
 def _scalar_name(np_dtype):
-    return {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}[np_dtype.name]
+    return from_numpy_dtype(np_dtype).scalar_name
 
 
 class ZeroBackward0(Node):
@@ -123,7 +157,7 @@ class ZeroBackward0(Node):
     __slots__ = ()
 
     def backward(self, grad):
-        return (grad * 0,)
+        return (zeros_like_values(grad),)
 
 
 class FillBackward0(ZeroBackward0):
@@ -147,4 +181,4 @@ def copy_(tensor, source):
         result = record(CopyBackwards, data.copy(), (source,))
         return result
 
-    return apply(tensor, compute)
+    return apply(tensor, compute, (source,))

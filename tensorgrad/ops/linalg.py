@@ -1,13 +1,17 @@
-"""Matrix products. `a @ b` picks one of four cases by the number of dims, as PyTorch does:
+"""Matrix products. `a @ b` picks its case by the number of dims, as PyTorch's matmul does:
 
-    1-d @ 1-d   dot   a scalar            DotBackward0
-    2-d @ 2-d   mm    a matrix            MmBackward0
-    2-d @ 1-d   mv    a vector            MvBackward0
-    1-d @ 2-d   the vector as a 1-row matrix, mm, then squeeze      SqueezeBackward4
-    otherwise   batched: NumPy broadcasts the batch dims            UnsafeViewBackward0
+    1-d @ 1-d   dot   a scalar                                       DotBackward0
+    2-d @ 2-d   mm    a matrix                                       MmBackward0
+    2-d @ 1-d   mv    a vector                                       MvBackward0
+    1-d @ 2-d   the vector as a 1-row matrix, mm, then squeeze     SqueezeBackward4
+    3-d or more with 1-d or 2-d, when PyTorch folds: the batch dims folded into the rows of
+                one mm or mv, then viewed back                       UnsafeViewBackward0
+    otherwise   batch dims broadcast (expand), flattened into one (reshape), bmm, viewed
+                back                                                 UnsafeViewBackward0
 
-For C = A B the derivatives are dL/dA = dL/dC Bᵀ and dL/dB = Aᵀ dL/dC. Batch dims that were
-broadcast are summed back by the engine, like any broadcast.
+The last two follow PyTorch's matmul step by step, so the graph has PyTorch's nodes in the
+same order. For C = A B the derivatives are dL/dA = dL/dC Bᵀ and dL/dB = Aᵀ dL/dC; the
+ExpandBackward0 nodes sum the gradient of a broadcast batch back, like any broadcast.
 """
 
 import numpy as np
@@ -16,7 +20,7 @@ from ..autograd import messages
 from ..autograd.node import Node
 from ..tensor import Tensor
 from .base import record
-from .elementwise import needed_factors
+from .elementwise import broadcast_error, needed_factors
 from .shape import squeeze, unsafe_view, unsqueeze
 
 _C_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "bool": "bool"}
@@ -34,6 +38,11 @@ def _check_same_dtype(a, b):
             f"expected m1 and m2 to have the same dtype, but got: {_C_NAMES[a.dtype.name]} != "
             f"{_C_NAMES[b.dtype.name]}"
         )
+
+
+def _refuse_bool(a, kernel):
+    if a._data.dtype == np.bool_:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
 
 
 def _check_tensors(a, b, name):
@@ -58,13 +67,16 @@ def dot(a, b):
     _check_tensors(a, b, "dot")
     if a._data.ndim != 1 or b._data.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {a._data.ndim}D and {b._data.ndim}D tensors")
+    if a._data.dtype != b._data.dtype:
+        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
+                           f"{a.dtype.scalar_name} and {b.dtype.scalar_name}")
     if a._data.shape != b._data.shape:
         raise RuntimeError(
             f"inconsistent tensor size, expected tensor [{a._data.shape[0]}] and src "
             f"[{b._data.shape[0]}] to have the same number of elements, but got "
             f"{a._data.shape[0]} and {b._data.shape[0]} elements respectively"
         )
-    _check_same_dtype(a, b)
+    _refuse_bool(a, "dot")
     return record(DotBackward0, np.dot(a._data, b._data), (a, b), saved=_swap(needed_factors(a, b)))
 
 
@@ -88,6 +100,7 @@ def mm(a, b):
         raise RuntimeError(messages.MATMUL_MISMATCH.format(
             a0=a._data.shape[0], a1=a._data.shape[1], b0=b._data.shape[0], b1=b._data.shape[1]))
     _check_same_dtype(a, b)
+    _refuse_bool(a, "addmm_impl_cpu_")
     return record(MmBackward0, a._data @ b._data, (a, b), saved=_swap(needed_factors(a, b)))
 
 
@@ -115,7 +128,11 @@ def mv(m, v):
             f"size mismatch, got input ({m._data.shape[0]}), mat "
             f"({m._data.shape[0]}x{m._data.shape[1]}), vec ({v._data.shape[0]})"
         )
-    _check_same_dtype(m, v)
+    if m._data.dtype != v._data.dtype:
+        vec, mat = v.dtype.scalar_name, m.dtype.scalar_name
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {vec}, {mat}, "
+                           f"and {vec}")
+    _refuse_bool(m, "addmv_impl_cpu")
     return record(MvBackward0, m._data @ v._data, (m, v), saved=_swap(needed_factors(m, v)))
 
 
@@ -128,55 +145,130 @@ class BmmBackward0(Node):
     def backward(self, grad):
         a, b = self.saved_tensors
         needs_a, needs_b = self.needs_input_grad
-        grad_a = batched_matmul(grad, b.transpose(-1, -2)) if needs_a else None
-        grad_b = batched_matmul(a.transpose(-1, -2), grad) if needs_b else None
+        grad_a = bmm(grad, b.transpose(-1, -2)) if needs_a else None
+        grad_b = bmm(a.transpose(-1, -2), grad) if needs_b else None
         return grad_a, grad_b
 
 
-def batched_matmul(a, b):
-    """NumPy's matmul over broadcast batch dims (both inputs at least 2-d)."""
-    _check_same_dtype(a, b)
-    try:
-        data = np.matmul(a._data, b._data)
-    except ValueError:
+def bmm(a, b):
+    """A batch of matrix products: a is (batch, n, m), b is (batch, m, p)."""
+    _check_tensors(a, b, "bmm")
+    if a._data.shape[0] != b._data.shape[0] or a._data.shape[2] != b._data.shape[1]:
         raise RuntimeError(
             f"Expected size for first two dimensions of batch2 tensor to be: "
-            f"[{a._data.shape[-3] if a._data.ndim > 2 else 1}, {a._data.shape[-1]}] but got: "
-            f"[{b._data.shape[-3] if b._data.ndim > 2 else 1}, {b._data.shape[-2]}]."
-        ) from None
+            f"[{a._data.shape[0]}, {a._data.shape[2]}] but got: "
+            f"[{b._data.shape[0]}, {b._data.shape[1]}]."
+        )
+    if a._data.dtype != b._data.dtype:
+        raise RuntimeError(f"expected scalar type {a.dtype.scalar_name} but found "
+                           f"{b.dtype.scalar_name}")
+    _refuse_bool(a, "bmm")
+    data = np.matmul(a._data, b._data)
     return record(BmmBackward0, data, (a, b), saved=_swap(needed_factors(a, b)))
 
 
+
 def matmul(a, b):
+    """`a @ b`, built from dot, mv, mm and bmm exactly as PyTorch's matmul builds it, so the
+    graph has the same nodes (and the same errors come from the same places)."""
     _check_tensors(a, b, "matmul")
-    if a._data.ndim == 0 or b._data.ndim == 0:
+    ndim_a, ndim_b = a._data.ndim, b._data.ndim
+    if ndim_a == 0 or ndim_b == 0:
         raise RuntimeError(
-            f"both arguments to matmul need to be at least 1D, but they are {a._data.ndim}D and "
-            f"{b._data.ndim}D"
+            f"both arguments to matmul need to be at least 1D, but they are {ndim_a}D and "
+            f"{ndim_b}D"
         )
-    if a._data.ndim == 1 and b._data.ndim == 1:
+    if ndim_a == 1 and ndim_b == 1:
         return dot(a, b)
-    if a._data.ndim == 2 and b._data.ndim == 2:
-        return mm(a, b)
-    if a._data.ndim == 2 and b._data.ndim == 1:
+    if ndim_a == 2 and ndim_b == 1:
         return mv(a, b)
-    if a._data.ndim == 1 and b._data.ndim == 2:
+    if ndim_a == 1 and ndim_b == 2:
         if a._data.shape[0] != b._data.shape[0]:
             raise RuntimeError(messages.MATMUL_MISMATCH.format(
                 a0=1, a1=a._data.shape[0], b0=b._data.shape[0], b1=b._data.shape[1]))
         return squeeze(mm(unsqueeze(a, 0), b), (0,))
-    squeeze_dims = []
-    if a._data.ndim == 1:
-        a = unsqueeze(a, 0)
-        squeeze_dims.append(-2)
-    if b._data.ndim == 1:
-        b = unsqueeze(b, -1)
-        squeeze_dims.append(-1)
-    product = batched_matmul(a, b)
-    result = unsafe_view(product, product._data.shape)
-    if squeeze_dims:
-        result = squeeze(result, tuple(d % result.ndim for d in squeeze_dims))
-    return result
+    if ndim_a == 2 and ndim_b == 2:
+        return mm(a, b)
+    if ndim_a == 3 and ndim_b == 3:
+        # PyTorch's shortcut, as measured: a batch of one that needs a gradient, against a real
+        # batch, is used as a matrix (so that it can be folded; see _should_fold)
+        if a._data.shape[0] == 1 and b._data.shape[0] != 1 and a.requires_grad:
+            a = squeeze(a, 0)
+        elif b._data.shape[0] == 1 and a._data.shape[0] != 1 and b.requires_grad:
+            b = squeeze(b, 0)
+    if _should_fold(a, b):
+        return _folded_matmul(a, b)
+    return _matmul_with_bmm(a, b)
+
+
+def _should_fold(a, b):
+    """Can the batch dims of the larger operand be folded into matrix rows, so that one mm (or
+    mv) does the work? PyTorch folds when the smaller operand needs a gradient (a bmm would
+    make its gradient batch-sized), or when the fold needs no copy."""
+    if a._data.ndim >= b._data.ndim:
+        big, small = a._data, b
+    else:
+        big, small = np.swapaxes(b._data, -1, -2), a
+    if not (big.ndim >= 3 and small._data.ndim <= 2):
+        return False
+    if small.requires_grad:
+        return True
+    if a._data.ndim == 2:
+        return False
+    if big.size == 0:
+        return True
+    shape, strides = big.shape, big.strides
+    return all(strides[i] == strides[i + 1] * shape[i + 1] for i in range(big.ndim - 2))
+
+
+def _folded_matmul(a, b):
+    """(..., n, m) @ (m, p) as one (rows, m) @ (m, p) product; a smaller left operand is handled
+    by transposing the product: a @ b = (bᵀ @ aᵀ)ᵀ."""
+    transpose = b._data.ndim > a._data.ndim
+    if transpose:
+        big = b.transpose(-1, -2)
+        small = a.t() if a._data.ndim == 2 else a
+    else:
+        big, small = a, b
+    output_shape = big.shape[:-1]
+    rows = 1
+    for size in output_shape:
+        rows *= size
+    folded = big.reshape(rows, big.shape[-1])
+    if small._data.ndim == 2:
+        output = unsafe_view(mm(folded, small), tuple(output_shape) + (small.shape[1],))
+        return output.transpose(-1, -2).contiguous() if transpose else output
+    return unsafe_view(mv(folded, small), tuple(output_shape))
+
+
+def _matmul_with_bmm(a, b):
+    """Broadcast the batch dims, flatten them into one, and multiply with bmm."""
+    n = a._data.shape[-2] if a._data.ndim > 1 else 1
+    m1 = a._data.shape[-1]
+    m2 = b._data.shape[-2] if b._data.ndim > 1 else b._data.shape[0]
+    p = b._data.shape[-1] if b._data.ndim > 1 else 1
+    batch = _broadcast_batch(a._data.shape[:-2], b._data.shape[:-2])
+    count = 1
+    for size in batch:
+        count *= size
+    left = a.expand(batch + (n, m1)).reshape(count, n, m1)
+    vector_right = b._data.ndim == 1
+    if vector_right:
+        right = b.expand(batch + (m2,)).reshape(count, m2).unsqueeze(2)
+    else:
+        right = b.expand(batch + (m2, p)).reshape(count, m2, p)
+    output_shape = batch + ((n,) if a._data.ndim > 1 else ()) + ((p,) if b._data.ndim > 1 else ())
+    product = bmm(left, right)
+    if vector_right:
+        product = squeeze(product, -1)
+    return unsafe_view(product, output_shape)
+
+
+def _broadcast_batch(shape_a, shape_b):
+    try:
+        return tuple(np.broadcast_shapes(tuple(shape_a), tuple(shape_b)))
+    except ValueError:
+        raise RuntimeError(broadcast_error(shape_a, shape_b)) from None
 
 
 def outer(a, b):

@@ -101,7 +101,7 @@ def mean(x, dim=None, keepdim=False, *, dtype=None):
     if not x.dtype.is_floating_point and dtype is None:
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point or "
-            f"complex dtype. Got: {_SCALAR_NAMES[x.dtype.name]}"
+            f"complex dtype. Got: {x.dtype.scalar_name}"
         )
     values = x._data if dtype is None else x._data.astype(dtype.numpy)
     if dim is None:
@@ -114,8 +114,6 @@ def mean(x, dim=None, keepdim=False, *, dtype=None):
     return record(MeanBackward1, data, (x,), dim=dims, keepdim=keepdim,
                   self_sym_sizes=x._data.shape, count=count)
 
-
-_SCALAR_NAMES = {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}
 
 
 # -- max and min ----------------------------------------------------------------------------
@@ -160,7 +158,7 @@ class _EvenlyDistributedBackward(Node):
     def backward(self, grad):
         x, result = self.saved_tensors
         winners = x == result
-        return (grad * winners / winners.sum(),)
+        return (ew.where(winners, grad / winners.sum(), 0),)
 
 
 class MaxBackward1(_EvenlyDistributedBackward):
@@ -193,18 +191,26 @@ class MinBackward0(_SelectedValueBackward):
 
 
 def _extreme(x, dim, keepdim, numpy_reduce, numpy_arg, whole_node, dim_node, result_type, name):
-    if x._data.size == 0:
-        raise RuntimeError(
-            f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
-            "Specify the reduction dim with the 'dim' argument."
-        )
     if dim is None:
+        if x._data.size == 0:
+            raise RuntimeError(
+                f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                "Specify the reduction dim with the 'dim' argument."
+            )
         data = numpy_reduce(x._data)
         return record(whole_node, data, (x,), saved=(x, OUTPUT))
     d = _normalize_dim(dim, x._data.ndim)
     axis = d if x._data.ndim else None
-    indices = numpy_arg(x._data, axis=axis, keepdims=keepdim).astype(np.int64)
-    data = numpy_reduce(x._data, axis=axis, keepdims=keepdim)
+    if x._data.ndim and x._data.shape[d] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+    if x._data.size == 0:  # an empty result: nothing to compare along a non-empty dim
+        shape = list(x._data.shape)
+        shape[d:d + 1] = [1] if keepdim else []
+        indices = np.zeros(shape, np.int64)
+        data = np.zeros(shape, x._data.dtype)
+    else:
+        indices = numpy_arg(x._data, axis=axis, keepdims=keepdim).astype(np.int64)
+        data = numpy_reduce(x._data, axis=axis, keepdims=keepdim)
     index_tensor = Tensor._make(indices)
     values = record(dim_node, data, (x,), saved=(index_tensor,), dim=d, keepdim=keepdim,
                     self_sym_sizes=x._data.shape)
@@ -365,6 +371,8 @@ class ProdBackward0(Node):
         x, result = self.saved_tensors
         dims = self.dim
         grad = _restore_dims(grad, dims, self.keepdim, self.self_sym_sizes)
+        if x.ndim == 0:
+            return (grad,)  # the product of one number is that number (PyTorch's shortcut)
         if not np.any(x._data == 0):
             result = _restore_dims(result, dims, self.keepdim, self.self_sym_sizes)
             return (grad * (result / x),)
@@ -423,19 +431,27 @@ def prod(x, dim=None, keepdim=False):
 class VarBackward0(Node):
     """v = Σ (xᵢ - x̄)² / (N - correction):  dv/dxᵢ = 2 (xᵢ - x̄) / (N - correction)."""
 
-    __slots__ = ("dim", "keepdim", "correction", "self_sym_sizes")
+    __slots__ = ("dim", "keepdim", "correction", "self_sym_sizes", "whole")
     saved_names = ("self",)
 
     def backward(self, grad):
         (x,) = self.saved_tensors
         grad = _restore_dims(grad, self.dim, self.keepdim, self.self_sym_sizes)
-        return (_var_backward(grad, x, self.dim, self.correction, self.self_sym_sizes),)
+        return (_var_backward(grad, x, self.dim, self.correction, self.self_sym_sizes,
+                              self.whole),)
 
 
-def _var_backward(grad, x, dims, correction, sizes):
+def _var_backward(grad, x, dims, correction, sizes, whole):
+    """whole: no dim was given (or x is 0-d), which is where PyTorch's rule has a special case."""
     count = int(np.prod([sizes[d] for d in dims]))
+    if whole and count - correction <= 0:
+        # No degrees of freedom left (var of one value): 2 / 0 is inf. PyTorch gives nan where
+        # x equals the mean (inf · 0) and inf elsewhere, as constants: no graph through x.
+        return grad * ew.where(x == mean(x), float("nan"), float("inf"))
     centered = x - mean(x, dims, keepdim=True)
-    return grad * 2 * centered / (count - correction)
+    degrees_of_freedom = count - correction
+    factor = 2.0 / degrees_of_freedom if degrees_of_freedom else float("inf")
+    return factor * grad * centered  # PyTorch's order of operations, so its graph and rounding
 
 
 def _correction(unbiased, correction):
@@ -445,19 +461,26 @@ def _correction(unbiased, correction):
     return correction
 
 
+def _require_floating_point(x):
+    if not x.dtype.is_floating_point:
+        raise RuntimeError("std and var only support floating point and complex dtypes")
+
+
 def var(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    _require_floating_point(x)
     correction = _correction(unbiased, correction)
     dims = normalize_dims(dim, x._data.ndim)
     with np.errstate(divide="ignore", invalid="ignore"):
         data = np.var(x._data, axis=dims, ddof=correction, keepdims=keepdim).astype(x._data.dtype)
     return record(VarBackward0, data, (x,), saved=(x,), dim=dims, keepdim=keepdim,
-                  correction=correction, self_sym_sizes=x._data.shape)
+                  correction=correction, self_sym_sizes=x._data.shape,
+                  whole=dim is None or x._data.ndim == 0)
 
 
 class StdBackward0(Node):
     """s = √v:  ds/dxᵢ = dv/dxᵢ / (2s). Where s = 0 (all values equal) PyTorch gives 0, not nan."""
 
-    __slots__ = ("dim", "keepdim", "correction", "self_sym_sizes")
+    __slots__ = ("dim", "keepdim", "correction", "self_sym_sizes", "whole")
     saved_names = ("self", "result")
 
     def backward(self, grad):
@@ -466,16 +489,19 @@ class StdBackward0(Node):
         result = _restore_dims(result, self.dim, self.keepdim, self.self_sym_sizes)
         is_zero = result == 0
         grad = ew.where(is_zero, 0.0, grad / (2 * ew.where(is_zero, 1.0, result)))
-        return (_var_backward(grad, x, self.dim, self.correction, self.self_sym_sizes),)
+        return (_var_backward(grad, x, self.dim, self.correction, self.self_sym_sizes,
+                              self.whole),)
 
 
 def std(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    _require_floating_point(x)
     correction = _correction(unbiased, correction)
     dims = normalize_dims(dim, x._data.ndim)
     with np.errstate(divide="ignore", invalid="ignore"):
         data = np.std(x._data, axis=dims, ddof=correction, keepdims=keepdim).astype(x._data.dtype)
     return record(StdBackward0, data, (x,), saved=(x, OUTPUT), dim=dims, keepdim=keepdim,
-                  correction=correction, self_sym_sizes=x._data.shape)
+                  correction=correction, self_sym_sizes=x._data.shape,
+                  whole=dim is None or x._data.ndim == 0)
 
 
 class LinalgVectorNormBackward0(Node):
@@ -506,7 +532,7 @@ def norm(x, p="fro", dim=None, keepdim=False):
         p = 2
     if not x.dtype.is_floating_point:
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
-                           f"input. Got {_SCALAR_NAMES[x.dtype.name]}")
+                           f"input. Got {x.dtype.scalar_name}")
     dims = normalize_dims(dim, x._data.ndim)
     values = np.abs(x._data)
     if p == float("inf"):
@@ -557,12 +583,20 @@ def softmax_backward_data(grad, s, dim):
     return record(SoftmaxBackwardDataBackward0, data, (grad, s), saved=(grad, s), dim=dim)
 
 
+def _c_contiguous(values):
+    """Row-major, as PyTorch's softmax output is even for a transposed input. (Not
+    np.ascontiguousarray: it turns a 0-d result into shape (1,).)"""
+    return np.require(values, requirements="C")
+
+
 def softmax(x, dim, dtype=None):
-    values = _float_values(x, dtype)
+    values = _float_values(x, dtype, dim, "softmax")
     d = _normalize_dim(dim, values.ndim)
+    if values.size == 0:
+        return record(SoftmaxBackward0, values.copy(), (x,), saved=(OUTPUT,), dim=d)
     shifted = values - np.max(values, axis=d if values.ndim else None, keepdims=True)
     e = np.exp(shifted)
-    data = np.ascontiguousarray(e / np.sum(e, axis=d if values.ndim else None, keepdims=True))
+    data = _c_contiguous(e / np.sum(e, axis=d if values.ndim else None, keepdims=True))
     return record(SoftmaxBackward0, data, (x,), saved=(OUTPUT,), dim=d)
 
 
@@ -604,11 +638,13 @@ def log_softmax_backward_data(grad, result, dim):
 
 
 def log_softmax(x, dim, dtype=None):
-    values = _float_values(x, dtype)
+    values = _float_values(x, dtype, dim, "log_softmax")
     d = _normalize_dim(dim, values.ndim)
+    if values.size == 0:
+        return record(LogSoftmaxBackward0, values.copy(), (x,), saved=(OUTPUT,), dim=d)
     axis = d if values.ndim else None
     shifted = values - values.max(axis=axis, keepdims=True)
-    data = np.ascontiguousarray(shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True)))
+    data = _c_contiguous(shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True)))
     return record(LogSoftmaxBackward0, data, (x,), saved=(OUTPUT,), dim=d)
 
 
@@ -626,7 +662,9 @@ class LogsumexpBackward0(Node):
 
 
 def logsumexp(x, dim, keepdim=False):
-    values = _float_values(x, None)
+    values = x._data  # integers and bools are summed as floats, as in PyTorch
+    if not x.dtype.is_floating_point:
+        values = values.astype(dtypes.get_default_dtype().numpy)
     dims = normalize_dims(dim, values.ndim)
     peak = np.max(values, axis=dims, keepdims=True)
     peak = np.where(np.isfinite(peak), peak, 0)
@@ -637,12 +675,19 @@ def logsumexp(x, dim, keepdim=False):
                   dim=dims, keepdim=keepdim, self_sym_sizes=x._data.shape)
 
 
-def _float_values(x, dtype):
+def _float_values(x, dtype, dim, kernel):
+    """softmax and log_softmax compute in floating point only; PyTorch names its kernel (which
+    differs for the last dim) when given integers or bools, unless there is nothing to compute."""
+    if x._data.size == 0 and dtype is None:
+        return x._data
     if dtype is not None:
         return x._data.astype(dtypes.check_dtype(dtype).numpy)
     if x.dtype.is_floating_point:
         return x._data
-    raise RuntimeError(f"\"softmax_lastdim_kernel_impl\" not implemented for '{_SCALAR_NAMES[x.dtype.name]}'")
+    ndim = x._data.ndim
+    last = ndim == 0 or _normalize_dim(dim, ndim) == ndim - 1
+    name = f"{kernel}_lastdim_kernel_impl" if last else f"{kernel}_kernel_impl"
+    raise NotImplementedError(f"\"{name}\" not implemented for '{x.dtype.scalar_name}'")
 
 
 

@@ -17,6 +17,7 @@ from ..autograd import messages
 from ..autograd.node import Node
 from ..tensor import Tensor, _normalize_dim
 from .base import record
+from .elementwise import clone
 
 
 def as_view(result, source):
@@ -87,7 +88,8 @@ def reshape(x, *shape):
     if np.may_share_memory(data, x._data) or x._data.size == 0:  # a fresh copy never overlaps
         node = ViewBackward0 if x._data.flags.c_contiguous else ReshapeAliasBackward0
         return as_view(record(node, data, (x,), self_sym_sizes=x._data.shape), x)
-    return record(UnsafeViewBackward0, data, (x,), self_sym_sizes=x._data.shape)
+    # No view is possible: as PyTorch, copy (CloneBackward0), then view the copy
+    return unsafe_view(clone(x, memory_format="contiguous"), shape)
 
 
 def view(x, *shape):
@@ -112,6 +114,13 @@ def flatten(x, start_dim=0, end_dim=-1):
         return x
     shape = x._data.shape
     return reshape(x, shape[:start] + (-1,) + shape[end + 1:])
+
+
+def contiguous(x):
+    """x itself if its memory is already in row-major order, else a row-major copy."""
+    if x._data.flags.c_contiguous:
+        return x
+    return clone(x, memory_format="contiguous")
 
 
 def unsafe_view(x, shape):
@@ -164,6 +173,8 @@ class PermuteBackward0(Node):
 
 
 def permute(x, *dims):
+    if not dims:
+        raise TypeError('permute() missing 1 required positional arguments: "dims"')
     dims = _shape_arg(dims)
     if len(dims) != x._data.ndim:
         raise RuntimeError(
@@ -326,6 +337,9 @@ class CatBackward0(Node):
         pieces = []
         start = 0
         for size in self.sizes:
+            if size is None:  # a 1-d empty input, which cat skipped
+                pieces.append(Tensor._make(np.zeros(0, grad._data.dtype)))
+                continue
             index = [slice(None)] * grad.ndim
             index[self.dim] = slice(start, start + size)
             pieces.append(grad[tuple(index)])
@@ -335,19 +349,45 @@ class CatBackward0(Node):
 
 def cat(tensors, dim=0):
     tensors = _tensor_list(tensors, "cat")
-    d = _normalize_dim(dim, tensors[0]._data.ndim)
-    try:
-        data = np.ascontiguousarray(np.concatenate([t._data for t in tensors], axis=d))  # as torch's
-    except ValueError as error:
-        raise RuntimeError(f"Sizes of tensors must match except in dimension {d}: {error}") from None
+    _check_no_scalars(tensors)
+    # As PyTorch (a legacy rule): 1-d empty tensors are left out, whatever the other shapes
+    joined = [t for t in tensors if t._data.shape != (0,)]
+    if not joined:  # only empty vectors: any dim will do
+        joined, dim = tensors[:1], 0
+    d = _normalize_dim(dim, joined[0]._data.ndim)
+    _check_cat_shapes([t._data.shape for t in joined], d)
+    data = np.ascontiguousarray(np.concatenate([t._data for t in joined], axis=d))  # as torch's
     from .. import dtypes
 
     dtype = dtypes.result_type(*tensors)
     data = data.astype(dtype.numpy, copy=False)
-    return record(CatBackward0, data, tensors, dim=d, sizes=[t._data.shape[d] for t in tensors])
+    sizes = [t._data.shape[d] if any(t is j for j in joined) else None for t in tensors]
+    return record(CatBackward0, data, tensors, dim=d, sizes=sizes)
 
 
 concatenate = cat
+
+
+def _check_no_scalars(tensors):
+    for position, tensor in enumerate(tensors):
+        if tensor._data.ndim == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {position}) cannot be "
+                               "concatenated")
+
+
+def _check_cat_shapes(shapes, dim):
+    """The shapes must agree except along `dim`; PyTorch's messages name the first that does not."""
+    first = shapes[0]
+    for number, shape in enumerate(shapes[1:], start=1):
+        if len(shape) != len(first):
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {len(first)} "
+                               f"and {len(shape)}")
+        for axis, (expected, got) in enumerate(zip(first, shape)):
+            if axis != dim and expected != got:
+                raise RuntimeError(
+                    f"Sizes of tensors must match except in dimension {dim}. Expected size "
+                    f"{expected} but got size {got} for tensor number {number} in the list."
+                )
 
 
 class StackBackward0(Node):
@@ -361,6 +401,7 @@ class StackBackward0(Node):
 
 def stack(tensors, dim=0):
     tensors = _tensor_list(tensors, "stack")
+    d = _normalize_dim(dim, tensors[0]._data.ndim + 1)
     shapes = {t._data.shape for t in tensors}
     if len(shapes) > 1:
         first, other = tensors[0]._data.shape, next(s for s in (t._data.shape for t in tensors)
@@ -368,7 +409,6 @@ def stack(tensors, dim=0):
         index = [t._data.shape for t in tensors].index(other)
         raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(first)} at "
                            f"entry 0 and {list(other)} at entry {index}")
-    d = _normalize_dim(dim, tensors[0]._data.ndim + 1)
     from .. import dtypes
 
     dtype = dtypes.result_type(*tensors)
