@@ -51,7 +51,9 @@ class Tensor:
     _output_nr = 0  # which output of its grad_fn this tensor is (max(dim) has two)
     _grad = None
     _base = None  # the tensor whose memory this view shares
-    _view_of_grad_fn = None  # a view's base's grad_fn when the view was taken (see as_view)
+    # A view's `(base's grad_fn,)` when the view was taken (see as_view): a tuple, so that a base
+    # without a grad_fn (None) is remembered too.
+    _view_of_grad_fn = None
     _backward_hooks = None
     _retains_grad = False
     _accumulator_ref = None
@@ -177,11 +179,17 @@ class Tensor:
             self._version_counter = VersionCounter()
         return self._version_counter
 
+    def _is_stale_view(self):
+        """Has this view's base been changed in place, by a recorded operation, since the view
+        was taken? Then the base has a new grad_fn, which the view's graph does not lead to."""
+        taken = self._view_of_grad_fn
+        return taken is not None and taken[0] is not self._base._grad_fn
+
     def _check_view_is_current(self):
-        """Refuse a view whose base has been changed in place since the view was taken: its
-        grad_fn would skip that change and give a wrong gradient without a word."""
-        if self._base._grad_fn is not self._view_of_grad_fn:
-            raise RuntimeError(messages.STALE_VIEW.format(node=self._grad_fn.name()))
+        """Refuse a stale view in the graph: its gradient would skip the in-place change (or, for
+        a view taken before its base needed gradients, be missing) without a word."""
+        if self._is_stale_view():
+            raise RuntimeError(messages.STALE_VIEW)
 
     @property
     def output_nr(self):

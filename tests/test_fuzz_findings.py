@@ -20,6 +20,12 @@ def change_saved_output_of_pow1(lib):
     y.sum().backward()
 
 
+def write_into_an_expanded_slice(lib):
+    base = lib.ones(2, 2, 3)
+    base.expand(2, 2, 2, 3)[1:].fill_(3)  # no two elements of the slice share memory
+    return base
+
+
 def change_saved_bool_condition(lib):
     x = lib.ones(2, requires_grad=True)
     condition = lib.tensor([True, False])
@@ -97,6 +103,14 @@ CASES = [
  ("matmul_fold_3d_2d", "(lambda y: (y.grad_fn.name(), [n[0].name() for n in y.grad_fn.next_functions[0][0].next_functions]))(lib.ones(2, 2, 3, requires_grad=True) @ lib.ones(3, 3, requires_grad=True))"),
  ("matmul_batched_nodes", "(lambda y: (y.grad_fn.name(), [n[0].name() for n in y.grad_fn.next_functions[0][0].next_functions]))(lib.ones(3, 2, 2, requires_grad=True) @ lib.ones(3, 2, 2, requires_grad=True))"),
  ("version_message_names_current_producer", "(lambda x: (lambda a: (lambda b: (a.mul_(2), b.sum().backward()))(a * a))(x ** 2))(lib.tensor([1.0, 2.0], requires_grad=True))"),
+ ("sign_of_nan_and_negative_zero", "lib.sign(lib.tensor([float('nan'), -0.0, 0.0, 2.0, -3.0]))"),
+ ("same_memory_through_a_size_one_dim", "(lambda a: a[-1][None].mul_(a))(lib.ones(1, dtype=lib.float64))"),
+ ("overlap_with_a_reshaped_view", "(lambda x: x.mul_(x.view(-1)))(lib.ones(2, 1))"),
+ ("overlap_with_an_unsqueezed_view", "(lambda x: x.unsqueeze(2).mul_(x))(lib.ones(2, 1))"),
+ ("bmm_bool_before_dtype", "lib.ones(3, 2, 2, dtype=lib.bool) @ lib.ones(3, 2, 2)"),
+ ("write_into_an_expanded_slice", "write_into_an_expanded_slice(lib)"),
+ ("float32_minus_float64_scalar_tensor", "(lambda a: a - lib.tensor(0.95665094, dtype=lib.float64))(lib.tensor([0.95665094]))"),
+ ("int_true_division_in_float32", "lib.tensor([1, 2]) / lib.tensor([3, 7])"),
  ("version_message_pow1", "change_saved_output_of_pow1(lib)"),
  ("version_message_bool_tensor", "change_saved_bool_condition(lib)"),
 ]
@@ -114,10 +128,16 @@ GRAD_CASES = [
  ("zero_negative_upstream", "lambda x: (x * 1).zero_() * -1.5 + x", [[1.0, 2.0]]),
  ("relu_blocks_nan", "lambda x: x.relu().log() * 0 + x.relu()", [[1.0, -2.0]]),
  ("maximum_nan_gives_both", "lambda x, y: lib.maximum(x, y)", [[float('nan'), 1.0], [1.0, 2.0]]),
+ ("abs_of_nan", "lambda x: x.abs()", [[float('nan'), -1.0]]),
+ ("max_with_nan_goes_to_the_nans", "lambda x: x.max()", [[1.0, float('nan'), 2.0, float('nan')]]),
+ ("pow_of_zero_saves_the_exponent", "lambda x: 0 ** x", [[0.5, 0.0, -1.0]]),
  ("var_of_one_value", "lambda x: x.var()", [[2.0]]),
  ("var_of_one_value_along_a_dim", "lambda x: x.var(dim=0)", [[2.0]]),
  ("prod_of_a_0d_tensor", "lambda x: x.prod()", [2.0]),
- ("prod_along_a_dim_of_size_one", "lambda x: x.prod(dim=0)", [[2.0, 3.0]]),
+ ("prod_along_a_dim_of_size_one", "lambda x: x.prod(dim=0)", [[[2.0, 3.0]]]),
+ ("prod_of_zeros_along_a_dim_of_size_one", "lambda x: x.prod(dim=0)", [[[0.0, 3.0]]]),
+ ("prod_with_a_zero", "lambda x: x.prod(dim=0)", [[0.0, 3.0]]),
+ ("prod_of_a_single_zero", "lambda x: x.prod()", [[[0.0]]]),
 ]
 
 EXPECTED = {
@@ -188,6 +208,14 @@ EXPECTED = {
     'matmul_fold_3d_2d': "('UnsafeViewBackward0', ['ViewBackward0', 'tensorgrad::autograd::AccumulateGrad'])",
     'matmul_batched_nodes': "('UnsafeViewBackward0', ['ViewBackward0', 'ViewBackward0'])",
     'version_message_names_current_producer': 'RuntimeError: one of the variables needed for gradient computation has been modified by an inplace operation: [tensorgrad.FloatTensor [2]], which is output 0 of Mul, is at version 1; expected version 0 instead. Hint: enable anomaly detection to find the operation that failed to compute its gradient, with tensorgrad.autograd.set_detect_anomaly(True, check_nan=False).',
+    'sign_of_nan_and_negative_zero': 'tensor([ 0.,  0.,  0.,  1., -1.])',
+    'same_memory_through_a_size_one_dim': 'tensor([1.], dtype=tensorgrad.float64)',
+    'overlap_with_a_reshaped_view': 'RuntimeError: unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory location. Please clone() the tensor before performing the operation.',
+    'overlap_with_an_unsqueezed_view': 'RuntimeError: unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory location. Please clone() the tensor before performing the operation.',
+    'bmm_bool_before_dtype': 'NotImplementedError: "bmm" not implemented for \'Bool\'',
+    'write_into_an_expanded_slice': 'tensor([[[3., 3., 3.],\n         [3., 3., 3.]],\n\n        [[3., 3., 3.],\n         [3., 3., 3.]]])',
+    'float32_minus_float64_scalar_tensor': 'tensor([0.])',
+    'int_true_division_in_float32': 'tensor([0.3333, 0.2857])',
     'version_message_pow1': 'RuntimeError: one of the variables needed for gradient computation has been modified by an inplace operation: [tensorgrad.FloatTensor [2]], which is output 0 of Pow1, is at version 1; expected version 0 instead. Hint: enable anomaly detection to find the operation that failed to compute its gradient, with tensorgrad.autograd.set_detect_anomaly(True, check_nan=False).',
     'version_message_bool_tensor': 'RuntimeError: one of the variables needed for gradient computation has been modified by an inplace operation: [CPUBoolType [2]] is at version 1; expected version 0 instead. Hint: enable anomaly detection to find the operation that failed to compute its gradient, with tensorgrad.autograd.set_detect_anomaly(True, check_nan=False).',
     'clamp_negative_upstream': '((tensor([ 0.0000, -1.5000,  0.0000]), False),)',
@@ -200,10 +228,16 @@ EXPECTED = {
     'zero_negative_upstream': '((tensor([1., 1.]), False),)',
     'relu_blocks_nan': '((tensor([1., 0.], grad_fn=<AddBackward0>), True),)',
     'maximum_nan_gives_both': '((tensor([1., 0.]), False), (tensor([1., 1.]), False))',
+    'abs_of_nan': '((tensor([ 0., -1.], grad_fn=<MulBackward0>), True),)',
+    'max_with_nan_goes_to_the_nans': '((tensor([0.0000, 0.5000, 0.0000, 0.5000]), False),)',
+    'pow_of_zero_saves_the_exponent': '((tensor([0., 0., -inf], grad_fn=<MulBackward0>), True),)',
     'var_of_one_value': '((tensor([nan]), False),)',
     'var_of_one_value_along_a_dim': '((tensor([nan], grad_fn=<MulBackward0>), True),)',
     'prod_of_a_0d_tensor': '((tensor(1.), False),)',
-    'prod_along_a_dim_of_size_one': '((tensor([3., 2.], grad_fn=<MulBackward0>), True),)',
+    'prod_along_a_dim_of_size_one': '((tensor([[1., 1.]], grad_fn=<MulBackward0>), True),)',
+    'prod_of_zeros_along_a_dim_of_size_one': '((tensor([[1., 1.]]), False),)',
+    'prod_with_a_zero': '((tensor([3., 0.], grad_fn=<MulBackward0>), True),)',
+    'prod_of_a_single_zero': '((tensor([[1.]]), False),)',
 }
 
 

@@ -22,7 +22,7 @@ def test_using_the_view_in_an_operation_is_refused():
     base.mul_(3)
     with pytest.raises(RuntimeError) as info:
         view.sum()
-    assert str(info.value) == messages.STALE_VIEW.format(node="ViewBackward0")
+    assert str(info.value) == messages.STALE_VIEW
 
 
 def test_backward_from_the_view_is_refused():
@@ -43,7 +43,7 @@ def test_views_of_views_are_checked_against_the_root():
     x, base, view = make_view()
     row = view[0]
     base.mul_(3)
-    with pytest.raises(RuntimeError, match=r"grad_fn \(SelectBackward0\)"):
+    with pytest.raises(RuntimeError, match="changed in place after the view was taken"):
         row * 2
 
 
@@ -66,3 +66,14 @@ def test_views_of_a_leaf_and_views_without_grad_are_not_affected():
         leaf.mul_(2)
     (w * 1).sum().backward()
     assert leaf.grad.tolist() == [1.0, 1.0]
+
+
+def test_a_view_taken_before_its_base_needed_gradients_is_refused_too():
+    # PyTorch gives such a view a graph through the in-place op; without one, its gradient
+    # would be missing without a word
+    w = tg.tensor([1.0, 2.0], requires_grad=True)
+    base = tg.zeros(2)
+    view = base[:1]
+    base.add_(w)
+    with pytest.raises(RuntimeError, match="changed in place after the view was taken"):
+        view.sum()

@@ -26,9 +26,9 @@ from .node import AccumulateGrad, building_gradient_graph
 
 def gradient_edge(tensor):
     """Where a gradient for `tensor` enters the graph: `(node, output_nr)`, or None."""
+    if tensor._view_of_grad_fn is not None:
+        tensor._check_view_is_current()
     if tensor._grad_fn is not None:
-        if tensor._view_of_grad_fn is not None:
-            tensor._check_view_is_current()
         return tensor._grad_fn, tensor._output_nr
     if tensor._requires_grad:
         return tensor._grad_accumulator(), 0

@@ -137,9 +137,9 @@ BOOL_SUBTRACTION = (
 # that skips the in-place operation)
 STALE_VIEW = (
     "this tensor is a view of a tensor that was changed in place after the view was taken, so "
-    "its grad_fn ({node}) no longer leads through the operations that made its values. "
-    "tensorgrad does not rebuild a view's graph (PyTorch does, with AsStridedBackward0). Take "
-    "the view again after the in-place operation, or .clone() it before."
+    "its graph no longer leads through the operations that made its values. tensorgrad does "
+    "not rebuild a view's graph (PyTorch does, with AsStridedBackward0). Take the view again "
+    "after the in-place operation, or .clone() it before."
 )
 
 INTERNAL_OVERLAP = (

@@ -229,9 +229,7 @@ class SavedTensor:
             grad_fn = tensor._grad_fn
             producer = None if grad_fn is None else type(grad_fn)
             output_nr = tensor._output_nr
-            stale_view = (tensor._view_of_grad_fn is not None
-                          and tensor._base._grad_fn is not tensor._view_of_grad_fn)
-            if stale_view:
+            if tensor._is_stale_view():
                 name = "AsStrided"  # PyTorch has rebuilt this view's graph by now
         if producer is not None and name is None:
             name = _name_in_messages(producer)

@@ -32,9 +32,9 @@ def record(node_class, data, inputs, saved=(), **attributes):
     edges, meta, any_requires_grad = [], [], False
     for value in inputs:
         if isinstance(value, Tensor):
+            if value._view_of_grad_fn is not None:
+                value._check_view_is_current()
             if value._grad_fn is not None:
-                if value._view_of_grad_fn is not None:
-                    value._check_view_is_current()
                 edges.append((value._grad_fn, value._output_nr))
                 any_requires_grad = True
             elif value._requires_grad:

@@ -57,8 +57,16 @@ def binary_data(ufunc, a, b, *, true_division=False):
     if true_division and dtype.kind != "f":
         dtype = dtypes.get_default_dtype().numpy
     if data.dtype != dtype:
-        data = np.asarray(data, dtype=dtype)
+        # NumPy computed in another dtype than PyTorch's result (float32 values with a float64
+        # 0-d tensor: NumPy uses float64). PyTorch converts the operands first, then computes;
+        # so do that too, or the last bits differ (x - y can be 3e-8 instead of 0).
+        data = np.asarray(ufunc(_as_dtype(x, dtype), _as_dtype(y, dtype)), dtype=dtype)
     return data
+
+
+def _as_dtype(value, dtype):
+    """An array converted to `dtype`; a Python number as it is (it takes the array's dtype)."""
+    return value.astype(dtype, copy=False) if isinstance(value, np.ndarray) else value
 
 
 def _numpy_dtype_is_pytorchs(x, y, result):
@@ -291,14 +299,14 @@ class PowBackward2(Node):
     """z = c^x for a number c:  dz/dx = z·ln(c)."""
 
     __slots__ = ("base",)
-    saved_names = ("result",)
+    saved_names = ("exponent", "result")  # as PyTorch, which saves the exponent for c = 0
 
     def backward(self, grad):
-        (result,) = self.saved_tensors
+        exponent, result = self.saved_tensors
         if self.base == 0:
             # 0^x is 0 for x > 0 and 1 at x = 0, where PyTorch gives the derivative 0 (not
             # 0·ln 0 = nan); for x < 0 it is inf, and the derivative -inf.
-            return (where(result <= 1, 0.0, grad * result * float("-inf")),)
+            return (grad * where(exponent >= 0, 0.0, result * float("-inf")),)
         return (grad * result * float(np.log(self.base)),)
 
 
@@ -311,7 +319,7 @@ def pow(x, exponent):  # noqa: A001  (the PyTorch name)
         data = _power_data(x, exponent)
         return record(PowBackward0, data, (x,), saved=(x,), exponent=exponent)
     data = _power_data(x, exponent)
-    return record(PowBackward2, data, (exponent,), saved=(OUTPUT,), base=x)
+    return record(PowBackward2, data, (exponent,), saved=(exponent, OUTPUT), base=x)
 
 
 def _power_data(a, b):
@@ -572,7 +580,12 @@ def abs(x):  # noqa: A001  (the PyTorch name)
 
 def sign(x):
     """-1, 0 or 1 for each element. Its derivative is zero wherever it exists."""
-    return record(SignBackward0, np.sign(x._data), (x,))
+    values = x._data
+    if values.dtype == np.bool_:
+        return record(SignBackward0, values.copy(), (x,))
+    # As PyTorch, (x > 0) - (x < 0): so nan gives 0 (np.sign gives nan), and -0. gives 0.
+    data = (values > 0).astype(values.dtype) - (values < 0).astype(values.dtype)
+    return record(SignBackward0, data, (x,))
 
 
 class SignBackward0(Node):

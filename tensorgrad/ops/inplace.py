@@ -24,6 +24,8 @@ def check_allowed(tensor, leaf_message=messages.LEAF_IN_PLACE):
     """Refuse in-place changes that would make the graph wrong, with PyTorch's messages."""
     if not is_grad_enabled():
         return
+    if tensor._view_of_grad_fn is not None:
+        tensor._check_view_is_current()
     if tensor._grad_fn is None and tensor._requires_grad:
         raise RuntimeError(leaf_message if tensor._base is None else messages.VIEW_OF_LEAF_IN_PLACE)
     base = tensor._base
@@ -55,8 +57,17 @@ def _partly_overlap(a, b):
     start_a, end_a = byte_bounds(a)
     start_b, end_b = byte_bounds(b)
     if (start_a, end_a) == (start_b, end_b):
-        return a.strides != b.strides
+        return not _same_strides(a, b)
     return start_a < end_b and start_b < end_a
+
+
+def _same_strides(a, b):
+    """PyTorch compares the strides of every dim. NumPy gives a new axis (x[None]) the stride 0
+    where PyTorch computes one, so a 0 on a dim of size 1 matches any stride."""
+    return a.ndim == b.ndim and all(
+        stride_a == stride_b or (size == 1 and 0 in (stride_a, stride_b))
+        for stride_a, stride_b, size in zip(a.strides, b.strides, a.shape)
+    )
 
 
 def _dense(array):

@@ -159,10 +159,10 @@ def bmm(a, b):
             f"[{a._data.shape[0]}, {a._data.shape[2]}] but got: "
             f"[{b._data.shape[0]}, {b._data.shape[1]}]."
         )
+    _refuse_bool(a, "bmm")
     if a._data.dtype != b._data.dtype:
         raise RuntimeError(f"expected scalar type {a.dtype.scalar_name} but found "
                            f"{b.dtype.scalar_name}")
-    _refuse_bool(a, "bmm")
     data = np.matmul(a._data, b._data)
     return record(BmmBackward0, data, (a, b), saved=_swap(needed_factors(a, b)))
 

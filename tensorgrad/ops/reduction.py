@@ -157,7 +157,10 @@ class _EvenlyDistributedBackward(Node):
 
     def backward(self, grad):
         x, result = self.saved_tensors
-        winners = x == result
+        if np.isnan(result._data):
+            winners = x != x  # the result is nan: it came from the nan elements (nan != nan)
+        else:
+            winners = x == result
         return (ew.where(winners, grad / winners.sum(), 0),)
 
 
@@ -376,6 +379,8 @@ class ProdBackward0(Node):
         if not np.any(x._data == 0):
             result = _restore_dims(result, dims, self.keepdim, self.self_sym_sizes)
             return (grad * (result / x),)
+        if all(x.shape[d] == 1 for d in dims):
+            return (grad,)  # PyTorch's shortcut with zeros: a product of one element is itself
         return (grad * _product_of_others(x, dims),)
 
 

@@ -24,15 +24,14 @@ def as_view(result, source):
     """Mark `result` as a view of `source`: shared memory, shared version counter.
 
     A view's graph leads to its base's grad_fn as it is now. If the base is later changed in
-    place, it gets a new grad_fn and the view's values change with it, but the view's graph
-    does not; so the view remembers the base's grad_fn, and using the view in the graph after
-    that has changed is refused (see Tensor._check_view_is_current).
+    place by a recorded operation, it gets a new grad_fn and the view's values change with it,
+    but the view's graph does not; so the view remembers the base's grad_fn, and using the view
+    in the graph after that has changed is refused (see Tensor._check_view_is_current).
     """
     result._version_counter = source._shared_version_counter()
     base = source if source._base is None else source._base
     result._base = base
-    if result._grad_fn is not None and base._grad_fn is not None:
-        result._view_of_grad_fn = base._grad_fn
+    result._view_of_grad_fn = (base._grad_fn,)
     return result
 
 
@@ -287,7 +286,15 @@ def expand(x, *sizes):
                 f"{list(shape)}"
             )
         target.append(want)
-    data = np.broadcast_to(x._data, target)
+    # A view with stride 0 along each expanded dim, as PyTorch's expand; other dims keep their
+    # stride (np.broadcast_to would give every size-1 dim stride 0, and make the view read-only,
+    # where PyTorch's can be written into wherever no two elements share memory)
+    strides = [0] * (len(target) - len(shape)) + [
+        stride if have == want else 0
+        for stride, have, want in zip(x._data.strides, shape, target[len(target) - len(shape):])
+    ]
+    data = np.lib.stride_tricks.as_strided(x._data, shape=target, strides=strides,
+                                           writeable=x._data.flags.writeable)
     return as_view(record(ExpandBackward0, data, (x,), self_sym_sizes=shape), x)
 
 
