@@ -111,6 +111,7 @@ CASES = [
  ("write_into_an_expanded_slice", "write_into_an_expanded_slice(lib)"),
  ("float32_minus_float64_scalar_tensor", "(lambda a: a - lib.tensor(0.95665094, dtype=lib.float64))(lib.tensor([0.95665094]))"),
  ("int_true_division_in_float32", "lib.tensor([1, 2]) / lib.tensor([3, 7])"),
+ ("sigmoid_far_below_zero", "lib.tensor([-20.0, -88.0, -100.0]).sigmoid()"),
  ("version_message_pow1", "change_saved_output_of_pow1(lib)"),
  ("version_message_bool_tensor", "change_saved_bool_condition(lib)"),
 ]
@@ -216,6 +217,7 @@ EXPECTED = {
     'write_into_an_expanded_slice': 'tensor([[[3., 3., 3.],\n         [3., 3., 3.]],\n\n        [[3., 3., 3.],\n         [3., 3., 3.]]])',
     'float32_minus_float64_scalar_tensor': 'tensor([0.])',
     'int_true_division_in_float32': 'tensor([0.3333, 0.2857])',
+    'sigmoid_far_below_zero': 'tensor([2.0612e-09, 6.0546e-39, 0.0000e+00])',
     'version_message_pow1': 'RuntimeError: one of the variables needed for gradient computation has been modified by an inplace operation: [tensorgrad.FloatTensor [2]], which is output 0 of Pow1, is at version 1; expected version 0 instead. Hint: enable anomaly detection to find the operation that failed to compute its gradient, with tensorgrad.autograd.set_detect_anomaly(True, check_nan=False).',
     'version_message_bool_tensor': 'RuntimeError: one of the variables needed for gradient computation has been modified by an inplace operation: [CPUBoolType [2]] is at version 1; expected version 0 instead. Hint: enable anomaly detection to find the operation that failed to compute its gradient, with tensorgrad.autograd.set_detect_anomaly(True, check_nan=False).',
     'clamp_negative_upstream': '((tensor([ 0.0000, -1.5000,  0.0000]), False),)',

@@ -507,9 +507,10 @@ def sigmoid_backward(grad, result):
 
 def sigmoid(x):
     values = _float_input(x, "sigmoid")
-    # Two forms, each stable on its own side of zero: no overflow in exp for large |x|.
-    positive = 1 / (1 + np.exp(-np.abs(values)))
-    data = np.where(values >= 0, positive, 1 - positive).astype(values.dtype)
+    # PyTorch's formula. For x below about -88 (float32), exp(-x) overflows to inf and the
+    # result is 0, as in PyTorch. (Writing 1 - sigmoid(-x) for x < 0, as this did before,
+    # loses everything below about 1e-8 to rounding: sigmoid(-20) came out 0, not 2.06e-09.)
+    data = (1 / (1 + np.exp(-values))).astype(values.dtype, copy=False)
     return record(SigmoidBackward0, data, (x,), saved=(OUTPUT,))
 
 
