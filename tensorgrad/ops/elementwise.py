@@ -141,16 +141,16 @@ def sub(a, b, *, alpha=1):
 def refuse_bool_subtraction(a, b):
     """PyTorch refuses `-` with a bool on either side (a bool tensor, or True/False), with its
     own message when both are bools."""
-    bools = [_is_bool(value) for value in (a, b)]
-    if all(bools):
+    a_is_bool, b_is_bool = _is_bool(a), _is_bool(b)
+    if a_is_bool and b_is_bool:
         raise RuntimeError(messages.BOOL_BOOL_SUBTRACTION)
-    if any(bools):
+    if a_is_bool or b_is_bool:
         raise RuntimeError(messages.BOOL_SUBTRACTION)
 
 
 def _is_bool(value):
     if isinstance(value, Tensor):
-        return value._data.dtype == np.bool_
+        return value._data.dtype.kind == "b"
     return isinstance(value, (bool, np.bool_))
 
 
@@ -544,7 +544,7 @@ def threshold_backward(grad, result):
     # nan times False is nan, not 0; and a negative gradient times False is -0.0 (printed "-0.").
     mask = ~(result._data <= 0)  # not `> 0`: where the result is nan, the gradient goes through
     data = grad._data * mask
-    if np.isnan(data).any():
+    if np.isnan(np.add.reduce(data, axis=None)):  # a nan somewhere (one quick pass to find out)
         data = np.where(mask, grad._data, 0).astype(grad._data.dtype, copy=False)
     data += 0.0  # -0.0 + 0.0 is 0.0
     return record(ThresholdBackwardBackward0, data, (grad, result), saved=(result,))

@@ -39,7 +39,8 @@ def check_memory(tensor, inputs=()):
     one (an expanded tensor), and from an input that partly overlaps the tensor (it would read
     values the write has already changed). Read-only NumPy memory gets a clear error too."""
     data = tensor._data
-    if data.size and any(stride == 0 and size > 1 for stride, size in zip(data.strides, data.shape)):
+    if data.size and 0 in data.strides and any(
+            stride == 0 and size > 1 for stride, size in zip(data.strides, data.shape)):
         raise RuntimeError(messages.INTERNAL_OVERLAP)
     if not data.flags.writeable:
         raise RuntimeError(messages.READ_ONLY_MEMORY)
@@ -52,6 +53,8 @@ def _partly_overlap(a, b):
     """PyTorch's test: both arrays dense, and their memory ranges overlap without being the same
     range with the same strides (x.add_(x) is fine, x[1:].add_(x[:-1]) is not). Arrays with
     gaps are not checked, as in PyTorch ("too hard")."""
+    if not np.may_share_memory(a, b):  # the quick test first: most inputs share nothing
+        return False
     if a.size == 0 or b.size == 0 or not (_dense(a) and _dense(b)):
         return False
     start_a, end_a = byte_bounds(a)
