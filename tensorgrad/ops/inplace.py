@@ -49,11 +49,17 @@ def check_memory(tensor, inputs=()):
             raise RuntimeError(messages.PARTIAL_OVERLAP)
 
 
+def _own_memory(a, b):
+    """Two different arrays that each own their memory cannot overlap (a quick common case:
+    an optimizer step's p.sub_(lr * p.grad))."""
+    return a is not b and a.base is None and b.base is None
+
+
 def _partly_overlap(a, b):
     """PyTorch's test: both arrays dense, and their memory ranges overlap without being the same
     range with the same strides (x.add_(x) is fine, x[1:].add_(x[:-1]) is not). Arrays with
     gaps are not checked, as in PyTorch ("too hard")."""
-    if not np.may_share_memory(a, b):  # the quick test first: most inputs share nothing
+    if _own_memory(a, b) or not np.may_share_memory(a, b):  # quick tests first
         return False
     if a.size == 0 or b.size == 0 or not (_dense(a) and _dense(b)):
         return False

@@ -41,7 +41,7 @@ def _check_same_dtype(a, b):
 
 
 def _refuse_bool(a, kernel):
-    if a._data.dtype == np.bool_:
+    if a._data.dtype.kind == "b":
         raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
 
 

@@ -589,9 +589,9 @@ def softmax_backward_data(grad, s, dim):
 
 
 def _c_contiguous(values):
-    """Row-major, as PyTorch's softmax output is even for a transposed input. (Not
-    np.ascontiguousarray: it turns a 0-d result into shape (1,).)"""
-    return np.require(values, requirements="C")
+    """Row-major, as PyTorch's softmax output is even for a transposed input. (A 0-d result is
+    row-major already; np.ascontiguousarray would turn it into shape (1,).)"""
+    return values if values.flags.c_contiguous else np.ascontiguousarray(values)
 
 
 def softmax(x, dim, dtype=None):
