@@ -40,8 +40,9 @@ def _check_same_dtype(a, b):
         )
 
 
-def _refuse_bool(a, kernel):
-    if a._data.dtype.kind == "b":
+def _refuse_bool(a, kernel, sizes=()):
+    """PyTorch has no bool matrix products; an empty one (some size 0) it answers without one."""
+    if a._data.dtype.kind == "b" and all(sizes):
         raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
 
 
@@ -100,7 +101,7 @@ def mm(a, b):
         raise RuntimeError(messages.MATMUL_MISMATCH.format(
             a0=a._data.shape[0], a1=a._data.shape[1], b0=b._data.shape[0], b1=b._data.shape[1]))
     _check_same_dtype(a, b)
-    _refuse_bool(a, "addmm_impl_cpu_")
+    _refuse_bool(a, "addmm_impl_cpu_", a._data.shape + b._data.shape[1:])
     return record(MmBackward0, a._data @ b._data, (a, b), saved=_swap(needed_factors(a, b)))
 
 
@@ -132,7 +133,7 @@ def mv(m, v):
         vec, mat = v.dtype.scalar_name, m.dtype.scalar_name
         raise RuntimeError(f"addmv input tensors must have the same dtype, but got {vec}, {mat}, "
                            f"and {vec}")
-    _refuse_bool(m, "addmv_impl_cpu")
+    _refuse_bool(m, "addmv_impl_cpu", m._data.shape)
     return record(MvBackward0, m._data @ v._data, (m, v), saved=_swap(needed_factors(m, v)))
 
 
@@ -159,7 +160,7 @@ def bmm(a, b):
             f"[{a._data.shape[0]}, {a._data.shape[2]}] but got: "
             f"[{b._data.shape[0]}, {b._data.shape[1]}]."
         )
-    _refuse_bool(a, "bmm")
+    _refuse_bool(a, "bmm", a._data.shape + b._data.shape[2:])
     if a._data.dtype != b._data.dtype:
         raise RuntimeError(f"expected scalar type {a.dtype.scalar_name} but found "
                            f"{b.dtype.scalar_name}")

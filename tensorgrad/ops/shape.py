@@ -368,7 +368,8 @@ def cat(tensors, dim=0):
 
     dtype = dtypes.result_type(*tensors)
     data = data.astype(dtype.numpy, copy=False)
-    sizes = [t._data.shape[d] if any(t is j for j in joined) else None for t in tensors]
+    # the skipped ones (None) get an empty gradient, not a slice of this one
+    sizes = [None if t._data.shape == (0,) else t._data.shape[d] for t in tensors]
     return record(CatBackward0, data, tensors, dim=d, sizes=sizes)
 
 
