@@ -762,8 +762,6 @@ class Tensor:
                                          lambda: _ew.add(self, other, alpha=alpha))
 
     def sub_(self, other, *, alpha=1):
-        _inplace.check_allowed(self)  # PyTorch's order: leaf rule, bools, then memory
-        _ew.refuse_bool_subtraction(self, other)
         return _inplace.apply_arithmetic(self, np.subtract, other, alpha,
                                          lambda: _ew.sub(self, other, alpha=alpha))
 

@@ -252,12 +252,10 @@ def _name_in_messages(node_class):
     """The producer's name as PyTorch writes it in the version-counter message: the forward
     op's name, with the node's number kept unless it is 0 (ExpBackward0 -> Exp, but
     PowBackward1 -> Pow1, MaxBackward1 -> Max1)."""
-    name = node_class.__name__
-    cut = name.rfind("Backward")
-    if node_class.forward_name is not None or cut <= 0:
+    number = node_class.__name__.rpartition("Backward")[2]
+    if node_class.forward_name is not None or number == "0":
         return node_class.op_name()
-    number = name[cut + len("Backward"):]
-    return name[:cut] + ("" if number == "0" else number)
+    return node_class.op_name() + number
 
 
 def _unpack(value, owner):

@@ -11,6 +11,7 @@ shape, and the engine sums it back to `b`'s shape (see `autograd/engine.py: fit_
 import numpy as np
 
 from .. import dtypes
+from .. import creation
 from ..autograd import grad_mode, messages
 from ..autograd.node import Node
 from ..tensor import Tensor
@@ -268,7 +269,7 @@ class PowBackward0(Node):
         (x,) = self.saved_tensors
         n = self.exponent
         if n == 0:
-            return (zeros_like_values(x),)  # x⁰ is constant (zeros, not grad·0, which may be -0.)
+            return (creation.zeros_like(x),)  # x⁰ is constant: zeros (grad·0 may be -0.)
         return (grad * n * x ** (n - 1),)
 
 
@@ -535,7 +536,7 @@ class ThresholdBackwardBackward0(Node):
 
     def backward(self, grad):
         (result,) = self.saved_tensors
-        return where(result <= 0, 0, grad), zeros_like_values(grad)
+        return where(result <= 0, 0, grad), creation.zeros_like(grad)
 
 
 def threshold_backward(grad, result):
@@ -548,11 +549,6 @@ def threshold_backward(grad, result):
         data = np.where(mask, grad._data, 0).astype(grad._data.dtype, copy=False)
     data += 0.0  # -0.0 + 0.0 is 0.0
     return record(ThresholdBackwardBackward0, data, (grad, result), saved=(result,))
-
-
-def zeros_like_values(x):
-    """Zeros of x's shape and dtype, outside the graph (a gradient that is zero everywhere)."""
-    return Tensor._make(np.zeros_like(x._data))
 
 
 def relu(x):

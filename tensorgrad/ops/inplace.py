@@ -15,9 +15,11 @@ from ..autograd import messages
 from ..dtypes import from_numpy_dtype
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.node import Node, SavedTensor
+from .. import creation
 from ..tensor import Tensor, _bracketed
 from .base import record
-from .elementwise import CopyBackwards, clone, requires_grad, zeros_like_values
+from . import elementwise as ew
+from .elementwise import CopyBackwards, clone, requires_grad
 
 
 def check_allowed(tensor, leaf_message=messages.LEAF_IN_PLACE):
@@ -90,6 +92,11 @@ def apply(tensor, compute, inputs=()):
     `inputs`: the other tensors the operation reads, checked for overlap with this one."""
     check_allowed(tensor)
     check_memory(tensor, inputs)
+    return _write(tensor, compute)
+
+
+def _write(tensor, compute):
+    """apply, once the tensor has passed check_allowed and check_memory."""
     result = compute()
     if tensor._base is not None and result.requires_grad:
         raise RuntimeError(messages.IN_PLACE_ON_VIEW)
@@ -123,28 +130,31 @@ def apply_arithmetic(tensor, ufunc, other, alpha, compute):
 
     Then the in-place op is NumPy's `ufunc(data, other, out=data)`: no new array and no copy
     back. Anything else (recording, a dtype change, a shape the tensor would have to grow to)
-    takes the general path, with its checks and PyTorch's messages.
+    is written the general way, with PyTorch's messages; the checks come first, for both.
     """
-    if is_grad_enabled() and (requires_grad(tensor) or requires_grad(other)):
-        return apply(tensor, compute, (other,))
+    check_allowed(tensor)
+    if ufunc is np.subtract:
+        ew.refuse_bool_subtraction(tensor, other)  # PyTorch's order: leaf rule, bools, memory
     check_memory(tensor, (other,))
+    if is_grad_enabled() and (requires_grad(tensor) or requires_grad(other)):
+        return _write(tensor, compute)
     data = tensor._data
     if data.dtype.kind not in "fi" or (alpha != 1 and data.dtype.kind != "f"):
-        return apply(tensor, compute, (other,))
+        return _write(tensor, compute)
     if isinstance(other, Tensor):
         if other._data.dtype != data.dtype:
-            return apply(tensor, compute, (other,))
+            return _write(tensor, compute)
         values = other._data
     elif type(other) in (float, int) and (data.dtype.kind == "f" or type(other) is int):
         values = other
     else:
-        return apply(tensor, compute, (other,))
+        return _write(tensor, compute)
     if alpha != 1:
         values = np.multiply(values, alpha, dtype=data.dtype)
     try:
         ufunc(data, values, out=data)
     except ValueError:  # the shapes do not fit: let the general path say so in PyTorch's words
-        return apply(tensor, compute, (other,))
+        return _write(tensor, compute)
     tensor._shared_version_counter().value += 1
     return tensor
 
@@ -177,7 +187,7 @@ class ZeroBackward0(Node):
     __slots__ = ()
 
     def backward(self, grad):
-        return (zeros_like_values(grad),)
+        return (creation.zeros_like(grad),)
 
 
 class FillBackward0(ZeroBackward0):

@@ -14,6 +14,8 @@ same order. For C = A B the derivatives are dL/dA = dL/dC Bᵀ and dL/dB = Aᵀ 
 ExpandBackward0 nodes sum the gradient of a broadcast batch back, like any broadcast.
 """
 
+import math
+
 import numpy as np
 
 from ..autograd import messages
@@ -168,7 +170,6 @@ def bmm(a, b):
     return record(BmmBackward0, data, (a, b), saved=_swap(needed_factors(a, b)))
 
 
-
 def matmul(a, b):
     """`a @ b`, built from dot, mv, mm and bmm exactly as PyTorch's matmul builds it, so the
     graph has the same nodes (and the same errors come from the same places)."""
@@ -232,10 +233,7 @@ def _folded_matmul(a, b):
     else:
         big, small = a, b
     output_shape = big.shape[:-1]
-    rows = 1
-    for size in output_shape:
-        rows *= size
-    folded = big.reshape(rows, big.shape[-1])
+    folded = big.reshape(math.prod(output_shape), big.shape[-1])
     if small._data.ndim == 2:
         output = unsafe_view(mm(folded, small), tuple(output_shape) + (small.shape[1],))
         return output.transpose(-1, -2).contiguous() if transpose else output
@@ -249,9 +247,7 @@ def _matmul_with_bmm(a, b):
     m2 = b._data.shape[-2] if b._data.ndim > 1 else b._data.shape[0]
     p = b._data.shape[-1] if b._data.ndim > 1 else 1
     batch = _broadcast_batch(a._data.shape[:-2], b._data.shape[:-2])
-    count = 1
-    for size in batch:
-        count *= size
+    count = math.prod(batch)
     left = a.expand(batch + (n, m1)).reshape(count, n, m1)
     vector_right = b._data.ndim == 1
     if vector_right:

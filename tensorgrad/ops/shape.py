@@ -358,7 +358,8 @@ def cat(tensors, dim=0):
     tensors = _tensor_list(tensors, "cat")
     _check_no_scalars(tensors)
     # As PyTorch (a legacy rule): 1-d empty tensors are left out, whatever the other shapes
-    joined = [t for t in tensors if t._data.shape != (0,)]
+    skipped = [t._data.shape == (0,) for t in tensors]
+    joined = [t for t, skip in zip(tensors, skipped) if not skip]
     if not joined:  # only empty vectors: any dim will do
         joined, dim = tensors[:1], 0
     d = _normalize_dim(dim, joined[0]._data.ndim)
@@ -369,7 +370,7 @@ def cat(tensors, dim=0):
     dtype = dtypes.result_type(*tensors)
     data = data.astype(dtype.numpy, copy=False)
     # the skipped ones (None) get an empty gradient, not a slice of this one
-    sizes = [None if t._data.shape == (0,) else t._data.shape[d] for t in tensors]
+    sizes = [None if skip else t._data.shape[d] for t, skip in zip(tensors, skipped)]
     return record(CatBackward0, data, tensors, dim=d, sizes=sizes)
 
 
