@@ -6,11 +6,25 @@
     x.grad                      # tensor(6.)
 
 Where to look:
+    derivatives.py       every derivative rule, one short entry per operation ("what is the
+                         derivative of tanh?" is answered there)
+    ops/                 every operation's forward: NumPy, then `record` (ops/base.py) adds its
+                         node to the graph; ops/fused.py holds the fused derivative formulations
+    autograd/engine.py   the backward pass: the main loop, in dependency order
+    autograd/node.py     graph nodes (grad_fn), AccumulateGrad, saved tensors and version checks
+    autograd/rules.py    how an entry of derivatives.py becomes a node class
+    autograd/backward_and_grad.py   tensor.backward(), autograd.backward() and autograd.grad()
+    autograd/custom_function.py     autograd.Function: your own operation and its derivative
+    autograd/functional.py          jacobian, hessian, vjp, jvp, hvp of a whole function
+    autograd/messages.py PyTorch's error and warning texts, word for word
     tensor.py            the Tensor class and its flag rules (requires_grad, is_leaf, grad, ...)
-    ops/                 every operation with its derivative rule, grouped by kind
-    autograd/engine.py   the backward pass
-    autograd/node.py     graph nodes (grad_fn), AccumulateGrad, saved tensors
+    creation.py          tensor, zeros, ones, arange, randn, ... with PyTorch's defaults
+    dtypes.py            float32 / float64 / int64 / bool and type promotion
     printing.py          the PyTorch-identical repr
+    nn/, optim/          layers, losses and optimizers for the training lesson
+    viz/                 pictures of graphs (graphviz), trace_backward, the step-through widget
+    course/              exercise generation, self-checks and the grader (tensorgrad-course)
+Where each behaviour is pinned against PyTorch: tests/spec (one file per topic).
 """
 
 from . import autograd, dtypes

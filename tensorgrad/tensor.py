@@ -121,7 +121,8 @@ class Tensor:
         if self._grad_fn is not None:
             if not flag:
                 raise RuntimeError(messages.ONLY_LEAF_FLAGS)
-            return  # turning it on for a non-leaf is accepted and changes nothing (spec §1.4)
+            return  # turning it on for a non-leaf is accepted and changes nothing
+            # (tests/spec/test_s1_creation_flags_printing.py)
         if flag and not self.dtype.is_floating_point:
             raise RuntimeError(int_message)
         self._requires_grad = flag
@@ -268,7 +269,7 @@ class Tensor:
             inputs = [inputs] if isinstance(inputs, Tensor) else list(inputs)
             if not inputs:
                 raise RuntimeError("'inputs' argument to backward() cannot be empty.")
-        _functions.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+        _backward_and_grad.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     # -- sharing data ------------------------------------------------------------------------
     def detach(self):
@@ -877,8 +878,9 @@ _C_TYPE_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "
 
 
 # The operations import Tensor, so they are imported after the class exists.
-from .autograd import functions as _functions  # noqa: E402
+from .autograd import backward_and_grad as _backward_and_grad  # noqa: E402
 from .autograd.grad_mode import no_grad as _no_grad  # noqa: E402
+from . import derivatives as _derivatives  # noqa: E402,F401  (first: the ops build on its node classes)
 from .ops import elementwise as _ew  # noqa: E402
 from .ops import indexing as _indexing  # noqa: E402
 from .ops import inplace as _inplace  # noqa: E402

@@ -1,20 +1,29 @@
 """Automatic differentiation: graph nodes, the backward engine, and grad modes.
 
-    node.py       Node (a grad_fn), AccumulateGrad, saved tensors with version checks
-    engine.py     the backward pass itself
-    functions.py  autograd.backward() and autograd.grad()
-    grad_mode.py  no_grad, enable_grad, set_grad_enabled
-    function.py   Function: user-defined operations with their own backward
-    gradcheck.py  gradcheck / gradgradcheck: derivatives checked by finite differences
-    functional.py jacobian, hessian, vjp, jvp, hvp, vhp
+    node.py               Node (a grad_fn), AccumulateGrad, saved tensors with version checks
+    rules.py              how an entry of the derivative table (../derivatives.py) becomes a node
+    engine.py             the backward pass itself
+    backward_and_grad.py  autograd.backward() and autograd.grad(): check, then run the engine
+    grad_mode.py          no_grad, enable_grad, set_grad_enabled
+    custom_function.py    Function: user-defined operations with their own backward
+                          (PyTorch's module name for it, autograd.function, works too)
+    gradcheck.py          gradcheck / gradgradcheck: derivatives checked by finite differences
+    functional.py         jacobian, hessian, vjp, jvp, hvp, vhp of a whole function
+    anomaly_mode.py       detect_anomaly: the forward stack of a node whose backward failed
+    messages.py           PyTorch's error and warning texts, word for word
 """
 
+import sys
+
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
-from .functions import backward, grad
+from .backward_and_grad import backward, grad
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .node import AccumulateGrad, Node, RemovableHandle
-from . import function, functional  # the submodules, as in torch.autograd
-from .function import Function
+from . import custom_function, functional
+from .custom_function import Function
+
+function = custom_function  # torch.autograd.function is the module of Function
+sys.modules[__name__ + ".function"] = custom_function  # so `import ...autograd.function` works
 from .gradcheck import gradcheck, gradgradcheck  # the name `gradcheck` is now the function
 
 

@@ -181,59 +181,83 @@ def execute(root_edges, root_grads, *, keep_graph, create_graph, capture=None, a
         It only watches; tensorgrad.viz.trace_backward uses it to show backward step by step.
     Returns the captured gradients, one per capture edge (None where nothing arrived).
     """
-    root_nodes = list(dict.fromkeys(node for node, _ in root_edges))
-    dependencies = count_dependencies(root_nodes)
-
-    capture_slots = {}  # node -> [(output_nr, index in result)]
-    captured = None
-    needed = None
-    if capture is not None:
-        captured = [None] * len(capture)
-        for index, (node, output_nr) in enumerate(capture):
-            capture_slots.setdefault(node, []).append((output_nr, index))
-        needed = nodes_leading_to(root_nodes, capture_slots)
-
-    buffers = {}
-    for (node, output_nr), grad in zip(root_edges, root_grads):
-        add_to_buffer(buffers, node, output_nr, grad)
-
-    ready = _ReadyQueue()
-    for node in root_nodes:
-        if dependencies[node] == 0:
-            ready.push(node)
-
+    run = BackwardRun(root_edges, root_grads, capture, accumulate, create_graph)
     with set_grad_enabled(create_graph), building_gradient_graph(create_graph):
-        while ready:
-            node = ready.pop()
-            grads = buffers.pop(node, None)
-            if grads is not None and needed is not None and node not in needed:
-                grads = None  # nothing we want lies behind this node
-            if grads is not None:
-                if node._tensor_pre_hooks or node._retained_outputs or isinstance(node, AccumulateGrad):
-                    grads = run_tensor_pre_hooks(node, grads)
-                if node in capture_slots:
-                    for output_nr, index in capture_slots[node]:
-                        captured[index] = grads[output_nr] if output_nr < len(grads) else None
-                if isinstance(node, AccumulateGrad):
-                    if accumulate and (capture is None or node in capture_slots):
-                        node.variable._accumulate_grad(grads[0], create_graph)
-                    if observer is not None:
-                        observer(node, grads, ())
-                    continue
-                if capture is not None and node in capture_slots and not _leads_further(
-                    node, needed
-                ):
-                    grads = None  # the gradient we wanted has been taken; go no further
+        while run.ready:
+            node = run.ready.pop()  # the newest node whose gradients are complete
+            grads = run.gradients_for(node)  # summed, through hooks; None: nothing to do here
             if grads is None:
-                release_dependencies(node, dependencies, ready)
-                continue
-            input_grads = call_backward(node, grads)
-            if observer is not None:
-                observer(node, grads, input_grads)
-            if not keep_graph:
-                node.release_for_backward()
-            send_gradients(node, input_grads, buffers, dependencies, ready)
-    return captured
+                run.pass_over(node)
+            elif isinstance(node, AccumulateGrad):
+                run.accumulate(node, grads)  # a leaf: add into leaf.grad
+                if observer is not None:
+                    observer(node, grads, ())
+            else:
+                input_grads = call_backward(node, grads)  # the chain rule for one operation
+                if observer is not None:
+                    observer(node, grads, input_grads)
+                if not keep_graph:
+                    node.release_for_backward()
+                run.send(node, input_grads)  # on to the nodes of the inputs
+    return run.captured
+
+
+class BackwardRun:
+    """The state of one backward pass: gradients summed so far, dependency counts, ready nodes,
+    and what `autograd.grad` wants back (capture).
+
+    The main loop above asks it four things; each is a method here, so the loop reads as the
+    algorithm and the bookkeeping stays out of its way.
+    """
+
+    def __init__(self, root_edges, root_grads, capture, accumulate, create_graph):
+        root_nodes = list(dict.fromkeys(node for node, _ in root_edges))
+        self.dependencies = count_dependencies(root_nodes)
+        self.buffers = {}
+        for (node, output_nr), grad in zip(root_edges, root_grads):
+            add_to_buffer(self.buffers, node, output_nr, grad)
+        self.ready = _ReadyQueue()
+        for node in root_nodes:
+            if self.dependencies[node] == 0:
+                self.ready.push(node)
+        self.accumulating = accumulate
+        self.create_graph = create_graph
+        self.capturing = capture is not None
+        self.capture_slots = {}  # node -> [(output_nr, index in captured)]
+        self.captured = None
+        self.needed = None  # when capturing: the nodes that lead to a captured edge
+        if self.capturing:
+            self.captured = [None] * len(capture)
+            for index, (node, output_nr) in enumerate(capture):
+                self.capture_slots.setdefault(node, []).append((output_nr, index))
+            self.needed = nodes_leading_to(root_nodes, self.capture_slots)
+
+    def gradients_for(self, node):
+        """The gradients that reached `node`, after tensor hooks and retain_grad; taken if
+        captured. None when the node need not run: nothing reached it, nothing wanted lies
+        behind it, or the gradient wanted was this one."""
+        grads = self.buffers.pop(node, None)
+        if grads is None or (self.needed is not None and node not in self.needed):
+            return None
+        if node._tensor_pre_hooks or node._retained_outputs or isinstance(node, AccumulateGrad):
+            grads = run_tensor_pre_hooks(node, grads)
+        if node in self.capture_slots:
+            for output_nr, index in self.capture_slots[node]:
+                self.captured[index] = grads[output_nr] if output_nr < len(grads) else None
+            if not isinstance(node, AccumulateGrad) and not _leads_further(node, self.needed):
+                return None  # the gradient we wanted has been taken; go no further
+        return grads
+
+    def accumulate(self, node, grads):
+        """Add into `.grad` (backward), only of the leaves asked for when `inputs=` was given."""
+        if self.accumulating and (not self.capturing or node in self.capture_slots):
+            node.variable._accumulate_grad(grads[0], self.create_graph)
+
+    def send(self, node, input_grads):
+        send_gradients(node, input_grads, self.buffers, self.dependencies, self.ready)
+
+    def pass_over(self, node):
+        release_dependencies(node, self.dependencies, self.ready)
 
 
 def _leads_further(node, needed):
@@ -305,4 +329,4 @@ def add_to_buffer(buffers, node, output_nr, grad):
         grads[output_nr] = grads[output_nr] + grad
 
 
-__all__ = ["execute", "gradient_edge", "fit_gradient"]
+__all__ = ["execute", "gradient_edge", "fit_gradient", "BackwardRun"]

@@ -19,7 +19,7 @@ keeps them in the graph so they can be differentiated again. With `strict=True`,
 does not depend on an input is an error instead of a block of zeros.
 """
 
-from .functions import grad as autograd_grad
+from .backward_and_grad import grad as autograd_grad
 from .grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]

@@ -22,7 +22,7 @@ import warnings
 
 import numpy as np
 
-from .functions import grad as autograd_grad
+from .backward_and_grad import grad as autograd_grad
 
 
 class GradcheckError(RuntimeError):

@@ -19,7 +19,8 @@ import numpy as np
 
 from .. import dtypes
 from ..autograd.grad_mode import is_grad_enabled
-from ..autograd.node import Node
+from ..derivatives import (AddmmBackward0, BinaryCrossEntropyBackward0, MseLossBackward0,
+                           NllLossBackward0)
 from ..ops import elementwise as ew
 from ..ops import reduction
 from ..ops.base import record
@@ -76,24 +77,6 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002
 
 
 # -- linear: y = x Wᵀ + b ----------------------------------------------------------------------
-class AddmmBackward0(Node):
-    """out = bias + mat1 @ mat2.
-
-    d/d bias = grad (the engine sums it over the rows the bias was broadcast to),
-    d/d mat1 = grad @ mat2ᵀ,  d/d mat2 = mat1ᵀ @ grad (as for a plain matrix product).
-    """
-
-    __slots__ = ()
-    saved_names = ("mat1", "mat2")
-
-    def backward(self, grad):
-        mat1, mat2 = self.saved_tensors
-        needs_bias, needs_mat1, needs_mat2 = self.needs_input_grad
-        return (grad if needs_bias else None,
-                grad.mm(mat2.t()) if needs_mat1 else None,
-                mat1.t().mm(grad) if needs_mat2 else None)
-
-
 def addmm(bias, mat1, mat2):
     """bias + mat1 @ mat2 as one operation (PyTorch's fused kernel behind `linear`)."""
     from ..autograd import messages
@@ -129,20 +112,6 @@ def linear(input, weight, bias=None):  # noqa: A002
 
 
 # -- mean squared error --------------------------------------------------------------------------
-class MseLossBackward0(Node):
-    """L = Σ (x - t)² (divided by the count for 'mean'):  dL/dx = 2(x - t),  dL/dt = -2(x - t)."""
-
-    __slots__ = ("reduction", "count")
-    saved_names = ("self", "target")
-
-    def backward(self, grad):
-        x, target = self.saved_tensors
-        needs_x, needs_target = self.needs_input_grad
-        scale = 2.0 / self.count if self.reduction == "mean" else 2.0
-        grad_x = grad * ((x - target) * scale)
-        return (grad_x if needs_x else None), (-grad_x if needs_target else None)
-
-
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):  # noqa: A002
     """Mean squared error. Shapes should match: a mismatch that broadcasts only warns (as in
     PyTorch), because broadcasting a (N, 1) prediction against (N,) targets silently builds an
@@ -181,31 +150,8 @@ def _check_weight_needs_no_grad(weight, function_name):
 
 
 # -- binary cross-entropy ---------------------------------------------------------------------------
-_LOG_FLOOR = -100.0  # PyTorch clamps log(p) at -100, so p = 0 gives a large finite loss
-_EPSILON = 1e-12  # ... and keeps the derivative's denominator x(1 - x) away from zero
-
-
-class BinaryCrossEntropyBackward0(Node):
-    """L = -w·(t·log x + (1 - t)·log(1 - x)):
-    dL/dx = w·(x - t) / (x(1 - x)),  dL/dt = w·(log(1 - x) - log x)."""
-
-    __slots__ = ("reduction", "count")
-    saved_names = ("self", "target", "weight")
-
-    def backward(self, grad):
-        x, target, weight = self.saved_tensors
-        needs_x, needs_target = self.needs_input_grad[:2]
-        if self.reduction == "mean":
-            grad = grad / self.count
-        if weight is not None:
-            grad = grad * weight
-        grad_x = grad_target = None
-        if needs_x:
-            grad_x = grad * (x - target) / ew.clamp((1 - x) * x, min=_EPSILON)
-        if needs_target:
-            grad_target = grad * (ew.clamp(ew.log(1 - x), min=_LOG_FLOOR)
-                                  - ew.clamp(ew.log(x), min=_LOG_FLOOR))
-        return grad_x, grad_target
+BCE_LOG_FLOOR = -100.0  # PyTorch clamps log(p) at -100, so p = 0 gives a large finite loss
+BCE_EPSILON = 1e-12  # ... and keeps the derivative's denominator x(1 - x) away from zero
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,  # noqa: A002
@@ -224,8 +170,8 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         raise RuntimeError("all elements of input should be between 0 and 1")
     t = target._data
     with np.errstate(divide="ignore"):
-        log_x = np.maximum(np.log(x), _LOG_FLOOR)
-        log_1mx = np.maximum(np.log1p(-x), _LOG_FLOOR)
+        log_x = np.maximum(np.log(x), BCE_LOG_FLOOR)
+        log_1mx = np.maximum(np.log1p(-x), BCE_LOG_FLOOR)
     losses = -(t * log_x + (1 - t) * log_1mx)
     if weight is not None:
         losses = losses * weight._data
@@ -239,30 +185,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
 
 
 # -- negative log-likelihood and cross-entropy ---------------------------------------------------
-class NllLossBackward0(Node):
-    """L = -Σₙ w[tₙ]·x[n, tₙ] (divided by Σₙ w[tₙ] for 'mean').
-
-    The derivative is a constant table: -w[tₙ] (over the total weight) at each row's target
-    column, 0 elsewhere. Backward rebuilds that table from the saved target and scales it by
-    the incoming gradient.
-    """
-
-    __slots__ = ("reduction", "ignore_index", "total_weight", "num_classes")
-    saved_names = ("target", "weight")
-
-    def backward(self, grad):
-        target, weight = self.saved_tensors
-        coefficients = _nll_coefficients(target._data, self.num_classes, weight,
-                                         self.ignore_index, grad._data.dtype)
-        if self.reduction == "mean":
-            coefficients = coefficients / self.total_weight
-        if self.reduction == "none" and grad.dim() == 1:
-            grad = grad.unsqueeze(1)  # one loss per row: scale each row of the table
-        grad_input = grad * Tensor._make(coefficients)
-        return (grad_input,)
-
-
-def _nll_coefficients(target, num_classes, weight, ignore_index, np_dtype):
+def nll_coefficients(target, num_classes, weight, ignore_index, np_dtype):
     """-w[t] at (row, t) for every row whose target is not ignore_index; shape (N, C) or (C,)."""
     targets = np.atleast_1d(target)
     table = np.zeros((targets.size, num_classes), dtype=np_dtype)
@@ -288,7 +211,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     for cls in targets:
         if cls != ignore_index and not 0 <= cls < num_classes:
             raise IndexError(f"Target {cls} is out of bounds.")
-    coefficients = _nll_coefficients(target._data, num_classes, weight, ignore_index,
+    coefficients = nll_coefficients(target._data, num_classes, weight, ignore_index,
                                      input._data.dtype)
     per_row = np.sum(coefficients * input._data, axis=-1)  # -w[t]·x[n, t]; 0 if ignored
     total_weight = -np.sum(coefficients)

@@ -1,7 +1,8 @@
 """Differentiable operations, grouped by kind.
 
-Each module pairs every forward function with its node class, whose `backward` method is the
-derivative rule, written with tensor operations (so it can itself be differentiated):
+Each forward function computes its result with NumPy and records a node whose class comes from
+the derivative table (../derivatives.py), where every rule is written with tensor operations (so it
+can itself be differentiated):
 
     elementwise.py   + - * / ** and exp, log, tanh, relu, ...: one value in, one value out
     reduction.py     sum, mean, max, prod, var, norm, softmax: many values in, fewer out
@@ -9,6 +10,8 @@ derivative rule, written with tensor operations (so it can itself be differentia
     indexing.py      t[...] and t[...] = v
     linalg.py        matmul and its cases (dot, mv, mm, batched)
     inplace.py       add_, mul_, zero_, ...: how an in-place change rewires the graph
+    fused.py         derivative rules computed as one operation (tanh_backward, ...), as PyTorch
+    base.py          record: how an operation adds its node to the graph
 """
 
 import warnings

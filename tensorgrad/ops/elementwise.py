@@ -1,8 +1,8 @@
 """Element-by-element operations and their derivatives.
 
-Each node's `backward` is the chain rule for one operation: the incoming gradient times the
-local derivative. For example, for `y = exp(x)`, dy/dx = exp(x) = y, so
-`ExpBackward0.backward(grad)` returns `grad * y`.
+Each function computes its result with NumPy and records its node; the derivative rules of
+these nodes are in the derivative table (derivatives.py): for `y = exp(x)`, dy/dx = exp(x) = y,
+so the entry ExpBackward0 says `grad * result`.
 
 Broadcasting is not handled here: when `a + b` broadcast `b`, its gradient has the broadcast
 shape, and the engine sums it back to `b`'s shape (see `autograd/engine.py: fit_gradient`).
@@ -13,8 +13,14 @@ import numpy as np
 from .. import dtypes
 from .. import creation
 from ..autograd import grad_mode, messages
-from ..autograd.node import Node
 from ..tensor import Tensor
+from ..derivatives import (AbsBackward0, AddBackward0, ClampBackward1, CloneBackward0,
+                           CopyBackwards, CosBackward0, DivBackward0, ExpBackward0, Expm1Backward0,
+                           Log1PBackward0, LogBackward0, MaximumBackward0, MinimumBackward0,
+                           MulBackward0, NegBackward0, PowBackward0, PowBackward1, PowBackward2,
+                           ReciprocalBackward0, ReluBackward0, RsubBackward1, SigmoidBackward0,
+                           SignBackward0, SinBackward0, SqrtBackward0, SubBackward0, TanhBackward0,
+                           ToCopyBackward0, WhereBackward0)
 from .base import OUTPUT, record
 
 _NUMBER_TYPES = (bool, int, float, np.number, np.bool_)
@@ -103,15 +109,6 @@ def _float_input(x, op_name):
 
 
 # -- + - * / and negation ---------------------------------------------------------------------
-class AddBackward0(Node):
-    """z = a + alpha·b:  dz/da = 1,  dz/db = alpha."""
-
-    __slots__ = ("alpha",)
-
-    def backward(self, grad):
-        return grad, (grad if self.alpha == 1 else grad * self.alpha)
-
-
 def add(a, b, *, alpha=1):
     data = binary_data(np.add, a, b if alpha == 1 else _times(b, alpha))
     return record(AddBackward0, data, (a, b), alpha=alpha)
@@ -122,15 +119,6 @@ def _times(value, alpha):
     if isinstance(value, Tensor):
         return Tensor._make(binary_data(np.multiply, Tensor._make(value._data), alpha))
     return value * alpha
-
-
-class SubBackward0(Node):
-    """z = a - alpha·b:  dz/da = 1,  dz/db = -alpha."""
-
-    __slots__ = ("alpha",)
-
-    def backward(self, grad):
-        return grad, (-grad if self.alpha == 1 else grad * -self.alpha)
 
 
 def sub(a, b, *, alpha=1):
@@ -155,30 +143,10 @@ def _is_bool(value):
     return isinstance(value, (bool, np.bool_))
 
 
-class RsubBackward1(Node):
-    """z = c - x for a number c:  dz/dx = -1."""
-
-    __slots__ = ()
-
-    def backward(self, grad):
-        return (-grad,)
-
-
 def rsub(x, number):
     """`number - x`, as PyTorch records it (one input, RsubBackward1)."""
     refuse_bool_subtraction(x, number)
     return record(RsubBackward1, binary_data(np.subtract, number, x), (x,))
-
-
-class MulBackward0(Node):
-    """z = a·b:  dz/da = b,  dz/db = a."""
-
-    __slots__ = ()
-    saved_names = ("other", "self")
-
-    def backward(self, grad):
-        other, this = self.saved_tensors  # each saved only if the other input needs a gradient
-        return (None if other is None else grad * other), (None if this is None else grad * this)
 
 
 def mul(a, b):
@@ -200,21 +168,6 @@ def requires_grad(value):
     return isinstance(value, Tensor) and (value._grad_fn is not None or value._requires_grad)
 
 
-class DivBackward0(Node):
-    """z = a / b:  dz/da = 1/b,  dz/db = -a/b²."""
-
-    __slots__ = ()
-    saved_names = ("other", "self")
-
-    def backward(self, grad):
-        other, this = self.saved_tensors
-        needs_a, needs_b = self.needs_input_grad
-        grad_a = grad / other if needs_a else None
-        # (a / b) / b rather than a / b²: b² under- or overflows long before the result does
-        grad_b = -grad * ((this / other) / other) if needs_b else None
-        return grad_a, grad_b
-
-
 def div(a, b):
     data = binary_data(np.true_divide, a, b, true_division=True)  # x/0 is inf or nan, as in PyTorch
     if not isinstance(a, Tensor):
@@ -224,29 +177,9 @@ def div(a, b):
     return record(DivBackward0, data, (a, b), saved=(b, saved_self))
 
 
-class ReciprocalBackward0(Node):
-    """z = 1/x:  dz/dx = -1/x² = -z²."""
-
-    __slots__ = ()
-    saved_names = ("result",)
-
-    def backward(self, grad):
-        (result,) = self.saved_tensors
-        return (-grad * result * result,)
-
-
 def reciprocal(x):
     data = np.reciprocal(_float_input(x, "reciprocal"))
     return record(ReciprocalBackward0, data, (x,), saved=(OUTPUT,))
-
-
-class NegBackward0(Node):
-    """z = -x:  dz/dx = -1."""
-
-    __slots__ = ()
-
-    def backward(self, grad):
-        return (-grad,)
 
 
 def neg(x):
@@ -259,58 +192,6 @@ def neg(x):
 
 
 # -- powers ---------------------------------------------------------------------------------
-class PowBackward0(Node):
-    """z = x^n for a number n:  dz/dx = n·x^(n-1)."""
-
-    __slots__ = ("exponent",)
-    saved_names = ("self",)
-
-    def backward(self, grad):
-        (x,) = self.saved_tensors
-        n = self.exponent
-        if n == 0:
-            return (creation.zeros_like(x),)  # x⁰ is constant: zeros (grad·0 may be -0.)
-        return (grad * n * x ** (n - 1),)
-
-
-class PowBackward1(Node):
-    """z = a^b for tensors:  dz/da = b·a^(b-1),  dz/db = z·ln(a)."""
-
-    __slots__ = ()
-    saved_names = ("exponent", "self", "result")
-
-    def backward(self, grad):
-        exponent, base, result = self.saved_tensors
-        needs_base, needs_exponent = self.needs_input_grad
-        grad_base = grad_exponent = None
-        if needs_base:
-            # 0 at 0⁰ (not 0·0⁻¹ = nan), as in PyTorch. (Masking only there, not at every zero
-            # exponent as PyTorch does, keeps the derivative of this in the exponent right.)
-            zero_to_zero = (base == 0) & (exponent == 0)
-            grad_base = where(zero_to_zero, 0.0, grad * exponent * base ** (exponent - 1))
-        if needs_exponent:
-            # where the base is 0 and the exponent ≥ 0 the derivative is 0, not 0·ln 0 = nan
-            zero_base = (base == 0) & (exponent >= 0)
-            safe_log = where(zero_base, 0.0, log(where(zero_base, 1.0, base)))
-            grad_exponent = grad * result * safe_log
-        return grad_base, grad_exponent
-
-
-class PowBackward2(Node):
-    """z = c^x for a number c:  dz/dx = z·ln(c)."""
-
-    __slots__ = ("base",)
-    saved_names = ("exponent", "result")  # as PyTorch, which saves the exponent for c = 0
-
-    def backward(self, grad):
-        exponent, result = self.saved_tensors
-        if self.base == 0:
-            # 0^x is 0 for x > 0 and 1 at x = 0, where PyTorch gives the derivative 0 (not
-            # 0·ln 0 = nan); for x < 0 it is inf, and the derivative -inf.
-            return (grad * where(exponent >= 0, 0.0, result * float("-inf")),)
-        return (grad * result * float(np.log(self.base)),)
-
-
 def pow(x, exponent):  # noqa: A001  (the PyTorch name)
     check_operand(exponent)
     if isinstance(x, Tensor) and isinstance(exponent, Tensor):
@@ -361,31 +242,9 @@ def square(x):
 
 
 # -- unary functions ----------------------------------------------------------------------------
-class ExpBackward0(Node):
-    """y = eˣ:  dy/dx = eˣ = y."""
-
-    __slots__ = ()
-    saved_names = ("result",)
-
-    def backward(self, grad):
-        (result,) = self.saved_tensors
-        return (grad * result,)
-
-
 def exp(x):
     data = np.exp(_float_input(x, "exp"))  # exp of a large number is inf, as in PyTorch
     return record(ExpBackward0, data, (x,), saved=(OUTPUT,))
-
-
-class LogBackward0(Node):
-    """y = ln x:  dy/dx = 1/x."""
-
-    __slots__ = ()
-    saved_names = ("self",)
-
-    def backward(self, grad):
-        (x,) = self.saved_tensors
-        return (grad / x,)
 
 
 def log(x):
@@ -393,117 +252,21 @@ def log(x):
     return record(LogBackward0, data, (x,), saved=(x,))
 
 
-class SqrtBackward0(Node):
-    """y = √x:  dy/dx = 1 / (2√x) = 1 / (2y)."""
-
-    __slots__ = ()
-    saved_names = ("result",)
-
-    def backward(self, grad):
-        (result,) = self.saved_tensors
-        return (grad / (2 * result),)
-
-
 def sqrt(x):
     data = np.sqrt(_float_input(x, "sqrt"))
     return record(SqrtBackward0, data, (x,), saved=(OUTPUT,))
-
-
-class SinBackward0(Node):
-    """y = sin x:  dy/dx = cos x."""
-
-    __slots__ = ()
-    saved_names = ("self",)
-
-    def backward(self, grad):
-        (x,) = self.saved_tensors
-        return (grad * cos(x),)
 
 
 def sin(x):
     return record(SinBackward0, np.sin(_float_input(x, "sin")), (x,), saved=(x,))
 
 
-class CosBackward0(Node):
-    """y = cos x:  dy/dx = -sin x."""
-
-    __slots__ = ()
-    saved_names = ("self",)
-
-    def backward(self, grad):
-        (x,) = self.saved_tensors
-        return (grad * -sin(x),)
-
-
 def cos(x):
     return record(CosBackward0, np.cos(_float_input(x, "cos")), (x,), saved=(x,))
 
 
-class TanhBackward0(Node):
-    """y = tanh x:  dy/dx = 1 - tanh²x = 1 - y²."""
-
-    __slots__ = ()
-    saved_names = ("result",)
-
-    def backward(self, grad):
-        (result,) = self.saved_tensors
-        return (tanh_backward(grad, result),)
-
-
-class TanhBackwardBackward0(Node):
-    """z = g·(1 - y²), tanh's derivative rule as one recorded operation of (g, y), as in PyTorch.
-
-    One NumPy expression instead of three tensor operations makes every backward through tanh
-    faster; with create_graph=True its own derivatives are  dz/dg = 1 - y²,  dz/dy = -2·g·y.
-    """
-
-    __slots__ = ()
-    saved_names = ("grad_output", "output")
-
-    def backward(self, grad):
-        grad_output, output = self.saved_tensors
-        needs_grad_output, needs_output = self.needs_input_grad
-        return (tanh_backward(grad, output) if needs_grad_output else None,
-                grad * -2 * output * grad_output if needs_output else None)
-
-
-def tanh_backward(grad, result):
-    data = grad._data * (1 - result._data * result._data)
-    return record(TanhBackwardBackward0, data, (grad, result), saved=(grad, result))
-
-
 def tanh(x):
     return record(TanhBackward0, np.tanh(_float_input(x, "tanh")), (x,), saved=(OUTPUT,))
-
-
-class SigmoidBackward0(Node):
-    """y = 1 / (1 + e⁻ˣ):  dy/dx = y·(1 - y)."""
-
-    __slots__ = ()
-    saved_names = ("result",)
-
-    def backward(self, grad):
-        (result,) = self.saved_tensors
-        return (sigmoid_backward(grad, result),)
-
-
-class SigmoidBackwardBackward0(Node):
-    """z = g·y·(1 - y), sigmoid's derivative rule as one recorded operation of (g, y), as in
-    PyTorch:  dz/dg = y·(1 - y),  dz/dy = g·(1 - 2y)."""
-
-    __slots__ = ()
-    saved_names = ("grad_output", "output")
-
-    def backward(self, grad):
-        grad_output, output = self.saved_tensors
-        needs_grad_output, needs_output = self.needs_input_grad
-        return (sigmoid_backward(grad, output) if needs_grad_output else None,
-                grad * grad_output * (1 - 2 * output) if needs_output else None)
-
-
-def sigmoid_backward(grad, result):
-    data = grad._data * result._data * (1 - result._data)
-    return record(SigmoidBackwardBackward0, data, (grad, result), saved=(grad, result))
 
 
 def sigmoid(x):
@@ -515,58 +278,11 @@ def sigmoid(x):
     return record(SigmoidBackward0, data, (x,), saved=(OUTPUT,))
 
 
-class ReluBackward0(Node):
-    """y = max(x, 0):  dy/dx = 1 where x > 0, else 0."""
-
-    __slots__ = ()
-    saved_names = ("result",)
-
-    def backward(self, grad):
-        (result,) = self.saved_tensors
-        return (threshold_backward(grad, result),)
-
-
-class ThresholdBackwardBackward0(Node):
-    """g = grad where result > 0, else 0: relu's derivative rule as a recorded operation of
-    (grad, result), as in PyTorch. So with create_graph=True the gradient depends on the result
-    (x.grad gets a grad_fn, as in PyTorch); its derivative is zero for the result."""
-
-    __slots__ = ()
-    saved_names = ("self",)
-
-    def backward(self, grad):
-        (result,) = self.saved_tensors
-        return where(result <= 0, 0, grad), creation.zeros_like(grad)
-
-
-def threshold_backward(grad, result):
-    # 0 where result <= 0, else grad, as PyTorch's where. Multiplying by the mask gives the same
-    # ~6x faster than np.where on a (256, 128) batch, except in two cases, fixed below: inf or
-    # nan times False is nan, not 0; and a negative gradient times False is -0.0 (printed "-0.").
-    mask = ~(result._data <= 0)  # not `> 0`: where the result is nan, the gradient goes through
-    data = grad._data * mask
-    if np.isnan(np.add.reduce(data, axis=None)):  # a nan somewhere (one quick pass to find out)
-        data = np.where(mask, grad._data, 0).astype(grad._data.dtype, copy=False)
-    data += 0.0  # -0.0 + 0.0 is 0.0
-    return record(ThresholdBackwardBackward0, data, (grad, result), saved=(result,))
-
-
 def relu(x):
     if x._data.dtype == np.bool_:
         raise RuntimeError("Boolean inputs not supported for relu")
     data = np.maximum(0, x._data).astype(x._data.dtype, copy=False)  # (so relu(-0.) is -0., as torch)
     return record(ReluBackward0, data, (x,), saved=(OUTPUT,))
-
-
-class AbsBackward0(Node):
-    """y = |x|:  dy/dx = sign(x) (0 at x = 0)."""
-
-    __slots__ = ()
-    saved_names = ("self",)
-
-    def backward(self, grad):
-        (x,) = self.saved_tensors
-        return (grad * sign(x),)
 
 
 def abs(x):  # noqa: A001  (the PyTorch name)
@@ -585,29 +301,6 @@ def sign(x):
     return record(SignBackward0, data, (x,))
 
 
-class SignBackward0(Node):
-    __slots__ = ()
-
-    def backward(self, grad):
-        return (grad * 0,)
-
-
-class ClampBackward1(Node):
-    """y = clamp(x, lo, hi):  dy/dx = 1 where lo ≤ x ≤ hi, else 0."""
-
-    __slots__ = ("min", "max")
-    saved_names = ("self",)
-
-    def backward(self, grad):
-        (x,) = self.saved_tensors
-        inside = x == x  # all True, with x's shape
-        if self.min is not None:
-            inside = inside & (x >= self.min)
-        if self.max is not None:
-            inside = inside & (x <= self.max)
-        return (where(inside, grad, 0),)
-
-
 def clamp(x, min=None, max=None):  # noqa: A002  (PyTorch's argument names)
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None"
@@ -616,17 +309,6 @@ def clamp(x, min=None, max=None):  # noqa: A002  (PyTorch's argument names)
     dtype = dtypes.result_type(x, *[bound for bound in (min, max) if bound is not None]).numpy
     data = np.clip(x._data.astype(dtype, copy=False), min, max).astype(dtype, copy=False)
     return record(ClampBackward1, data, (x,), saved=(x,), min=min, max=max)
-
-
-class MaximumBackward0(Node):
-    """z = max(a, b): the gradient goes to the larger input; ties split it half and half."""
-
-    __slots__ = ()
-    saved_names = ("other", "self")
-
-    def backward(self, grad):
-        other, this = self.saved_tensors
-        return _split_by_winner(grad, this > other, this == other, this < other)
 
 
 def maximum(a, b):
@@ -642,37 +324,8 @@ def _minimum(x, y):
     return np.minimum(y, x)  # (as _maximum)
 
 
-class MinimumBackward0(Node):
-    """z = min(a, b): the gradient goes to the smaller input; ties split it half and half."""
-
-    __slots__ = ()
-    saved_names = ("other", "self")
-
-    def backward(self, grad):
-        other, this = self.saved_tensors
-        return _split_by_winner(grad, this < other, this == other, this > other)
-
-
-def _split_by_winner(grad, a_wins, tie, b_wins):
-    """maximum/minimum, as PyTorch: each input gets the gradient (half of it on a tie), then 0
-    where the other input wins. So where neither wins nor ties (a nan), both get all of it."""
-    shared = where(tie, grad / 2, grad)
-    return where(b_wins, 0, shared), where(a_wins, 0, shared)
-
-
 def minimum(a, b):
     return record(MinimumBackward0, binary_data(_minimum, a, b), (a, b), saved=(b, a))
-
-
-class WhereBackward0(Node):
-    """z = where(c, a, b): the gradient goes to a where c holds, to b elsewhere."""
-
-    __slots__ = ()
-    saved_names = ("condition",)
-
-    def backward(self, grad):
-        (condition,) = self.saved_tensors
-        return where(condition, grad, 0), where(condition, 0, grad)
 
 
 def where(condition, a, b):
@@ -691,15 +344,6 @@ def where(condition, a, b):
 
 
 # -- copies and casts -----------------------------------------------------------------------
-class CloneBackward0(Node):
-    """y = a copy of x:  dy/dx = 1."""
-
-    __slots__ = ()
-
-    def backward(self, grad):
-        return (grad,)
-
-
 def clone(x, memory_format="preserve"):
     """A copy. PyTorch's clone keeps a transposed tensor's memory order unless asked for a
     contiguous copy (`contiguous()` and `reshape` ask)."""
@@ -707,29 +351,11 @@ def clone(x, memory_format="preserve"):
     return record(CloneBackward0, x._data.copy(order=order), (x,))
 
 
-class ToCopyBackward0(Node):
-    """y = x converted to another dtype. The engine casts the gradient back to x's dtype."""
-
-    __slots__ = ()
-
-    def backward(self, grad):
-        return (grad,)
-
-
 def to_dtype(x, dtype):
     data = x._data.astype(dtype.numpy)
     if not dtype.is_floating_point:
         return Tensor._make(data)  # integer and bool tensors never require grad
     return record(ToCopyBackward0, data, (x,))
-
-
-class CopyBackwards(Node):
-    """The node of a `.grad` made by `backward(create_graph=True)` (PyTorch's name, no digit)."""
-
-    __slots__ = ()
-
-    def backward(self, grad):
-        return (grad,)
 
 
 def copy_for_grad(grad):
@@ -822,31 +448,9 @@ def remainder(a, b):
     return Tensor._make(binary_data(np.remainder, a, b))
 
 
-class Log1PBackward0(Node):
-    """y = ln(1 + x):  dy/dx = 1 / (1 + x). Accurate for tiny x, where 1 + x would round to 1."""
-
-    __slots__ = ()
-    saved_names = ("self",)
-
-    def backward(self, grad):
-        (x,) = self.saved_tensors
-        return (grad / (x + 1),)
-
-
 def log1p(x):
     data = np.log1p(_float_input(x, "log1p"))
     return record(Log1PBackward0, data, (x,), saved=(x,))
-
-
-class Expm1Backward0(Node):
-    """y = eˣ - 1:  dy/dx = eˣ = y + 1."""
-
-    __slots__ = ()
-    saved_names = ("result",)
-
-    def backward(self, grad):
-        (result,) = self.saved_tensors
-        return (grad * (result + 1),)
 
 
 def expm1(x):

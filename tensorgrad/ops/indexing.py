@@ -10,9 +10,11 @@ import numpy as np
 
 from .. import dtypes
 from ..autograd import messages
-from ..autograd.node import Node
 from ..tensor import Tensor, _normalize_dim
 from . import inplace
+from ..derivatives import (CopySlices, IndexBackward0, IndexPutBackward0,
+                           IndexPutIntoZerosBackward, IndexUnsqueezeBackward0, SelectBackward0,
+                           SliceBackward0)
 from .base import record
 from .shape import as_view
 
@@ -87,43 +89,11 @@ def _check_bounds(x, numpy_index):
 
 
 # -- reading ----------------------------------------------------------------------------------
-class _IndexingBackward(Node):
-    """y = x[index]:  the gradient goes back to the indexed places; zeros elsewhere."""
-
-    __slots__ = ("index", "self_sym_sizes")
-
-    def backward(self, grad):
-        return (index_put_into_zeros(grad, self.index, self.self_sym_sizes),)
-
-
-class SelectBackward0(_IndexingBackward):
-    __slots__ = ()
-
-
-class SliceBackward0(_IndexingBackward):
-    __slots__ = ()
-
-
-class IndexBackward0(_IndexingBackward):
-    """Advanced indexing keeps its index among the saved values, as PyTorch saves the index
-    tensors: after backward frees them, a second backward raises SECOND-BACKWARD."""
-
-    __slots__ = ()
-
-    def backward(self, grad):
-        (index,) = self.saved_tensors
-        return (index_put_into_zeros(grad, index, self.self_sym_sizes),)
-
-
-class UnsqueezeBackward0(_IndexingBackward):
-    __slots__ = ()  # x[None]
-
-
 _NODE_FOR_KIND = {
     "select": SelectBackward0,
     "slice": SliceBackward0,
     "advanced": IndexBackward0,
-    "unsqueeze": UnsqueezeBackward0,
+    "unsqueeze": IndexUnsqueezeBackward0,
 }
 
 
@@ -153,15 +123,6 @@ def select(x, dim, index):
     return getitem(x, (slice(None),) * d + (index,))
 
 
-class IndexPutIntoZerosBackward(Node):
-    """The derivative of scattering into zeros is reading the same places back."""
-
-    __slots__ = ("index",)
-
-    def backward(self, grad):
-        return (getitem(grad, self.index),)
-
-
 def index_put_into_zeros(values, index, shape):
     """Zeros of `shape` with `values` added at `index` (repeated indices add up)."""
     data = np.zeros(shape, dtype=values._data.dtype)
@@ -170,38 +131,6 @@ def index_put_into_zeros(values, index, shape):
 
 
 # -- writing --------------------------------------------------------------------------------------
-class CopySlices(Node):
-    """y = x with y[index] = value:  x keeps the gradient outside the index, value gets the
-    gradient at the index (summed back to its shape by the engine, if it was broadcast).
-
-    The index is kept among the saved values: as in PyTorch, a second backward through a
-    written tensor raises SECOND-BACKWARD."""
-
-    __slots__ = ()
-
-    def name(self):
-        return "tensorgrad::autograd::CopySlices"
-
-    def backward(self, grad):
-        (index,) = self.saved_tensors
-        mask = np.ones(grad.shape, dtype=bool)
-        mask[index] = False
-        needs_x, needs_value = self.needs_input_grad
-        grad_x = grad * Tensor._make(mask) if needs_x else None
-        grad_value = getitem(grad, index) if needs_value else None
-        return grad_x, grad_value
-
-
-class IndexPutBackward0(CopySlices):
-    """The same rule, for writing through integer arrays or masks (`y[[0, 2]] = v`): PyTorch
-    records that as an index_put, not through a view."""
-
-    __slots__ = ()
-
-    def name(self):
-        return "IndexPutBackward0"
-
-
 def setitem(x, index, value):
     numpy_index, kind = to_numpy_index(index)
     _check_bounds(x, numpy_index)

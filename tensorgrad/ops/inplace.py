@@ -2,10 +2,11 @@
 
 An in-place op is computed like its out-of-place twin, then the new values are written into
 the tensor's existing memory, so every view and alias sees them. Three things follow:
-  * the version counter goes up, so backward can tell that a saved value has changed (§5.4);
+  * the version counter goes up, so backward can tell that a saved value has changed
+    (tests/spec/test_s5_modes_inplace_hooks.py);
   * the tensor's grad_fn becomes the new node, whose next_functions lead to the old one;
   * a leaf that requires grad may not be changed this way while grad mode is on, because its
-    old value would be lost from the graph (§5.3).
+    old value would be lost from the graph (tests/spec/test_s5_modes_inplace_hooks.py).
 """
 
 import numpy as np
@@ -14,12 +15,14 @@ from numpy.lib.array_utils import byte_bounds
 from ..autograd import messages
 from ..dtypes import from_numpy_dtype
 from ..autograd.grad_mode import is_grad_enabled
-from ..autograd.node import Node, SavedTensor
+from ..autograd.node import SavedTensor
+from ..derivatives import FillBackward0, ZeroBackward0
 from .. import creation
 from ..tensor import Tensor, _bracketed
 from .base import record
 from . import elementwise as ew
-from .elementwise import CopyBackwards, clone, requires_grad
+from ..derivatives import CopyBackwards
+from .elementwise import clone, requires_grad
 
 
 def check_allowed(tensor, leaf_message=messages.LEAF_IN_PLACE):
@@ -179,19 +182,6 @@ def _can_cast(source, target):
 
 def _scalar_name(np_dtype):
     return from_numpy_dtype(np_dtype).scalar_name
-
-
-class ZeroBackward0(Node):
-    """x.zero_(): the old values no longer matter, so their gradient is zero."""
-
-    __slots__ = ()
-
-    def backward(self, grad):
-        return (creation.zeros_like(grad),)
-
-
-class FillBackward0(ZeroBackward0):
-    __slots__ = ()
 
 
 def zero_(tensor):

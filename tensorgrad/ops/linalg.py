@@ -19,8 +19,8 @@ import math
 import numpy as np
 
 from ..autograd import messages
-from ..autograd.node import Node
 from ..tensor import Tensor
+from ..derivatives import BmmBackward0, DotBackward0, MmBackward0, MvBackward0
 from .base import record
 from .elementwise import broadcast_error, needed_factors
 from .shape import squeeze, unsafe_view, unsqueeze
@@ -54,18 +54,6 @@ def _check_tensors(a, b, name):
             raise TypeError(f"{name}(): argument must be Tensor, not {type(value).__name__}")
 
 
-class DotBackward0(Node):
-    """s = a·b:  ds/da = b,  ds/db = a."""
-
-    __slots__ = ()
-    saved_names = ("self", "tensor")
-
-    def backward(self, grad):
-        a, b = self.saved_tensors
-        needs_a, needs_b = self.needs_input_grad
-        return (grad * b if needs_a else None), (grad * a if needs_b else None)
-
-
 def dot(a, b):
     _check_tensors(a, b, "dot")
     if a._data.ndim != 1 or b._data.ndim != 1:
@@ -83,18 +71,6 @@ def dot(a, b):
     return record(DotBackward0, np.dot(a._data, b._data), (a, b), saved=_swap(needed_factors(a, b)))
 
 
-class MmBackward0(Node):
-    """C = A B:  dL/dA = G Bᵀ,  dL/dB = Aᵀ G."""
-
-    __slots__ = ()
-    saved_names = ("self", "mat2")
-
-    def backward(self, grad):
-        a, b = self.saved_tensors
-        needs_a, needs_b = self.needs_input_grad
-        return (mm(grad, b.t()) if needs_a else None), (mm(a.t(), grad) if needs_b else None)
-
-
 def mm(a, b):
     _check_tensors(a, b, "mm")
     if a._data.ndim != 2 or b._data.ndim != 2:
@@ -105,20 +81,6 @@ def mm(a, b):
     _check_same_dtype(a, b)
     _refuse_bool(a, "addmm_impl_cpu_", a._data.shape + b._data.shape[1:])
     return record(MmBackward0, a._data @ b._data, (a, b), saved=_swap(needed_factors(a, b)))
-
-
-class MvBackward0(Node):
-    """y = M v:  dL/dM = g vᵀ (an outer product),  dL/dv = Mᵀ g."""
-
-    __slots__ = ()
-    saved_names = ("self", "vec")
-
-    def backward(self, grad):
-        m, v = self.saved_tensors
-        needs_m, needs_v = self.needs_input_grad
-        grad_m = unsqueeze(grad, 1) * unsqueeze(v, 0) if needs_m else None
-        grad_v = mv(m.t(), grad) if needs_v else None
-        return grad_m, grad_v
 
 
 def mv(m, v):
@@ -137,20 +99,6 @@ def mv(m, v):
                            f"and {vec}")
     _refuse_bool(m, "addmv_impl_cpu", m._data.shape)
     return record(MvBackward0, m._data @ v._data, (m, v), saved=_swap(needed_factors(m, v)))
-
-
-class BmmBackward0(Node):
-    """Batched C = A B:  the same rule as mm, on the last two dims of every batch."""
-
-    __slots__ = ()
-    saved_names = ("self", "mat2")
-
-    def backward(self, grad):
-        a, b = self.saved_tensors
-        needs_a, needs_b = self.needs_input_grad
-        grad_a = bmm(grad, b.transpose(-1, -2)) if needs_a else None
-        grad_b = bmm(a.transpose(-1, -2), grad) if needs_b else None
-        return grad_a, grad_b
 
 
 def bmm(a, b):

@@ -3,15 +3,20 @@
 The derivative of a reduction sends the incoming gradient back to every input element that
 contributed: `sum` copies it to all of them, `mean` divides it by the count, `max` gives it to
 the winner. The gradient arrives with the *reduced* shape, so each rule first puts back the
-reduced dimensions (`_restore_dims`) and then lets broadcasting spread it out.
+reduced dimensions (`restore_dims`) and then lets broadcasting spread it out.
 """
 
 import numpy as np
 
 from .. import dtypes
-from ..autograd.node import Node
 from ..tensor import Tensor, _normalize_dim
 from . import elementwise as ew
+from ..derivatives import (AmaxBackward0, AminBackward0, CumsumBackward0, GatherBackward0,
+                           LinalgVectorNormBackward0, LogSoftmaxBackward0, LogsumexpBackward0,
+                           MaxBackward0, MaxBackward1, MeanBackward0, MeanBackward1, MinBackward0,
+                           MinBackward1, ProdBackward0, ProdBackward1, ScatterAddBackward,
+                           ScatterAlongBackward, SoftmaxBackward0, StdBackward0, SumBackward0,
+                           SumBackward1, VarBackward0)
 from .base import OUTPUT, record
 
 
@@ -30,7 +35,7 @@ def normalize_dims(dim, ndim):
     return dims if ndim else ()
 
 
-def _restore_dims(grad, dims, keepdim, input_shape):
+def restore_dims(grad, dims, keepdim, input_shape):
     """Give a reduced gradient back its reduced dims as size 1, so that it broadcasts."""
     if keepdim or not input_shape:
         return grad
@@ -40,8 +45,8 @@ def _restore_dims(grad, dims, keepdim, input_shape):
     return grad.reshape(shape)
 
 
-def _expand_back(grad, dims, keepdim, input_shape):
-    return _restore_dims(grad, dims, keepdim, input_shape).expand(input_shape)
+def expand_back(grad, dims, keepdim, input_shape):
+    return restore_dims(grad, dims, keepdim, input_shape).expand(input_shape)
 
 
 def _sum_dtype(x):
@@ -50,24 +55,6 @@ def _sum_dtype(x):
 
 
 # -- sum and mean ---------------------------------------------------------------------------
-class SumBackward0(Node):
-    """s = Σ xᵢ over everything:  ds/dxᵢ = 1, so every element gets the gradient."""
-
-    __slots__ = ("self_sym_sizes",)
-
-    def backward(self, grad):
-        return (grad.expand(self.self_sym_sizes),)
-
-
-class SumBackward1(Node):
-    """s = Σ xᵢ along some dims: each element gets the gradient of its own sum."""
-
-    __slots__ = ("dim", "keepdim", "self_sym_sizes")
-
-    def backward(self, grad):
-        return (_expand_back(grad, self.dim, self.keepdim, self.self_sym_sizes),)
-
-
 def sum(x, dim=None, keepdim=False, *, dtype=None):  # noqa: A001  (the PyTorch name)
     sum_dtype = _sum_dtype(x) if dtype is None else dtype.numpy
     if dim is None:
@@ -77,24 +64,6 @@ def sum(x, dim=None, keepdim=False, *, dtype=None):  # noqa: A001  (the PyTorch 
     data = np.add.reduce(x._data, axis=dims, keepdims=keepdim, dtype=sum_dtype)
     return record(SumBackward1, data, (x,), dim=dims, keepdim=keepdim,
                   self_sym_sizes=x._data.shape)
-
-
-class MeanBackward0(Node):
-    """m = (1/N) Σ xᵢ:  dm/dxᵢ = 1/N."""
-
-    __slots__ = ("self_sym_sizes", "self_sym_numel")
-
-    def backward(self, grad):
-        return (grad.expand(self.self_sym_sizes) / self.self_sym_numel,)
-
-
-class MeanBackward1(Node):
-    """The mean along some dims: each element gets its group's gradient divided by the group size."""
-
-    __slots__ = ("dim", "keepdim", "self_sym_sizes", "count")
-
-    def backward(self, grad):
-        return (_expand_back(grad, self.dim, self.keepdim, self.self_sym_sizes) / self.count,)
 
 
 def mean(x, dim=None, keepdim=False, *, dtype=None):
@@ -149,50 +118,6 @@ class min_return(_ReturnTypeBase):
     _name = "min"
 
 
-class _EvenlyDistributedBackward(Node):
-    """max()/min() over everything: the gradient is shared equally by all elements that tie."""
-
-    __slots__ = ()
-    saved_names = ("self", "result")
-
-    def backward(self, grad):
-        x, result = self.saved_tensors
-        if np.isnan(result._data):
-            winners = x != x  # the result is nan: it came from the nan elements (nan != nan)
-        else:
-            winners = x == result
-        return (ew.where(winners, grad / winners.sum(), 0),)
-
-
-class MaxBackward1(_EvenlyDistributedBackward):
-    __slots__ = ()
-
-
-class MinBackward1(_EvenlyDistributedBackward):
-    __slots__ = ()
-
-
-class _SelectedValueBackward(Node):
-    """max(dim)/min(dim): the gradient goes to the element whose index was returned."""
-
-    __slots__ = ("dim", "keepdim", "self_sym_sizes")
-    saved_names = ("indices",)
-
-    def backward(self, grad):
-        (indices,) = self.saved_tensors
-        grad = _restore_dims(grad, (self.dim,), self.keepdim, self.self_sym_sizes)
-        index = _restore_dims(indices, (self.dim,), self.keepdim, self.self_sym_sizes)
-        return (scatter_along(grad, index, self.dim, self.self_sym_sizes),)
-
-
-class MaxBackward0(_SelectedValueBackward):
-    __slots__ = ()
-
-
-class MinBackward0(_SelectedValueBackward):
-    __slots__ = ()
-
-
 def _extreme(x, dim, keepdim, numpy_reduce, numpy_arg, whole_node, dim_node, result_type, name):
     if dim is None:
         if x._data.size == 0:
@@ -232,24 +157,6 @@ def min(x, dim=None, keepdim=False):  # noqa: A001  (the PyTorch name)
     return _extreme(x, dim, keepdim, np.min, np.argmin, MinBackward1, MinBackward0, min_return, "min")
 
 
-class AmaxBackward0(Node):
-    """amax along dims: ties share the gradient equally."""
-
-    __slots__ = ("dim", "keepdim", "self_sym_sizes")
-    saved_names = ("self", "result")
-
-    def backward(self, grad):
-        x, result = self.saved_tensors
-        result = _restore_dims(result, self.dim, self.keepdim, self.self_sym_sizes)
-        grad = _restore_dims(grad, self.dim, self.keepdim, self.self_sym_sizes)
-        winners = x == result
-        return (grad * winners / winners.sum(dim=self.dim, keepdim=True),)
-
-
-class AminBackward0(AmaxBackward0):
-    __slots__ = ()
-
-
 def amax(x, dim=(), keepdim=False):
     dims = normalize_dims(None if dim == () else dim, x._data.ndim)
     data = np.max(x._data, axis=dims, keepdims=keepdim)
@@ -279,17 +186,6 @@ def argmin(x, dim=None, keepdim=False):
 
 
 # -- scatter: the derivative of picking elements out by index ------------------------------
-class ScatterAlongBackward(Node):
-    """The gradient of scatter_along is picking the same elements back out (a gather)."""
-
-    __slots__ = ("dim",)
-    saved_names = ("index",)
-
-    def backward(self, grad):
-        (index,) = self.saved_tensors
-        return (gather(grad, self.dim, index),)
-
-
 def scatter_along(values, index, dim, shape):
     """Zeros of `shape`, with `values` placed at `index` along `dim` (for max(dim)'s backward)."""
     data = np.zeros(shape, dtype=values._data.dtype)
@@ -298,15 +194,6 @@ def scatter_along(values, index, dim, shape):
     else:
         data = values._data.copy().reshape(shape)
     return record(ScatterAlongBackward, data, (values,), saved=(index,), dim=dim)
-
-
-class GatherBackward0(Node):
-    __slots__ = ("dim", "self_sym_sizes")
-    saved_names = ("index",)
-
-    def backward(self, grad):
-        (index,) = self.saved_tensors
-        return (scatter_add_along(grad, index, self.dim, self.self_sym_sizes),)
 
 
 def gather(x, dim, index):
@@ -338,15 +225,6 @@ def _check_gather_index(x, d, index):
         raise RuntimeError(f"index {bad.flat[0]} is out of bounds for dimension {d} with size {size}")
 
 
-class ScatterAddBackward(Node):
-    __slots__ = ("dim",)
-    saved_names = ("index",)
-
-    def backward(self, grad):
-        (index,) = self.saved_tensors
-        return (gather(grad, self.dim, index),)
-
-
 def scatter_add_along(values, index, dim, shape):
     data = np.zeros(shape, dtype=values._data.dtype)
     if data.ndim:
@@ -359,32 +237,7 @@ def scatter_add_along(values, index, dim, shape):
 
 
 # -- prod, var, norm ----------------------------------------------------------------------
-class ProdBackward0(Node):
-    """p = Π xᵢ:  dp/dxᵢ = product of all the *other* elements.
-
-    That is p / xᵢ when no element is zero, as PyTorch computes it. When some element is zero,
-    the product of the others is built from multiplications only (`_product_of_others`), so
-    that its own derivatives, and theirs, are right too.
-    """
-
-    __slots__ = ("dim", "keepdim", "self_sym_sizes")
-    saved_names = ("self", "result")
-
-    def backward(self, grad):
-        x, result = self.saved_tensors
-        dims = self.dim
-        grad = _restore_dims(grad, dims, self.keepdim, self.self_sym_sizes)
-        if x.ndim == 0:
-            return (grad,)  # the product of one number is that number (PyTorch's shortcut)
-        if not np.any(x._data == 0):
-            result = _restore_dims(result, dims, self.keepdim, self.self_sym_sizes)
-            return (grad * (result / x),)
-        if all(x.shape[d] == 1 for d in dims):
-            return (grad,)  # PyTorch's shortcut with zeros: a product of one element is itself
-        return (grad * _product_of_others(x, dims),)
-
-
-def _product_of_others(x, dims):
+def product_of_others(x, dims):
     """For each element, the product of the other elements reduced together with it.
 
     The reduced dims are moved last and flattened into rows; then each element's product of
@@ -417,10 +270,6 @@ def _exclusive_cumprod(rows):
     return scan
 
 
-class ProdBackward1(ProdBackward0):
-    __slots__ = ()
-
-
 def prod(x, dim=None, keepdim=False):
     if dim is None:
         data = np.prod(x._data, dtype=_sum_dtype(x))
@@ -433,20 +282,7 @@ def prod(x, dim=None, keepdim=False):
                   self_sym_sizes=x._data.shape)
 
 
-class VarBackward0(Node):
-    """v = Σ (xᵢ - x̄)² / (N - correction):  dv/dxᵢ = 2 (xᵢ - x̄) / (N - correction)."""
-
-    __slots__ = ("dim", "keepdim", "correction", "self_sym_sizes", "whole")
-    saved_names = ("self",)
-
-    def backward(self, grad):
-        (x,) = self.saved_tensors
-        grad = _restore_dims(grad, self.dim, self.keepdim, self.self_sym_sizes)
-        return (_var_backward(grad, x, self.dim, self.correction, self.self_sym_sizes,
-                              self.whole),)
-
-
-def _var_backward(grad, x, dims, correction, sizes, whole):
+def variance_rule(grad, x, dims, correction, sizes, whole):
     """whole: no dim was given (or x is 0-d), which is where PyTorch's rule has a special case."""
     count = int(np.prod([sizes[d] for d in dims]))
     if whole and count - correction <= 0:
@@ -482,22 +318,6 @@ def var(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
                   whole=dim is None or x._data.ndim == 0)
 
 
-class StdBackward0(Node):
-    """s = √v:  ds/dxᵢ = dv/dxᵢ / (2s). Where s = 0 (all values equal) PyTorch gives 0, not nan."""
-
-    __slots__ = ("dim", "keepdim", "correction", "self_sym_sizes", "whole")
-    saved_names = ("self", "result")
-
-    def backward(self, grad):
-        x, result = self.saved_tensors
-        grad = _restore_dims(grad, self.dim, self.keepdim, self.self_sym_sizes)
-        result = _restore_dims(result, self.dim, self.keepdim, self.self_sym_sizes)
-        is_zero = result == 0
-        grad = ew.where(is_zero, 0.0, grad / (2 * ew.where(is_zero, 1.0, result)))
-        return (_var_backward(grad, x, self.dim, self.correction, self.self_sym_sizes,
-                              self.whole),)
-
-
 def std(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
     _require_floating_point(x)
     correction = _correction(unbiased, correction)
@@ -507,29 +327,6 @@ def std(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return record(StdBackward0, data, (x,), saved=(x, OUTPUT), dim=dims, keepdim=keepdim,
                   correction=correction, self_sym_sizes=x._data.shape,
                   whole=dim is None or x._data.ndim == 0)
-
-
-class LinalgVectorNormBackward0(Node):
-    """n = (Σ |xᵢ|ᵖ)^(1/p):  dn/dxᵢ = xᵢ·|xᵢ|^(p-2) / n^(p-1)  (for p = 2: xᵢ / n)."""
-
-    __slots__ = ("ord", "dim", "keepdim", "self_sym_sizes")
-    saved_names = ("self", "result")
-
-    def backward(self, grad):
-        x, result = self.saved_tensors
-        grad = _restore_dims(grad, self.dim, self.keepdim, self.self_sym_sizes)
-        result = _restore_dims(result, self.dim, self.keepdim, self.self_sym_sizes)
-        p = self.ord
-        if p == 1:
-            return (grad * ew.sign(x),)
-        if p == 2:
-            safe = ew.where(result == 0, 1.0, result)  # the subgradient 0 at the origin
-            return (grad * x / safe * (result != 0),)
-        if p == float("inf"):
-            winners = ew.abs(x) == result
-            return (grad * ew.sign(x) * winners / winners.sum(dim=self.dim, keepdim=True),)
-        safe = ew.where(result == 0, 1.0, result)
-        return (grad * x * ew.abs(x) ** (p - 2) / safe ** (p - 1) * (result != 0),)
 
 
 def norm(x, p="fro", dim=None, keepdim=False):
@@ -552,42 +349,6 @@ def norm(x, p="fro", dim=None, keepdim=False):
 
 
 # -- softmax and log-softmax ----------------------------------------------------------------
-class SoftmaxBackward0(Node):
-    """s = softmax(x):  the VJP is s ⊙ (g - Σ g⊙s), summed along the softmax dim."""
-
-    __slots__ = ("dim",)
-    saved_names = ("result",)
-
-    def backward(self, grad):
-        (s,) = self.saved_tensors
-        return (softmax_backward_data(grad, s, self.dim),)
-
-
-class SoftmaxBackwardDataBackward0(Node):
-    """z = s ⊙ (g - Σ g⊙s), softmax's derivative rule as one recorded operation of (g, s), as in
-    PyTorch. Its own derivatives:  for g, the same rule;  for s, grad ⊙ (g - Σ g⊙s) - g · Σ grad⊙s."""
-
-    __slots__ = ("dim",)
-    saved_names = ("grad_output", "output")
-
-    def backward(self, grad):
-        g, s = self.saved_tensors
-        needs_g, needs_s = self.needs_input_grad
-        grad_g = softmax_backward_data(grad, s, self.dim) if needs_g else None
-        grad_s = None
-        if needs_s:
-            grad_s = (grad * (g - (g * s).sum(dim=self.dim, keepdim=True))
-                      - g * (grad * s).sum(dim=self.dim, keepdim=True))
-        return grad_g, grad_s
-
-
-def softmax_backward_data(grad, s, dim):
-    g_values, s_values = grad._data, s._data
-    axis = dim if g_values.ndim else None
-    data = s_values * (g_values - np.sum(g_values * s_values, axis=axis, keepdims=True))
-    return record(SoftmaxBackwardDataBackward0, data, (grad, s), saved=(grad, s), dim=dim)
-
-
 def _c_contiguous(values):
     """Row-major, as PyTorch's softmax output is even for a transposed input. (A 0-d result is
     row-major already; np.ascontiguousarray would turn it into shape (1,).)"""
@@ -605,43 +366,6 @@ def softmax(x, dim, dtype=None):
     return record(SoftmaxBackward0, data, (x,), saved=(OUTPUT,), dim=d)
 
 
-class LogSoftmaxBackward0(Node):
-    """l = log_softmax(x):  the VJP is g - softmax(x)·Σ g, and softmax(x) = exp(l)."""
-
-    __slots__ = ("dim",)
-    saved_names = ("result",)
-
-    def backward(self, grad):
-        (result,) = self.saved_tensors
-        return (log_softmax_backward_data(grad, result, self.dim),)
-
-
-class LogSoftmaxBackwardDataBackward0(Node):
-    """z = g - exp(l)·Σ g, log_softmax's derivative rule as one recorded operation of (g, l), as
-    in PyTorch. Its own derivatives:  for g, grad - Σ grad⊙exp(l);  for l, -exp(l)⊙grad·Σ g."""
-
-    __slots__ = ("dim",)
-    saved_names = ("grad_output", "output")
-
-    def backward(self, grad):
-        g, result = self.saved_tensors
-        needs_g, needs_result = self.needs_input_grad
-        softmax = ew.exp(result)
-        grad_g = grad - (grad * softmax).sum(dim=self.dim, keepdim=True) if needs_g else None
-        grad_result = None
-        if needs_result:
-            grad_result = -g.sum(dim=self.dim, keepdim=True) * softmax * grad
-        return grad_g, grad_result
-
-
-def log_softmax_backward_data(grad, result, dim):
-    g_values = grad._data
-    axis = dim if g_values.ndim else None
-    data = g_values - np.exp(result._data) * np.sum(g_values, axis=axis, keepdims=True)
-    return record(LogSoftmaxBackwardDataBackward0, data, (grad, result), saved=(grad, result),
-                  dim=dim)
-
-
 def log_softmax(x, dim, dtype=None):
     values = _float_values(x, dtype, dim, "log_softmax")
     d = _normalize_dim(dim, values.ndim)
@@ -651,19 +375,6 @@ def log_softmax(x, dim, dtype=None):
     shifted = values - values.max(axis=axis, keepdims=True)
     data = _c_contiguous(shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True)))
     return record(LogSoftmaxBackward0, data, (x,), saved=(OUTPUT,), dim=d)
-
-
-class LogsumexpBackward0(Node):
-    """l = log Σ eˣ:  dl/dxᵢ = e^(xᵢ - l) = softmax(x)ᵢ."""
-
-    __slots__ = ("dim", "keepdim", "self_sym_sizes")
-    saved_names = ("self", "result")
-
-    def backward(self, grad):
-        x, result = self.saved_tensors
-        grad = _restore_dims(grad, self.dim, self.keepdim, self.self_sym_sizes)
-        result = _restore_dims(result, self.dim, self.keepdim, self.self_sym_sizes)
-        return (grad * ew.exp(x - result),)
 
 
 def logsumexp(x, dim, keepdim=False):
@@ -694,18 +405,6 @@ def _float_values(x, dtype, dim, kernel):
     name = f"{kernel}_lastdim_kernel_impl" if last else f"{kernel}_kernel_impl"
     raise NotImplementedError(f"\"{name}\" not implemented for '{x.dtype.scalar_name}'")
 
-
-
-class CumsumBackward0(Node):
-    """y_i = x_1 + ... + x_i:  x_j affects every y_i with i ≥ j, so its gradient is the sum of
-    the output gradients from position j to the end: a cumsum of the reversed gradient."""
-
-    __slots__ = ("dim",)
-
-    def backward(self, grad):
-        from .shape import flip
-
-        return (flip(cumsum(flip(grad, self.dim), self.dim), self.dim),)
 
 
 def cumsum(x, dim, *, dtype=None):

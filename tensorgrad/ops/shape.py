@@ -14,8 +14,12 @@ import warnings
 import numpy as np
 
 from ..autograd import messages
-from ..autograd.node import Node
 from ..tensor import Tensor, _normalize_dim
+from ..derivatives import (CatBackward0, ExpandBackward0, FlipBackward0, PermuteBackward0,
+                           RepeatBackward0, ReshapeAliasBackward0, SqueezeBackward0,
+                           SqueezeBackward1, SqueezeBackward4, StackBackward0, TBackward0,
+                           TransposeBackward0, UnsafeViewBackward0, UnsqueezeBackward0,
+                           ViewBackward0)
 from .base import record
 from .elementwise import clone
 
@@ -60,27 +64,6 @@ def _infer_shape(shape, numel, original):
 
 
 # -- reshape / view / flatten -------------------------------------------------------------
-class ViewBackward0(Node):
-    """y = x with a new shape:  the gradient takes x's shape back."""
-
-    __slots__ = ("self_sym_sizes",)
-
-    def backward(self, grad):
-        return (grad.reshape(self.self_sym_sizes),)
-
-
-class UnsafeViewBackward0(ViewBackward0):
-    """A reshape that had to copy (the input's memory order did not allow a view)."""
-
-    __slots__ = ()
-
-
-class ReshapeAliasBackward0(ViewBackward0):
-    """A reshape of a non-contiguous tensor (a transpose, say) that could still be a view."""
-
-    __slots__ = ()
-
-
 def reshape(x, *shape):
     shape = _infer_shape(_shape_arg(shape), x._data.size, x._data.shape)
     data = x._data.reshape(shape)
@@ -128,15 +111,6 @@ def unsafe_view(x, shape):
 
 
 # -- transpose / permute ------------------------------------------------------------------
-class TransposeBackward0(Node):
-    """y = x with two dims swapped:  swap them back in the gradient."""
-
-    __slots__ = ("dim0", "dim1")
-
-    def backward(self, grad):
-        return (grad.transpose(self.dim0, self.dim1),)
-
-
 def transpose(x, dim0, dim1):
     d0 = _normalize_dim(dim0, x._data.ndim)
     d1 = _normalize_dim(dim1, x._data.ndim)
@@ -144,31 +118,10 @@ def transpose(x, dim0, dim1):
     return as_view(record(TransposeBackward0, data, (x,), dim0=d0, dim1=d1), x)
 
 
-class TBackward0(Node):
-    """y = xᵀ for a matrix (or a vector, unchanged)."""
-
-    __slots__ = ()
-
-    def backward(self, grad):
-        return (grad.t(),)
-
-
 def t(x):
     if x._data.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {x._data.ndim}D")
     return as_view(record(TBackward0, x._data.T, (x,)), x)
-
-
-class PermuteBackward0(Node):
-    """y = x with its dims reordered:  apply the inverse order to the gradient."""
-
-    __slots__ = ("dims",)
-
-    def backward(self, grad):
-        inverse = [0] * len(self.dims)
-        for position, d in enumerate(self.dims):
-            inverse[d] = position
-        return (grad.permute(*inverse),)
 
 
 def permute(x, *dims):
@@ -203,39 +156,9 @@ def matrix_transpose(x):
 
 
 # -- unsqueeze / squeeze ---------------------------------------------------------------------
-class UnsqueezeBackward0(Node):
-    """y = x with a new dim of size 1:  remove it from the gradient."""
-
-    __slots__ = ("dim",)
-
-    def backward(self, grad):
-        return (grad.squeeze(self.dim),)
-
-
 def unsqueeze(x, dim):
     d = _normalize_dim(dim, x._data.ndim + 1)
     return as_view(record(UnsqueezeBackward0, np.expand_dims(x._data, d), (x,), dim=d), x)
-
-
-class _SqueezeBackward(Node):
-    """y = x without some size-1 dims:  the gradient gets x's shape back."""
-
-    __slots__ = ("self_sym_sizes",)
-
-    def backward(self, grad):
-        return (grad.reshape(self.self_sym_sizes),)
-
-
-class SqueezeBackward0(_SqueezeBackward):
-    __slots__ = ()  # squeeze(): every size-1 dim
-
-
-class SqueezeBackward1(_SqueezeBackward):
-    __slots__ = ()  # squeeze(dim)
-
-
-class SqueezeBackward4(_SqueezeBackward):
-    __slots__ = ()  # squeeze(dims), as at the end of vector @ matrix
 
 
 def squeeze(x, dim=None):
@@ -252,19 +175,6 @@ def squeeze(x, dim=None):
 
 
 # -- expand / repeat -------------------------------------------------------------------------
-class ExpandBackward0(Node):
-    """y = x broadcast to a larger shape.
-
-    The derivative sums the gradient over the copies. That is exactly what the engine's
-    fit_gradient does for every broadcast input, so this rule passes the gradient on unchanged.
-    """
-
-    __slots__ = ("self_sym_sizes",)
-
-    def backward(self, grad):
-        return (grad,)
-
-
 def expand(x, *sizes):
     sizes = _shape_arg(sizes)
     shape = x._data.shape
@@ -310,21 +220,6 @@ def broadcast_to(x, shape):
     return expand(x, shape)
 
 
-class RepeatBackward0(Node):
-    """y = x tiled `repeats` times:  each element's gradient is the sum over its copies."""
-
-    __slots__ = ("repeats", "self_sym_sizes")
-
-    def backward(self, grad):
-        repeats = self.repeats
-        shape = (1,) * (len(repeats) - len(self.self_sym_sizes)) + tuple(self.self_sym_sizes)
-        split = []
-        for r, s in zip(repeats, shape):
-            split.extend((r, s))
-        summed = grad.reshape(split).sum(dim=tuple(range(0, len(split), 2)))
-        return (summed.reshape(self.self_sym_sizes),)
-
-
 def repeat(x, *repeats):
     repeats = _shape_arg(repeats)
     if len(repeats) < x._data.ndim:
@@ -335,25 +230,6 @@ def repeat(x, *repeats):
 
 
 # -- cat / stack ---------------------------------------------------------------------------
-class CatBackward0(Node):
-    """y = the inputs joined along `dim`:  cut the gradient back into the same pieces."""
-
-    __slots__ = ("dim", "sizes")
-
-    def backward(self, grad):
-        pieces = []
-        start = 0
-        for size in self.sizes:
-            if size is None:  # a 1-d empty input, which cat skipped
-                pieces.append(Tensor._make(np.zeros(0, grad._data.dtype)))
-                continue
-            index = [slice(None)] * grad.ndim
-            index[self.dim] = slice(start, start + size)
-            pieces.append(grad[tuple(index)])
-            start += size
-        return tuple(pieces)
-
-
 def cat(tensors, dim=0):
     tensors = _tensor_list(tensors, "cat")
     _check_no_scalars(tensors)
@@ -397,15 +273,6 @@ def _check_cat_shapes(shapes, dim):
                     f"Sizes of tensors must match except in dimension {dim}. Expected size "
                     f"{expected} but got size {got} for tensor number {number} in the list."
                 )
-
-
-class StackBackward0(Node):
-    """y = the inputs stacked along a new dim:  each input gets its slice of the gradient."""
-
-    __slots__ = ("dim",)
-
-    def backward(self, grad):
-        return tuple(grad.select(self.dim, i) for i in range(grad.shape[self.dim]))
 
 
 def stack(tensors, dim=0):
@@ -461,15 +328,6 @@ def split(x, split_size, dim=0):
         pieces.append(x[tuple(index)])
         start += size
     return tuple(pieces)
-
-
-class FlipBackward0(Node):
-    """y = x reversed along some dims:  reverse the gradient the same way."""
-
-    __slots__ = ("dims",)
-
-    def backward(self, grad):
-        return (flip(grad, self.dims),)
 
 
 def flip(x, dims):

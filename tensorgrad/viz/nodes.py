@@ -56,7 +56,7 @@ def built_by_backward(node):
 
 def is_custom_function(node):
     """Was this node made by a user-defined `autograd.Function` (`ExpBackward`)?"""
-    from ..autograd.function import BackwardCFunction
+    from ..autograd.custom_function import BackwardCFunction
 
     return isinstance(node, BackwardCFunction)
 

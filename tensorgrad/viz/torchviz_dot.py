@@ -1,6 +1,6 @@
 """`make_dot`: torchviz's picture of a grad_fn graph, for tensorgrad tensors.
 
-A drop-in for `torchviz.make_dot` (torchviz 0.0.3, spec §9): the same arguments, the same
+A drop-in for `torchviz.make_dot` (torchviz 0.0.3; pinned in tests/test_viz.py): the same arguments, the same
 `graphviz.Digraph` result, the same statements in the same order, the same colours:
 
   * grad_fn nodes are boxes named by their type (`MulBackward0`, `AccumulateGrad`), in

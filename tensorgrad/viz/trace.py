@@ -19,7 +19,7 @@ import contextlib
 
 import numpy as np
 
-from ..autograd import engine, functions, messages
+from ..autograd import backward_and_grad, engine, messages
 from ..autograd.grad_mode import no_grad
 from ..tensor import Tensor
 from . import formulas, labels, nodes
@@ -102,7 +102,7 @@ def trace_backward(root, gradient=None, *, names=None, accumulate=False):
     edge = engine.gradient_edge(root)
     if edge is None:
         raise RuntimeError(messages.NO_GRAD_FN.format(index=0))
-    (root_grad,) = functions.make_root_grads([root], [gradient])
+    (root_grad,) = backward_and_grad.make_root_grads([root], [gradient])
     model = GraphModel(root, names)
     recorder = _Recorder(model, edge, root_grad)
     suspended = contextlib.nullcontext() if accumulate else _hooks_suspended(model)

@@ -273,7 +273,7 @@ def test_node_module(tg, env):
     if tg.__name__ == "torch":
         assert module == "builtins"
     else:
-        assert module == "tensorgrad.ops.elementwise"
+        assert module == "tensorgrad.derivatives"
 
 
 def test_print_node(tg, env, capsys):

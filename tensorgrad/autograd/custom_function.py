@@ -49,6 +49,11 @@ def _tensor_class():
 
 
 # -- the context: what forward, setup_context and backward see as `ctx` -----------------------
+
+# The name this module goes by, as PyTorch's does: tensorgrad.autograd.function (the file is
+# custom_function.py, so that it is not confused with functional.py and backward_and_grad.py).
+MODULE_NAME = "tensorgrad.autograd.function"
+
 class FunctionCtx:
     """The methods a Function's forward uses to tell autograd what backward will need."""
 
@@ -102,7 +107,7 @@ class BackwardCFunction(Node, FunctionCtx):
 
     def __repr__(self):
         # Unlike built-in nodes, PyTorch prints these with their module, like a Python class.
-        return f"<{__name__}.{type(self).__name__} object at {id(self):#x}>"
+        return f"<{MODULE_NAME}.{type(self).__name__} object at {id(self):#x}>"
 
     @property
     def needs_input_grad(self):
@@ -198,7 +203,7 @@ class Function:
         cls._backward_cls = type(
             f"{cls.__name__}Backward",
             (BackwardCFunction,),
-            {"_forward_cls": cls, "forward_name": cls.__name__, "__module__": __name__},
+            {"_forward_cls": cls, "forward_name": cls.__name__, "__module__": MODULE_NAME},
         )
 
     def __init__(self, *args, **kwargs):

@@ -1,0 +1,639 @@
+"""Every derivative rule in tensorgrad, in one table.
+
+"What is the derivative of tanh?" Look it up here:
+
+    TanhBackward0 = rule("TanhBackward0", saves=["result"], ...,
+                         self=lambda grad, result: grad * (1 - result * result))
+
+reads: the node that `tanh` records is called TanhBackward0 (PyTorch's name); the forward pass
+saves its result y; the gradient for the input (`self`, as PyTorch calls the first input) is
+the incoming gradient times 1 - y². Each entry is the chain rule for one operation: the
+incoming gradient `grad` (∂L/∂out) times the local derivative ∂out/∂input. How an entry becomes
+a node class, and how a formula's parameters are filled in, is in autograd/rules.py.
+
+What an entry holds, besides its formulas:
+    saves        what the forward pass keeps for backward (`grad_fn._saved_self`, ...)
+    settings     attributes the forward records that no formula reads (PyTorch shows them)
+    computes     how pictures write the operation: "{a} * {b}"
+    local        how pictures write each local derivative: "{b}", "1 - {out}²"
+    elementwise  output element i depends only on element i of each input
+    fast         a fused formulation used instead of the plain formula, for speed and to record
+                 the same graph as PyTorch under create_graph=True (ops/fused.py)
+
+Broadcasting is undone in one place for all of them (autograd/engine.py: fit_gradient), so no
+formula sums a gradient back to its input's shape. Every rule is checked against finite
+differences, at first and second order, in tests/test_derivatives.py and tests/test_gradcheck.py.
+"""
+
+import numpy as np
+
+from . import creation
+from .autograd.rules import rule
+from .ops import fused
+from .tensor import Tensor
+
+# -- + - * / and negation ---------------------------------------------------------------------
+# z = a + α·b:  ∂z/∂a = 1,  ∂z/∂b = α
+AddBackward0 = rule(
+    "AddBackward0", computes="{a} + {alpha_times}{b}", local=("1", "{alpha}"), elementwise=True,
+    self=lambda grad: grad,
+    other=lambda grad, alpha: grad if alpha == 1 else grad * alpha)
+
+# z = a - α·b:  ∂z/∂a = 1,  ∂z/∂b = -α
+SubBackward0 = rule(
+    "SubBackward0", computes="{a} - {alpha_times}{b}", local=("1", "-{alpha}"), elementwise=True,
+    self=lambda grad: grad,
+    other=lambda grad, alpha: -grad if alpha == 1 else grad * -alpha)
+
+# z = c - x for a number c:  ∂z/∂x = -1
+RsubBackward1 = rule(
+    "RsubBackward1", computes="const - {a}", local="-1", elementwise=True,
+    self=lambda grad: -grad)
+
+# z = a·b:  ∂z/∂a = b,  ∂z/∂b = a. (Each factor is saved only if the other needs a gradient.)
+MulBackward0 = rule(
+    "MulBackward0", saves=("other", "self"), computes="{a} * {b}", local=("{b}", "{a}"),
+    elementwise=True,
+    self=lambda grad, other: grad * other,
+    other=lambda grad, self: grad * self)
+
+# z = a / b:  ∂z/∂a = 1/b,  ∂z/∂b = -a/b². (Written (a / b) / b: b² under- or overflows first.)
+DivBackward0 = rule(
+    "DivBackward0", saves=("other", "self"), computes="{a} / {b}", local=("1/{b}", "-{a}/{b}²"),
+    elementwise=True,
+    self=lambda grad, other: grad / other,
+    other=lambda grad, other, self: -grad * ((self / other) / other))
+
+# y = 1/x:  dy/dx = -1/x² = -y²
+ReciprocalBackward0 = rule(
+    "ReciprocalBackward0", saves=("result",), local="-{out}²", elementwise=True,
+    self=lambda grad, result: -grad * result * result)
+
+# y = -x:  dy/dx = -1
+NegBackward0 = rule(
+    "NegBackward0", computes="-{a}", local="-1", elementwise=True,
+    self=lambda grad: -grad)
+
+
+# -- powers -------------------------------------------------------------------------------------
+def power_rule(grad, self, exponent):
+    """y = xⁿ for a number n:  dy/dx = n·xⁿ⁻¹. (x⁰ is a constant: its gradient is zeros.)"""
+    if exponent == 0:
+        return creation.zeros_like(self)
+    return grad * exponent * self ** (exponent - 1)
+
+
+PowBackward0 = rule(
+    "PowBackward0", saves=("self",), computes="{a} ** {exponent}",
+    local="{exponent}·{a}^{exponent_minus_1}", elementwise=True,
+    self=power_rule)
+
+
+def pow_base(grad, exponent, self):
+    """z = aᵇ:  ∂z/∂a = b·aᵇ⁻¹, and 0 at 0⁰ (not 0·0⁻¹ = nan), as in PyTorch. (Masking only
+    there, not at every zero exponent as PyTorch does, keeps its derivative in b right.)"""
+    zero_to_zero = (self == 0) & (exponent == 0)
+    return ew.where(zero_to_zero, 0.0, grad * exponent * self ** (exponent - 1))
+
+
+PowBackward1 = rule(
+    "PowBackward1", saves=("exponent", "self", "result"), computes="{a} ** {b}",
+    local=("{b}·{a}^({b} - 1)", "{out}·ln({a})"), elementwise=True,
+    self=pow_base,
+    exponent=lambda grad, exponent, self, result: grad * result * safe_log_of_base(self, exponent))
+
+
+def safe_log_of_base(base, exponent):
+    """ln(base), but 0 where the base is 0 and the exponent ≥ 0: there aᵇ is flat in b."""
+    zero_base = (base == 0) & (exponent >= 0)
+    return ew.where(zero_base, 0.0, ew.log(ew.where(zero_base, 1.0, base)))
+
+
+def exponential_rule(grad, exponent, result, base):
+    """z = cˣ for a number c:  dz/dx = z·ln c. For c = 0: 0 where x ≥ 0 (as PyTorch), and -inf
+    where x < 0 (0ˣ is inf there)."""
+    if base == 0:
+        return grad * ew.where(exponent >= 0, 0.0, result * float("-inf"))
+    return grad * result * float(np.log(base))
+
+
+PowBackward2 = rule(
+    "PowBackward2", saves=("exponent", "result"), computes="{base} ** {a}",
+    local="{out}·ln({base})", elementwise=True,
+    self=exponential_rule)
+
+
+# -- functions of one variable ------------------------------------------------------------------
+# y = eˣ:  dy/dx = eˣ = y
+ExpBackward0 = rule(
+    "ExpBackward0", saves=("result",), local="exp({a})", elementwise=True,
+    self=lambda grad, result: grad * result)
+
+# y = ln x:  dy/dx = 1/x
+LogBackward0 = rule(
+    "LogBackward0", saves=("self",), local="1/{a}", elementwise=True,
+    self=lambda grad, self: grad / self)
+
+# y = ln(1 + x):  dy/dx = 1/(1 + x)
+Log1PBackward0 = rule(
+    "Log1PBackward0", saves=("self",), local="1/(1 + {a})", elementwise=True,
+    self=lambda grad, self: grad / (self + 1))
+
+# y = eˣ - 1:  dy/dx = eˣ = y + 1
+Expm1Backward0 = rule(
+    "Expm1Backward0", saves=("result",), local="{out} + 1", elementwise=True,
+    self=lambda grad, result: grad * (result + 1))
+
+# y = √x:  dy/dx = 1/(2√x) = 1/(2y)
+SqrtBackward0 = rule(
+    "SqrtBackward0", saves=("result",), local="1/(2·{out})", elementwise=True,
+    self=lambda grad, result: grad / (2 * result))
+
+# y = sin x:  dy/dx = cos x
+SinBackward0 = rule(
+    "SinBackward0", saves=("self",), local="cos({a})", elementwise=True,
+    self=lambda grad, self: grad * ew.cos(self))
+
+# y = cos x:  dy/dx = -sin x
+CosBackward0 = rule(
+    "CosBackward0", saves=("self",), local="-sin({a})", elementwise=True,
+    self=lambda grad, self: grad * -ew.sin(self))
+
+# y = tanh x:  dy/dx = 1 - tanh²x = 1 - y²
+TanhBackward0 = rule(
+    "TanhBackward0", saves=("result",), local="1 - {out}²", elementwise=True,
+    self=lambda grad, result: grad * (1 - result * result),
+    fast={"self": fused.tanh_backward})
+
+# y = σ(x) = 1 / (1 + e⁻ˣ):  dy/dx = y·(1 - y)
+SigmoidBackward0 = rule(
+    "SigmoidBackward0", saves=("result",), local="{out}·(1 - {out})", elementwise=True,
+    self=lambda grad, result: grad * result * (1 - result),
+    fast={"self": fused.sigmoid_backward})
+
+# y = max(x, 0):  dy/dx = 1 where x > 0, else 0 (and the gradient passes where y is nan)
+ReluBackward0 = rule(
+    "ReluBackward0", saves=("result",), local="1 where {out} > 0, else 0", elementwise=True,
+    self=lambda grad, result: ew.where(result <= 0, 0.0, grad),
+    fast={"self": fused.threshold_backward})
+
+# y = |x|:  dy/dx = sign(x) (0 at x = 0)
+AbsBackward0 = rule(
+    "AbsBackward0", saves=("self",), local="sign({a})", elementwise=True,
+    self=lambda grad, self: grad * ew.sign(self))
+
+# y = sign(x):  dy/dx = 0 wherever it exists
+SignBackward0 = rule(
+    "SignBackward0", local="0", elementwise=True,
+    self=lambda grad: grad * 0)
+
+
+def clamp_rule(grad, self, min, max):  # noqa: A002  (PyTorch's names)
+    """y = clamp(x, lo, hi):  dy/dx = 1 where lo ≤ x ≤ hi, else 0."""
+    inside = self == self  # all True, with x's shape
+    if min is not None:
+        inside = inside & (self >= min)
+    if max is not None:
+        inside = inside & (self <= max)
+    return ew.where(inside, grad, 0)
+
+
+ClampBackward1 = rule(
+    "ClampBackward1", saves=("self",), local="1 where {min} ≤ {a} ≤ {max}, else 0",
+    elementwise=True,
+    self=clamp_rule)
+
+
+# -- choosing between inputs --------------------------------------------------------------------
+def share_unless_beaten(grad, loses, ties):
+    """maximum/minimum, as PyTorch: an input gets the gradient, half of it on a tie, and none
+    where the other input wins. (Where neither wins nor ties, a nan, both get all of it.)"""
+    return ew.where(loses, 0, ew.where(ties, grad / 2, grad))
+
+
+# z = max(a, b): the gradient goes to the larger input; ties split it half and half
+MaximumBackward0 = rule(
+    "MaximumBackward0", saves=("other", "self"), elementwise=True,
+    self=lambda grad, self, other: share_unless_beaten(grad, self < other, self == other),
+    other=lambda grad, self, other: share_unless_beaten(grad, other < self, self == other))
+
+# z = min(a, b): the gradient goes to the smaller input; ties split it half and half
+MinimumBackward0 = rule(
+    "MinimumBackward0", saves=("other", "self"), elementwise=True,
+    self=lambda grad, self, other: share_unless_beaten(grad, self > other, self == other),
+    other=lambda grad, self, other: share_unless_beaten(grad, other > self, self == other))
+
+# z = where(c, a, b): the gradient goes to a where c holds, to b elsewhere
+WhereBackward0 = rule(
+    "WhereBackward0", saves=("condition",), elementwise=True,
+    self=lambda grad, condition: ew.where(condition, grad, 0),
+    other=lambda grad, condition: ew.where(condition, 0, grad))
+
+
+# -- copies and casts: the gradient passes unchanged --------------------------------------------
+CloneBackward0 = rule("CloneBackward0", local="1", elementwise=True, self=lambda grad: grad)
+# (a cast: the engine casts the gradient back to the input's dtype)
+ToCopyBackward0 = rule("ToCopyBackward0", local="1", elementwise=True, self=lambda grad: grad)
+# the node of a `.grad` made by backward(create_graph=True); PyTorch's name has no digit
+CopyBackwards = rule("CopyBackwards", local="1", elementwise=True, self=lambda grad: grad)
+
+# x.zero_() and x.fill_(v): the old values no longer matter, so their gradient is zero
+ZeroBackward0 = rule("ZeroBackward0", self=lambda grad: creation.zeros_like(grad))
+FillBackward0 = rule("FillBackward0", self=lambda grad: creation.zeros_like(grad))
+
+
+# -- reductions: the gradient goes back to every element that contributed ------------------------
+# s = Σ xᵢ:  ∂s/∂xᵢ = 1, so every element gets the gradient
+SumBackward0 = rule(
+    "SumBackward0", local="1",
+    self=lambda grad, self_sym_sizes: grad.expand(self_sym_sizes))
+
+# the sum along some dims: each element gets the gradient of its own sum
+SumBackward1 = rule(
+    "SumBackward1",
+    self=lambda grad, dim, keepdim, self_sym_sizes: R.expand_back(grad, dim, keepdim,
+                                                                  self_sym_sizes))
+
+# m = (1/N) Σ xᵢ:  ∂m/∂xᵢ = 1/N
+MeanBackward0 = rule(
+    "MeanBackward0", local="1/{self_sym_numel}",
+    self=lambda grad, self_sym_sizes, self_sym_numel: grad.expand(self_sym_sizes) / self_sym_numel)
+
+# the mean along some dims: each element gets its group's gradient over the group's size
+MeanBackward1 = rule(
+    "MeanBackward1",
+    self=lambda grad, dim, keepdim, self_sym_sizes, count:
+        R.expand_back(grad, dim, keepdim, self_sym_sizes) / count)
+
+
+def shared_by_ties(grad, self, result):
+    """max()/min() of everything: the elements equal to the result share the gradient equally
+    (if the result is nan, it came from the nan elements, and they share it)."""
+    winners = self != self if np.isnan(result._data) else self == result
+    return ew.where(winners, grad / winners.sum(), 0)
+
+
+MaxBackward1 = rule("MaxBackward1", saves=("self", "result"), self=shared_by_ties)
+MinBackward1 = rule("MinBackward1", saves=("self", "result"), self=shared_by_ties)
+
+
+def to_selected_index(grad, indices, dim, keepdim, self_sym_sizes):
+    """max(dim)/min(dim): the gradient goes to the element whose index was returned."""
+    grad = R.restore_dims(grad, (dim,), keepdim, self_sym_sizes)
+    index = R.restore_dims(indices, (dim,), keepdim, self_sym_sizes)
+    return R.scatter_along(grad, index, dim, self_sym_sizes)
+
+
+MaxBackward0 = rule("MaxBackward0", saves=("indices",), self=to_selected_index)
+MinBackward0 = rule("MinBackward0", saves=("indices",), self=to_selected_index)
+
+
+def shared_by_ties_along(grad, self, result, dim, keepdim, self_sym_sizes):
+    """amax/amin along dims: the elements equal to their group's result share its gradient."""
+    result = R.restore_dims(result, dim, keepdim, self_sym_sizes)
+    grad = R.restore_dims(grad, dim, keepdim, self_sym_sizes)
+    winners = self == result
+    return grad * winners / winners.sum(dim=dim, keepdim=True)
+
+
+AmaxBackward0 = rule("AmaxBackward0", saves=("self", "result"), self=shared_by_ties_along)
+AminBackward0 = rule("AminBackward0", saves=("self", "result"), self=shared_by_ties_along)
+
+
+def product_rule(grad, self, result, dim, keepdim, self_sym_sizes):
+    """p = Π xᵢ:  ∂p/∂xᵢ = the product of all the *other* elements. That is p / xᵢ when no
+    element is zero, as PyTorch computes it; with a zero, the product of the others is built
+    from multiplications only, so that its own derivatives are right too."""
+    grad = R.restore_dims(grad, dim, keepdim, self_sym_sizes)
+    if self.ndim == 0:
+        return grad  # the product of one number is that number (PyTorch's shortcut)
+    if not np.any(self._data == 0):
+        return grad * (R.restore_dims(result, dim, keepdim, self_sym_sizes) / self)
+    if all(self.shape[d] == 1 for d in dim):
+        return grad  # with zeros, PyTorch's shortcut: a product of one element is itself
+    return grad * R.product_of_others(self, dim)
+
+
+ProdBackward0 = rule("ProdBackward0", saves=("self", "result"), self=product_rule)
+ProdBackward1 = rule("ProdBackward1", saves=("self", "result"), self=product_rule)
+
+# v = Σ (xᵢ - x̄)² / (N - correction):  ∂v/∂xᵢ = 2 (xᵢ - x̄) / (N - correction)
+VarBackward0 = rule(
+    "VarBackward0", saves=("self",),
+    self=lambda grad, self, dim, keepdim, correction, self_sym_sizes, whole: R.variance_rule(
+        R.restore_dims(grad, dim, keepdim, self_sym_sizes), self, dim, correction,
+        self_sym_sizes, whole))
+
+
+def std_rule(grad, self, result, dim, keepdim, correction, self_sym_sizes, whole):
+    """s = √v:  ∂s/∂xᵢ = (∂v/∂xᵢ) / (2s). Where s = 0 (all values equal) PyTorch gives 0."""
+    grad = R.restore_dims(grad, dim, keepdim, self_sym_sizes)
+    result = R.restore_dims(result, dim, keepdim, self_sym_sizes)
+    is_zero = result == 0
+    grad = ew.where(is_zero, 0.0, grad / (2 * ew.where(is_zero, 1.0, result)))
+    return R.variance_rule(grad, self, dim, correction, self_sym_sizes, whole)
+
+
+StdBackward0 = rule("StdBackward0", saves=("self", "result"), self=std_rule)
+
+
+def norm_rule(grad, self, result, ord, dim, keepdim, self_sym_sizes):  # noqa: A002
+    """n = (Σ |xᵢ|ᵖ)^(1/p):  ∂n/∂xᵢ = xᵢ·|xᵢ|ᵖ⁻² / nᵖ⁻¹  (for p = 2: xᵢ / n; 0 at the origin)."""
+    grad = R.restore_dims(grad, dim, keepdim, self_sym_sizes)
+    result = R.restore_dims(result, dim, keepdim, self_sym_sizes)
+    if ord == 1:
+        return grad * ew.sign(self)
+    if ord == float("inf"):
+        winners = ew.abs(self) == result
+        return grad * ew.sign(self) * winners / winners.sum(dim=dim, keepdim=True)
+    safe = ew.where(result == 0, 1.0, result)
+    if ord == 2:
+        return grad * self / safe * (result != 0)
+    return grad * self * ew.abs(self) ** (ord - 2) / safe ** (ord - 1) * (result != 0)
+
+
+LinalgVectorNormBackward0 = rule(
+    "LinalgVectorNormBackward0", saves=("self", "result"), self=norm_rule)
+
+# s = softmax(x):  the VJP is s ⊙ (g - Σ g⊙s), summed along the softmax dim
+SoftmaxBackward0 = rule(
+    "SoftmaxBackward0", saves=("result",),
+    self=lambda grad, result, dim: result * (grad - (grad * result).sum(dim=dim, keepdim=True)),
+    fast={"self": fused.softmax_backward_data})
+
+# l = log_softmax(x):  the VJP is g - softmax(x)·Σ g, and softmax(x) = exp(l)
+LogSoftmaxBackward0 = rule(
+    "LogSoftmaxBackward0", saves=("result",),
+    self=lambda grad, result, dim: grad - ew.exp(result) * grad.sum(dim=dim, keepdim=True),
+    fast={"self": fused.log_softmax_backward_data})
+
+# l = log Σ eˣ:  ∂l/∂xᵢ = e^(xᵢ - l) = softmax(x)ᵢ
+LogsumexpBackward0 = rule(
+    "LogsumexpBackward0", saves=("self", "result"),
+    self=lambda grad, self, result, dim, keepdim, self_sym_sizes:
+        R.restore_dims(grad, dim, keepdim, self_sym_sizes)
+        * ew.exp(self - R.restore_dims(result, dim, keepdim, self_sym_sizes)))
+
+# yᵢ = x₁ + ... + xᵢ: xⱼ affects every yᵢ with i ≥ j, so its gradient is the sum of the output
+# gradients from position j to the end: a cumsum of the reversed gradient, reversed
+CumsumBackward0 = rule(
+    "CumsumBackward0",
+    self=lambda grad, dim: S.flip(R.cumsum(S.flip(grad, dim), dim), dim))
+
+# y = x[index] along dim (gather): the gradient is added back at the same places
+GatherBackward0 = rule(
+    "GatherBackward0", saves=("index",),
+    self=lambda grad, index, dim, self_sym_sizes: R.scatter_add_along(grad, index, dim,
+                                                                      self_sym_sizes))
+
+# the scatters that gather's and max(dim)'s rules use: their derivative picks the places back out
+ScatterAlongBackward = rule(
+    "ScatterAlongBackward", saves=("index",),
+    self=lambda grad, index, dim: R.gather(grad, dim, index))
+ScatterAddBackward = rule(
+    "ScatterAddBackward", saves=("index",),
+    self=lambda grad, index, dim: R.gather(grad, dim, index))
+
+
+# -- shapes: the same values, rearranged; the gradient is rearranged back ------------------------
+def back_to_input_shape(grad, self_sym_sizes):
+    """y = x with a new shape (view, reshape, squeeze): the gradient takes x's shape back."""
+    return grad.reshape(self_sym_sizes)
+
+
+ViewBackward0 = rule("ViewBackward0", self=back_to_input_shape)
+UnsafeViewBackward0 = rule("UnsafeViewBackward0", self=back_to_input_shape)
+ReshapeAliasBackward0 = rule("ReshapeAliasBackward0", self=back_to_input_shape)
+
+# y = x with two dims swapped: swap them back
+TransposeBackward0 = rule(
+    "TransposeBackward0", self=lambda grad, dim0, dim1: grad.transpose(dim0, dim1))
+
+# y = xᵀ of a matrix (a vector stays as it is)
+TBackward0 = rule("TBackward0", self=lambda grad: grad.t())
+
+# y = x with its dims reordered: apply the inverse order
+PermuteBackward0 = rule(
+    "PermuteBackward0",
+    self=lambda grad, dims: grad.permute(*[dims.index(d) for d in range(len(dims))]))
+
+# y = x with a new dim of size 1: remove it again
+UnsqueezeBackward0 = rule(
+    "UnsqueezeBackward0", self=lambda grad, dim: grad.squeeze(dim))
+
+# y = x without some size-1 dims: give them back (squeeze(), squeeze(dim), squeeze(dims))
+SqueezeBackward0 = rule("SqueezeBackward0", self=back_to_input_shape)
+SqueezeBackward1 = rule("SqueezeBackward1", self=back_to_input_shape)
+SqueezeBackward4 = rule("SqueezeBackward4", self=back_to_input_shape)
+
+# y = x broadcast to a larger shape: its derivative sums the gradient over the copies, which the
+# engine's fit_gradient does for every broadcast input, so the gradient passes on unchanged
+ExpandBackward0 = rule(
+    "ExpandBackward0", settings=("self_sym_sizes",), self=lambda grad: grad)
+
+
+def untile(grad, repeats, self_sym_sizes):
+    """y = x tiled `repeats` times: each element's gradient is the sum over its copies."""
+    shape = (1,) * (len(repeats) - len(self_sym_sizes)) + tuple(self_sym_sizes)
+    split = []
+    for copies, size in zip(repeats, shape):
+        split.extend((copies, size))
+    summed = grad.reshape(split).sum(dim=tuple(range(0, len(split), 2)))
+    return summed.reshape(self_sym_sizes)
+
+
+RepeatBackward0 = rule("RepeatBackward0", self=untile)
+
+
+def cut_into_pieces(grad, dim, sizes):
+    """y = the inputs joined along `dim` (cat): cut the gradient back into the same pieces."""
+    pieces, start = [], 0
+    for size in sizes:
+        if size is None:  # a 1-d empty input, which cat skipped
+            pieces.append(Tensor._make(np.zeros(0, grad._data.dtype)))
+            continue
+        index = [slice(None)] * grad.ndim
+        index[dim] = slice(start, start + size)
+        pieces.append(grad[tuple(index)])
+        start += size
+    return pieces
+
+
+CatBackward0 = rule("CatBackward0", tensors=cut_into_pieces)
+
+# y = the inputs stacked along a new dim: each input gets its slice of the gradient
+StackBackward0 = rule(
+    "StackBackward0",
+    tensors=lambda grad, dim: [grad.select(dim, i) for i in range(grad.shape[dim])])
+
+# y = x reversed along some dims: reverse the gradient the same way
+FlipBackward0 = rule("FlipBackward0", self=lambda grad, dims: S.flip(grad, dims))
+
+
+# -- indexing -----------------------------------------------------------------------------------
+def back_into_zeros(grad, index, self_sym_sizes):
+    """y = x[index]: the gradient goes back to the indexed places, zeros elsewhere."""
+    return I.index_put_into_zeros(grad, index, self_sym_sizes)
+
+
+SelectBackward0 = rule("SelectBackward0", self=back_into_zeros)
+SliceBackward0 = rule("SliceBackward0", self=back_into_zeros)
+# x[None]: PyTorch's name for it is the same as unsqueeze's
+IndexUnsqueezeBackward0 = rule("UnsqueezeBackward0", self=back_into_zeros)
+# advanced indexing saves its index, as PyTorch saves the index tensors (a second backward
+# after they are freed raises)
+IndexBackward0 = rule("IndexBackward0", saves=("index",), self=back_into_zeros)
+
+# the scatter into zeros that indexing's rule uses: its derivative reads the same places back
+IndexPutIntoZerosBackward = rule(
+    "IndexPutIntoZerosBackward", self=lambda grad, index: I.getitem(grad, index))
+
+
+def outside_index(grad, index):
+    """The gradient, with zeros at `index`: what x keeps after y[index] = value."""
+    mask = np.ones(grad.shape, dtype=bool)
+    mask[index] = False
+    return grad * Tensor._make(mask)
+
+
+# y = x with y[index] = value: x keeps the gradient outside the index, value gets it at the index
+CopySlices = rule(
+    "CopySlices", saves=("index",), full_name="tensorgrad::autograd::CopySlices",
+    self=outside_index,
+    value=lambda grad, index: I.getitem(grad, index))
+# the same, for writing through integer arrays or masks (PyTorch records an index_put)
+IndexPutBackward0 = rule(
+    "IndexPutBackward0", saves=("index",),
+    self=outside_index,
+    values=lambda grad, index: I.getitem(grad, index))
+
+
+# -- products of vectors and matrices -----------------------------------------------------------
+# s = a·b:  ∂s/∂a = b,  ∂s/∂b = a
+DotBackward0 = rule(
+    "DotBackward0", saves=("self", "tensor"), computes="{a} @ {b}",
+    self=lambda grad, tensor: grad * tensor,
+    tensor=lambda grad, self: grad * self)
+
+# C = A B:  ∂L/∂A = G Bᵀ,  ∂L/∂B = Aᵀ G
+MmBackward0 = rule(
+    "MmBackward0", saves=("self", "mat2"), computes="{a} @ {b}",
+    self=lambda grad, mat2: L.mm(grad, mat2.t()),
+    mat2=lambda grad, self: L.mm(self.t(), grad))
+
+# y = M v:  ∂L/∂M = g vᵀ (an outer product),  ∂L/∂v = Mᵀ g
+MvBackward0 = rule(
+    "MvBackward0", saves=("self", "vec"), computes="{a} @ {b}",
+    self=lambda grad, vec: S.unsqueeze(grad, 1) * S.unsqueeze(vec, 0),
+    vec=lambda grad, self: L.mv(self.t(), grad))
+
+# batched C = A B: the rule of mm, on the last two dims of every batch
+BmmBackward0 = rule(
+    "BmmBackward0", saves=("self", "mat2"),
+    self=lambda grad, mat2: L.bmm(grad, mat2.transpose(-1, -2)),
+    mat2=lambda grad, self: L.bmm(self.transpose(-1, -2), grad))
+
+# out = bias + mat1 @ mat2 (a Linear layer): the bias gets the gradient (the engine sums it
+# over the rows it was broadcast to), the product gets mm's rule
+AddmmBackward0 = rule(
+    "AddmmBackward0", saves=("mat1", "mat2"),
+    self=lambda grad: grad,
+    mat1=lambda grad, mat2: grad.mm(mat2.t()),
+    mat2=lambda grad, mat1: mat1.t().mm(grad))
+
+
+# -- losses -------------------------------------------------------------------------------------
+def mse_input(grad, self, target, reduction, count):
+    """L = Σ (x - t)² (over the count for 'mean'):  ∂L/∂x = 2(x - t),  ∂L/∂t = -∂L/∂x."""
+    return grad * ((self - target) * (2.0 / count if reduction == "mean" else 2.0))
+
+
+MseLossBackward0 = rule(
+    "MseLossBackward0", saves=("self", "target"),
+    self=mse_input,
+    target=lambda grad, self, target, reduction, count: -mse_input(grad, self, target,
+                                                                   reduction, count))
+
+
+def per_element_weight(grad, weight, reduction, count):
+    """The gradient of each element's loss: divided by the count for 'mean', times its weight."""
+    if reduction == "mean":
+        grad = grad / count
+    return grad if weight is None else grad * weight
+
+
+def bce_input(grad, self, target, weight, reduction, count):
+    """L = -w·(t·ln x + (1 - t)·ln(1 - x)):  ∂L/∂x = w·(x - t) / (x(1 - x))."""
+    grad = per_element_weight(grad, weight, reduction, count)
+    return grad * (self - target) / ew.clamp((1 - self) * self, min=F.BCE_EPSILON)
+
+
+def bce_target(grad, self, weight, reduction, count):
+    """∂L/∂t = w·(ln(1 - x) - ln x), with PyTorch's floor of -100 under each logarithm."""
+    grad = per_element_weight(grad, weight, reduction, count)
+    return grad * (ew.clamp(ew.log(1 - self), min=F.BCE_LOG_FLOOR)
+                   - ew.clamp(ew.log(self), min=F.BCE_LOG_FLOOR))
+
+
+BinaryCrossEntropyBackward0 = rule(
+    "BinaryCrossEntropyBackward0", saves=("self", "target", "weight"),
+    self=bce_input, target=bce_target)
+
+
+def nll_rule(grad, target, weight, reduction, ignore_index, total_weight, num_classes):
+    """L = -Σₙ w[tₙ]·x[n, tₙ] (over Σₙ w[tₙ] for 'mean'): the derivative is a constant table,
+    -w[tₙ] at each row's target column and 0 elsewhere, scaled by the incoming gradient."""
+    table = F.nll_coefficients(target._data, num_classes, weight, ignore_index, grad._data.dtype)
+    if reduction == "mean":
+        table = table / total_weight
+    if reduction == "none" and grad.dim() == 1:
+        grad = grad.unsqueeze(1)  # one loss per row: scale each row of the table
+    return grad * Tensor._make(table)
+
+
+NllLossBackward0 = rule("NllLossBackward0", saves=("target", "weight"), self=nll_rule)
+
+
+# -- fused rules: one recorded operation each, as in PyTorch (ops/fused.py computes them) --------
+# z = g·(1 - y²) (tanh's rule as one operation of g and y):  ∂z/∂g = 1 - y²,  ∂z/∂y = -2·g·y
+TanhBackwardBackward0 = rule(
+    "TanhBackwardBackward0", saves=("grad_output", "output"),
+    grad_output=lambda grad, output: fused.tanh_backward(grad, output),
+    output=lambda grad, grad_output, output: grad * -2 * output * grad_output)
+
+# z = g·y·(1 - y) (sigmoid's rule):  ∂z/∂g = y·(1 - y),  ∂z/∂y = g·(1 - 2y)
+SigmoidBackwardBackward0 = rule(
+    "SigmoidBackwardBackward0", saves=("grad_output", "output"),
+    grad_output=lambda grad, output: fused.sigmoid_backward(grad, output),
+    output=lambda grad, grad_output, output: grad * grad_output * (1 - 2 * output))
+
+# z = g where y > 0, else 0 (relu's rule): ∂z/∂g is the same mask; z does not change with y
+ThresholdBackwardBackward0 = rule(
+    "ThresholdBackwardBackward0", saves=("self",),
+    grad_output=lambda grad, self: ew.where(self <= 0, 0, grad),
+    self=lambda grad: creation.zeros_like(grad))
+
+# z = s ⊙ (g - Σ g⊙s) (softmax's rule):  for g, the same rule;  for s, grad ⊙ (g - Σ g⊙s) - g·Σ grad⊙s
+SoftmaxBackwardDataBackward0 = rule(
+    "SoftmaxBackwardDataBackward0", saves=("grad_output", "output"),
+    grad_output=lambda grad, output, dim: fused.softmax_backward_data(grad, output, dim),
+    output=lambda grad, grad_output, output, dim:
+        grad * (grad_output - (grad_output * output).sum(dim=dim, keepdim=True))
+        - grad_output * (grad * output).sum(dim=dim, keepdim=True))
+
+# z = g - eˡ·Σ g (log_softmax's rule):  for g, grad - Σ grad⊙eˡ;  for l, -eˡ⊙grad·Σ g
+LogSoftmaxBackwardDataBackward0 = rule(
+    "LogSoftmaxBackwardDataBackward0", saves=("grad_output", "output"),
+    grad_output=lambda grad, output, dim: grad - (grad * ew.exp(output)).sum(dim=dim, keepdim=True),
+    output=lambda grad, grad_output, output, dim:
+        -grad_output.sum(dim=dim, keepdim=True) * ew.exp(output) * grad)
+
+
+# The operations that the formulas above are written with. Imported last, because these modules
+# build their own operations from the node classes above.
+from .ops import elementwise as ew  # noqa: E402
+from .ops import indexing as I  # noqa: E402,N812
+from .ops import linalg as L  # noqa: E402,N812
+from .ops import reduction as R  # noqa: E402,N812
+from .ops import shape as S  # noqa: E402,N812
+from .nn import functional as F  # noqa: E402,N812
