@@ -272,7 +272,7 @@ _DTYPES_SHOWN_BY_THEIR_VALUES = ("float32", "int64", "bool")
 
 
 def _suffixes(array: np.ndarray, dtype_name: str, grad_fn_name: str | None,
-              requires_grad: bool) -> list[str]:
+              requires_grad: bool, tangent=None) -> list[str]:
     """The ``key=value`` parts written after the body, in torch's order."""
     suffixes = []
     if array.size == 0:
@@ -292,6 +292,10 @@ def _suffixes(array: np.ndarray, dtype_name: str, grad_fn_name: str | None,
         suffixes.append(f"grad_fn=<{grad_fn_name}>")
     elif requires_grad:
         suffixes.append("requires_grad=True")
+    if tangent is not None:
+        # torch prints a 0-d tangent as a Python float, any other as a tensor
+        value = repr(tangent.item()) if tangent.ndim == 0 else repr(tangent)
+        suffixes.append(f"tangent={value}")
     return suffixes
 
 
@@ -333,7 +337,7 @@ def _length_as_torch_spells_it(suffix: str) -> int:
 
 def format_tensor(array: np.ndarray, *, dtype_name: str,
                   grad_fn_name: str | None = None, requires_grad: bool = False,
-                  prefix: str = "tensor(") -> str:
+                  prefix: str = "tensor(", tangent=None) -> str:
     """The repr of a tensor whose data is ``array``, exactly as torch prints it.
 
     dtype_name: short dtype name, e.g. "float32"; shown as
@@ -341,10 +345,11 @@ def format_tensor(array: np.ndarray, *, dtype_name: str,
     grad_fn_name: the node's type name, shown as ``grad_fn=<Name>``.
     requires_grad: shows ``requires_grad=True`` (only when there is no grad_fn).
     prefix: the opening text; its length is the indent of continuation lines.
+    tangent: in forward-mode AD, the tensor's tangent, shown as ``tangent=...``.
     """
     array = np.asarray(array)
     indent = len(prefix)
-    suffixes = _suffixes(array, dtype_name, grad_fn_name, requires_grad)
+    suffixes = _suffixes(array, dtype_name, grad_fn_name, requires_grad, tangent)
 
     if array.size == 0:
         body = "[]"

@@ -57,6 +57,7 @@ class Tensor:
     _backward_hooks = None
     _retains_grad = False
     _accumulator_ref = None
+    _fw_tangent = None  # (dual level, tangent) in forward-mode AD (autograd/forward_ad.py)
 
     __array_priority__ = 1000  # so that `numpy_value * tensor` is handled by Tensor
     __array_ufunc__ = None
@@ -415,6 +416,7 @@ class Tensor:
             dtype_name=self.dtype.name,
             grad_fn_name=None if grad_fn is None else type(grad_fn).__name__,
             requires_grad=self._requires_grad,
+            tangent=None if self._fw_tangent is None else _forward_ad.tangent_of(self),
         )
 
     __str__ = __repr__
@@ -879,6 +881,7 @@ _C_TYPE_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "
 
 # The operations import Tensor, so they are imported after the class exists.
 from .autograd import backward_and_grad as _backward_and_grad  # noqa: E402
+from .autograd import forward_ad as _forward_ad  # noqa: E402
 from .autograd.grad_mode import no_grad as _no_grad  # noqa: E402
 from . import derivatives as _derivatives  # noqa: E402,F401  (first: the ops build on its node classes)
 from .ops import elementwise as _ew  # noqa: E402

@@ -164,3 +164,32 @@ IN_PLACE_ON_VIEW = (
     "being recorded (PyTorch rewrites the base tensor's graph here; tensorgrad keeps graphs "
     "simple). Use an out-of-place operation, or .clone() the view first."
 )
+
+
+# -- forward-mode AD (tests/test_forward_ad.py) ------------------------------------------------
+NESTED_FORWARD_AD = "Nested forward mode AD is not supported at the moment"
+
+EXIT_UNKNOWN_DUAL_LEVEL = (
+    "Trying to exit a forward AD level that was not the last one that was created. This is not "
+    "supported."
+)
+
+MAKE_DUAL_WITHOUT_LEVEL = (
+    "Trying to create a dual Tensor for forward AD but no level exists, make sure to "
+    "enter_dual_level() first."
+)
+
+TANGENT_NOT_FLOATING = "Expected tangent to be floating point or complex, but got: {dtype}"
+
+TANGENT_SIZE = (
+    "Trying to set a forward gradient that has a different size than that of the original "
+    "Tensor, this is not supported. Tensor is of size {size} while the given forward gradient is "
+    "of size {tangent_size}."
+)
+
+# PyTorch's text goes on: "Please file an issue to PyTorch at ...". Here it is tensorgrad that
+# lacks the rule, so that line is left out.
+FORWARD_AD_NOT_IMPLEMENTED = (
+    "Trying to use forward AD with {name} that does not support it because it has not been "
+    "implemented yet."
+)

@@ -46,6 +46,8 @@ class Rule(Node):
     local        how pictures write ∂out/∂input for each input ("{b}", "{a}"), or None
     elementwise  True when output element i depends only on element i of each input
     source       the text of the generated `backward` method
+    jvp_formula  the forward-mode rule (tangent of the output from the inputs' tangents), or
+                 None; element-by-element rules need none: their backward formulas serve
     """
 
     __slots__ = ()
@@ -55,11 +57,43 @@ class Rule(Node):
     local = None
     elementwise = False
     source = ""
+    jvp_formula = None
     _full_name = None
     _entry_line = None
 
     def name(self):
         return self._full_name or type(self).__name__
+
+    @classmethod
+    def jvp(cls, tangents, inputs, result, saved, settings):
+        """Forward mode: the output's tangent, from one tangent per input (None: no tangent).
+
+        An explicit `jvp=` formula asks for its values by name, as a backward formula does:
+        `self_t` is the tangent of input `self` (zeros where it has none), `self` its value,
+        `result` the output, and a saved value or setting by its name. An element-by-element
+        rule without one uses its backward formulas: its Jacobian is diagonal, so J·t is the
+        sum over inputs of (the local derivative) times (that input's tangent), which is what
+        each backward formula computes when given the tangent as `grad`.
+        """
+        values = dict(settings)
+        values.update(zip(cls.saved_names, saved))
+        values.update(zip(list(dict(cls.formulas)), inputs))
+        values["result"] = result
+        if cls.jvp_formula is not None:
+            for name, value, tangent in zip(list(dict(cls.formulas)), inputs, tangents):
+                values[name + "_t"] = _zeros_if_none(tangent, value)
+            if "tensors" in dict(cls.formulas):  # cat, stack: a list of inputs
+                values["tensors"] = list(inputs)
+                values["tensors_t"] = [_zeros_if_none(t, v) for t, v in zip(tangents, inputs)]
+            return _call_by_names(cls.jvp_formula, values)
+        if not cls.elementwise:
+            return None
+        total = None
+        for (_, formula), tangent in zip(cls.formulas, tangents):
+            if tangent is not None:
+                term = _call_by_names(formula, {**values, "grad": tangent})
+                total = term if total is None else total + term
+        return total
 
     @classmethod
     def entry(cls):
@@ -79,12 +113,13 @@ class Rule(Node):
 
 
 def rule(name, *, saves=(), settings=(), computes=None, local=None, elementwise=False,
-         fast=None, full_name=None, **formulas):
+         fast=None, jvp=None, full_name=None, **formulas):
     """Make the node class of one operation from its derivative formulas (see the module's
     docstring). `settings` lists node attributes that no formula reads but that PyTorch shows
     (`_saved_self_sym_sizes`) or viz prints; those a formula reads are found by themselves.
     `fast` maps input names to fused formulas that backward runs instead of the plain ones;
-    the plain ones stay readable in the table, and tests check that both agree."""
+    the plain ones stay readable in the table, and tests check that both agree. `jvp` is the
+    forward-mode rule (see Rule.jvp)."""
     saves = tuple(saves)
     plain = dict(formulas) if fast else None
     formulas = {**formulas, **(fast or {})}
@@ -108,6 +143,7 @@ def rule(name, *, saves=(), settings=(), computes=None, local=None, elementwise=
         "local": (local,) if isinstance(local, str) else local,
         "elementwise": elementwise,
         "source": source,
+        "jvp_formula": staticmethod(jvp) if jvp is not None else None,
         "_full_name": full_name,
         "_entry_line": sys._getframe(1).f_lineno,  # for entry(): the line that called rule
     }
@@ -143,3 +179,18 @@ def _arguments(formula, saves):
 def _unbalanced(text):
     """True while `text` has opened more brackets than it closed (an entry spans several lines)."""
     return sum(text.count(c) for c in "([{") > sum(text.count(c) for c in ")]}")
+
+
+def _call_by_names(formula, values):
+    return formula(*[values[name] for name in inspect.signature(formula).parameters])
+
+
+def _zeros_if_none(tangent, value):
+    """A missing tangent is a tangent of zeros (for a Python number: 0)."""
+    if tangent is not None:
+        return tangent
+    if hasattr(value, "_data"):
+        from ..creation import zeros_like
+
+        return zeros_like(value)
+    return 0

@@ -12,7 +12,7 @@ and dtype so the engine can fit gradients to them.
 """
 
 
-from ..autograd import grad_mode
+from ..autograd import forward_ad, grad_mode
 from ..autograd.node import SavedTensor
 from ..tensor import Tensor
 
@@ -28,6 +28,9 @@ def record(node_class, data, inputs, saved=(), **attributes):
     attributes: non-tensor settings backward needs (a dim, an exponent), stored on the node.
     """
     result = Tensor._make(data)
+    if forward_ad._level is not None:  # forward mode: give the result its tangent
+        values = [result if value is OUTPUT else value for value in saved]
+        forward_ad.propagate(node_class, result, inputs, values, attributes)
     if not grad_mode._grad_enabled:
         return result
     edges, meta, any_requires_grad = [], [], False

@@ -12,7 +12,7 @@ the tensor's existing memory, so every view and alias sees them. Three things fo
 import numpy as np
 from numpy.lib.array_utils import byte_bounds
 
-from ..autograd import messages
+from ..autograd import forward_ad, messages
 from ..dtypes import from_numpy_dtype
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.node import SavedTensor
@@ -124,6 +124,8 @@ def _write(tensor, compute):
         for saved in node._for_backward:
             if isinstance(saved, SavedTensor) and saved._tensor is None:
                 saved.rebind(tensor)  # the node saved its output: that is now `tensor`
+    if result._fw_tangent is not None:
+        tensor._fw_tangent = result._fw_tangent  # forward mode: the new value's tangent
     return tensor
 
 
@@ -139,7 +141,8 @@ def apply_arithmetic(tensor, ufunc, other, alpha, compute):
     if ufunc is np.subtract:
         ew.refuse_bool_subtraction(tensor, other)  # PyTorch's order: leaf rule, bools, memory
     check_memory(tensor, (other,))
-    if is_grad_enabled() and (requires_grad(tensor) or requires_grad(other)):
+    if (is_grad_enabled() and (requires_grad(tensor) or requires_grad(other))
+            or forward_ad._level is not None):  # forward mode: the result needs its tangent
         return _write(tensor, compute)
     data = tensor._data
     if data.dtype.kind not in "fi" or (alpha != 1 and data.dtype.kind != "f"):
