@@ -12,6 +12,7 @@ sys.path.insert(0, str(BENCH))
 import bench_core  # noqa: E402
 import floor_autograd  # noqa: E402
 import peers  # noqa: E402
+import profile_core  # noqa: E402
 
 
 def test_floor_autograd_gives_the_hand_written_gradient():
@@ -40,6 +41,16 @@ def test_per_op_benchmark_runs_and_its_implementations_agree():
         assert diff < 1e-6, key
     rows = bench_core._per_op_rows({"per_op": result})
     assert rows[1][0].strip().startswith("design floor")
+
+
+def test_profile_counts_the_calls_of_each_op_and_of_an_mlp_step():
+    counts = profile_core.chain_call_counts(n=50)
+    assert set(counts) == {"add", "mul", "tanh"}
+    for forward, backward in counts.values():
+        assert 5 < forward < 200 and 5 < backward < 200
+    assert counts["mul"][1] > counts["add"][1]  # mul's rule is a Tensor op, add's is not
+    steps = profile_core.mlp_call_counts(steps=2)
+    assert set(steps) == {"forward", "backward", "update"} and min(steps.values()) > 20
 
 
 # ----------------------------------------------------------------------------- the peers
