@@ -743,6 +743,15 @@ def _import_rows(r):
     return rows
 
 
+def markdown_table(rows, notes=()):
+    """The table as Markdown, for bench/README.md: numbers right-aligned, notes below it."""
+    lines = ["| " + " | ".join(HEADER) + " |",
+             "| " + " | ".join("---" if i in (0, len(HEADER) - 2, len(HEADER) - 1) else "---:"
+                               for i in range(len(HEADER))) + " |"]
+    lines += ["| " + " | ".join(str(c).strip() for c in row) + " |" for row in rows]
+    return "\n".join(lines + ([""] + [f"- {note}" for note in notes] if notes else []))
+
+
 def print_table(rows, notes=()):
     widths = [max(len(str(row[i])) for row in rows + [HEADER]) for i in range(len(HEADER))]
     line = " | ".join(h.ljust(w) for h, w in zip(HEADER, widths))
@@ -766,7 +775,19 @@ def main(argv=None):
     peer_group.add_argument("--peers", action="store_true",
                             help="require MyGrad and HIPS autograd (./run bench --peers installs them first)")
     peer_group.add_argument("--no-peers", action="store_true", help="leave MyGrad and HIPS autograd out")
+    parser.add_argument("--markdown", action="store_true", help="also print the table as Markdown")
+    parser.add_argument("--table-of", metavar="JSON", default=None,
+                        help="measure nothing: print the table of an earlier run (bench/results/*.json)")
     args = parser.parse_args(argv)
+    if args.table_of:
+        old = json.loads(Path(args.table_of).read_text())
+        print(f"{args.table_of}: {old['environment']['date']}, commit {old['environment'].get('git_commit')}, "
+              f"load average {old.get('loadavg_start')} -> {old.get('loadavg_end')}")
+        rows, notes = build_rows(old), table_notes(old)
+        print_table(rows, notes)
+        if args.markdown:
+            print("\n" + markdown_table(rows, notes))
+        return 0
     missing = [peers.PEERS[k][1] for k in peers.PEERS if k not in peers.available()]
     if args.peers and missing:
         parser.error(f"--peers: {', '.join(missing)} not importable; install with {peers.INSTALL_HINT}")
@@ -814,6 +835,8 @@ def main(argv=None):
     notes = table_notes(results)
     results["table"], results["table_notes"] = rows, notes
     print_table(rows, notes)
+    if args.markdown:
+        print("\n" + markdown_table(rows, notes))
     out_dir = ROOT / "bench" / "results"
     out_dir.mkdir(parents=True, exist_ok=True)
     stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")

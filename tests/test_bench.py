@@ -126,6 +126,9 @@ def test_the_table_says_what_a_peer_cannot_do_and_reads_dash_without_it():
     assert cpu["torch"] == "-" and cpu["autograd"] == "-"  # not measured: a dash
     notes = bench_core.table_notes(result)
     assert any("MyGrad" in n and "no second derivatives" in n for n in notes)
+    markdown = bench_core.markdown_table([row], notes).splitlines()
+    assert markdown[0].startswith("| measure | tensorgrad |") and markdown[1].count("---:") == 9
+    assert markdown[2].split(" | ")[4] == "n/a" and markdown[-1].startswith("- (n/a) HVP, MyGrad")
 
 
 def test_the_table_shows_a_peer_that_failed_and_why():
