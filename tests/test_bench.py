@@ -11,6 +11,8 @@ sys.path.insert(0, str(BENCH))
 
 import bench_core  # noqa: E402
 import floor_autograd  # noqa: E402
+import peers  # noqa: E402
+import profile_core  # noqa: E402
 
 
 def test_floor_autograd_gives_the_hand_written_gradient():
@@ -39,6 +41,116 @@ def test_per_op_benchmark_runs_and_its_implementations_agree():
         assert diff < 1e-6, key
     rows = bench_core._per_op_rows({"per_op": result})
     assert rows[1][0].strip().startswith("design floor")
+
+
+def test_profile_counts_the_calls_of_each_op_and_of_an_mlp_step():
+    counts = profile_core.chain_call_counts(n=50)
+    assert set(counts) == {"add", "mul", "tanh"}
+    for forward, backward in counts.values():
+        assert 5 < forward < 200 and 5 < backward < 200
+    assert counts["mul"][1] > counts["add"][1]  # mul's rule is a Tensor op, add's is not
+    steps = profile_core.mlp_call_counts(steps=2)
+    assert set(steps) == {"forward", "backward", "update"} and min(steps.values()) > 20
+
+
+# ----------------------------------------------------------------------------- the peers
+# MyGrad and HIPS autograd are optional (./run bench --peers); without them these skip.
+def _peer(key):
+    if peers.PEERS[key][2] is None:
+        pytest.skip(f"{peers.PEERS[key][0]} is not installed (./run bench --peers installs it)")
+
+
+@pytest.mark.parametrize("key", ["mygrad", "autograd"])
+def test_peer_chain_gives_the_hand_written_gradient(key):
+    _peer(key)
+    ops = bench_core.chain_ops(30)
+    x = np.linspace(-1, 1, 4, dtype=np.float32)
+    seed = np.ones(4, np.float32)
+    expected = bench_core.np_chain(x, ops, seed)
+    if key == "mygrad":
+        leaf = peers.mygrad.tensor(x)
+        first = bench_core.mygrad_chain(leaf, ops, seed)
+        again = bench_core.mygrad_chain(leaf, ops, seed)  # a second call must not accumulate
+    else:
+        first, again = (bench_core.hips_chain(x, ops, seed) for _ in range(2))
+    for grad in (first, again):
+        assert grad.dtype == np.float32
+        np.testing.assert_allclose(grad, expected, rtol=1e-5)
+
+
+@pytest.mark.parametrize("key", ["mygrad", "autograd"])
+def test_peer_mlp_step_matches_the_numpy_step(key):
+    _peer(key)
+    make = {"mygrad": peers.make_mygrad_step, "autograd": peers.make_autograd_step}[key]
+    x, y, params = bench_core.mlp_data(32)
+    np_params = [p.copy() for p in params]
+    np_step = bench_core.make_np_step(x, y, np_params)
+    step, weights = make(x, y, params, bench_core.LR)
+    for _ in range(3):  # several steps: the update is applied, and gradients do not pile up
+        np.testing.assert_allclose(step(), float(np_step()), rtol=1e-5)
+    for mine, ref, original in zip(weights, np_params, params):
+        assert mine.dtype == np.float32
+        np.testing.assert_allclose(mine, ref, rtol=1e-4, atol=1e-6)
+        assert np.abs(mine - original).max() > 0  # the weights did move
+
+
+def test_autograd_hvp_matches_the_hand_written_hessian():
+    _peer("autograd")
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal(50).astype(np.float32)
+    v = rng.standard_normal(50).astype(np.float32)
+    t = np.tanh(x)
+    s = 1 - t * t
+    expected = (2 * s * s - 4 * t * t * s) * v
+    np.testing.assert_allclose(peers.make_autograd_hvp(x, v)(), expected, rtol=1e-4, atol=1e-6)
+
+
+@pytest.mark.parametrize("key", ["mygrad", "autograd"])
+def test_peer_depth_worker_runs_with_the_default_recursion_limit(key):
+    _peer(key)
+    out = bench_core.depth_worker(key, 3000, "time")  # deeper than the recursion limit
+    assert "error" not in out, out
+    assert out["grad_finite"] and out["total_s"] > 0
+
+
+def test_the_table_says_what_a_peer_cannot_do_and_reads_dash_without_it():
+    result = {"hvp": {"us_per_hvp": {"numpy": 10.0, "tensorgrad": 150.0, "torch": 100.0, "autograd": 300.0},
+                      "cpu_us_per_hvp": {"numpy": 10.0, "tensorgrad": 150.0},
+                      "unsupported": {"mygrad": "no second derivatives"}}}
+    row = bench_core._hvp_rows(result)[0]
+    cells = dict(zip(bench_core.HEADER, row))
+    assert cells["MyGrad"] == "n/a" and cells["tg/MyGrad"] == "-"
+    assert cells["tg/torch"] == "1.50x" and cells["tg/autograd"] == "0.50x"
+    assert cells["met"] == "yes"
+    cpu = dict(zip(bench_core.HEADER, bench_core._hvp_rows(result)[1]))
+    assert cpu["torch"] == "-" and cpu["autograd"] == "-"  # not measured: a dash
+    notes = bench_core.table_notes(result)
+    assert any("MyGrad" in n and "no second derivatives" in n for n in notes)
+    markdown = bench_core.markdown_table([row], notes).splitlines()
+    assert markdown[0].startswith("| measure | tensorgrad |") and markdown[1].count("---:") == 9
+    assert markdown[2].split(" | ")[4] == "n/a" and markdown[-1].startswith("- (n/a) HVP, MyGrad")
+
+
+def test_the_table_shows_a_peer_that_failed_and_why():
+    entry = {"total_s": 1.0, "bytes_per_node": 500, "rss_bytes_per_node": 600, "grad_finite": True}
+    result = {"depth_1e5": {"impls": {
+        "numpy": {"total_s": 0.1}, "tensorgrad": entry, "torch": {"total_s": 2.0},
+        "mygrad": {"error": "RecursionError: maximum recursion depth exceeded"}}}}
+    row = dict(zip(bench_core.HEADER, bench_core._depth_rows(result)[0]))
+    assert row["MyGrad"] == "RecursionError" and row["tg/MyGrad"] == "-"
+    assert row["tg/torch"] == "0.50x" and row["met"] == "yes"
+    assert any("RecursionError" in n for n in bench_core.table_notes(result))
+
+
+def test_a_missing_peer_is_named_with_how_to_install_it(monkeypatch):
+    monkeypatch.delenv("TG_BENCH_PEERS", raising=False)
+    monkeypatch.setitem(peers.PEERS, "mygrad", ("MyGrad", "mygrad", None))
+    line = next(ln for ln in peers.status_lines() if "MyGrad" in ln)
+    assert "not installed" in line and "skipped" in line and "--peers" in line
+    assert "mygrad" not in peers.available()
+    monkeypatch.setenv("TG_BENCH_PEERS", "autograd")  # --no-peers, or a worker for autograd
+    line = next(ln for ln in peers.status_lines() if "MyGrad" in ln)
+    assert "left out" in line and "not installed" not in line
 
 
 @pytest.fixture(autouse=True, scope="module")
