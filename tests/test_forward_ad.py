@@ -126,3 +126,38 @@ def test_forward_and_reverse_mode_together():
         tangent = fwAD.unpack_dual((dual * dual).sum()).tangent  # 2·w₀
     tangent.backward()
     assert repr(w.grad) == "tensor([2., 0.])"
+
+
+def test_jacobian_by_forward_mode_equals_reverse_mode():
+    """jacfwd == jacrev: random programs with several inputs and outputs."""
+    from tensorgrad.autograd.functional import jacobian
+
+    rng = np.random.default_rng(3)
+    for seed in range(20):
+        a = tg.tensor(rng.uniform(-1, 1, (2, 3)))
+        b = tg.tensor(rng.uniform(0.5, 1.5, 3))
+        steps = [lambda u, v: (u * v).tanh(), lambda u, v: u.exp() / v, lambda u, v: u @ v.sin(),
+                 lambda u, v: (u - v).softmax(1), lambda u, v: u.sum(0) * v.log()]
+        first, second = steps[seed % 5], steps[(seed * 3 + 1) % 5]
+
+        def f(u, v, first=first, second=second):
+            return first(u, v), second(u, v) * 2
+
+        forward = jacobian(f, (a, b), strategy="forward-mode", vectorize=True)
+        reverse = jacobian(f, (a, b))
+        for rows_forward, rows_reverse in zip(forward, reverse):
+            for jf, jr in zip(rows_forward, rows_reverse):
+                assert jf.shape == jr.shape
+                np.testing.assert_allclose(jf.numpy(), jr.numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_jacobian_strategy_errors_as_pytorch():
+    from tensorgrad.autograd.functional import jacobian
+
+    x = tg.tensor([1., 2.])
+    with pytest.raises(NotImplementedError, match="only implemented for `vectorize=True`"):
+        jacobian(lambda v: v.sin(), x, strategy="forward-mode")
+    with pytest.raises(NotImplementedError, match="`create_graph=True` and "):
+        jacobian(lambda v: v.sin(), x, strategy="forward-mode", vectorize=True, create_graph=True)
+    with pytest.raises(AssertionError, match='^Expected strategy to be either "forward-mode" or '):
+        jacobian(lambda v: v.sin(), x, strategy="bogus")

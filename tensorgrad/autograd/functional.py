@@ -19,6 +19,7 @@ keeps them in the graph so they can be differentiated again. With `strict=True`,
 does not depend on an input is an error instead of a block of zeros.
 """
 
+from . import messages
 from .backward_and_grad import grad as autograd_grad
 from .grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
 
@@ -284,17 +285,23 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
     """The full Jacobian: for each output and each input, a tensor of shape
     output.shape + input.shape. (A tuple per output and per input when those were tuples.)
 
-    Row j of the flattened Jacobian is the vector-Jacobian product with the unit vector eⱼ, so we
-    run one backward per output element and stack the rows.
-    `vectorize` and `strategy='forward-mode'` are PyTorch speed-ups that tensorgrad does not have.
+    Reverse mode: row j of the flattened Jacobian is the vector-Jacobian product with the unit
+    vector eⱼ, so we run one backward per output element and stack the rows. Forward mode:
+    column j is the Jacobian-vector product with eⱼ, one forward pass per input element, which
+    is fewer passes when there are more outputs than inputs. (`vectorize=True` is PyTorch's
+    batched speed-up; tensorgrad runs the same passes one by one and gives the same result.)
     """
     from ..creation import zeros_like
     from ..ops.shape import stack
 
-    if vectorize or strategy != "reverse-mode":
-        raise NotImplementedError(
-            "tensorgrad's jacobian computes one backward pass per output element "
-            "(vectorize=False, strategy='reverse-mode'); it has no vmap and no forward mode.")
+    if strategy not in ("forward-mode", "reverse-mode"):
+        raise AssertionError(messages.JACOBIAN_STRATEGY)
+    if strategy == "forward-mode":
+        if create_graph:
+            raise NotImplementedError(messages.JACOBIAN_FORWARD_CREATE_GRAPH)
+        if not vectorize:
+            raise NotImplementedError(messages.JACOBIAN_FORWARD_NEEDS_VECTORIZE)
+        return _jacobian_by_forward_mode(func, inputs, strict)
     Tensor = _tensor_class()
     with enable_grad():
         is_inputs_tuple, inputs = _prepare_inputs(inputs, create_graph, "jacobian")
@@ -325,6 +332,47 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
                 _stack_rows(stack, rows[k], out, inp) for k, inp in enumerate(inputs)))
         jacobians = _grad_postprocess(tuple(jacobians), create_graph)
         return _tuple_postprocess(jacobians, (is_outputs_tuple, is_inputs_tuple))
+
+
+def _jacobian_by_forward_mode(func, inputs, strict):
+    """jacobian(strategy="forward-mode"): one forward pass per input element, each giving one
+    column J·eⱼ as the tangent of the outputs."""
+    from ..creation import zeros, zeros_like
+    from ..ops.shape import stack
+    from . import forward_ad
+
+    Tensor = _tensor_class()
+    is_inputs_tuple, inputs = _prepare_inputs(inputs, False, "jacobian")
+    inputs = tuple(inp.detach() for inp in inputs)
+    columns = None  # columns[i][k]: the tangents of output i, one per element of input k
+    for k, inp in enumerate(inputs):
+        for j in range(inp.nelement()):
+            with forward_ad.dual_level():
+                duals = tuple(forward_ad.make_dual(other, _unit_vector(Tensor, other, j)
+                                                   if m == k else zeros_like(other))
+                              for m, other in enumerate(inputs))
+                is_outputs_tuple, outputs = _call(func, duals, strict, "jacobian")
+                tangents = [forward_ad.unpack_dual(out).tangent for out in outputs]
+            if columns is None:
+                columns = [[[] for _ in inputs] for _ in outputs]
+                shapes = [tuple(out.shape) for out in outputs]
+            for i, (out, tangent) in enumerate(zip(outputs, tangents)):
+                if tangent is None:
+                    if strict:
+                        raise RuntimeError(f"Output {i} of the user-provided function is "
+                                           f"independent of input {k}. This is not allowed in "
+                                           "strict mode.")
+                    tangent = zeros_like(out.detach())
+                columns[i][k].append(tangent.detach())
+    if columns is None:  # no input has any element: call once for the outputs' shapes
+        is_outputs_tuple, outputs = _call(func, inputs, strict, "jacobian")
+        columns, shapes = [[[] for _ in inputs] for _ in outputs], [o.shape for o in outputs]
+    jacobians = tuple(
+        tuple(stack(columns[i][k], dim=-1).view(shapes[i] + tuple(inp.shape)) if columns[i][k]
+              else zeros(*(shapes[i] + tuple(inp.shape)), dtype=inp.dtype)
+              for k, inp in enumerate(inputs))
+        for i in range(len(columns)))
+    return _tuple_postprocess(jacobians, (is_outputs_tuple, is_inputs_tuple))
 
 
 def _unit_vector(Tensor, out, index):

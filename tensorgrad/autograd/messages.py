@@ -193,3 +193,22 @@ FORWARD_AD_NOT_IMPLEMENTED = (
     "Trying to use forward AD with {name} that does not support it because it has not been "
     "implemented yet."
 )
+
+# -- autograd.functional.jacobian's strategies (tests/test_forward_ad.py) -----------------------
+JACOBIAN_STRATEGY = (
+    'Expected strategy to be either "forward-mode" or "reverse-mode". Hint: If your function has '
+    'more outputs than inputs, "forward-mode" tends to be more performant. Otherwise, prefer to '
+    'use "reverse-mode".'
+)
+
+# (PyTorch's own text lacks the space in "isonly"; kept as it is, so that both print the same.)
+JACOBIAN_FORWARD_NEEDS_VECTORIZE = (
+    "Computing Jacobian using forward-AD or forward-over-reverse Hessian isonly implemented for "
+    "`vectorize=True`."
+)
+
+JACOBIAN_FORWARD_CREATE_GRAPH = (
+    'tensorgrad.autograd.functional.jacobian: `create_graph=True` and `strategy="forward-mode"` '
+    'are not supported together (yet). Please either set `create_graph=False` or '
+    '`strategy="reverse-mode"`.'
+)
