@@ -21,6 +21,7 @@ Where to look:
     creation.py          tensor, zeros, ones, arange, randn, ... with PyTorch's defaults
     dtypes.py            float32 / float64 / int64 / bool and type promotion
     printing.py          the PyTorch-identical repr
+    func.py              grad, vjp, jvp, jacrev, jacfwd, hessian, vmap, functional_call
     nn/, optim/          layers, losses and optimizers for the training lesson
     viz/                 pictures of graphs (graphviz), trace_backward, the step-through widget
     course/              exercise generation, self-checks and the grader (tensorgrad-course)
@@ -89,3 +90,4 @@ __version__ = "0.1.0"
 
 from . import viz  # noqa: E402  (pictures of graphs; imported last, as it uses everything above)
 from . import nn, optim  # noqa: E402  (layers, losses and optimizers, built on everything above)
+from . import func  # noqa: E402  (grad, vjp, jvp, jacrev, jacfwd, hessian, vmap: as torch.func)

@@ -394,10 +394,10 @@ GatherBackward0 = rule(
 
 # the scatters that gather's and max(dim)'s rules use: their derivative picks the places back out
 ScatterAlongBackward = rule(
-    "ScatterAlongBackward", saves=("index",),
+    "ScatterAlongBackward", jvp=lambda self_t, index, dim, result: R.scatter_along(self_t, index, dim, result.shape), saves=("index",),
     self=lambda grad, index, dim: R.gather(grad, dim, index))
 ScatterAddBackward = rule(
-    "ScatterAddBackward", saves=("index",),
+    "ScatterAddBackward", jvp=lambda self_t, index, dim, result: R.scatter_add_along(self_t, index, dim, result.shape), saves=("index",),
     self=lambda grad, index, dim: R.gather(grad, dim, index))
 
 
@@ -633,9 +633,22 @@ ThresholdBackwardBackward0 = rule(
     grad_output=lambda grad, self: ew.where(self <= 0, 0, grad),
     self=lambda grad: creation.zeros_like(grad))
 
+def softmax_backward_jvp(grad_output_t, output_t, grad_output, output, dim):
+    """d[s ⊙ (g - Σ g⊙s)] = ds ⊙ (g - Σ g⊙s) + s ⊙ (dg - Σ (dg⊙s + g⊙ds))."""
+    inner = grad_output - (grad_output * output).sum(dim=dim, keepdim=True)
+    d_sum = (grad_output_t * output + grad_output * output_t).sum(dim=dim, keepdim=True)
+    return output_t * inner + output * (grad_output_t - d_sum)
+
+
+def log_softmax_backward_jvp(grad_output_t, output_t, grad_output, output, dim):
+    """d[g - eˡ·Σ g] = dg - eˡ ⊙ (dl·Σ g + Σ dg)."""
+    return grad_output_t - ew.exp(output) * (output_t * grad_output.sum(dim=dim, keepdim=True)
+                                             + grad_output_t.sum(dim=dim, keepdim=True))
+
+
 # z = s ⊙ (g - Σ g⊙s) (softmax's rule):  for g, the same rule;  for s, grad ⊙ (g - Σ g⊙s) - g·Σ grad⊙s
 SoftmaxBackwardDataBackward0 = rule(
-    "SoftmaxBackwardDataBackward0", saves=("grad_output", "output"),
+    "SoftmaxBackwardDataBackward0", jvp=softmax_backward_jvp, saves=("grad_output", "output"),
     grad_output=lambda grad, output, dim: fused.softmax_backward_data(grad, output, dim),
     output=lambda grad, grad_output, output, dim:
         grad * (grad_output - (grad_output * output).sum(dim=dim, keepdim=True))
@@ -643,7 +656,7 @@ SoftmaxBackwardDataBackward0 = rule(
 
 # z = g - eˡ·Σ g (log_softmax's rule):  for g, grad - Σ grad⊙eˡ;  for l, -eˡ⊙grad·Σ g
 LogSoftmaxBackwardDataBackward0 = rule(
-    "LogSoftmaxBackwardDataBackward0", saves=("grad_output", "output"),
+    "LogSoftmaxBackwardDataBackward0", jvp=log_softmax_backward_jvp, saves=("grad_output", "output"),
     grad_output=lambda grad, output, dim: grad - (grad * ew.exp(output)).sum(dim=dim, keepdim=True),
     output=lambda grad, grad_output, output, dim:
         -grad_output.sum(dim=dim, keepdim=True) * ew.exp(output) * grad)

@@ -187,7 +187,7 @@ class SavedTensor:
     """
 
     __slots__ = ("_tensor", "_data", "_tensor_type", "_version_counter", "_saved_version", "_producer",
-                 "_output_nr")
+                 "_output_nr", "_fw_tangent")
 
     def __init__(self, tensor, is_output=False, producer=None):
         self._version_counter = tensor._shared_version_counter()
@@ -198,6 +198,7 @@ class SavedTensor:
             self._data = tensor._data
             self._tensor_type = type(tensor)  # to rebuild it with (node.py cannot import Tensor)
             self._producer = producer  # the class of the node that made it
+            self._fw_tangent = tensor._fw_tangent  # forward mode over reverse mode needs it too
         else:
             self._tensor = tensor
             self._data = None
@@ -206,6 +207,7 @@ class SavedTensor:
     def rebind(self, tensor):
         """After an in-place op made `tensor` this node's output, save that tensor instead."""
         self._data = tensor._data
+        self._fw_tangent = tensor._fw_tangent
         self._version_counter = tensor._shared_version_counter()
         self._saved_version = self._version_counter.value
 
@@ -215,8 +217,11 @@ class SavedTensor:
             raise RuntimeError(self._version_message(current))
         if self._tensor is not None:
             return self._tensor
-        return self._tensor_type._make(self._data, grad_fn=owner, output_nr=self._output_nr,
-                                       version_counter=self._version_counter)
+        output = self._tensor_type._make(self._data, grad_fn=owner, output_nr=self._output_nr,
+                                         version_counter=self._version_counter)
+        if self._fw_tangent is not None:
+            output._fw_tangent = self._fw_tangent
+        return output
 
     def _version_message(self, current):
         from ..dtypes import from_numpy_dtype

@@ -118,14 +118,14 @@ def _write(tensor, compute):
         _keep_old_self(node, tensor)
     tensor._data[...] = result._data
     tensor._shared_version_counter().value += 1
+    if result._fw_tangent is not None:
+        tensor._fw_tangent = result._fw_tangent  # forward mode: the new value's tangent
     if node is not None:
         tensor._grad_fn = node
         tensor._output_nr = result._output_nr
         for saved in node._for_backward:
             if isinstance(saved, SavedTensor) and saved._tensor is None:
                 saved.rebind(tensor)  # the node saved its output: that is now `tensor`
-    if result._fw_tangent is not None:
-        tensor._fw_tangent = result._fw_tangent  # forward mode: the new value's tangent
     return tensor
 
 
