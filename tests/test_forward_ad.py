@@ -12,6 +12,7 @@ import pytest
 import tensorgrad as tg
 import tensorgrad.autograd.forward_ad as fwAD
 from tensorgrad.autograd import rules
+from parity import lib, raises, show  # noqa: F401  (lib is a fixture)
 from test_derivative_table import PROGRAMS
 
 # Rules without a forward rule (none today; the test keeps it that way).
@@ -171,3 +172,39 @@ def test_jacobian_strategy_errors_as_pytorch():
         jacobian(lambda v: v.sin(), x, strategy="forward-mode", vectorize=True, create_graph=True)
     with pytest.raises(AssertionError, match='^Expected strategy to be either "forward-mode" or '):
         jacobian(lambda v: v.sin(), x, strategy="bogus")
+
+
+def _cube(lib, with_jvp):
+    class Cube(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            ctx.save_for_forward(x)
+            return x ** 3
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return 3 * x ** 2 * g
+
+    if with_jvp:
+        def jvp(ctx, t):
+            (x,) = ctx.saved_tensors  # what save_for_forward kept
+            return 3 * x ** 2 * t
+
+        Cube.jvp = staticmethod(jvp)
+    return Cube
+
+
+def test_custom_function_jvp(lib):
+    fw = pytest.importorskip("torch.autograd.forward_ad") if lib.__name__ == "torch" else fwAD
+    x = lib.tensor([1., 2.])
+    with fw.dual_level():
+        dual = fw.make_dual(x, lib.tensor([1., 1.]))
+        y = _cube(lib, True).apply(dual)
+        assert show(y) == "tensor([1., 8.], tangent=tensor([ 3., 12.]))"
+        raises(NotImplementedError, "You must implement the jvp function for custom "
+               "autograd.Function to use it with forward mode AD.",
+               lambda: _cube(lib, False).apply(dual))
+    y = _cube(lib, False).apply(x)  # outside forward mode, no jvp is needed
+    assert show(y) == "tensor([1., 8.])"

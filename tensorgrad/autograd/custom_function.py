@@ -37,6 +37,7 @@ import warnings
 
 import numpy as np
 
+from . import forward_ad
 from .engine import gradient_edge
 from .grad_mode import is_grad_enabled, no_grad
 from .node import Node, SavedTensor
@@ -53,6 +54,7 @@ def _tensor_class():
 # The name this module goes by, as PyTorch's does: tensorgrad.autograd.function (the file is
 # custom_function.py, so that it is not confused with functional.py and backward_and_grad.py).
 MODULE_NAME = "tensorgrad.autograd.function"
+
 
 class FunctionCtx:
     """The methods a Function's forward uses to tell autograd what backward will need."""
@@ -73,6 +75,10 @@ class FunctionCtx:
                     f"type {type(value).__name__}"
                 )
         self.to_save = tensors
+
+    def save_for_forward(self, *tensors):
+        """Keep these tensors for `jvp` (forward mode), which reads them as `ctx.saved_tensors`."""
+        self.saved_for_forward = tensors
 
     def mark_dirty(self, *tensors):
         """Say that forward changed these input tensors in place (and returns them)."""
@@ -113,6 +119,13 @@ class BackwardCFunction(Node, FunctionCtx):
     def needs_input_grad(self):
         """One flag per forward argument (tensors or not): does it need a gradient?"""
         return self._needs_input_grad
+
+    @property
+    def saved_tensors(self):
+        """In backward, what save_for_backward kept; in jvp, what save_for_forward kept."""
+        if self.__dict__.get("_in_jvp"):
+            return tuple(self.saved_for_forward)
+        return Node.saved_tensors.fget(self)
 
     # -- what the engine calls -------------------------------------------------------------
     def apply(self, grads):
@@ -268,14 +281,53 @@ class Function:
             ctx.next_functions = tuple(gradient_edge(t) or (None, 0) for t in tensor_inputs)
             ctx._input_meta = tuple((t._data.shape, t._data.dtype) for t in tensor_inputs)
 
-        with no_grad():
+        tangents = _input_tangents(args)
+        with no_grad(), forward_ad.paused():  # forward sees plain values; its steps not recorded
             if uses_setup_context:
                 output = cls.forward(*args, **kwargs)
                 cls.setup_context(ctx, args, output)
             else:
                 output = cls.forward(ctx, *args, **kwargs)
+            if tangents is not None:  # forward mode: the user's jvp gives the outputs' tangents
+                output_tangents = _call_jvp(cls, ctx, tangents)
+        outputs = _wrap_outputs(ctx, output, args, recording)
+        if tangents is not None:
+            _set_output_tangents(outputs, output_tangents)
+        return outputs
 
-        return _wrap_outputs(ctx, output, args, recording)
+
+def _input_tangents(args):
+    """In forward mode, one tangent per argument for `jvp` (zeros for a tensor without one, None
+    for anything else); None when no argument carries a tangent."""
+    from ..creation import zeros_like
+
+    Tensor = _tensor_class()
+    if forward_ad._level is None:
+        return None
+    tangents = [forward_ad.tangent_of(arg) if isinstance(arg, Tensor) else None for arg in args]
+    if all(tangent is None for tangent in tangents):
+        return None
+    return [zeros_like(arg) if tangent is None and isinstance(arg, Tensor) else tangent
+            for arg, tangent in zip(args, tangents)]
+
+
+def _call_jvp(cls, ctx, tangents):
+    """cls.jvp(ctx, *tangents), with `ctx.saved_tensors` giving what save_for_forward kept."""
+    ctx._in_jvp = True
+    try:
+        return cls.jvp(ctx, *tangents)
+    finally:
+        ctx._in_jvp = False
+        ctx.saved_for_forward = ()  # (as for backward's saved tensors: no reference cycles)
+
+
+def _set_output_tangents(outputs, tangents):
+    Tensor = _tensor_class()
+    outputs = outputs if isinstance(outputs, tuple) else (outputs,)
+    tangents = tangents if isinstance(tangents, tuple) else (tangents,)
+    for out, tangent in zip(outputs, tangents):
+        if isinstance(out, Tensor) and tangent is not None:
+            forward_ad.set_tangent(out, tangent)
 
 
 def _wrap_outputs(ctx, output, args, recording):

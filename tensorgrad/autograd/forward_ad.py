@@ -100,6 +100,20 @@ def set_tangent(tensor, tangent):
     tensor._fw_tangent = (_level, tangent)
 
 
+class paused:  # noqa: N801  (used like no_grad)
+    """`with paused():` operations carry no tangents (a rule's own arithmetic, a custom
+    Function's forward); the level comes back afterwards."""
+
+    def __enter__(self):
+        global _level
+        self._level, _level = _level, None
+
+    def __exit__(self, *exc_info):
+        global _level
+        _level = self._level
+        return False
+
+
 def propagate(rule, result, inputs, saved, attributes):
     """Give `result` its tangent, if any input has one: the rule's JVP of the inputs' tangents.
 
@@ -111,12 +125,8 @@ def propagate(rule, result, inputs, saved, attributes):
     tangents = [tangent_of(value) if isinstance(value, Tensor) else None for value in inputs]
     if all(tangent is None for tangent in tangents):
         return
-    global _level
-    level, _level = _level, None  # the rule's own operations run on primals, carrying no tangent
-    try:
+    with paused():  # the rule's own operations run on primals, carrying no tangent
         tangent = rule.jvp(tangents, inputs, result, saved, attributes)
-    finally:
-        _level = level
     if tangent is None:
         raise NotImplementedError(messages.FORWARD_AD_NOT_IMPLEMENTED.format(
             name=rule.op_name().lower()))
