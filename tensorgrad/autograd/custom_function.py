@@ -37,7 +37,7 @@ import warnings
 
 import numpy as np
 
-from . import forward_ad
+from . import forward_ad, graph
 from .engine import gradient_edge
 from .grad_mode import is_grad_enabled, no_grad
 from .node import Node, SavedTensor
@@ -401,8 +401,8 @@ def _save(ctx, value):
     if value is None:
         return None
     if value._grad_fn is ctx:
-        return SavedTensor(value, is_output=True, producer=type(ctx))
-    return SavedTensor(value)
+        return graph.saved(value, is_output=True, producer=type(ctx))
+    return graph.saved(value)
 
 
 # -- once_differentiable ----------------------------------------------------------------------

@@ -212,3 +212,8 @@ JACOBIAN_FORWARD_CREATE_GRAPH = (
     'are not supported together (yet). Please either set `create_graph=False` or '
     '`strategy="reverse-mode"`.'
 )
+
+# -- saved-tensor hooks (tests/test_saved_tensor_hooks.py) ----------------------------------------
+UNPACK_HOOK_NOT_TENSOR = (
+    "Output of saved tensor unpack_hook expected to be a Tensor but got result of type {type_name}"
+)

@@ -264,7 +264,9 @@ def _name_in_messages(node_class):
 
 
 def _unpack(value, owner):
-    return value.unpack(owner) if type(value) is SavedTensor else value
+    if type(value) is SavedTensor or isinstance(value, SavedTensor):  # (the first test is quicker)
+        return value.unpack(owner)
+    return value
 
 
 class RemovableHandle:

@@ -13,7 +13,7 @@ and dtype so the engine can fit gradients to them.
 
 
 from ..autograd import forward_ad, grad_mode
-from ..autograd.node import SavedTensor
+from ..autograd import graph
 from ..tensor import Tensor
 
 OUTPUT = object()  # put this in `saved` to save the operation's own result
@@ -55,11 +55,11 @@ def record(node_class, data, inputs, saved=(), **attributes):
     node = node_class()
     node.next_functions = tuple(edges)
     node._input_meta = tuple(meta)
+    result._grad_fn = node  # before saving: a hook on saved tensors sees the result as it is
     if saved:
         node._for_backward = tuple([_save(value, result, node_class) for value in saved])
     for name, value in attributes.items():
         setattr(node, name, value)
-    result._grad_fn = node
     return result
 
 
@@ -68,8 +68,8 @@ NO_EDGE = (None, 0)  # the edge of an input that needs no gradient (a constant)
 
 def _save(value, result, node_class):
     if isinstance(value, Tensor):
-        return SavedTensor(value)
+        return graph.saved(value)
     if value is OUTPUT:
-        return SavedTensor(result, is_output=True, producer=node_class)
+        return graph.saved(result, is_output=True, producer=node_class)
     return value
 

@@ -12,7 +12,7 @@ the tensor's existing memory, so every view and alias sees them. Three things fo
 import numpy as np
 from numpy.lib.array_utils import byte_bounds
 
-from ..autograd import forward_ad, messages
+from ..autograd import forward_ad, graph, messages
 from ..dtypes import from_numpy_dtype
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.node import SavedTensor
@@ -124,7 +124,7 @@ def _write(tensor, compute):
         tensor._grad_fn = node
         tensor._output_nr = result._output_nr
         for saved in node._for_backward:
-            if isinstance(saved, SavedTensor) and saved._tensor is None:
+            if isinstance(saved, SavedTensor) and saved._producer is not None:
                 saved.rebind(tensor)  # the node saved its output: that is now `tensor`
     return tensor
 
@@ -174,7 +174,7 @@ def _keep_old_self(node, tensor):
     for i, value in enumerate(saved):
         if (isinstance(value, SavedTensor) and value._tensor is tensor and i < len(names)
                 and names[i] == "self"):
-            saved[i] = SavedTensor(clone(tensor))
+            saved[i] = graph.saved(clone(tensor))
     node._for_backward = tuple(saved)
 
 

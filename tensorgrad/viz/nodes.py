@@ -122,7 +122,7 @@ def saved_output_data(node):
         return {}
     found = {}
     for value in raw:
-        if isinstance(value, SavedTensor) and value._tensor is None:
+        if isinstance(value, SavedTensor) and value._producer is not None:
             found.setdefault(value._output_nr, value._data)
     return found
 
