@@ -614,6 +614,92 @@ def nll_rule(grad, target, weight, reduction, ignore_index, total_weight, num_cl
 NllLossBackward0 = rule("NllLossBackward0", jvp=lambda self_t, target, weight, reduction, ignore_index: F.nll_loss(self_t, target, weight, ignore_index=ignore_index, reduction=reduction), saves=("target", "weight"), self=nll_rule)
 
 
+def softplus(x):
+    """log(1 + eˣ), written so that it never overflows: log(1 + e^-|x|) + max(x, 0)."""
+    return ew.log1p(ew.exp(-ew.abs(x))) + ew.relu(x)
+
+
+def bce_logits_input(grad, self, target, weight, pos_weight, reduction, count):
+    """L = w·(p·t·softplus(-x) + (1 - t)·softplus(x)):  ∂L/∂x = w·((1 - t)·σ(x) - p·t·(1 - σ(x)))."""
+    grad = per_element_weight(grad, weight, reduction, count)
+    positive = 1 if pos_weight is None else pos_weight
+    s = ew.sigmoid(self)
+    return grad * ((1 - target) * s - positive * target * (1 - s))
+
+
+def bce_logits_target(grad, self, weight, pos_weight, reduction, count):
+    """∂L/∂t = w·(p·softplus(-x) - softplus(x))."""
+    grad = per_element_weight(grad, weight, reduction, count)
+    positive = 1 if pos_weight is None else pos_weight
+    return grad * (positive * softplus(-self) - softplus(self))
+
+
+BinaryCrossEntropyWithLogitsBackward0 = rule(
+    "BinaryCrossEntropyWithLogitsBackward0", saves=("self", "target", "weight", "pos_weight"),
+    jvp=lambda self_t, target_t, self, target, weight, pos_weight, reduction: reduced(
+        bce_logits_input(self_t, self, target, weight, pos_weight, "none", 1)
+        + bce_logits_target(target_t, self, weight, pos_weight, "none", 1), reduction),
+    self=bce_logits_input, target=bce_logits_target)
+
+
+def per_channel(values, ndim):
+    """A (C,) tensor shaped to broadcast along dim 1 of an (N, C, ...) tensor."""
+    return values.reshape((1, -1) + (1,) * (ndim - 2))
+
+
+def normalized(self, running_mean, running_var, eps, training, dims):
+    """x̂ = (x - μ)/√(σ² + eps) and 1/√(σ² + eps), from the batch in training (written with
+    tensor operations of x, so that the rule's own derivatives are right), else from the
+    running statistics."""
+    if training:
+        mean = self.mean(dim=dims, keepdim=True)
+        var = ((self - mean) * (self - mean)).mean(dim=dims, keepdim=True)
+    else:
+        mean = per_channel(running_mean, self.ndim)
+        var = per_channel(running_var, self.ndim)
+    inverse_std = (var + eps) ** -0.5
+    return (self - mean) * inverse_std, inverse_std
+
+
+def batch_norm_input(grad, self, weight, running_mean, running_var, eps, training, dims):
+    """y = γ·x̂ + β. In eval, ∂L/∂x = γ/σ·g. In training μ and σ depend on x as well, which
+    gives ∂L/∂x = γ/σ·(g - mean(g) - x̂·mean(g·x̂)), the means taken per channel."""
+    x_hat, inverse_std = normalized(self, running_mean, running_var, eps, training, dims)
+    scale = inverse_std if weight is None else inverse_std * per_channel(weight, self.ndim)
+    if not training:
+        return grad * scale
+    return scale * (grad - grad.mean(dim=dims, keepdim=True)
+                    - x_hat * (grad * x_hat).mean(dim=dims, keepdim=True))
+
+
+def batch_norm_weight(grad, self, running_mean, running_var, eps, training, dims):
+    """∂L/∂γ = Σ g·x̂ per channel."""
+    x_hat, _ = normalized(self, running_mean, running_var, eps, training, dims)
+    return (grad * x_hat).sum(dim=dims)
+
+
+def batch_norm_jvp(self_t, weight_t, bias_t, self, weight, bias, running_mean, running_var,
+                   eps, training, dims):
+    """dy = γ·dx̂ + dγ·x̂ + dβ, with dx̂ = (dx - mean(dx) - x̂·mean(dx·x̂))/σ in training."""
+    x_hat, inverse_std = normalized(self, running_mean, running_var, eps, training, dims)
+    if training:
+        d_x_hat = inverse_std * (self_t - self_t.mean(dim=dims, keepdim=True)
+                                 - x_hat * (self_t * x_hat).mean(dim=dims, keepdim=True))
+    else:
+        d_x_hat = self_t * inverse_std
+    if weight is None:
+        return d_x_hat
+    tangent = d_x_hat * per_channel(weight, self.ndim) + per_channel(weight_t, self.ndim) * x_hat
+    return tangent if bias is None else tangent + per_channel(bias_t, self.ndim)
+
+
+NativeBatchNormBackward0 = rule(
+    "NativeBatchNormBackward0", saves=("self", "weight", "running_mean", "running_var"),
+    jvp=batch_norm_jvp,
+    self=batch_norm_input, weight=batch_norm_weight,
+    bias=lambda grad, dims: grad.sum(dim=dims))
+
+
 # -- fused rules: one recorded operation each, as in PyTorch (ops/fused.py computes them) --------
 # z = g·(1 - y²) (tanh's rule as one operation of g and y):  ∂z/∂g = 1 - y²,  ∂z/∂y = -2·g·y
 TanhBackwardBackward0 = rule(

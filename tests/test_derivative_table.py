@@ -170,6 +170,11 @@ PROGRAMS = {
     "BinaryCrossEntropyBackward0": (lambda a, b: F.binary_cross_entropy(a, b),
                                     lambda: [probabilities(2, 3), probabilities(2, 3)]),
     "NllLossBackward0": (lambda a: F.nll_loss(a * a, tg.tensor([1, 0])), lambda: [values(2, 3)]),
+    "BinaryCrossEntropyWithLogitsBackward0": (
+        lambda a, b: F.binary_cross_entropy_with_logits(a, b, pos_weight=tg.tensor([2., 1., .5])),
+        lambda: [values(2, 3) * 3, probabilities(2, 3)]),
+    "NativeBatchNormBackward0": (lambda x, w, b: F.batch_norm(x, None, None, w, b, training=True),
+                                 lambda: [values(4, 3), positive(3), values(3)]),
 }
 
 

@@ -18,9 +18,10 @@ import warnings
 import numpy as np
 
 from .. import dtypes
-from ..autograd.grad_mode import is_grad_enabled
-from ..derivatives import (AddmmBackward0, BinaryCrossEntropyBackward0, MseLossBackward0,
-                           NllLossBackward0)
+from ..autograd.grad_mode import is_grad_enabled, no_grad
+from ..derivatives import (AddmmBackward0, BinaryCrossEntropyBackward0,
+                           BinaryCrossEntropyWithLogitsBackward0, MseLossBackward0,
+                           NativeBatchNormBackward0, NllLossBackward0)
 from ..ops import elementwise as ew
 from ..ops import reduction
 from ..ops.base import record
@@ -172,16 +173,20 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     with np.errstate(divide="ignore"):
         log_x = np.maximum(np.log(x), BCE_LOG_FLOOR)
         log_1mx = np.maximum(np.log1p(-x), BCE_LOG_FLOOR)
-    losses = -(t * log_x + (1 - t) * log_1mx)
+    data = _weighted_and_reduced(-(t * log_x + (1 - t) * log_1mx), weight, reduction, x.dtype)
+    return record(BinaryCrossEntropyBackward0, data, (input, target), saved=(input, target, weight),
+                  reduction=reduction, count=x.size)
+
+
+def _weighted_and_reduced(losses, weight, reduction, np_dtype):
+    """Per-element losses (NumPy), times their weights, then summed, averaged or kept."""
     if weight is not None:
         losses = losses * weight._data
     if reduction == "sum":
         losses = np.sum(losses)
     elif reduction == "mean":
         losses = np.mean(losses)
-    data = np.asarray(losses, dtype=x.dtype)
-    return record(BinaryCrossEntropyBackward0, data, (input, target), saved=(input, target, weight),
-                  reduction=reduction, count=x.size)
+    return np.asarray(losses, dtype=np_dtype)
 
 
 # -- negative log-likelihood and cross-entropy ---------------------------------------------------
@@ -275,5 +280,73 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
                     reduction)
 
 
+# -- binary cross-entropy on raw scores ------------------------------------------------------------
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,  # noqa: A002
+                                     reduce=None, reduction="mean", pos_weight=None):
+    """binary_cross_entropy(sigmoid(input), target), computed without forming sigmoid(input):
+    -w·(p·t·log σ(x) + (1 - t)·log(1 - σ(x))) = w·(p·t·softplus(-x) + (1 - t)·softplus(x)),
+    which stays finite for any x. `pos_weight` (p) weighs the positive class, per column."""
+    if size_average is not None or reduce is not None:
+        raise NotImplementedError("tensorgrad's binary_cross_entropy_with_logits takes only "
+                                  "reduction=")
+    _check_reduction(reduction)
+    if target.shape != input.shape:
+        raise ValueError(f"Target size ({target.shape}) must be the same as input size "
+                         f"({input.shape})")
+    x, t = input._data, target._data
+    positive = 1 if pos_weight is None else pos_weight._data
+    losses = positive * t * np.logaddexp(0, -x) + (1 - t) * np.logaddexp(0, x)
+    data = _weighted_and_reduced(losses, weight, reduction, x.dtype)
+    return record(BinaryCrossEntropyWithLogitsBackward0, data, (input, target),
+                  saved=(input, target, weight, pos_weight), reduction=reduction, count=x.size)
+
+
+# -- dropout and batch normalisation ------------------------------------------------------------------
+def dropout(input, p=0.5, training=True, inplace=False):  # noqa: A002
+    """In training, each element is zeroed with probability p and the others are scaled by
+    1/(1 - p), so the expected value is unchanged; otherwise the input is returned as it is."""
+    if not 0 <= p <= 1:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0:
+        return input
+    from .. import random as _random
+
+    keep = _random.uniform_array(input.shape, 0.0, 1.0, np.float64) >= p
+    scale = Tensor._make((keep / (1 - p) if p < 1 else keep * 0.0).astype(input._data.dtype))
+    return input.mul_(scale) if inplace else input * scale
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None,  # noqa: A002
+               training=False, momentum=0.1, eps=1e-05):
+    """y = γ·(x - μ)/√(σ² + eps) + β per channel (dim 1). In training μ, σ² are the batch's
+    (biased variance) and the running statistics move towards them by `momentum` (with the
+    unbiased variance); otherwise the running statistics are used."""
+    dims = (0,) + tuple(range(2, input.dim()))
+    x = input._data
+    if training:
+        mean, var = x.mean(axis=dims), x.var(axis=dims)
+        if running_mean is not None:
+            count = x.size // x.shape[1]
+            with no_grad():
+                running_mean.mul_(1 - momentum).add_(Tensor._make(mean.astype(x.dtype)),
+                                                     alpha=momentum)
+                running_var.mul_(1 - momentum).add_(
+                    Tensor._make((var * count / max(count - 1, 1)).astype(x.dtype)),
+                    alpha=momentum)
+    else:
+        mean, var = running_mean._data, running_var._data
+    shape = (1, -1) + (1,) * (input.dim() - 2)
+    data = (x - mean.reshape(shape)) / np.sqrt(var.reshape(shape) + eps)
+    if weight is not None:
+        data = data * weight._data.reshape(shape)
+    if bias is not None:
+        data = data + bias._data.reshape(shape)
+    saved_stats = (None, None) if training else (running_mean, running_var)
+    return record(NativeBatchNormBackward0, data.astype(x.dtype, copy=False),
+                  (input, weight, bias), saved=(input, weight, *saved_stats), eps=eps,
+                  training=training, dims=dims)
+
+
 __all__ = ["relu", "sigmoid", "tanh", "softmax", "log_softmax", "linear", "addmm", "mse_loss",
-           "binary_cross_entropy", "nll_loss", "cross_entropy"]
+           "binary_cross_entropy", "binary_cross_entropy_with_logits", "nll_loss", "cross_entropy",
+           "dropout", "batch_norm"]

@@ -14,6 +14,8 @@ tensorgrad.
 from collections import OrderedDict, namedtuple
 
 from ..autograd.grad_mode import no_grad
+from ..autograd.node import RemovableHandle
+from . import hooks
 from ..tensor import Tensor, dtype_from_to_arguments
 from .parameter import Parameter
 
@@ -71,7 +73,34 @@ class Module:
             f'Module [{type(self).__name__}] is missing the required "forward" function')
 
     def __call__(self, *args, **kwargs):
+        if self._forward_hooks or self._forward_pre_hooks or self._backward_hooks:
+            return hooks.call_with_hooks(self, args, kwargs)
         return self.forward(*args, **kwargs)
+
+    # -- hooks: functions called around forward, or when gradients reach the module --------------
+    _forward_pre_hooks = None  # {handle id: hook}, made when the first hook is registered
+    _forward_hooks = None
+    _backward_hooks = None
+
+    def register_forward_pre_hook(self, hook):
+        """hook(module, args) runs before forward; it may return new args."""
+        return self._register_hook("_forward_pre_hooks", hook)
+
+    def register_forward_hook(self, hook):
+        """hook(module, args, output) runs after forward; it may return a new output."""
+        return self._register_hook("_forward_hooks", hook)
+
+    def register_full_backward_hook(self, hook):
+        """hook(module, grad_input, grad_output) runs when the gradients with respect to the
+        module's inputs have been computed; it may return new grad_input."""
+        return self._register_hook("_backward_hooks", hook)
+
+    def _register_hook(self, registry, hook):
+        if self.__dict__.get(registry) is None:
+            object.__setattr__(self, registry, {})
+        handle = RemovableHandle(self.__dict__[registry])
+        self.__dict__[registry][handle.id] = hook
+        return handle
 
     # -- attribute bookkeeping ----------------------------------------------------------------
     def __setattr__(self, name, value):

@@ -47,7 +47,34 @@ class Linear(Module):
                 f"bias={self.bias is not None}")
 
 
-class Sequential(Module):
+class _NumberedChildren(Module):
+    """What Sequential and ModuleList share: children named "0", "1", ..., in a list order."""
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return self._of(list(self._modules.items())[index])
+        size = len(self)
+        if not -size <= index < size:
+            raise IndexError(f"index {index} is out of range")
+        return list(self._modules.values())[index % size]
+
+    def append(self, module):
+        self.add_module(str(len(self)), module)
+        return self
+
+    def extend(self, modules):
+        for module in modules:
+            self.append(module)
+        return self
+
+
+class Sequential(_NumberedChildren):
     """Modules applied one after the other: `Sequential(Linear(2, 16), ReLU(), Linear(16, 1))`.
 
     The children are named "0", "1", ... (or by the keys of an OrderedDict), which is where
@@ -63,28 +90,27 @@ class Sequential(Module):
             for index, module in enumerate(args):
                 self.add_module(str(index), module)
 
+    @staticmethod
+    def _of(items):
+        return Sequential(OrderedDict(items))
+
     def forward(self, input):  # noqa: A002
         for module in self:
             input = module(input)
         return input
 
-    def __len__(self):
-        return len(self._modules)
 
-    def __iter__(self):
-        return iter(self._modules.values())
+class ModuleList(_NumberedChildren):
+    """A list of modules whose parameters the parent finds (a plain Python list would hide
+    them from `parameters()`, `state_dict()` and the optimizer)."""
 
-    def __getitem__(self, index):
-        if isinstance(index, slice):
-            return Sequential(OrderedDict(list(self._modules.items())[index]))
-        size = len(self)
-        if not -size <= index < size:
-            raise IndexError(f"index {index} is out of range")
-        return list(self._modules.values())[index % size]
+    def __init__(self, modules=None):
+        super().__init__()
+        self.extend(modules or [])
 
-    def append(self, module):
-        self.add_module(str(len(self)), module)
-        return self
+    @staticmethod
+    def _of(items):
+        return ModuleList([module for _, module in items])
 
 
 # -- activations --------------------------------------------------------------------------------
@@ -177,3 +203,122 @@ class CrossEntropyLoss(NLLLoss):
     def forward(self, input, target):  # noqa: A002
         return F.cross_entropy(input, target, weight=self.weight, ignore_index=self.ignore_index,
                                reduction=self.reduction, label_smoothing=self.label_smoothing)
+
+
+class BCEWithLogitsLoss(Module):
+    """Binary cross-entropy on raw scores: sigmoid and the loss in one stable computation."""
+
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean",
+                 pos_weight=None):
+        super().__init__()
+        self.reduction = reduction
+        self.register_buffer("weight", weight)
+        self.register_buffer("pos_weight", pos_weight)
+
+    def forward(self, input, target):  # noqa: A002
+        return F.binary_cross_entropy_with_logits(input, target, self.weight,
+                                                  pos_weight=self.pos_weight,
+                                                  reduction=self.reduction)
+
+
+# -- shapes, dropout, normalisation --------------------------------------------------------------------
+class Flatten(Module):
+    """Flattens dims start_dim..end_dim into one (by default all but the batch dim)."""
+
+    def __init__(self, start_dim=1, end_dim=-1):
+        super().__init__()
+        self.start_dim = start_dim
+        self.end_dim = end_dim
+
+    def forward(self, input):  # noqa: A002
+        return input.flatten(self.start_dim, self.end_dim)
+
+    def extra_repr(self):
+        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
+
+
+class Unflatten(Module):
+    """Splits dim `dim` into the shape `unflattened_size`."""
+
+    def __init__(self, dim, unflattened_size):
+        super().__init__()
+        self.dim = dim
+        self.unflattened_size = tuple(unflattened_size)
+
+    def forward(self, input):  # noqa: A002
+        dim = self.dim % input.dim()
+        shape = tuple(input.shape)
+        return input.reshape(shape[:dim] + self.unflattened_size + shape[dim + 1:])
+
+    def extra_repr(self):
+        return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
+
+
+class Dropout(Module):
+    """Zeroes each element with probability p while training (scaling the rest by 1/(1 - p));
+    does nothing in eval mode."""
+
+    def __init__(self, p=0.5, inplace=False):
+        super().__init__()
+        if not 0 <= p <= 1:
+            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+        self.p = p
+        self.inplace = inplace
+
+    def forward(self, input):  # noqa: A002
+        return F.dropout(input, self.p, self.training, self.inplace)
+
+    def extra_repr(self):
+        return f"p={self.p}, inplace={self.inplace}"
+
+
+class BatchNorm1d(Module):
+    """Normalises each channel (dim 1) of (N, C) or (N, C, L) inputs to mean 0 and variance 1
+    over the batch, then scales and shifts it (weight, bias). Keeps running statistics for eval."""
+
+    def __init__(self, num_features, eps=1e-05, momentum=0.1, affine=True,
+                 track_running_stats=True, device=None, dtype=None):
+        super().__init__()
+        self.num_features = num_features
+        self.eps = eps
+        self.momentum = momentum
+        self.affine = affine
+        self.track_running_stats = track_running_stats
+        if affine:
+            self.weight = Parameter(creation.ones(num_features, dtype=dtype))
+            self.bias = Parameter(creation.zeros(num_features, dtype=dtype))
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        if track_running_stats:
+            self.register_buffer("running_mean", creation.zeros(num_features, dtype=dtype))
+            self.register_buffer("running_var", creation.ones(num_features, dtype=dtype))
+            self.register_buffer("num_batches_tracked", creation.tensor(0))
+        else:
+            for name in ("running_mean", "running_var", "num_batches_tracked"):
+                self.register_buffer(name, None)
+
+    def forward(self, input):  # noqa: A002
+        if input.dim() not in (2, 3):
+            raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
+        if self.running_mean is not None and input.shape[1] != self.running_mean.numel():
+            raise RuntimeError(f"running_mean should contain {input.shape[1]} elements not "
+                               f"{self.running_mean.numel()}")
+        use_batch = self.training or self.running_mean is None
+        if use_batch and input.numel() // input.shape[1] == 1:
+            raise ValueError("Expected more than 1 value per channel when training, got input "
+                             f"size {input.shape}")
+        momentum = 0.0 if self.momentum is None else self.momentum
+        if self.training and self.track_running_stats:
+            self.num_batches_tracked.add_(1)
+            if self.momentum is None:  # a cumulative average of all batches so far
+                momentum = 1.0 / self.num_batches_tracked.item()
+        return F.batch_norm(input, self.running_mean if not use_batch or self.training else None,
+                            self.running_var if not use_batch or self.training else None,
+                            self.weight, self.bias, use_batch, momentum, self.eps)
+
+    def extra_repr(self):
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
+                f"affine={self.affine}, bias={self.affine}, "
+                f"track_running_stats={self.track_running_stats}")
+
