@@ -11,6 +11,7 @@
     functional.py         jacobian, hessian, vjp, jvp, hvp, vhp of a whole function
     forward_ad.py         forward-mode AD: dual_level, make_dual, unpack_dual
     graph.py              saved_tensors_hooks: see, move or replace what the graph saves
+    profiler.py           profile and record_function: where the time goes, in PyTorch's table
     anomaly_mode.py       detect_anomaly: the forward stack of a node whose backward failed
     messages.py           PyTorch's error and warning texts, word for word
 """
@@ -21,7 +22,7 @@ from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .backward_and_grad import backward, grad
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .node import AccumulateGrad, Node, RemovableHandle
-from . import custom_function, forward_ad, functional, graph
+from . import custom_function, forward_ad, functional, graph, profiler
 from .custom_function import Function
 
 function = custom_function  # torch.autograd.function is the module of Function
@@ -38,4 +39,4 @@ def Variable(tensor, requires_grad=False):  # noqa: N802  (the old PyTorch API, 
 
 __all__ = ["backward", "grad", "detect_anomaly", "set_detect_anomaly", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
            "Node", "AccumulateGrad", "RemovableHandle", "Variable", "Function", "gradcheck",
-           "gradgradcheck", "function", "functional", "forward_ad", "graph"]
+           "gradgradcheck", "function", "functional", "forward_ad", "graph", "profiler"]

@@ -18,7 +18,7 @@ operations deep works with Python's default recursion limit.
 
 import heapq
 
-from . import anomaly_mode, messages
+from . import anomaly_mode, messages, profiler
 from .grad_mode import set_grad_enabled
 from ..dtypes import from_numpy_dtype
 from .node import AccumulateGrad, building_gradient_graph
@@ -251,7 +251,11 @@ class BackwardRun:
     def accumulate(self, node, grads):
         """Add into `.grad` (backward), only of the leaves asked for when `inputs=` was given."""
         if self.accumulating and (not self.capturing or node in self.capture_slots):
-            node.variable._accumulate_grad(grads[0], self.create_graph)
+            if profiler._active is not None:
+                profiler.backward_step(node, lambda: node.variable._accumulate_grad(
+                    grads[0], self.create_graph))
+            else:
+                node.variable._accumulate_grad(grads[0], self.create_graph)
 
     def send(self, node, input_grads):
         send_gradients(node, input_grads, self.buffers, self.dependencies, self.ready)
@@ -266,7 +270,9 @@ def _leads_further(node, needed):
 
 def call_backward(node, grads):
     """Run one node's derivative rule and check that it returned one gradient per input."""
-    if anomaly_mode._enabled:
+    if profiler._active is not None:
+        input_grads = profiler.backward_step(node, lambda: node.apply(grads))
+    elif anomaly_mode._enabled:
         input_grads = _apply_detecting_anomalies(node, grads)
     else:
         input_grads = node.apply(grads)

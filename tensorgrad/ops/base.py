@@ -12,7 +12,7 @@ and dtype so the engine can fit gradients to them.
 """
 
 
-from ..autograd import forward_ad, grad_mode
+from ..autograd import forward_ad, grad_mode, profiler
 from ..autograd import graph
 from ..tensor import Tensor
 
@@ -28,6 +28,8 @@ def record(node_class, data, inputs, saved=(), **attributes):
     attributes: non-tensor settings backward needs (a dim, an exponent), stored on the node.
     """
     result = Tensor._make(data)
+    if profiler._active is not None:  # autograd.profiler.profile(): note the operation
+        profiler.operation_recorded(node_class)
     if forward_ad._level is not None:  # forward mode: give the result its tangent
         values = [result if value is OUTPUT else value for value in saved]
         forward_ad.propagate(node_class, result, inputs, values, attributes)
