@@ -4,7 +4,8 @@
 headless Chromium, driven by Playwright, opens lesson 3 in JupyterLab the way a learner would:
 
 * on open, before anything runs, the shipped notebook is **trusted**, so its graph picture shows
-  as a picture (an untrusted notebook shows `Graph(backward: ...)` text instead);
+  as a picture (an untrusted notebook shows `Graph(backward: ...)` text instead), and its
+  predictions are collapsed, their bar showing only the neutral first line;
 * Run All runs it to the end, and the backward-pass stepper widget appears, without
   `Error displaying widget`;
 * after saving and reopening, the widget and the graph picture are still there (the widget
@@ -119,6 +120,19 @@ FIND_CELLS = NOTEBOOK + """.widgets.map((cell, index) => {
             trusted: cell.model.type !== 'code' || cell.model.trusted};
 })"""
 
+PREDICTIONS = NOTEBOOK + """.widgets.map((cell, index) => ({index,
+    predict: (cell.model.getMetadata('tags') || []).includes('predict'),
+    hidden: cell.outputHidden === true})).filter(c => c.predict)"""
+
+PREVIEW = """async (index) => {
+    const notebook = """ + NOTEBOOK + """;
+    await notebook.scrollToItem(index, 'center');
+    await new Promise(resolve => setTimeout(resolve, 1000));
+    const bar = notebook.widgets[index].node.querySelector('.jp-OutputPlaceholder');
+    return bar ? bar.textContent : null;
+}"""
+NEUTRAL_PREVIEW = "The result (compare it with your prediction):"
+
 SHOWS = """async ([index, selector]) => {
     const notebook = """ + NOTEBOOK + """;
     await notebook.scrollToItem(index, 'center');
@@ -164,6 +178,13 @@ def test_a_lesson_runs_saves_and_reopens_with_its_pictures(lab, tmp_path):
             cells = page.evaluate(FIND_CELLS)
             untrusted = [c["index"] for c in cells if not c["trusted"]]
             assert not untrusted, f"the shipped {LESSON} opens untrusted (cells {untrusted})"
+            predictions = page.evaluate(PREDICTIONS)
+            assert predictions, f"{LESSON} has no cell tagged 'predict'"
+            open_outputs = [c["index"] for c in predictions if not c["hidden"]]
+            assert not open_outputs, f"prediction cells {open_outputs} open with their output shown"
+            preview = page.evaluate(PREVIEW, predictions[0]["index"])
+            assert preview is not None and NEUTRAL_PREVIEW in preview, (
+                f"the collapsed prediction previews {preview!r}")
             graph = next(c["index"] for c in cells if c["svg"])
             shown = page.evaluate(SHOWS, [graph, ".jp-RenderedSVG"])
             assert shown["found"], f"cell {graph}'s graph does not show as a picture on open"
