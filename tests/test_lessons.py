@@ -5,6 +5,9 @@ Every notebook in lessons/ is checked; the rules are those of docs/authoring-les
 * **Structure** (reads the stored notebooks, fast): a `# Lesson N: ...` title matching the file
   number, a `## What you will learn` cell, a closing `## Summary` that names an `exercises/`
   notebook, exactly one `backend` cell `import tensorgrad as tg`, a **Predict:**/**Answer:** pair,
+  predictions that are not spoiled (the `predict` code cell stored with its output collapsed and
+  a neutral first line, the answer a closed `<details>` block), at least 24 predictions in the
+  course, a picture (SVG or PNG) in every lesson, no wider than the output area,
   contiguous numbering from 01, lessons/README.md listing exactly the files present, few
   `nbval-ignore-output` cells, every code cell executed in order, errors stored only in
   `raises-exception` cells, and a reason for every `tensorgrad-only` tag.
@@ -358,32 +361,176 @@ def test_one_backend_cell(path):
         f"'{TAG_ONLY}'): {importing}")
 
 
+def is_answer(cell) -> bool:
+    """An answer cell: markdown that opens with `<details>` and holds the **Answer:**."""
+    text = cell.source.lstrip()
+    return (cell.cell_type == "markdown" and text.startswith("<details")
+            and "**Answer:**" in text)
+
+
+def predict_pairs(nb):
+    """[(predict_index, [code indices], answer_index or None, problem or None)] of a notebook."""
+    pairs = []
+    for start, _ in markdown_starting(nb, "**Predict:**"):
+        codes, answer, problem = [], None, None
+        for index in range(start + 1, len(nb.cells)):
+            cell = nb.cells[index]
+            if cell.cell_type == "code":
+                codes.append(index)
+            elif cell.source.lstrip().startswith("**Predict:**"):
+                problem = "**Predict:** without an answer before the next one"
+                break
+            elif is_answer(cell):
+                answer = index
+                break
+            elif cell.source.lstrip().startswith("**Answer:**"):
+                problem = ("the answer is not collapsed: write it as a closed "
+                           "<details><summary>...</summary> block holding **Answer:**")
+                break
+        else:
+            problem = "**Predict:** is never answered"
+        if answer is not None and not codes:
+            problem = "no code cell between **Predict:** and its answer"
+        pairs.append((start, codes, answer, problem))
+    return pairs
+
+
+def preview_line(cell):
+    """The line JupyterLab shows on the bar of a collapsed output (its first output's first
+    non-empty line, taken from the first of these MIME types that the output has)."""
+    outputs = cell.get("outputs", [])
+    if not outputs:
+        return None
+    first = outputs[0]
+    if first.get("output_type") == "stream":
+        data = {f"application/vnd.jupyter.{first.get('name', 'stdout')}": first.get("text", "")}
+    else:
+        data = first.get("data", {})
+    for mime in ("text/html", "image/svg+xml", "application/pdf", "text/markdown", "text/plain",
+                 "application/vnd.jupyter.stderr", "application/vnd.jupyter.stdout"):
+        if mime in data:
+            lines = _joined(data[mime]).split("\n")
+            return next((line for line in lines if line != ""), None)
+    return None
+
+
+# The only first lines a collapsed prediction may show (JupyterLab previews them on the bar).
+NEUTRAL_PREVIEW = "The result (compare it with your prediction):"
+ANSWER_SUMMARY = re.compile(
+    r"^<details>\s*<summary>\s*<b>Answer</b> \(open it once you have run the cell above\)"
+    r"\s*</summary>\s*\n\s*\n")
+MIN_PREDICTIONS = 24
+
+
 @pytest.mark.parametrize("path", lesson_params())
 def test_predict_then_answer(path):
     nb = load(path)
-    problems, pairs = [], 0
-    predicts = [i for i, _ in markdown_starting(nb, "**Predict:**")]
-    for start in predicts:
-        seen_code = False
-        for index in range(start + 1, len(nb.cells)):
-            cell = nb.cells[index]
-            text = cell.source.lstrip()
-            if cell.cell_type == "code":
-                seen_code = True
-            elif text.startswith("**Predict:**"):
-                problems.append(f"cell {start}: **Predict:** without an **Answer:** before the next one")
-                break
-            elif text.startswith("**Answer:**"):
-                if seen_code:
-                    pairs += 1
-                else:
-                    problems.append(f"cell {start}: no code cell between **Predict:** and **Answer:**")
-                break
-        else:
-            problems.append(f"cell {start}: **Predict:** is never answered")
+    pairs = predict_pairs(nb)
+    problems = [f"cell {start}: {problem}" for start, _, _, problem in pairs if problem]
     assert not problems, f"{path.name}: " + "; ".join(problems)
-    assert pairs >= 1, (f"{path.name}: needs at least one predict-then-run moment: a markdown "
-                        "cell starting **Predict:**, code, then a cell starting **Answer:**")
+    assert pairs, (f"{path.name}: needs at least one predict-then-run moment: a markdown "
+                   "cell starting **Predict:**, code, then a collapsed **Answer:**")
+
+
+@pytest.mark.parametrize("path", lesson_params())
+def test_predictions_are_not_spoiled(path):
+    """Each prediction's output is stored collapsed, its answer closed, and neither previews it."""
+    nb = load(path)
+    problems = []
+    in_pairs = set()
+    for start, codes, answer, _ in predict_pairs(nb):
+        for index in codes:
+            in_pairs.add(index)
+            cell = nb.cells[index]
+            if "predict" not in tags(cell):
+                problems.append(f"{describe(index, cell)}: a prediction cell must be tagged 'predict'")
+            if cell.get("metadata", {}).get("jupyter", {}).get("outputs_hidden") is not True:
+                problems.append(f"{describe(index, cell)}: store it with its output collapsed "
+                                "(metadata.jupyter.outputs_hidden: true)")
+            line = preview_line(cell)
+            if line != NEUTRAL_PREVIEW:
+                problems.append(f"{describe(index, cell)}: the collapsed output previews {line!r}; "
+                                f"print {NEUTRAL_PREVIEW!r} first")
+        if answer is not None:
+            cell = nb.cells[answer]
+            if cell.get("metadata", {}).get("jupyter", {}).get("source_hidden") is not True \
+                    and not ANSWER_SUMMARY.match(cell.source.lstrip()):
+                problems.append(f"cell {answer}: the answer must open with the closed block "
+                                "'<details><summary><b>Answer</b> (open it once you have run the "
+                                "cell above)</summary>' and a blank line")
+    stray = [describe(i, c) for i, c in code_cells(nb) if "predict" in tags(c) and i not in in_pairs]
+    if stray:
+        problems.append(f"tagged 'predict' outside a **Predict:**/answer pair: {stray}")
+    assert not problems, f"{path.name}:\n  " + "\n  ".join(problems)
+
+
+def test_enough_predictions_across_the_course():
+    count = sum(len(predict_pairs(load(path))) for path in LESSONS)
+    assert count >= MIN_PREDICTIONS, (
+        f"the lessons have {count} predict-then-run moments; the course wants at least "
+        f"{MIN_PREDICTIONS}")
+
+
+TAG_SEED = "seed"
+MISCONCEPTION_BOX = ("> **Misconception:", "> **Out of date:")
+MIN_SEEDS = 10
+
+
+@pytest.mark.parametrize("path", lesson_params())
+def test_seed_examples_have_a_misconception_box(path):
+    """A `seed` cell shows a tutorial's example as written there; before the next code cell, a
+    markdown box starting `> **Misconception:` or `> **Out of date:` says what is wrong in it."""
+    nb = load(path)
+    missing = []
+    for index, cell in code_cells(nb):
+        if TAG_SEED not in tags(cell):
+            continue
+        boxes = []
+        for later in nb.cells[index + 1:]:
+            if later.cell_type == "code":
+                break
+            boxes.append(later.source.lstrip().startswith(MISCONCEPTION_BOX))
+        if not any(boxes):
+            missing.append(describe(index, cell))
+    assert not missing, (f"{path.name}: seed examples without a misconception box after them: "
+                         f"{missing}")
+
+
+def test_enough_seed_examples_across_the_course():
+    count = sum(TAG_SEED in tags(cell) for path in LESSONS for _, cell in code_cells(load(path)))
+    assert count >= MIN_SEEDS, (f"the lessons show {count} seed-tutorial examples (cells tagged "
+                                f"'{TAG_SEED}'); the course wants at least {MIN_SEEDS}")
+
+
+PICTURE_TYPES = ("image/svg+xml", "image/png")
+MAX_SVG_WIDTH_PT = 640  # JupyterLab's output area at a 1280-pixel-wide window, with margins
+
+
+def svg_width_pt(svg: str):
+    match = re.search(r'<svg\b[^>]*\bwidth="([\d.]+)(pt|px)?"', svg)
+    if not match:
+        return None
+    value = float(match.group(1))
+    return value * 0.75 if match.group(2) == "px" else value
+
+
+@pytest.mark.parametrize("path", lesson_params())
+def test_stores_a_picture_that_fits(path):
+    nb = load(path)
+    pictures, too_wide = 0, []
+    for index, cell in code_cells(nb):
+        for output in cell.get("outputs", []):
+            data = output.get("data", {})
+            if any(mime in data for mime in PICTURE_TYPES):
+                pictures += 1
+            svg = data.get("image/svg+xml")
+            if svg:
+                width = svg_width_pt(_joined(svg))
+                if width is not None and width > MAX_SVG_WIDTH_PT:
+                    too_wide.append(f"{describe(index, cell)}: {width:.0f} pt")
+    assert pictures, f"{path.name}: stores no picture (an SVG or PNG output)"
+    assert not too_wide, (f"{path.name}: pictures wider than the output area "
+                          f"({MAX_SVG_WIDTH_PT} pt): {too_wide}")
 
 
 @pytest.mark.parametrize("path", lesson_params())

@@ -40,6 +40,10 @@ COLORS = {
     "more": "lightyellow",
 }
 
+# The widest picture draw() makes, in inches (72 pt each): JupyterLab's output area in a window
+# 1280 pixels wide.
+MAX_WIDTH_INCHES = 8.5
+
 _INFIX = {"Add": "+", "Sub": "-", "Rsub": "-", "Mul": "*", "Div": "/", "Pow": "**",
           "Mm": "@", "Mv": "@", "Dot": "@", "Neg": "neg"}
 
@@ -151,7 +155,10 @@ class _Picture:
             self.notes.append(f"Showing {len(self.model.nodes)} of "
                               f"{len(self.model.nodes) + self.model.hidden} operations: "
                               "draw(..., max_nodes=None) shows all.")
-        graph_attrs = dict(rankdir=self.rankdir, fontname="monospace", fontsize="10")
+        # size: Graphviz scales a wider picture down to MAX_WIDTH_INCHES (never up), so that it
+        # fits a notebook's output area; the height is left free.
+        graph_attrs = dict(rankdir=self.rankdir, fontname="monospace", fontsize="10",
+                           size=f"{MAX_WIDTH_INCHES:g},100")
         if self.notes:
             graph_attrs.update(labelloc="b", label="\n".join(self.notes))
         self.dot = DotWriter(
@@ -238,6 +245,8 @@ class _BackwardPicture(_Picture):
     def op_node(self, node):
         node_id = self.model.node_ids[node]
         attrs = dict(label=self.op_label(node), **self.op_style(node))
+        if nodes.hook_count(node):
+            attrs.update(color="darkorange", penwidth="2")
         flow = self.flow
         if flow is not None and flow.current is not None:
             if node is flow.current:
@@ -256,13 +265,15 @@ class _BackwardPicture(_Picture):
     def op_label(self, node):
         """`MulBackward0` and, below it, what the forward pass computed: `y = a * b`."""
         name = nodes.type_name(node)
+        hooks = nodes.hook_count(node)
+        hook_line = f"\n{_count(hooks, 'hook')} (register_hook)" if hooks else ""
         outputs = self.model.outputs_of(node)
         if nodes.is_leaf_node(node) or not outputs:
-            return name
+            return name + hook_line
         inputs = ["const" if info.kind == "constant" else info.label
                   for info in self.model.inputs[node]]
         out = ", ".join(info.label for info in outputs)
-        return f"{name}\n{out} = {formulas.expression(node, inputs, out)}"
+        return f"{name}\n{out} = {formulas.expression(node, inputs, out)}{hook_line}"
 
     def op_edges(self, node):
         node_id = self.model.node_ids[node]

@@ -149,3 +149,12 @@ def retained_tensors(node):
         if tensor is not None:
             found[output_nr] = tensor
     return found
+
+
+def hook_count(node):
+    """How many `register_hook` hooks wait at this node: a leaf's hooks sit on its
+    AccumulateGrad, a non-leaf's on the node that made it (one dict per output)."""
+    if is_leaf_node(node):
+        hooks = getattr(node.variable, "_backward_hooks", None)
+        return len(hooks) if hooks else 0
+    return sum(len(hooks) for hooks in (node._tensor_pre_hooks or {}).values())

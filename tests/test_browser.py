@@ -1,0 +1,224 @@
+"""The learner's environment, checked in a real browser (issue 14).
+
+`./run lab` is started on a fresh working copy (TENSORGRAD_WORK in a temporary folder), and a
+headless Chromium, driven by Playwright, opens lesson 3 in JupyterLab the way a learner would:
+
+* on open, before anything runs, the shipped notebook is **trusted**, so its graph picture shows
+  as a picture (an untrusted notebook shows `Graph(backward: ...)` text instead), and its
+  predictions are collapsed, their bar showing only the neutral first line;
+* Run All runs it to the end, and the backward-pass stepper widget appears, without
+  `Error displaying widget`;
+* after saving and reopening, the widget and the graph picture are still there (the widget
+  manager's saveState setting, which ./run sets inside the clone);
+* the shipped lessons/ and exercises/ are unchanged: JupyterLab saved into the working copy.
+
+Skipped when no Chromium is installed (Debian: `apt-get install
+chromium`) or Playwright is missing (`pip install -e ".[browser]"`; ./run installs it when it finds
+a Chromium). Playwright's own browser download is not used: `executable_path` points at the system
+Chromium. A screenshot of the reopened lesson is written to the test's temporary folder, or to
+$TENSORGRAD_SCREENSHOTS when set.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+LESSON = "03_chain_rule.ipynb"
+TOKEN = "tensorgrad-browser-test"
+START_TIMEOUT = 120  # seconds for ./run lab to answer (the first start trusts 22 notebooks)
+RUN_TIMEOUT = 180  # seconds for Run All
+
+
+def find_chromium():
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+CHROMIUM = find_chromium()
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no Chromium installed (apt-get install chromium)")
+
+
+def shipped_digest():
+    """One checksum over the shipped lessons/ and exercises/ notebooks."""
+    digest = hashlib.sha256()
+    for folder in ("lessons", "exercises"):
+        for path in sorted((ROOT / folder).glob("*.ipynb")):
+            digest.update(path.name.encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def env_for(work: Path):
+    env = {k: v for k, v in os.environ.items() if k != "PYTEST_CURRENT_TEST"}
+    env["TENSORGRAD_WORK"] = str(work)
+    return env
+
+
+@pytest.fixture
+def lab(tmp_path):
+    """./run lab on a fresh working copy; yields (base url, working copy)."""
+    work = tmp_path / "work"
+    port = free_port()
+    log = open(tmp_path / "lab.log", "w")
+    process = subprocess.Popen(
+        [str(ROOT / "run"), "lab", "--no-browser", f"--port={port}",
+         f"--IdentityProvider.token={TOKEN}", "--LabApp.expose_app_in_browser=True"],
+        cwd=ROOT, env=env_for(work), stdout=log, stderr=subprocess.STDOUT,
+        start_new_session=True)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + START_TIMEOUT
+        while True:
+            try:
+                urllib.request.urlopen(f"{base}/api/status?token={TOKEN}", timeout=2)
+                break
+            except OSError:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    log.flush()
+                    pytest.fail("./run lab did not start:\n"
+                                + (tmp_path / "lab.log").read_text()[-3000:])
+                time.sleep(0.5)
+        yield base, work
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+        log.close()
+
+
+# JavaScript run in the page: the open notebook, found through JupyterLab's application object.
+NOTEBOOK = "window.jupyterapp.shell.currentWidget.content"
+
+FIND_CELLS = NOTEBOOK + """.widgets.map((cell, index) => {
+    const outputs = cell.model.type === 'code' ? cell.model.outputs.toJSON() : [];
+    const mimes = outputs.flatMap(o => Object.keys(o.data || {}));
+    return {index, svg: mimes.includes('image/svg+xml'),
+            widget: mimes.includes('application/vnd.jupyter.widget-view+json'),
+            trusted: cell.model.type !== 'code' || cell.model.trusted};
+})"""
+
+PREDICTIONS = NOTEBOOK + """.widgets.map((cell, index) => ({index,
+    predict: (cell.model.getMetadata('tags') || []).includes('predict'),
+    hidden: cell.outputHidden === true})).filter(c => c.predict)"""
+
+PREVIEW = """async (index) => {
+    const notebook = """ + NOTEBOOK + """;
+    await notebook.scrollToItem(index, 'center');
+    await new Promise(resolve => setTimeout(resolve, 1000));
+    const bar = notebook.widgets[index].node.querySelector('.jp-OutputPlaceholder');
+    return bar ? bar.textContent : null;
+}"""
+NEUTRAL_PREVIEW = "The result (compare it with your prediction):"
+
+SHOWS = """async ([index, selector]) => {
+    const notebook = """ + NOTEBOOK + """;
+    await notebook.scrollToItem(index, 'center');
+    await new Promise(resolve => setTimeout(resolve, 1500));
+    const node = notebook.widgets[index].node;
+    return {found: node.querySelector(selector) !== null,
+            error: node.textContent.includes('Error displaying widget')};
+}"""
+
+
+def open_lesson(page, base):
+    page.goto(f"{base}/lab/tree/lessons/{LESSON}?token={TOKEN}")
+    page.wait_for_function(
+        "window.jupyterapp && window.jupyterapp.shell.currentWidget"
+        " && window.jupyterapp.shell.currentWidget.content"
+        " && window.jupyterapp.shell.currentWidget.content.widgets.length > 10", timeout=90_000)
+    page.wait_for_function(
+        "window.jupyterapp.shell.currentWidget.context.isReady", timeout=90_000)
+    page.wait_for_timeout(2000)
+
+
+def wait_until_idle(page):
+    page.wait_for_function(
+        "(() => { const s = window.jupyterapp.shell.currentWidget.sessionContext;"
+        " return s.session && s.session.kernel && s.session.kernel.status === 'idle'"
+        " && ![...document.querySelectorAll('.jp-InputArea-prompt')]"
+        ".some(e => e.textContent.includes('*')); })()", timeout=RUN_TIMEOUT * 1000)
+
+
+def test_a_lesson_runs_saves_and_reopens_with_its_pictures(lab, tmp_path):
+    sync_api = pytest.importorskip("playwright.sync_api",
+                                   reason="needs Playwright: pip install -e '.[browser]'")
+    base, work = lab
+    before = shipped_digest()
+    shots = Path(os.environ.get("TENSORGRAD_SCREENSHOTS", tmp_path))
+    shots.mkdir(parents=True, exist_ok=True)
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                             args=["--no-sandbox", "--disable-dev-shm-usage"])
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            open_lesson(page, base)
+            cells = page.evaluate(FIND_CELLS)
+            untrusted = [c["index"] for c in cells if not c["trusted"]]
+            assert not untrusted, f"the shipped {LESSON} opens untrusted (cells {untrusted})"
+            predictions = page.evaluate(PREDICTIONS)
+            assert predictions, f"{LESSON} has no cell tagged 'predict'"
+            open_outputs = [c["index"] for c in predictions if not c["hidden"]]
+            assert not open_outputs, f"prediction cells {open_outputs} open with their output shown"
+            preview = page.evaluate(PREVIEW, predictions[0]["index"])
+            assert preview is not None and NEUTRAL_PREVIEW in preview, (
+                f"the collapsed prediction previews {preview!r}")
+            graph = next(c["index"] for c in cells if c["svg"])
+            shown = page.evaluate(SHOWS, [graph, ".jp-RenderedSVG"])
+            assert shown["found"], f"cell {graph}'s graph does not show as a picture on open"
+
+            page.evaluate(f"{NOTEBOOK}.activeCellIndex = 0")
+            page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
+            page.wait_for_timeout(2000)
+            wait_until_idle(page)
+            cells = page.evaluate(FIND_CELLS)
+            widget = next((c["index"] for c in cells if c["widget"]), None)
+            assert widget is not None, "after Run All no cell shows a widget (the stepper)"
+            shown = page.evaluate(SHOWS, [widget, ".jupyter-widgets"])
+            assert shown["found"] and not shown["error"], f"cell {widget}: the widget does not show"
+
+            page.evaluate("window.jupyterapp.commands.execute('docmanager:save')")
+            page.wait_for_function(
+                "!window.jupyterapp.shell.currentWidget.context.model.dirty", timeout=30_000)
+            saved = json.loads((work / "lessons" / LESSON).read_text(encoding="utf-8"))
+            state = saved.get("metadata", {}).get("widgets", {})
+            assert state, "the saved notebook holds no widget state (saveState is off)"
+
+            page.reload()
+            open_lesson(page, base)
+            shown = page.evaluate(SHOWS, [widget, ".jupyter-widgets"])
+            assert shown["found"] and not shown["error"], (
+                f"after reopening, cell {widget}'s widget does not show "
+                f"(error text: {shown['error']})")
+            page.screenshot(path=str(shots / "reopened_widget.png"))
+            shown = page.evaluate(SHOWS, [graph, ".jp-RenderedSVG"])
+            assert shown["found"], f"after reopening, cell {graph}'s graph is not a picture"
+            page.screenshot(path=str(shots / "reopened_graph.png"))
+        finally:
+            browser.close()
+    assert shipped_digest() == before, "the shipped lessons/ or exercises/ changed"
+    status = subprocess.run(["git", "status", "--porcelain", "--", "lessons", "exercises"],
+                            cwd=ROOT, capture_output=True, text=True).stdout
+    assert not status.strip() or os.environ.get("TENSORGRAD_ALLOW_DIRTY"), status

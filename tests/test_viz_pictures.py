@@ -1,0 +1,43 @@
+"""Pictures the lessons rely on (issue 14): hooks marked on the graph, widths that fit."""
+
+import re
+import shutil
+
+import pytest
+
+import tensorgrad as tg
+from tensorgrad.viz.draw import MAX_WIDTH_INCHES
+
+
+def test_hooks_are_marked_where_they_wait():
+    x = tg.tensor([1., 2.], requires_grad=True)
+    y = x * 2
+    _ = y.register_hook(lambda grad: grad + 100)
+    _ = y.register_hook(lambda grad: None)
+    _ = x.register_hook(lambda grad: grad)
+    loss = (y * y).sum()
+    source = tg.viz.draw(loss, names={"x": x, "y": y}, grads=False).source
+    # y's two hooks sit on the node that made y, x's hook on x's AccumulateGrad
+    assert re.search(r'label="MulBackward0\\ny = x \* const\\n2 hooks \(register_hook\)" '
+                     r'fillcolor=lightgrey color=darkorange penwidth=2', source), source
+    assert 'label="AccumulateGrad\\n1 hook (register_hook)"' in source
+    assert source.count("darkorange") == 2
+
+
+def test_a_removed_hook_is_not_drawn():
+    x = tg.tensor([1., 2.], requires_grad=True)
+    handle = x.register_hook(lambda grad: grad)
+    handle.remove()
+    source = tg.viz.draw((x * 2).sum(), grads=False).source
+    assert "hook" not in source and "darkorange" not in source
+
+
+@pytest.mark.skipif(shutil.which("dot") is None, reason="needs Graphviz's dot")
+def test_a_wide_graph_is_scaled_to_fit_the_output_area():
+    x = tg.tensor(1., requires_grad=True)
+    y = x
+    for _ in range(12):
+        y = (y * 1.5).exp().log()
+    svg = tg.viz.draw(y, names={"x": x})._repr_mimebundle_()["image/svg+xml"]
+    width = float(re.search(r'<svg width="([\d.]+)pt"', svg).group(1))
+    assert width <= MAX_WIDTH_INCHES * 72 + 1
