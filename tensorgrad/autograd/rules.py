@@ -32,6 +32,8 @@ hand, so it costs nothing extra per call. `print(MulBackward0.source)` shows it:
 """
 
 import inspect
+import linecache
+import os
 import sys
 
 from .node import Node
@@ -128,7 +130,11 @@ def rule(name, *, saves=(), settings=(), computes=None, local=None, elementwise=
                       if parameter != "grad" and parameter not in saves]
     source = _backward_source(list(formulas), formulas, saves)
     namespace = {f"d_{input_name}": formula for input_name, formula in formulas.items()}
-    exec(source, namespace)  # noqa: S102  (our own text, made from the entry above)
+    # Registered under a name inside the package, so that a traceback through it shows its
+    # lines (and the lessons' short tracebacks hide it with the other library frames).
+    filename = os.path.join(os.path.dirname(__file__), f"rules.py, the backward of {name}")
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    exec(compile(source, filename, "exec"), namespace)  # noqa: S102  (made from the entry)
     attributes = {
         "__slots__": tuple(dict.fromkeys([*settings, *found_settings])),
         "__module__": "tensorgrad.derivatives",
