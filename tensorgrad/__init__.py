@@ -40,6 +40,10 @@ from .random import Generator, manual_seed
 from .size import Size
 from .tensor import Tensor
 
+from .ops.elementwise import floor_divide, remainder
+from . import arguments as _arguments
+
+_arguments.check_functions(globals())  # each checks its arguments first (see arguments.py)
 clip = clamp
 
 

@@ -11,7 +11,7 @@ import numpy as np
 from . import dtypes
 from . import random as _random
 from .autograd import messages
-from .tensor import Tensor, _unwrap
+from .tensor import Tensor
 
 
 def _finish(data, dtype, requires_grad, message=messages.INT_REQUIRES_GRAD_FACTORY):
@@ -32,7 +32,7 @@ def _finish(data, dtype, requires_grad, message=messages.INT_REQUIRES_GRAD_FACTO
 
 def _infer_python_data(data):
     """NumPy array for nested Python data, with PyTorch's dtype inference."""
-    array = np.array(_unwrap(data))
+    array = np.array(nested_values(data))
     if array.dtype == np.float64 and not _contains_numpy_floats(data):
         array = array.astype(dtypes.get_default_dtype().numpy)
     elif array.dtype.kind in "iu":
@@ -57,6 +57,76 @@ def _first_leaf(data):
     return data
 
 
+_MAX_DIMS = 64  # NumPy's limit (PyTorch allows more)
+_INT64_RANGE = (-2 ** 63, 2 ** 63 - 1)
+
+
+def nested_values(data, integer=False):
+    """Nested lists checked as PyTorch checks them before making a tensor, with tensors inside
+    turned into numbers: every row as long as the first, numbers (or one-element tensors) at the
+    bottom, ints within int64. Raises PyTorch's error otherwise; NumPy would give an object
+    array, a wrapped-around integer or its own message."""
+    shape = _nested_shape(data)
+    return _checked_rows(data, shape, 0, integer)
+
+
+def _nested_shape(data):
+    shape, seen = [], []
+    while isinstance(data, (list, tuple)):
+        if any(data is outer for outer in seen):  # a list that contains itself
+            raise ValueError(messages.TOO_MANY_DIMENSIONS.format(type_name=type(data).__name__))
+        seen.append(data)
+        shape.append(len(data))
+        if len(shape) > _MAX_DIMS:
+            raise ValueError(messages.MORE_THAN_64_DIMS.format(limit=_MAX_DIMS))
+        if not data:
+            break
+        data = data[0]
+    return shape
+
+
+def _checked_rows(data, shape, dim, integer):
+    if dim == len(shape):
+        return _checked_scalar(data, integer)
+    if not isinstance(data, (list, tuple)):
+        raise TypeError("not a sequence")
+    if len(data) != shape[dim]:
+        raise ValueError(messages.RAGGED.format(length=shape[dim], dim=dim, got=len(data)))
+    return [_checked_rows(item, shape, dim + 1, integer) for item in data]
+
+
+def _checked_scalar(value, integer):
+    if isinstance(value, Tensor):
+        if value._data.size != 1:
+            raise ValueError(messages.ONE_ELEMENT_TENSORS)
+        return value._data.reshape(())
+    if isinstance(value, (bool, float, np.number, np.bool_)):
+        return value
+    if isinstance(value, int):
+        if not _INT64_RANGE[0] <= value <= _INT64_RANGE[1]:
+            raise ValueError(messages.INT_OVERFLOW)
+        return value
+    if isinstance(value, (list, tuple)):
+        if integer:
+            raise TypeError(f"'{type(value).__name__}' object cannot be interpreted as an integer")
+        raise TypeError(f"must be real number, not {type(value).__name__}")
+    if isinstance(value, (str, bytes)):
+        raise TypeError(messages.INVALID_DATA_TYPE.format(type_name=type(value).__name__))
+    raise RuntimeError(messages.CANNOT_INFER_DTYPE.format(type_name=type(value).__name__))
+
+
+def _cast_python_data(data, dtype):
+    """`tensor(data, dtype=...)`: converted to `dtype`; nan, inf or too large values into an
+    integer dtype are refused, as PyTorch does (NumPy would wrap around or give garbage)."""
+    values = nested_values(data, integer=not dtype.is_floating_point)
+    if dtype is dtypes.int64:
+        array = np.array(values)
+        if array.dtype.kind == "f" and not np.all(np.isfinite(array)):
+            raise RuntimeError(messages.FLOAT_TO_INT_OVERFLOW)
+        return array.astype(np.int64)
+    return np.array(values, dtype=dtype.numpy)
+
+
 def tensor(data, dtype=None, device=None, requires_grad=False):
     """A new leaf tensor holding a *copy* of `data` (a number, nested lists, or an array)."""
     if isinstance(data, Tensor):
@@ -67,7 +137,7 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
     elif isinstance(data, np.generic):
         array = np.array(data)
     elif dtype is not None:
-        array = np.array(_unwrap(data), dtype=dtypes.check_dtype(dtype).numpy)
+        array = _cast_python_data(data, dtypes.check_dtype(dtype))
     else:
         array = _infer_python_data(data)
     return _finish(array, dtype, requires_grad)
@@ -103,6 +173,15 @@ def _size_arg(size):
 
 def _float_dtype(dtype):
     return dtypes.check_dtype(dtype) if dtype is not None else dtypes.get_default_dtype()
+
+
+def _random_dtype(dtype, kernel):
+    """rand and randn draw floating-point numbers only, as in PyTorch."""
+    dtype = _float_dtype(dtype)
+    if not dtype.is_floating_point:
+        raise NotImplementedError(messages.NOT_IMPLEMENTED_FOR.format(
+            kernel=kernel, dtype=dtype.scalar_name))
+    return dtype
 
 
 def ones(*size, dtype=None, requires_grad=False, device=None):
@@ -151,35 +230,49 @@ def empty_like(t, dtype=None, requires_grad=False):
 def arange(start, end=None, step=1, dtype=None, requires_grad=False, device=None):
     if end is None:
         start, end = 0, start
+    values = [float(v) if isinstance(v, Tensor) else v for v in (start, end, step)]
+    if not all(np.isfinite(v) for v in values):
+        raise RuntimeError("unsupported range: " + " -> ".join(str(v) for v in values[:2]))
     if step == 0:
         raise RuntimeError("step must be nonzero")
+    if (end - start) * step < 0:
+        raise RuntimeError(messages.ARANGE_STEP_SIGN)
     all_ints = all(isinstance(v, (int, np.integer)) for v in (start, end, step))
     if dtype is None:
         dtype = dtypes.int64 if all_ints else dtypes.get_default_dtype()
     dtype = dtypes.check_dtype(dtype)
+    if dtype is dtypes.bool_:
+        raise NotImplementedError(messages.NOT_IMPLEMENTED_FOR.format(kernel="arange_cpu", dtype="Bool"))
     count = max(0, int(np.ceil((end - start) / step)))
     data = (start + step * np.arange(count, dtype=np.float64)).astype(dtype.numpy)
     return _finish(data, None, requires_grad)
 
 
 def linspace(start, end, steps, dtype=None, requires_grad=False, device=None):
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
     data = np.linspace(start, end, int(steps)).astype(_float_dtype(dtype).numpy)
     return _finish(data, None, requires_grad)
 
 
 def eye(n, m=None, dtype=None, requires_grad=False, device=None):
+    for name, value in (("n", n), ("m", m)):
+        if value is not None and value < 0:
+            raise RuntimeError(f"{name} must be greater or equal to 0, got {value}")
     return _finish(np.eye(n, m, dtype=_float_dtype(dtype).numpy), None, requires_grad)
 
 
 def rand(*size, dtype=None, requires_grad=False, device=None):
     """Uniform samples in [0, 1). The stream differs from PyTorch's (see tensorgrad.random)."""
-    data = _random.uniform_array(_size_arg(size), 0.0, 1.0, _float_dtype(dtype).numpy)
+    data = _random.uniform_array(_size_arg(size), 0.0, 1.0,
+                                 _random_dtype(dtype, "check_uniform_bounds").numpy)
     return _finish(data, None, requires_grad)
 
 
 def randn(*size, dtype=None, requires_grad=False, device=None):
     """Standard normal samples. The stream differs from PyTorch's (see tensorgrad.random)."""
-    data = _random.normal_array(_size_arg(size), 0.0, 1.0, _float_dtype(dtype).numpy)
+    data = _random.normal_array(_size_arg(size), 0.0, 1.0,
+                                _random_dtype(dtype, "normal_kernel_cpu").numpy)
     return _finish(data, None, requires_grad)
 
 
@@ -189,6 +282,8 @@ def randint(low, high=None, size=None, dtype=None, requires_grad=False, device=N
         low, high, size = 0, low, high
     if size is None:
         raise TypeError("randint() missing 1 required positional argument: 'size'")
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     data = _random.integer_array(low, high, _size_arg((tuple(size),)))
     return _finish(data, dtype, requires_grad)
 
@@ -202,4 +297,6 @@ def randn_like(t, dtype=None, requires_grad=False):
 
 
 def randperm(n, dtype=None, requires_grad=False):
+    if n < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     return _finish(_random.permutation_array(n), dtype, requires_grad)

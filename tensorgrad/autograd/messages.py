@@ -164,3 +164,46 @@ IN_PLACE_ON_VIEW = (
     "being recorded (PyTorch rewrites the base tensor's graph here; tensorgrad keeps graphs "
     "simple). Use an out-of-place operation, or .clone() the view first."
 )
+
+# -- argument checks (tensorgrad/arguments.py): PyTorch's python arg parser, word for word ---------
+ARGUMENT_TYPE = "{name}(): argument '{argument}'{where} must be {expected}, not {got}"
+INT_LIST_ELEMENT = ("{name}(): argument '{argument}'{where} must be tuple of ints, but found "
+                    "element of type {element} at pos 0")
+INT_LIST_UNPACK = ("{name}(): argument '{argument}' failed to unpack the object at pos {pos} "
+                   "with error \"type must be tuple of ints,but got {got}\"")
+TAKES_POSITIONAL = "{name}() takes {count} positional argument{s} but {given} {were} given"
+# (PyTorch writes "1 required positional arguments" and "2 required positional argument")
+MISSING_ARGUMENTS = "{name}() missing {count} required positional argument{s}: {names}"
+UNEXPECTED_KEYWORD = "{name}() got an unexpected keyword argument '{keyword}'"
+MULTIPLE_VALUES = "{name}() got multiple values for argument '{keyword}'"
+INVALID_COMBINATION = ("{name}() received an invalid combination of arguments - got {got}, "
+                       "but expected one of:")
+# tensorgrad's own: it has no out= (PyTorch writes the result into the given tensor)
+NO_OUT_ARGUMENT = ("{name}(): tensorgrad does not support the out= argument; use the returned "
+                   "tensor instead (or copy it in with out.copy_(result))")
+
+# -- making a tensor from Python data (creation.py), as PyTorch's tensor() says it ---------------
+RAGGED = "expected sequence of length {length} at dim {dim} (got {got})"
+ONE_ELEMENT_TENSORS = "only one element tensors can be converted to Python scalars"
+INT_OVERFLOW = "Overflow when unpacking long long"
+FLOAT_TO_INT_OVERFLOW = "value cannot be converted to type int64 without overflow"
+INVALID_DATA_TYPE = "new(): invalid data type '{type_name}'"
+CANNOT_INFER_DTYPE = "Could not infer dtype of {type_name}"
+TOO_MANY_DIMENSIONS = "too many dimensions '{type_name}'"
+# tensorgrad's own: PyTorch allows more dimensions, NumPy (so tensorgrad) at most 64
+MORE_THAN_64_DIMS = ("tensorgrad tensors have at most {limit} dimensions (NumPy's limit), but "
+                     "the data is nested deeper. Reshape it to fewer dimensions first.")
+
+# -- value checks of single operations --------------------------------------------------------------
+ARANGE_STEP_SIGN = "upper bound and lower bound inconsistent with step sign"
+NOT_IMPLEMENTED_FOR = "\"{kernel}\" not implemented for '{dtype}'"
+INTEGER_DIVISION_BY_ZERO = "ZeroDivisionError"
+NEGATIVE_STD = "normal expects std >= 0.0, but found std {std}"
+UNIFORM_RANGE = "uniform_ expects to return a [from, to) range, but found from={a} > to={b}"
+NEGATIVE_TOLERANCE = "{name} must be greater than or equal to zero, but got {value}"
+GRAD_IS_SELF = "can't assign Variable as its own grad"
+NO_CUDA = "tensorgrad not compiled with CUDA enabled"
+NO_ACCELERATOR = "Cannot access accelerator device when none is available."
+UNKNOWN_DEVICE = ("Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, "
+                  "fpga, maia, xla, lazy, vulkan, mps, meta, hpu, mtia, privateuseone device type "
+                  "at start of device string: {device}")
