@@ -43,7 +43,6 @@ from .tensor import Tensor
 from .ops.elementwise import floor_divide, remainder
 from . import arguments as _arguments
 
-_arguments.check_functions(globals())  # each checks its arguments first (see arguments.py)
 clip = clamp
 
 
@@ -74,6 +73,8 @@ def detach(t):
 def expand_copy(t, *sizes):
     return t.expand(*sizes).clone()
 
+
+_arguments.check_functions(globals())  # each checks its arguments first (see arguments.py)
 
 __version__ = "0.1.0"
 

@@ -27,13 +27,18 @@ from .autograd import messages
 # -- the declarations ----------------------------------------------------------------------------
 # Each entry lists an operation's overloads as PyTorch's error messages print them, with
 # `tensorgrad.` for `torch.`. Two markers are not printed: `tuple of ints[1]` also accepts a
-# single int (a `dim`), and `tuple of ints...` also accepts the ints one by one (`ones(2, 3)`).
+# single int (a `dim`), `tuple of ints...` also accepts the ints one by one (`ones(2, 3)`), and
+# a `?` after a type also accepts None (`bool? requires_grad = False` takes None too).
 # Methods use the same entries without their first `Tensor` parameter and without `out`.
 _FACTORY = ("tensorgrad.dtype dtype = None, tensorgrad.layout layout = None, "
-            "tensorgrad.device device = None, bool pin_memory = False, bool requires_grad = False")
+            "tensorgrad.device device = None, bool? pin_memory = False, "
+            "bool? requires_grad = False")
 _LIKE = ("tensorgrad.dtype dtype = None, tensorgrad.layout layout = None, "
-         "tensorgrad.device device = None, bool pin_memory = False, bool requires_grad = False, "
-         "tensorgrad.memory_format memory_format = None")
+         "tensorgrad.device device = None, bool? pin_memory = False, "
+         "bool? requires_grad = False, tensorgrad.memory_format memory_format = None")
+_RANDOM_LIKE = ("tensorgrad.memory_format memory_format = None, tensorgrad.dtype dtype = None, "
+                "tensorgrad.layout layout = None, tensorgrad.device device = None, "
+                "bool? pin_memory = False, bool? requires_grad = False")
 _UNARY = "(Tensor input, *, Tensor out = None)"
 _BINARY = "(Tensor input, Tensor other, *, Tensor out = None)"
 
@@ -43,20 +48,23 @@ SIGNATURES = {
     "zeros": [f"(tuple of ints... size, *, Tensor out = None, {_FACTORY})"],
     "empty": [f"(tuple of ints... size, *, tensorgrad.memory_format memory_format = None, "
               f"Tensor out = None, {_FACTORY})"],
-    "rand": [f"(tuple of ints... size, *, tensorgrad.Generator generator = None, "
-             f"Tensor out = None, {_FACTORY})"],
-    "randn": [f"(tuple of ints... size, *, tensorgrad.Generator generator = None, "
-              f"Tensor out = None, {_FACTORY})"],
+    "rand": [f"(tuple of ints... size, *, tensorgrad.Generator generator, Tensor out = None, "
+             f"{_FACTORY})", f"(tuple of ints... size, *, Tensor out = None, {_FACTORY})"],
+    "randn": [f"(tuple of ints... size, *, tensorgrad.Generator generator, Tensor out = None, "
+              f"{_FACTORY})", f"(tuple of ints... size, *, Tensor out = None, {_FACTORY})"],
     "full": [f"(tuple of ints size, Number fill_value, *, Tensor out = None, {_FACTORY})"],
     "ones_like": [f"(Tensor input, *, {_LIKE})"],
     "zeros_like": [f"(Tensor input, *, {_LIKE})"],
     "empty_like": [f"(Tensor input, *, {_LIKE})"],
-    "rand_like": [f"(Tensor input, *, {_LIKE})"],
-    "randn_like": [f"(Tensor input, *, {_LIKE})"],
+    "rand_like": [f"(Tensor input, *, tensorgrad.Generator generator, {_RANDOM_LIKE})",
+                  f"(Tensor input, *, {_RANDOM_LIKE})"],
+    "randn_like": [f"(Tensor input, *, tensorgrad.Generator generator, {_RANDOM_LIKE})",
+                   f"(Tensor input, *, {_RANDOM_LIKE})"],
     "full_like": [f"(Tensor input, Number fill_value, *, {_LIKE})"],
     "eye": [f"(int n, *, Tensor out = None, {_FACTORY})",
             f"(int n, int m, *, Tensor out = None, {_FACTORY})"],
-    "randperm": [f"(int n, *, Tensor out = None, {_FACTORY})"],
+    "randperm": [f"(int n, *, tensorgrad.Generator generator, Tensor out = None, {_FACTORY})",
+                 f"(int n, *, Tensor out = None, {_FACTORY})"],
     "arange": [f"(Number end, *, Tensor out = None, {_FACTORY})",
                f"(Number start, Number end, *, {_FACTORY})",
                f"(Number start, Number end, Number step = 1, *, Tensor out = None, {_FACTORY})"],
@@ -91,7 +99,9 @@ SIGNATURES = {
     "clone": ["(Tensor input, *, tensorgrad.memory_format memory_format = None)"],
     "add": ["(Tensor input, Tensor other, *, Number alpha = 1, Tensor out = None)"],
     "sub": ["(Tensor input, Tensor other, *, Number alpha = 1, Tensor out = None)"],
-    "mul": [_BINARY], "div": [_BINARY], "maximum": [_BINARY], "minimum": [_BINARY],
+    "mul": [_BINARY],
+    "div": [_BINARY, "(Tensor input, Tensor other, *, str rounding_mode, Tensor out = None)",
+            "(Tensor input, Number other, *, str rounding_mode)"], "maximum": [_BINARY], "minimum": [_BINARY],
     "eq": ["(Tensor input, Tensor other, *, Tensor out = None)",
            "(Tensor input, Number other, *, Tensor out = None)"],
     "logical_and": [_BINARY], "logical_or": [_BINARY],
@@ -107,10 +117,10 @@ SIGNATURES = {
     "equal": ["(Tensor input, Tensor other)"],
     # reductions
     "sum": ["(Tensor input, *, tensorgrad.dtype dtype = None)",
-            "(Tensor input, tuple of ints[1] dim, bool keepdim = False, *, "
+            "(Tensor input, tuple of ints[1]? dim, bool keepdim = False, *, "
             "tensorgrad.dtype dtype = None, Tensor out = None)"],
-    "mean": ["(Tensor input, *, tensorgrad.dtype dtype = None)",
-             "(Tensor input, tuple of ints[1] dim, bool keepdim = False, *, "
+    "mean": ["(Tensor input, *, tensorgrad.dtype dtype = None, Tensor out = None)",
+             "(Tensor input, tuple of ints[1]? dim, bool keepdim = False, *, "
              "tensorgrad.dtype dtype = None, Tensor out = None)"],
     "prod": ["(Tensor input, *, tensorgrad.dtype dtype = None)",
              "(Tensor input, int dim, bool keepdim = False, *, tensorgrad.dtype dtype = None, "
@@ -121,9 +131,9 @@ SIGNATURES = {
     "min": ["(Tensor input, *, Tensor out = None)",
             "(Tensor input, Tensor other, *, Tensor out = None)",
             "(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)"],
-    "amax": ["(Tensor input, tuple of ints[1] dim = (), bool keepdim = False, *, "
+    "amax": ["(Tensor input, tuple of ints[1]? dim = (), bool keepdim = False, *, "
              "Tensor out = None)"],
-    "amin": ["(Tensor input, tuple of ints[1] dim = (), bool keepdim = False, *, "
+    "amin": ["(Tensor input, tuple of ints[1]? dim = (), bool keepdim = False, *, "
              "Tensor out = None)"],
     "argmax": ["(Tensor input, int dim = None, bool keepdim = False, *, Tensor out = None)"],
     "argmin": ["(Tensor input, int dim = None, bool keepdim = False, *, Tensor out = None)"],
@@ -137,6 +147,9 @@ SIGNATURES = {
             "(Tensor input, tuple of ints[1] dim = None, *, Number correction = None, "
             "bool keepdim = False, Tensor out = None)",
             "(Tensor input, bool unbiased = True)"],
+    "linalg_vector_norm": ["(Tensor input, Number ord = 2, tuple of ints[1]? dim = None, "
+                           "bool keepdim = False, *, tensorgrad.dtype dtype = None, "
+                           "Tensor out = None)"],
     "logsumexp": ["(Tensor input, tuple of ints[1] dim, bool keepdim = False, *, "
                   "Tensor out = None)"],
     "softmax": ["(Tensor input, int dim, tensorgrad.dtype dtype = None, *, Tensor out = None)"],
@@ -162,8 +175,16 @@ SIGNATURES = {
     "unbind": ["(Tensor input, int dim = 0)"],
     "chunk": ["(Tensor input, int chunks, int dim = 0)"],
     "cat": ["(tuple of Tensors tensors, int dim = 0, *, Tensor out = None)"],
+    "concatenate": ["(tuple of Tensors tensors, int dim = 0, *, Tensor out = None)"],
     "stack": ["(tuple of Tensors tensors, int dim = 0, *, Tensor out = None)"],
     "broadcast_to": ["(Tensor input, tuple of ints size)"],
+    "expand_copy": ["(Tensor input, tuple of ints size, *, bool implicit = False, "
+                    "Tensor out = None)"],
+    "expand_as": ["(Tensor input, Tensor other)"],
+    "view_as": ["(Tensor input, Tensor other)"],
+    "reshape_as": ["(Tensor input, Tensor other)"],
+    "numel": ["(Tensor input)"],
+    "detach": ["(Tensor input)"],
     # linear algebra
     "matmul": ["(Tensor input, Tensor other, *, Tensor out = None)"],
     "mm": ["(Tensor input, Tensor mat2, *, Tensor out = None)"],
@@ -185,8 +206,13 @@ SIGNATURES = {
     "pow_": ["(Tensor input, Tensor exponent)", "(Tensor input, Number exponent)"],
     "clamp_": ["(Tensor input, Tensor min = None, Tensor max = None)",
                "(Tensor input, Number min = None, Number max = None)"],
-    # the nn functions
+    # the nn functions (under the names PyTorch's messages give them)
     "linear": ["(Tensor input, Tensor weight, Tensor bias = None)"],
+    "cross_entropy_loss": ["(Tensor input, Tensor target, Tensor weight = None, "
+                           "int reduction = 1, int ignore_index = -100, "
+                           "float label_smoothing = 0.0)"],
+    "nll_loss_nd": ["(Tensor input, Tensor target, Tensor weight = None, int reduction = 1, "
+                    "int ignore_index = -100)"],
 }
 
 # Methods whose overloads differ from the function's (no function of that name, or other names).
@@ -210,6 +236,8 @@ for _name in ("ne", "lt", "le", "gt", "ge"):
     METHOD_SIGNATURES[_name] = METHOD_SIGNATURES["eq"]
 for _name in ("softmax", "log_softmax"):
     METHOD_SIGNATURES[_name] = ["(int dim, tensorgrad.dtype dtype = None)"]
+SIGNATURES["clip"] = SIGNATURES["clamp"]
+METHOD_SIGNATURES["clip"] = METHOD_SIGNATURES["clamp"]
 
 
 # -- one parameter and one overload ----------------------------------------------------------------
@@ -222,12 +250,14 @@ class Parameter:
     def __init__(self, text, keyword_only):
         declared, _, default = text.partition(" = ")
         self.type, _, self.name = declared.rpartition(" ")
+        optional = self.type.endswith("?")
+        self.type = self.type.rstrip("?")
         self.single_int = self.type.endswith("[1]")
         self.varargs = self.type.endswith("...")
         self.type = self.type.replace("[1]", "").replace("...", "")
         self.text = f"{self.type} {self.name}" + (f" = {default}" if default else "")
         self.has_default = bool(default)
-        self.default_is_none = default == "None"
+        self.default_is_none = default == "None" or optional  # None is accepted
         self.keyword_only = keyword_only
         self.numbers_ok = False  # a Python number where a Tensor is declared (t.add(2))
 
@@ -281,7 +311,7 @@ def _split(text):
 
 
 def _displayed_parts(text):
-    return [part.replace("[1]", "").replace("...", "") for part in _split(text)]
+    return [part.replace("[1]", "").replace("...", "").replace("? ", " ") for part in _split(text)]
 
 
 # -- what each declared type accepts ---------------------------------------------------------------
@@ -434,14 +464,16 @@ def _bind(name, overload, args, kwargs, raise_error):
     """Match a call to one overload, as PyTorch's FunctionSignature::parse: True if it fits;
     with raise_error, the TypeError that says why it does not."""
     nargs, params = len(args), overload.params
-    varargs = bool(params) and params[0].varargs and overload.max_positional == 1
+    # ones(2, 3): a first parameter `tuple of ints...` takes the ints one by one, if the first is
+    varargs = bool(params) and params[0].varargs and nargs > 0 and _is_int(args[0])
     if nargs > overload.max_positional and not varargs:
         if not raise_error:
             return False
+        most = overload.max_positional
+        least = sum(not p.has_default for p in params if not p.keyword_only)
         raise TypeError(messages.TAKES_POSITIONAL.format(
-            name=name, count=overload.max_positional,
-            s="" if overload.max_positional == 1 else "s", given=nargs,
-            were="was" if nargs == 1 else "were"))
+            name=name, count=most if least == most else f"from {least} to {most}",
+            s="" if most == 1 else "s", given=nargs, were="was" if nargs == 1 else "were"))
     used_kwargs = 0
     for position, param in enumerate(params):
         if position < nargs and not param.keyword_only:
@@ -459,13 +491,8 @@ def _bind(name, overload, args, kwargs, raise_error):
             raise TypeError(messages.MISSING_ARGUMENTS.format(
                 name=name, count=len(missing), s="s" if len(missing) == 1 else "",
                 names=", ".join(f'"{n}"' for n in missing)))
-        if param.accepts(value):
-            if varargs and position == 0 and not by_keyword and nargs > 1:
-                if not raise_error and not _is_int(value):
-                    return False
+        if param.accepts(value) or varargs and position == 0 and not by_keyword:
             continue
-        if varargs and position == 0 and not by_keyword and _is_int(value):
-            continue  # ones(2, 3): the sizes one by one
         if not raise_error:
             return False
         raise TypeError(_type_error(name, param, value, None if by_keyword else position + 1))
@@ -485,7 +512,7 @@ def _bind(name, overload, args, kwargs, raise_error):
 
 def _type_error(name, param, value, position):
     where = f" (position {position})" if position is not None else ""
-    if param.type == "tuple of ints" and isinstance(value, (tuple, list)):
+    if param.type == "tuple of ints" and isinstance(value, (tuple, list)) and where:
         return messages.INT_LIST_ELEMENT.format(
             name=name, argument=param.name, where=where, element=type_name(value[0]))
     return messages.ARGUMENT_TYPE.format(name=name, argument=param.name, where=where,
@@ -529,7 +556,7 @@ def invalid_combination(name, overloads, args, kwargs):
             continue
         names = [part.rsplit(" ", 1)[-1] for part in parts]
         start = max(0, len(parts) - len(kwargs))
-        unmatched = [key for key in kwargs if key not in names[start:]]
+        unmatched = [key for key in _hash_order(kwargs) if key not in names[start:]]
         if kwargs and unmatched:
             lines.append("      didn't match because some of the keywords were incorrect: "
                          + ", ".join(unmatched))
@@ -541,7 +568,7 @@ def invalid_combination(name, overloads, args, kwargs):
 
 def _given(args, kwargs):
     text = "(" + "".join(f"{type_name(a)}, " for a in args)
-    text += "".join(f"{key}={type_name(value)}, " for key, value in kwargs.items())
+    text += "".join(f"{key}={type_name(kwargs[key])}, " for key in _hash_order(kwargs))
     if args:
         text = text[:-2]
     return text + ")"
@@ -551,24 +578,43 @@ def _marked(parts, names, args, kwargs):
     text = "("
     for index in range(len(args) + len(kwargs)):
         if index < len(args):
-            value, label = args[index], type_name(args[index])
+            value = args[index]
+            label = _described(value)
         else:
             value = kwargs.get(names[index], list(kwargs.values())[index - len(args)])
-            label = f"{names[index]}={type_name(value)}"
-        declared = parts[index].split(" = ")[0].rpartition(" ")[0]
+            label = f"{names[index]}={_described(value)}"
+        declared = parts[index].rpartition(" ")[0]
         text += (label if _matches_printed_type(declared, value) else f"!{label}!") + ", "
     if args:
         text = text[:-2]
     return text + ")"
 
 
+def _hash_order(kwargs):
+    """The keywords in the order PyTorch lists them: it keeps them in a C++ hash map, whose
+    order for a few keys is the reverse of the order they were given in."""
+    return list(reversed(list(kwargs)))
+
+
+def _described(value):
+    """A value's type as PyTorch describes it when saying why an overload did not fit:
+    `float`, `list of [int, int]`, `tuple of (float,)`."""
+    if isinstance(value, list):
+        return "list of [" + ", ".join(type_name(v) for v in value) + "]"
+    if isinstance(value, tuple):
+        inner = ", ".join(type_name(v) for v in value)
+        return f"tuple of ({inner}{',' if len(value) == 1 else ''})"
+    return type_name(value)
+
+
 def _matches_printed_type(declared, value):
-    check = _TYPE_CHECKS.get(declared)
-    if declared == "Number":
-        return isinstance(value, (float, int, complex, np.number))
-    if declared == "tuple of ints":
-        return isinstance(value, (tuple, list)) and all(_is_int(v) for v in value)
-    return bool(check and check(value))
+    """PyTorch's own test here compares type names: `Tensor` matches a Tensor, `float` a float
+    or an int, `int` an int; any other declared type (`Number`, `tuple of ints`, or
+    `bool keepdim =` when the parameter has a default) matches nothing."""
+    name = type_name(value)
+    if declared == "float":
+        return name in ("float", "int")
+    return name == declared
 
 
 # -- the decorator ------------------------------------------------------------------------------------
@@ -640,3 +686,16 @@ def check_functions(namespace):
     for name, function in list(namespace.items()):
         if name in SIGNATURES and callable(function) and not hasattr(function, "signature_name"):
             namespace[name] = checked(name)(function)
+
+
+def require_tensors(name, *values):
+    """For functions that PyTorch writes in Python and that fail with an AttributeError of its
+    own on a non-tensor (`F.mse_loss(x, [1.])`: "'list' object has no attribute 'size'"):
+    tensorgrad says which argument must be a Tensor instead."""
+    from .tensor import Tensor
+
+    for position, (argument, value) in enumerate(values, start=1):
+        if not isinstance(value, Tensor) and not (value is None and argument == "weight"):
+            raise TypeError(messages.ARGUMENT_TYPE.format(
+                name=name, argument=argument, where=f" (position {position})",
+                expected="Tensor", got=type_name(value)))

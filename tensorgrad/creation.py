@@ -67,7 +67,26 @@ def nested_values(data, integer=False):
     bottom, ints within int64. Raises PyTorch's error otherwise; NumPy would give an object
     array, a wrapped-around integer or its own message."""
     shape = _nested_shape(data)
-    return _checked_rows(data, shape, 0, integer)
+    if 0 in shape:  # nothing to store: PyTorch does not look at the other rows either
+        return np.zeros(shape)
+    try:
+        return _checked_rows(data, shape, 0, integer)
+    except _NotANumber as error:  # a list where a number belongs
+        kind = "an integer" if integer or _all_integers(data) else "a real number"
+        raise TypeError(messages.NOT_A_NUMBER[kind].format(type_name=error.args[0])) from None
+
+
+class _NotANumber(TypeError):
+    pass
+
+
+def _all_integers(data):
+    """Will the data become an integer tensor? (Then a list where a number belongs is "not an
+    integer" rather than "not a real number", as PyTorch words it.)"""
+    if isinstance(data, (list, tuple)):
+        return all(_all_integers(item) for item in data)
+    return isinstance(data, (int, np.integer)) or (
+        isinstance(data, Tensor) and not data.dtype.is_floating_point)
 
 
 def _nested_shape(data):
@@ -107,9 +126,7 @@ def _checked_scalar(value, integer):
             raise ValueError(messages.INT_OVERFLOW)
         return value
     if isinstance(value, (list, tuple)):
-        if integer:
-            raise TypeError(f"'{type(value).__name__}' object cannot be interpreted as an integer")
-        raise TypeError(f"must be real number, not {type(value).__name__}")
+        raise _NotANumber(type(value).__name__)
     if isinstance(value, (str, bytes)):
         raise TypeError(messages.INVALID_DATA_TYPE.format(type_name=type(value).__name__))
     raise RuntimeError(messages.CANNOT_INFER_DTYPE.format(type_name=type(value).__name__))
@@ -163,6 +180,8 @@ def from_numpy(array):
 def _size_arg(size):
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = size[0]
+    if len(size) > _MAX_DIMS:
+        raise RuntimeError(messages.MORE_THAN_64_DIMS.format(limit=_MAX_DIMS))
     for s in size:
         if not isinstance(s, (int, np.integer)):
             raise TypeError(f"size must be a tuple of ints, but got an element of type {type(s).__name__}")

@@ -684,6 +684,9 @@ class Tensor:
     def ge(self, other):
         return _ew.ge(self, other)
 
+    def equal(self, other):
+        return _ew.equal(self, other)
+
     def all(self):
         return Tensor._make(np.all(self._data))
 

@@ -87,6 +87,7 @@ RETAIN_GRAD_NO_REQUIRES = "can't retain_grad on Tensor that has requires_grad=Fa
 
 HOOK_NO_REQUIRES = "cannot register a hook on a tensor that doesn't require gradient"  # §5.5
 HOOK_CHANGED_SIZE = "hook '{name}' has changed the size of value"  # §5.5
+HOOK_CHANGED_TYPE = "hook '{name}' has changed the type of value (was {was} got {got})"
 HOOK_BAD_RETURN = "expected Variable, but hook returned '{type_name}'"  # §5.5
 
 DETACH_VIEW_IN_PLACE = (  # §5.2
@@ -207,3 +208,20 @@ NO_ACCELERATOR = "Cannot access accelerator device when none is available."
 UNKNOWN_DEVICE = ("Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, "
                   "fpga, maia, xla, lazy, vulkan, mps, meta, hpu, mtia, privateuseone device type "
                   "at start of device string: {device}")
+
+# -- the entry checks of autograd.backward() and autograd.grad() (autograd/functions.py) ----------
+OUTPUT_NOT_TENSOR = "Expected output to be a tensorgrad.Tensor"
+INPUT_NOT_TENSOR = "all inputs have to be Tensors or GradientEdges, but got {type_name}"
+EMPTY_INPUTS = "`inputs` argument to `{name}()` cannot be empty."
+# tensorgrad's own where PyTorch leaks Python's "'float' object is not iterable" and
+# "'str' object cannot be interpreted as an integer"
+OUTPUTS_TYPE = ("{name}(): the outputs must be a Tensor or a list or tuple of Tensors, but got "
+                "{type_name}")
+FLAG_TYPE = "{name}(): argument '{flag}' must be a bool (or None), not {type_name}"
+# tensorgrad's own: its clamp has no derivative for tensor bounds (PyTorch's has)
+CLAMP_BOUND_REQUIRES_GRAD = (
+    "tensorgrad's clamp does not compute gradients for tensor bounds that require grad. Use "
+    "tensorgrad.maximum(x, low) and tensorgrad.minimum(x, high) instead: they give gradients "
+    "to both sides.")
+NOT_A_NUMBER = {"an integer": "'{type_name}' object cannot be interpreted as an integer",
+                "a real number": "must be real number, not {type_name}"}

@@ -17,7 +17,7 @@ import warnings
 
 import numpy as np
 
-from .. import dtypes
+from .. import arguments, dtypes
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.node import Node
 from ..ops import elementwise as ew
@@ -41,14 +41,17 @@ def _requires_grad(value):
 # -- activations ------------------------------------------------------------------------------
 def relu(input, inplace=False):  # noqa: A002  (PyTorch's argument name)
     """max(x, 0), element by element (ReluBackward0)."""
+    arguments.check("relu", (input,))
     return input.relu_() if inplace else ew.relu(input)
 
 
 def sigmoid(input):  # noqa: A002
+    arguments.require_tensors("sigmoid", ("input", input))
     return ew.sigmoid(input)
 
 
 def tanh(input):  # noqa: A002
+    arguments.require_tensors("tanh", ("input", input))
     return ew.tanh(input)
 
 
@@ -63,15 +66,19 @@ def _softmax_dim(name, ndim, stacklevel):
 
 def softmax(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002
     """exp(x) / Σ exp(x) along `dim` (computed stably, by subtracting the maximum first)."""
+    arguments.require_tensors("softmax", ("input", input))
     if dim is None:
         dim = _softmax_dim("softmax", input.dim(), _stacklevel)
+    arguments.check("softmax", (dim, dtype), method=True)
     return reduction.softmax(input, dim, dtype)
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002
     """log(softmax(x)) along `dim`, as x - max - log Σ exp(x - max): no overflow, no log(0)."""
+    arguments.require_tensors("log_softmax", ("input", input))
     if dim is None:
         dim = _softmax_dim("log_softmax", input.dim(), _stacklevel)
+    arguments.check("log_softmax", (dim, dtype), method=True)
     return reduction.log_softmax(input, dim, dtype)
 
 
@@ -116,6 +123,7 @@ def linear(input, weight, bias=None):  # noqa: A002
     is a TBackward0 for Wᵀ); without a bias it is a plain matmul; other ranks are flattened to
     2-d, go through addmm, and are viewed back (ViewBackward0).
     """
+    arguments.check("linear", (input, weight, bias))
     weight_t = weight.t()
     if bias is None:
         return matmul(input, weight_t)
@@ -147,6 +155,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     """Mean squared error. Shapes should match: a mismatch that broadcasts only warns (as in
     PyTorch), because broadcasting a (N, 1) prediction against (N,) targets silently builds an
     N×N table of differences."""
+    arguments.require_tensors("mse_loss", ("input", input), ("target", target))
     if size_average is not None or reduce is not None or weight is not None:
         raise NotImplementedError(
             "tensorgrad's mse_loss takes only reduction= (size_average, reduce and weight are "
@@ -211,6 +220,8 @@ class BinaryCrossEntropyBackward0(Node):
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,  # noqa: A002
                          reduction="mean"):
     """Cross-entropy between probabilities `input` (in [0, 1], e.g. after sigmoid) and targets."""
+    arguments.require_tensors("binary_cross_entropy", ("input", input), ("target", target),
+                              ("weight", weight))
     if size_average is not None or reduce is not None:
         raise NotImplementedError("tensorgrad's binary_cross_entropy takes only reduction=")
     _check_reduction(reduction)
@@ -278,6 +289,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
 
     input: (N, C) or (C,); target: (N,) or () of int64 class indices.
     """
+    arguments.check("nll_loss_nd", (input, target, weight, 1, ignore_index))
     if size_average is not None or reduce is not None:
         raise NotImplementedError("tensorgrad's nll_loss takes only reduction=")
     _check_reduction(reduction)
@@ -334,6 +346,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 
     `target` may also hold class probabilities, with the same shape as `input`.
     """
+    arguments.check("cross_entropy_loss", (input, target, weight, 1, ignore_index, label_smoothing))
     if label_smoothing != 0.0:
         raise NotImplementedError("tensorgrad's cross_entropy does not implement label_smoothing")
     class_dim = 0 if input.dim() == 1 else 1

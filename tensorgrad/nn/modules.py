@@ -7,7 +7,7 @@ the settings, such as `reduction`), the function does the computation.
 import math
 from collections import OrderedDict
 
-from .. import creation
+from .. import arguments, creation
 from . import functional as F
 from . import init
 from .module import Module
@@ -22,6 +22,7 @@ class Linear(Module):
 
     def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
         super().__init__()
+        arguments.check("empty", ((out_features, in_features),), {"dtype": dtype})
         self.in_features = in_features
         self.out_features = out_features
         self.weight = Parameter(creation.empty(out_features, in_features, dtype=dtype))

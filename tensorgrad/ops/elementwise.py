@@ -612,9 +612,13 @@ def clamp(x, min=None, max=None):  # noqa: A002  (PyTorch's argument names)
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None"
                            .replace("torch.", "tensorgrad."))
+    for bound in (min, max):
+        if requires_grad(bound):
+            raise NotImplementedError(messages.CLAMP_BOUND_REQUIRES_GRAD)
     # The bounds take part in type promotion: an int64 tensor clamped to 0.5 is float32
     dtype = dtypes.result_type(x, *[bound for bound in (min, max) if bound is not None]).numpy
-    data = np.clip(x._data.astype(dtype, copy=False), min, max).astype(dtype, copy=False)
+    low, high = (None if v is None else _values(v) for v in (min, max))
+    data = np.clip(x._data.astype(dtype, copy=False), low, high).astype(dtype, copy=False)
     return record(ClampBackward1, data, (x,), saved=(x,), min=min, max=max)
 
 
@@ -815,11 +819,21 @@ def equal(a, b):
 
 def floor_divide(a, b):
     """Integer division. Not differentiable (its derivative is zero almost everywhere)."""
+    check_integer_division(a, b, "div_floor_cpu")
     return Tensor._make(binary_data(np.floor_divide, a, b))
 
 
 def remainder(a, b):
+    check_integer_division(a, b, "remainder_cpu")
     return Tensor._make(binary_data(np.remainder, a, b))
+
+
+def check_integer_division(a, b, kernel):
+    """As PyTorch: no integer division by zero (NumPy gives 0 and a warning), none of bools."""
+    if _is_bool(a) and _is_bool(b):
+        raise NotImplementedError(messages.NOT_IMPLEMENTED_FOR.format(kernel=kernel, dtype="Bool"))
+    if _is_integer(a) and _is_integer(b) and not np.all(_values(b)):
+        raise RuntimeError(messages.INTEGER_DIVISION_BY_ZERO)
 
 
 class Log1PBackward0(Node):

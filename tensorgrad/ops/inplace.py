@@ -19,7 +19,7 @@ from .. import creation
 from ..tensor import Tensor, _bracketed
 from .base import record
 from . import elementwise as ew
-from .elementwise import CopyBackwards, clone, requires_grad
+from .elementwise import CopyBackwards, broadcast_error, clone, requires_grad
 
 
 def check_allowed(tensor, leaf_message=messages.LEAF_IN_PLACE):
@@ -206,6 +206,11 @@ def fill_(tensor, value):
 
 def copy_(tensor, source):
     """Write `source`'s values into `tensor` (broadcasting), recorded as CopyBackwards."""
+    try:
+        np.broadcast_shapes(source._data.shape, tensor._data.shape)
+    except ValueError:
+        raise RuntimeError(broadcast_error(tensor._data.shape, source._data.shape)) from None
+
     def compute():
         data = np.broadcast_to(source._data, tensor._data.shape).astype(tensor._data.dtype)
         result = record(CopyBackwards, data.copy(), (source,))

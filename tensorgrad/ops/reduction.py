@@ -8,7 +8,7 @@ reduced dimensions (`_restore_dims`) and then lets broadcasting spread it out.
 
 import numpy as np
 
-from .. import dtypes
+from .. import arguments, dtypes
 from ..autograd.node import Node
 from ..tensor import Tensor, _normalize_dim
 from . import elementwise as ew
@@ -311,6 +311,8 @@ class GatherBackward0(Node):
 
 def gather(x, dim, index):
     """Pick elements along `dim` at `index` (torch.gather)."""
+    if index._data.dtype != np.int64:
+        raise RuntimeError("gather(): Expected dtype int32/int64 for index")
     d = _normalize_dim(dim, x._data.ndim)
     _check_gather_index(x, d, index)
     if x._data.ndim:
@@ -533,8 +535,10 @@ class LinalgVectorNormBackward0(Node):
 
 
 def norm(x, p="fro", dim=None, keepdim=False):
-    if p == "fro" or p is None:
+    arguments.require_tensors("norm", ("input", x))
+    if isinstance(p, str) and p == "fro" or p is None:
         p = 2
+    arguments.check("linalg_vector_norm", (x, p, dim, keepdim))
     if not x.dtype.is_floating_point:
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
                            f"input. Got {x.dtype.scalar_name}")

@@ -330,6 +330,7 @@ def repeat(x, *repeats):
     if len(repeats) < x._data.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of "
                            "dimensions of tensor")
+    check_sizes_not_negative(repeats)
     data = np.tile(x._data, repeats)
     return record(RepeatBackward0, data, (x,), repeats=repeats, self_sym_sizes=x._data.shape)
 
@@ -425,6 +426,38 @@ def stack(tensors, dim=0):
     return record(StackBackward0, data, tensors, dim=d)
 
 
+def check_sizes_not_negative(sizes):
+    for size in sizes:
+        if size < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {size}: {list(sizes)}")
+
+
+def check_no_repeated_dims(dims):
+    for d in dims:
+        if dims.count(d) > 1:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+
+
+def check_split_sizes(split_size, length, dim):
+    """PyTorch's checks of split's sizes: one size, at least 0 (0 only for an empty dimension);
+    or a list of sizes, each at least 0, that add up to the dimension's length."""
+    if isinstance(split_size, int):
+        if split_size < 0:
+            raise RuntimeError(f"split expects split_size be non-negative, but got split_size={split_size}")
+        if split_size == 0 and length != 0:
+            raise RuntimeError("split_size can only be 0 if dimension size is 0, but got dimension "
+                               f"size of {length}")
+        return
+    sizes = list(split_size)
+    for size in sizes:
+        if size < 0:
+            raise RuntimeError("split_with_sizes expects split_sizes have only non-negative entries, "
+                               f"but got split_sizes={sizes}")
+    if sum(sizes) != length:
+        raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {length} (input "
+                           f"tensor's size at dimension {dim}), but got split_sizes={sizes}")
+
+
 def _tensor_list(tensors, name):
     if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
         raise TypeError(f"{name}(): argument 'tensors' must be a tuple or list of Tensors, "
@@ -444,14 +477,20 @@ def unbind(x, dim=0):
 
 
 def chunk(x, chunks, dim=0):
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     d = _normalize_dim(dim, x._data.ndim)
     size = -(-x._data.shape[d] // chunks)
     return split(x, size, d)
 
 
-def split(x, split_size, dim=0):
+def split(x, split_size_or_sections, dim=0):
+    split_size = split_size_or_sections
     d = _normalize_dim(dim, x._data.ndim)
     length = x._data.shape[d]
+    check_split_sizes(split_size, length, d)
+    if split_size == 0:  # only a dimension of size 0 can be split in pieces of 0
+        return (x[(slice(None),) * d + (slice(0, 0),)],)
     sizes = ([split_size] * (length // split_size) + ([length % split_size] if length % split_size else [])
              if isinstance(split_size, int) else list(split_size))
     pieces, start = [], 0
@@ -475,4 +514,5 @@ class FlipBackward0(Node):
 def flip(x, dims):
     dims = (dims,) if isinstance(dims, int) else tuple(dims)
     dims = tuple(_normalize_dim(d, x._data.ndim) for d in dims)
+    check_no_repeated_dims(dims)
     return record(FlipBackward0, np.flip(x._data, dims).copy(), (x,), dims=dims)

@@ -1,0 +1,165 @@
+"""Misuse of the public API: every mistake gets tensorgrad's own, PyTorch-worded error.
+
+The cases (tests/misuse_cases.py) are bad calls of every public function and method: generated
+from the declared signatures, from a walk of the namespace, and written out by hand for value
+checks. For each one, on tensorgrad:
+  * an exception must come from tensorgrad's own checks: raised by a `raise` in tensorgrad (or
+    by Python itself for a call that does not fit a Python signature or an operator that
+    returns NotImplemented), of a class PyTorch raises for misuse, never an internal error
+    (AttributeError, ZeroDivisionError, NumPy's AxisError, a ValueError from NumPy, ...);
+With torch installed, each case also runs on torch (the same text, `torch` for `lib`):
+  * no call may succeed where torch refuses, and both must raise the same class;
+  * the number of cases whose class and text equal torch's is counted, and may not fall below
+    MATCHED_AT_LEAST (the figure in the README).
+"""
+
+import os
+import traceback
+import warnings
+
+import numpy as np
+import pytest
+
+import tensorgrad as tg
+from misuse_cases import VALUE_CASES, environment, namespace_cases, signature_cases
+from parity import show
+
+TENSORGRAD_DIR = os.path.dirname(tg.__file__)
+PYTORCH_CLASSES = (TypeError, ValueError, RuntimeError, IndexError, NotImplementedError,
+                   AssertionError, KeyError)
+# Python's own words for a call that does not fit (the function's own Python signature, or an
+# operator that returned NotImplemented): raised by the interpreter, not from a tensorgrad line
+PYTHON_CALL_ERRORS = ("positional argument", "unexpected keyword argument", "required positional",
+                      "required keyword", "unsupported operand type", "not supported between",
+                      "bad operand type", "can only concatenate", "takes no arguments",
+                      "multiple values for argument", "object is not callable")
+
+# Where tensorgrad differs from torch on purpose, or where torch leaks an internal error and
+# tensorgrad says clearly what is wrong instead (README, "Deliberate differences").
+DIFFERENT_ON_PURPOSE = {
+    "lib.tensor(eval('[' * 70 + '1' + ']' * 70)).dim()": "more than 64 dimensions (NumPy)",
+    "lib.ones([1] * 65).dim()": "more than 64 dimensions (NumPy)",
+    "lib.tensor(eval('[' * 64 + '1' + ']' * 64)).dim()": "more than 64 dimensions (NumPy)",
+}
+
+
+def all_cases():
+    cases = signature_cases(lambda name: hasattr(tg, name), lambda name: hasattr(tg.Tensor, name))
+    cases |= namespace_cases(tg)
+    cases |= set(VALUE_CASES)
+    return sorted(cases)
+
+
+CASES = all_cases()
+
+
+def outcome(lib, case):
+    """('ok', repr) or ('error', class, text, traceback) for one case on one library."""
+    env = environment(lib)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            value = eval(case, env)  # noqa: S307  (our own test expressions)
+        except Exception as error:  # noqa: BLE001
+            return ("error", type(error), str(error), error.__traceback__)
+    return ("ok", value)
+
+
+def own_error(result):
+    """None if the error is one of tensorgrad's own argument checks, else why not."""
+    _, cls, text, tb = result
+    if not issubclass(cls, PYTORCH_CLASSES) or cls.__module__ not in ("builtins",):
+        return f"{cls.__module__}.{cls.__name__} is not a class PyTorch raises for misuse"
+    frames = traceback.extract_tb(tb)
+    last = frames[-1]
+    if last.filename.startswith(TENSORGRAD_DIR):
+        return None if len(text) > 10 else f"too short a message: {text!r}"
+    if any(words in text for words in PYTHON_CALL_ERRORS):
+        return None
+    if last.filename == "<string>" and len(frames) == 2:
+        return None  # raised by the case's own expression (a lambda that returns a bad value)
+    return f"raised outside tensorgrad, in {last.filename}:{last.lineno}"
+
+
+def test_there_are_enough_cases():
+    assert len(CASES) > 1500, len(CASES)
+
+
+def test_no_internal_error_escapes():
+    failures = []
+    for case in CASES:
+        result = outcome(tg, case)
+        if result[0] == "error":
+            why = own_error(result)
+            if why:
+                failures.append(f"{case}: {result[1].__name__}: {result[2][:150]} ({why})")
+    assert not failures, f"{len(failures)} of {len(CASES)}:\n" + "\n".join(failures[:60])
+
+
+MATCHED_AT_LEAST = 0  # raised as the implementation improves; the README gives the figure
+
+
+def compare_with_torch(torch):
+    """(matched, refused_only_by_torch, other_class) over all cases."""
+    matched, silent, other_class = [], [], []
+    for case in CASES:
+        mine, theirs = outcome(tg, case), outcome(torch, case)
+        if theirs[0] == "error" and mine[0] == "ok":
+            if case not in DIFFERENT_ON_PURPOSE:
+                silent.append(f"{case}: torch says {theirs[1].__name__}: {theirs[2][:150]}")
+        elif theirs[0] == "error":
+            if mine[1] is theirs[1] and show(mine[2]) == show(theirs[2]):
+                matched.append(case)
+            elif mine[1] is not theirs[1] and case not in DIFFERENT_ON_PURPOSE:
+                other_class.append(f"{case}: {mine[1].__name__}: {mine[2][:120]} / torch "
+                                   f"{theirs[1].__name__}: {show(theirs[2])[:120]}")
+        elif mine[0] == "error":
+            if case not in DIFFERENT_ON_PURPOSE:
+                other_class.append(f"{case}: {mine[1].__name__}: {mine[2][:120]} / torch: ok")
+        else:
+            matched.append(case)
+    return matched, silent, other_class
+
+
+@pytest.fixture(scope="module")
+def comparison():
+    torch = pytest.importorskip("torch")
+    return compare_with_torch(torch)
+
+
+def test_nothing_succeeds_where_torch_refuses(comparison):
+    _, silent, _ = comparison
+    assert not silent, f"{len(silent)}:\n" + "\n".join(silent[:80])
+
+
+def test_same_exception_class_as_torch(comparison):
+    _, _, other_class = comparison
+    assert not other_class, f"{len(other_class)}:\n" + "\n".join(other_class[:80])
+
+
+def test_class_and_text_match_torch(comparison):
+    matched, _, _ = comparison
+    print(f"\n{len(matched)} of {len(CASES)} cases match torch's class and text (or result)")
+    assert len(matched) >= MATCHED_AT_LEAST
+
+
+if __name__ == "__main__":  # python tests/test_misuse.py: the figures, and the differences
+    import sys
+
+    import torch
+
+    matched, silent, other = compare_with_torch(torch)
+    print(len(CASES), "cases;", len(matched), "match torch; silent:", len(silent), "class:",
+          len(other))
+    if "-v" in sys.argv:
+        for case in CASES:
+            if case not in matched:
+                a = outcome(tg, case)
+                b = outcome(torch, case)
+                print("CASE", case)
+                for label, r in (("tg", a), ("torch", b)):
+                    shown = [r[0], r[1].__name__ if r[0] == "error" else show(r[1])]
+                    if r[0] == "error":
+                        shown.append(show(r[2]))
+                    print(f"  {label:5}", " | ".join(shown).replace("\n", "\\n")[:600])
+    _ = np
