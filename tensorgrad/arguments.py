@@ -18,6 +18,8 @@ with the operation; their texts, like these, live in `autograd/messages.py`.
 """
 
 import functools
+import inspect
+import keyword
 
 import numpy as np
 
@@ -68,9 +70,11 @@ SIGNATURES = {
     "arange": [f"(Number end, *, Tensor out = None, {_FACTORY})",
                f"(Number start, Number end, *, {_FACTORY})",
                f"(Number start, Number end, Number step = 1, *, Tensor out = None, {_FACTORY})"],
-    "tensor": [f"(object data, *, {_FACTORY.replace('tensorgrad.layout layout = None, ', '')}, "
+    "tensor": ["(object data, *, tensorgrad.dtype dtype = None, tensorgrad.device device = None, "
+               "bool pin_memory = False, bool requires_grad = False, "
                "tuple of names names = None)"],
-    "as_tensor": ["(object data, tensorgrad.dtype dtype = None, tensorgrad.device device = None)"],
+    "as_tensor": ["(object data, *, tensorgrad.dtype dtype = None, "
+                  "tensorgrad.device device = None)"],
     "linspace": [f"({a} start, {b} end, int steps, *, Tensor out = None, {_FACTORY})"
                  for a, b in (("Tensor", "Tensor"), ("Number", "Tensor"), ("Tensor", "Number"),
                               ("Number", "Number"))],
@@ -100,8 +104,8 @@ SIGNATURES = {
     "add": ["(Tensor input, Tensor other, *, Number alpha = 1, Tensor out = None)"],
     "sub": ["(Tensor input, Tensor other, *, Number alpha = 1, Tensor out = None)"],
     "mul": [_BINARY],
-    "div": [_BINARY, "(Tensor input, Tensor other, *, str rounding_mode, Tensor out = None)",
-            "(Tensor input, Number other, *, str rounding_mode)"], "maximum": [_BINARY], "minimum": [_BINARY],
+    "div": [_BINARY, "(Tensor input, Tensor other, *, str? rounding_mode, Tensor out = None)",
+            "(Tensor input, Number other, *, str? rounding_mode)"], "maximum": [_BINARY], "minimum": [_BINARY],
     "eq": ["(Tensor input, Tensor other, *, Tensor out = None)",
            "(Tensor input, Number other, *, Tensor out = None)"],
     "logical_and": [_BINARY], "logical_or": [_BINARY],
@@ -116,6 +120,12 @@ SIGNATURES = {
                  "bool equal_nan = False)"],
     "equal": ["(Tensor input, Tensor other)"],
     # reductions
+    "all": ["(Tensor input, *, Tensor out = None)",
+            "(Tensor input, tuple of ints[1]? dim = None, bool keepdim = False, *, "
+            "Tensor out = None)"],
+    "any": ["(Tensor input, *, Tensor out = None)",
+            "(Tensor input, tuple of ints[1]? dim = None, bool keepdim = False, *, "
+            "Tensor out = None)"],
     "sum": ["(Tensor input, *, tensorgrad.dtype dtype = None)",
             "(Tensor input, tuple of ints[1]? dim, bool keepdim = False, *, "
             "tensorgrad.dtype dtype = None, Tensor out = None)"],
@@ -386,7 +396,7 @@ def _make_guard(overload):
         if p.keyword_only and not keyword_only_seen:
             params.append("*")
             keyword_only_seen = True
-        name = f"a_{p.name}"
+        name = f"{p.name}_" if keyword.iskeyword(p.name) else p.name
         params.append(f"{name}=_DEFAULT" if p.has_default else name)
         quick = _QUICK.get(p.type)
         if p.numbers_ok:
@@ -421,8 +431,7 @@ def _quick_int_list(value):
 # -- the parser -----------------------------------------------------------------------------------
 # Operations whose Tensor arguments may also be Python numbers (`t.add(2)`), as in PyTorch's
 # should_allow_numbers_as_tensors.
-NUMBERS_AS_TENSORS = {"add", "sub", "mul", "div", "add_", "sub_", "mul_", "div_",
-                      "floor_divide", "remainder"}
+NUMBERS_AS_TENSORS = {"add", "sub", "mul", "div", "add_", "sub_", "mul_", "div_", "copy_"}
 
 
 class Signatures:
@@ -435,14 +444,16 @@ class Signatures:
         self.overloads = [Overload(text, numbers_ok, method) for text in texts]
         self.guards = tuple(o.guard for o in self.overloads)
 
-    def is_plainly_valid(self, args, kwargs):
-        for guard in self.guards:
+    def match(self, args, kwargs):
+        """The overload this call fits: found by the guards when the call is plainly valid,
+        else by the parser, which raises PyTorch's error when none fits."""
+        for overload in self.overloads:
             try:
-                if guard(*args, **kwargs):
-                    return True
+                if overload.guard(*args, **kwargs):
+                    return overload
             except TypeError:
                 pass
-        return False
+        return self.parse(args, kwargs)
 
     def parse(self, args, kwargs):
         """Check a call; return the overload it matches, or raise PyTorch's error."""
@@ -491,7 +502,9 @@ def _bind(name, overload, args, kwargs, raise_error):
             raise TypeError(messages.MISSING_ARGUMENTS.format(
                 name=name, count=len(missing), s="s" if len(missing) == 1 else "",
                 names=", ".join(f'"{n}"' for n in missing)))
-        if param.accepts(value) or varargs and position == 0 and not by_keyword:
+        if by_keyword and param.varargs and _is_int(value):
+            pass  # ones(size=2): one by one only by position
+        elif param.accepts(value) or varargs and position == 0 and not by_keyword:
             continue
         if not raise_error:
             return False
@@ -648,11 +661,9 @@ def checked(name, method=False):
             nonlocal declared
             if declared is None:
                 declared = signatures(name, method)
-            call_args = args[1:] if method else args
-            if not declared.is_plainly_valid(call_args, kwargs):
-                declared.parse(call_args, kwargs)
-                if "out" in kwargs:
-                    raise TypeError(messages.NO_OUT_ARGUMENT.format(name=name))
+            overload = declared.match(args[1:] if method else args, kwargs)
+            if kwargs:
+                args, kwargs = _as_the_function_takes(function, overload, args, kwargs, method)
             return function(*args, **kwargs)
 
         wrapper.signature_name = name
@@ -663,10 +674,64 @@ def checked(name, method=False):
 
 def check(name, args, kwargs=None, method=False):
     """Check one call by hand (where a decorator does not fit), as `checked` does."""
-    declared = signatures(name, method)
-    kwargs = kwargs or {}
-    if not declared.is_plainly_valid(args, kwargs):
-        declared.parse(args, kwargs)
+    signatures(name, method).match(args, kwargs or {})
+
+
+# Keyword arguments PyTorch takes that mean nothing in tensorgrad (one device, one layout)
+_IGNORED = {"pin_memory", "layout", "memory_format", "non_blocking", "names", "implicit",
+            "sparse_grad"}
+
+
+def _as_the_function_takes(function, overload, args, kwargs, method):
+    """A call made with PyTorch's keywords (`add(t, other=2)`, `ones(size=(2,))`), rewritten
+    for tensorgrad's function, whose parameters may have other names (`add(a, b)`,
+    `ones(*size)`). Keywords it takes as they are pass straight through."""
+    parameters = _parameters(function)
+    positional = [p for p in parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)]
+    declared_positional = [p for p in overload.params if not p.keyword_only]
+    offset = 1 if method else 0
+
+    def same_place(key):  # the function takes this keyword, in the declared position
+        if key not in parameters or parameters[key].kind == inspect.Parameter.VAR_POSITIONAL:
+            return False
+        names = [p.name for p in declared_positional]
+        if key not in names:
+            return parameters[key].kind == inspect.Parameter.KEYWORD_ONLY
+        index = names.index(key) + offset
+        return index < len(positional) and positional[index].name == key
+
+    if any(p.kind == p.VAR_KEYWORD for p in parameters.values()) or all(map(same_place, kwargs)):
+        return args, kwargs
+    args, rest = list(args), {}
+    order = [p.name for p in overload.params]
+    for key, value in sorted(kwargs.items(), key=lambda item: (
+            order.index(item[0]) if item[0] in order else len(order))):
+        declared = next((p for p in overload.params if p.name == key), None)
+        if declared is not None and not declared.keyword_only:
+            index = declared_positional.index(declared) + offset
+            target = positional[min(index, len(positional) - 1)]
+            if target.kind == target.VAR_POSITIONAL or index == len(args):
+                args.append(value)
+            else:
+                rest[target.name] = value
+        elif key in parameters:
+            rest[key] = value
+        elif key == "out":
+            raise TypeError(messages.NO_OUT_ARGUMENT.format(name=function.__name__))
+        elif key == "device":
+            from .tensor import check_device
+
+            check_device(value)
+        elif key not in _IGNORED and value is not None:
+            raise NotImplementedError(messages.UNSUPPORTED_KEYWORD.format(
+                name=function.__name__, keyword=key))
+    return args, rest
+
+
+@functools.lru_cache(maxsize=None)
+def _parameters(function):
+    return dict(inspect.signature(function).parameters)
 
 
 def check_methods(cls):

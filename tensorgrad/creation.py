@@ -268,8 +268,14 @@ def arange(start, end=None, step=1, dtype=None, requires_grad=False, device=None
 
 
 def linspace(start, end, steps, dtype=None, requires_grad=False, device=None):
+    for name, value in (("start", start), ("end", end)):
+        if isinstance(value, Tensor) and value._data.ndim:
+            raise RuntimeError(messages.LINSPACE_DIMS.format(name=name, ndim=value._data.ndim))
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
+    if dtype is not None and dtypes.check_dtype(dtype) is dtypes.bool_:
+        raise NotImplementedError(messages.NOT_IMPLEMENTED_FOR.format(kernel="linspace_cpu",
+                                                                      dtype="Bool"))
     data = np.linspace(start, end, int(steps)).astype(_float_dtype(dtype).numpy)
     return _finish(data, None, requires_grad)
 
@@ -299,10 +305,14 @@ def randint(low, high=None, size=None, dtype=None, requires_grad=False, device=N
     """Integers in [low, high). `randint(high, size)` starts from 0, as in PyTorch."""
     if size is None and isinstance(high, (tuple, list)):
         low, high, size = 0, low, high
+    elif high is None:
+        low, high = 0, low
     if size is None:
         raise TypeError("randint() missing 1 required positional argument: 'size'")
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    if dtype is not None and dtypes.check_dtype(dtype) is dtypes.bool_ and high > 2:
+        raise RuntimeError("to - 1 is out of bounds for bool")
     data = _random.integer_array(low, high, _size_arg((tuple(size),)))
     return _finish(data, dtype, requires_grad)
 
@@ -318,4 +328,7 @@ def randn_like(t, dtype=None, requires_grad=False):
 def randperm(n, dtype=None, requires_grad=False):
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
+    if dtype is not None and dtypes.check_dtype(dtype) is dtypes.bool_:
+        raise NotImplementedError(messages.NOT_IMPLEMENTED_FOR.format(kernel="randperm",
+                                                                      dtype="Bool"))
     return _finish(_random.permutation_array(n), dtype, requires_grad)

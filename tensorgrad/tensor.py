@@ -64,6 +64,8 @@ class Tensor:
     # -- construction ------------------------------------------------------------------------
     def __new__(cls, *args):
         """The legacy constructor `Tensor([2])` (always float32), or `Tensor(2, 3)` (zeros)."""
+        if len(args) == 1 and not isinstance(args[0], (int, list, tuple, np.ndarray, Tensor)):
+            raise TypeError(messages.LEGACY_NOT_A_SEQUENCE.format(type_name=type(args[0]).__name__))
         if len(args) == 1 and not isinstance(args[0], int):
             from .creation import nested_values
 
@@ -119,6 +121,8 @@ class Tensor:
         return self
 
     def _set_requires_grad(self, flag, int_message):
+        if not isinstance(flag, (bool, np.bool_)):  # (the method's argument is checked already)
+            raise RuntimeError(messages.REQUIRES_GRAD_NOT_BOOL)
         flag = bool(flag)
         if self._grad_fn is not None:
             if not flag:
@@ -368,8 +372,16 @@ class Tensor:
         return _ew.to_dtype(self, dtype)
 
     def type(self, dtype=None):
+        """The legacy type name ("tensorgrad.FloatTensor"), or a copy converted to `dtype` (a
+        dtype or such a name)."""
         if dtype is None:
             return f"tensorgrad.{self.dtype._legacy_name}"
+        if isinstance(dtype, str):
+            named = {f"{prefix}.{d._legacy_name}": d for d in dtypes._ALL
+                     for prefix in ("tensorgrad", "torch")}
+            if dtype not in named:
+                raise ValueError(f"invalid type: '{dtype}'")
+            dtype = named[dtype]
         return self.to(dtype)
 
     def float(self):
@@ -590,8 +602,8 @@ class Tensor:
     def mul(self, other):
         return _ew.mul(self, other)
 
-    def div(self, other):
-        return _ew.div(self, other)
+    def div(self, other, *, rounding_mode=None):
+        return _ew.div(self, other, rounding_mode=rounding_mode)
 
     def pow(self, exponent):
         return _ew.pow(self, exponent)
@@ -687,11 +699,11 @@ class Tensor:
     def equal(self, other):
         return _ew.equal(self, other)
 
-    def all(self):
-        return Tensor._make(np.all(self._data))
+    def all(self, dim=None, keepdim=False):
+        return _red.all_or_any(np.all, self, dim, keepdim)
 
-    def any(self):
-        return Tensor._make(np.any(self._data))
+    def any(self, dim=None, keepdim=False):
+        return _red.all_or_any(np.any, self, dim, keepdim)
 
     def logical_not(self):
         return _ew.logical_not(self)
@@ -720,8 +732,8 @@ class Tensor:
     def argmin(self, dim=None, keepdim=False):
         return _red.argmin(self, dim, keepdim)
 
-    def prod(self, dim=None, keepdim=False):
-        return _red.prod(self, dim, keepdim)
+    def prod(self, dim=None, keepdim=False, *, dtype=None):
+        return _red.prod(self, dim, keepdim, dtype=dtype)
 
     def var(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
         return _red.var(self, dim, unbiased, keepdim, correction=correction)
@@ -863,7 +875,9 @@ class Tensor:
     def fill_(self, value):
         return _inplace.fill_(self, value)
 
-    def copy_(self, source):
+    def copy_(self, source, non_blocking=False):
+        if not isinstance(source, Tensor):  # a number: PyTorch takes it as a 0-d tensor
+            source = Tensor._make(np.asarray(source, dtype=self._data.dtype))
         return _inplace.copy_(self, source)
 
     def normal_(self, mean=0.0, std=1.0, *, generator=None):
@@ -916,19 +930,6 @@ def _normalize_dim(dim, ndim):
             f"Dimension out of range (expected to be in range of [{-size}, {size - 1}], but got {dim})"
         )
     return dim % size
-
-
-def dtype_from_to_arguments(args, dtype, what):
-    """The dtype that `.to(...)` arguments ask for (of a tensor or a module): a dtype, a tensor
-    (its dtype) or the device "cpu". There is no other device, so anything else is a ValueError."""
-    for arg in args:
-        if isinstance(arg, dtypes.dtype):
-            dtype = arg
-        elif isinstance(arg, Tensor):
-            dtype = arg.dtype
-        elif str(arg) != "cpu":
-            raise ValueError(f"tensorgrad runs on the CPU only; cannot move a {what} to {arg!r}")
-    return dtype
 
 
 _OPERAND_TYPES = frozenset((int, float, bool))  # besides Tensor, checked first: the common case

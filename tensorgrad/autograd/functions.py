@@ -24,16 +24,20 @@ def _as_tensor_list(values):
 def check_arguments(name, outputs, inputs=None, flags=()):
     """The entry checks of backward() and grad(), before the graph is touched: tensors where
     tensors are wanted, flags that are flags. Returns the outputs and inputs as lists."""
-    if not isinstance(outputs, (Tensor, list, tuple)):
-        raise TypeError(messages.OUTPUTS_TYPE.format(name=name, type_name=type(outputs).__name__))
-    outputs = _as_tensor_list(outputs)
+    try:  # PyTorch takes any iterable of tensors, a str too (and then fails on its letters)
+        outputs = _as_tensor_list(outputs)
+    except TypeError:
+        raise TypeError(messages.OUTPUTS_TYPE.format(
+            name=name, what="outputs", type_name=type(outputs).__name__)) from None
     for output in outputs:
         if not isinstance(output, Tensor):
             raise AssertionError(messages.OUTPUT_NOT_TENSOR)
     if inputs is not None:
-        if not isinstance(inputs, (Tensor, list, tuple)):
-            raise RuntimeError(messages.INPUT_NOT_TENSOR.format(type_name=type(inputs).__name__))
-        inputs = _as_tensor_list(inputs)
+        try:
+            inputs = _as_tensor_list(inputs)
+        except TypeError:
+            raise TypeError(messages.OUTPUTS_TYPE.format(
+                name=name, what="inputs", type_name=type(inputs).__name__)) from None
         if not inputs:
             raise RuntimeError(messages.EMPTY_INPUTS.format(name=name))
         for value in inputs:

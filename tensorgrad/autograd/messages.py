@@ -199,9 +199,22 @@ MORE_THAN_64_DIMS = ("tensorgrad tensors have at most {limit} dimensions (NumPy'
 ARANGE_STEP_SIGN = "upper bound and lower bound inconsistent with step sign"
 NOT_IMPLEMENTED_FOR = "\"{kernel}\" not implemented for '{dtype}'"
 INTEGER_DIVISION_BY_ZERO = "ZeroDivisionError"
-NEGATIVE_STD = "normal expects std >= 0.0, but found std {std}"
-UNIFORM_RANGE = "uniform_ expects to return a [from, to) range, but found from={a} > to={b}"
-NEGATIVE_TOLERANCE = "{name} must be greater than or equal to zero, but got {value}"
+NEGATIVE_STD = "normal expects std >= 0.0, but found std {std:g}"
+UNIFORM_RANGE = "uniform_ expects to return a [from, to) range, but found from={a:g} > to={b:g}"
+NEGATIVE_TOLERANCE = "{name} must be greater than or equal to zero, but got {value:g}"
+MODULE_TO_DTYPE = ("nn.Module.to only accepts floating point or complex dtypes, but got desired "
+                   "dtype={dtype}")
+LEGACY_NOT_A_SEQUENCE = "new(): data must be a sequence (got {type_name})"
+REQUIRES_GRAD_NOT_BOOL = "requires_grad must be a bool"
+BCE_TARGET_RANGE = "all elements of target should be between 0 and 1"
+FOUND_DTYPE = "Found dtype {found} but expected {expected}"
+EXPECTED_SCALAR_TYPE = "expected scalar type {expected} but found {found}"
+LINSPACE_DIMS = ("linspace only supports 0-dimensional start and end tensors, but got {name} "
+                 "with {ndim} dimension(s).")
+VARIABLE_DATA = "Variable data has to be a tensor, but got {type_name}"
+# tensorgrad's own: a view as another dtype reinterprets memory, which tensorgrad does not do
+VIEW_AS_DTYPE = ("tensorgrad's view() does not reinterpret a tensor's memory as another dtype; "
+                 "use .to(dtype) to convert the values.")
 GRAD_IS_SELF = "can't assign Variable as its own grad"
 NO_CUDA = "tensorgrad not compiled with CUDA enabled"
 NO_ACCELERATOR = "Cannot access accelerator device when none is available."
@@ -215,7 +228,7 @@ INPUT_NOT_TENSOR = "all inputs have to be Tensors or GradientEdges, but got {typ
 EMPTY_INPUTS = "`inputs` argument to `{name}()` cannot be empty."
 # tensorgrad's own where PyTorch leaks Python's "'float' object is not iterable" and
 # "'str' object cannot be interpreted as an integer"
-OUTPUTS_TYPE = ("{name}(): the outputs must be a Tensor or a list or tuple of Tensors, but got "
+OUTPUTS_TYPE = ("{name}(): the {what} must be a Tensor or a list or tuple of Tensors, but got "
                 "{type_name}")
 FLAG_TYPE = "{name}(): argument '{flag}' must be a bool (or None), not {type_name}"
 # tensorgrad's own: its clamp has no derivative for tensor bounds (PyTorch's has)
@@ -225,3 +238,5 @@ CLAMP_BOUND_REQUIRES_GRAD = (
     "to both sides.")
 NOT_A_NUMBER = {"an integer": "'{type_name}' object cannot be interpreted as an integer",
                 "a real number": "must be real number, not {type_name}"}
+# tensorgrad's own: a keyword PyTorch takes that tensorgrad has no use for (generator=, ...)
+UNSUPPORTED_KEYWORD = "{name}(): tensorgrad does not support the {keyword}= argument"

@@ -18,6 +18,7 @@ import warnings
 import numpy as np
 
 from .. import arguments, dtypes
+from ..autograd import messages
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.node import Node
 from ..ops import elementwise as ew
@@ -230,9 +231,14 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         raise ValueError(
             f"Using a target size ({target.shape}) that is different to the input size "
             f"({input.shape}) is deprecated. Please ensure they have the same size.")
+    if target.dtype is not input.dtype:
+        raise RuntimeError(messages.FOUND_DTYPE.format(
+            found=target.dtype.scalar_name, expected=input.dtype.scalar_name))
     x = input._data
     if np.any((x < 0) | (x > 1)) or np.any(np.isnan(x)):
         raise RuntimeError("all elements of input should be between 0 and 1")
+    if np.any((target._data < 0) | (target._data > 1)):
+        raise RuntimeError(messages.BCE_TARGET_RANGE)
     t = target._data
     with np.errstate(divide="ignore"):
         log_x = np.maximum(np.log(x), _LOG_FLOOR)
@@ -333,6 +339,9 @@ def _check_nll_shapes(input, target, weight):
         raise ValueError(
             f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
             f"({target.numel()}).")
+    if weight is not None and weight.dtype is not input.dtype:
+        raise RuntimeError(messages.EXPECTED_SCALAR_TYPE.format(
+            expected=input.dtype.scalar_name, found=weight.dtype.scalar_name))
     if weight is not None and weight.numel() != input.shape[-1]:
         raise RuntimeError(
             f"weight tensor should be defined either for all {input.shape[-1]} classes or no "
@@ -347,6 +356,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     `target` may also hold class probabilities, with the same shape as `input`.
     """
     arguments.check("cross_entropy_loss", (input, target, weight, 1, ignore_index, label_smoothing))
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing:g}")
     if label_smoothing != 0.0:
         raise NotImplementedError("tensorgrad's cross_entropy does not implement label_smoothing")
     class_dim = 0 if input.dim() == 1 else 1

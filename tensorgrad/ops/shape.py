@@ -13,6 +13,7 @@ import warnings
 
 import numpy as np
 
+from .. import dtypes
 from ..autograd import messages
 from ..autograd.node import Node
 from ..tensor import Tensor, _normalize_dim
@@ -92,6 +93,8 @@ def reshape(x, *shape):
 
 
 def view(x, *shape):
+    if len(shape) == 1 and isinstance(shape[0], dtypes.dtype):
+        raise NotImplementedError(messages.VIEW_AS_DTYPE)
     shape = _infer_shape(_shape_arg(shape), x._data.size, x._data.shape)
     data = x._data.reshape(shape)
     if not np.may_share_memory(data, x._data) and x._data.size:
@@ -245,7 +248,8 @@ def squeeze(x, dim=None):
         node = SqueezeBackward0
     else:
         dims = (dim,) if isinstance(dim, int) else tuple(dim)
-        dims = {_normalize_dim(d, x._data.ndim) for d in dims}
+        dims = tuple(_normalize_dim(d, x._data.ndim) for d in dims)
+        check_no_repeated_dims(dims)
         data = x._data.reshape([s for i, s in enumerate(shape) if not (i in dims and s == 1)])
         node = SqueezeBackward1 if isinstance(dim, int) else SqueezeBackward4
     return as_view(record(node, data, (x,), self_sym_sizes=shape), x)
@@ -463,7 +467,9 @@ def _tensor_list(tensors, name):
         raise TypeError(f"{name}(): argument 'tensors' must be a tuple or list of Tensors, "
                         f"not {type(tensors).__name__}")
     if not tensors:
-        raise RuntimeError(f"{name}(): expected a non-empty list of Tensors")
+        if name == "stack":
+            raise RuntimeError("stack expects a non-empty TensorList")
+        raise ValueError("tensorgrad.cat(): expected a non-empty list of Tensors")
     for i, t in enumerate(tensors):
         if not isinstance(t, Tensor):
             raise TypeError(f"{name}(): expected Tensor as element {i} in argument 0, but got "
