@@ -298,11 +298,14 @@ class Overload:
         for param in self.params[0 if method else 1:] if numbers_ok else ():
             if param.type == "Tensor":
                 param.numbers_ok = True
-        self.guard = _make_guard(self)
         self.max_positional = sum(not p.keyword_only for p in self.params)
+        self.names = {p.name for p in self.params}
+        varargs = bool(self.params) and self.params[0].varargs and self.max_positional == 1
+        self.most_positional = float("inf") if varargs else self.max_positional
         self.min_args = sum(not p.has_default for p in self.params)
         self.max_args = len(self.params)
         self.display = "(" + ", ".join(_displayed_parts(text)) + ")"
+        self.guard = _make_guard(self)
 
     def method_form(self):
         """The overload as a Tensor method: without the tensor itself and without `out`."""
@@ -393,6 +396,11 @@ def _make_guard(overload):
     then says what is wrong)."""
     params, tests, keyword_only_seen = [], [], False
     for p in overload.params:
+        if p.varargs and overload.max_positional == 1:  # ones(2, 3) or ones((2, 3))
+            params.append(f"*{p.name}")
+            tests.append(f"_quick_sizes({p.name})")
+            keyword_only_seen = True
+            continue
         if p.keyword_only and not keyword_only_seen:
             params.append("*")
             keyword_only_seen = True
@@ -416,7 +424,7 @@ def _make_guard(overload):
     from .tensor import Tensor
 
     scope = {"_Tensor": Tensor, "_dtype": dtypes.dtype, "_DEFAULT": _DEFAULT,
-             "_quick_int_list": _quick_int_list}
+             "_quick_int_list": _quick_int_list, "_quick_sizes": _quick_sizes}
     exec(source, scope)  # noqa: S102  (our own declarations, made into code once at import)
     return scope["guard"]
 
@@ -426,6 +434,13 @@ _DEFAULT = object()
 
 def _quick_int_list(value):
     return type(value) in (tuple, list) and all(type(v) is int for v in value)
+
+
+def _quick_sizes(values):
+    """Sizes given one by one, `(2, 3)`, or as one tuple or list, `((2, 3),)`."""
+    if len(values) == 1 and type(values[0]) in (tuple, list):
+        values = values[0]
+    return bool(values) and all(type(v) is int for v in values)
 
 
 # -- the parser -----------------------------------------------------------------------------------
@@ -448,6 +463,8 @@ class Signatures:
         """The overload this call fits: found by the guards when the call is plainly valid,
         else by the parser, which raises PyTorch's error when none fits."""
         for overload in self.overloads:
+            if len(args) > overload.most_positional or kwargs and not overload.names >= kwargs.keys():
+                continue  # (a cheap test first: a guard that cannot bind raises, which is slow)
             try:
                 if overload.guard(*args, **kwargs):
                     return overload
@@ -686,23 +703,17 @@ def _as_the_function_takes(function, overload, args, kwargs, method):
     """A call made with PyTorch's keywords (`add(t, other=2)`, `ones(size=(2,))`), rewritten
     for tensorgrad's function, whose parameters may have other names (`add(a, b)`,
     `ones(*size)`). Keywords it takes as they are pass straight through."""
+    key = (function, overload, tuple(kwargs))
+    passes = _PASSES_AS_IT_IS.get(key)
+    if passes is None:
+        passes = _PASSES_AS_IT_IS[key] = _takes_as_it_is(function, overload, kwargs, method)
+    if passes:
+        return args, kwargs
     parameters = _parameters(function)
     positional = [p for p in parameters.values()
                   if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)]
     declared_positional = [p for p in overload.params if not p.keyword_only]
     offset = 1 if method else 0
-
-    def same_place(key):  # the function takes this keyword, in the declared position
-        if key not in parameters or parameters[key].kind == inspect.Parameter.VAR_POSITIONAL:
-            return False
-        names = [p.name for p in declared_positional]
-        if key not in names:
-            return parameters[key].kind == inspect.Parameter.KEYWORD_ONLY
-        index = names.index(key) + offset
-        return index < len(positional) and positional[index].name == key
-
-    if any(p.kind == p.VAR_KEYWORD for p in parameters.values()) or all(map(same_place, kwargs)):
-        return args, kwargs
     args, rest = list(args), {}
     order = [p.name for p in overload.params]
     for key, value in sorted(kwargs.items(), key=lambda item: (
@@ -727,6 +738,30 @@ def _as_the_function_takes(function, overload, args, kwargs, method):
             raise NotImplementedError(messages.UNSUPPORTED_KEYWORD.format(
                 name=function.__name__, keyword=key))
     return args, rest
+
+
+_PASSES_AS_IT_IS = {}  # (function, overload, keywords) -> does the call need no rewriting?
+
+
+def _takes_as_it_is(function, overload, keywords, method):
+    """Does the function take these keywords itself, each in the declared position?"""
+    parameters = _parameters(function)
+    if any(p.kind == p.VAR_KEYWORD for p in parameters.values()):
+        return True
+    positional = [p for p in parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)]
+    names = [p.name for p in overload.params if not p.keyword_only]
+    for key in keywords:
+        if key not in parameters or parameters[key].kind == inspect.Parameter.VAR_POSITIONAL:
+            return False
+        if key not in names:
+            if parameters[key].kind != inspect.Parameter.KEYWORD_ONLY:
+                return False
+            continue
+        index = names.index(key) + (1 if method else 0)
+        if index >= len(positional) or positional[index].name != key:
+            return False
+    return True
 
 
 @functools.lru_cache(maxsize=None)
