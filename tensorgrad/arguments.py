@@ -188,6 +188,7 @@ SIGNATURES = {
     "concatenate": ["(tuple of Tensors tensors, int dim = 0, *, Tensor out = None)"],
     "stack": ["(tuple of Tensors tensors, int dim = 0, *, Tensor out = None)"],
     "broadcast_to": ["(Tensor input, tuple of ints size)"],
+    "split_with_sizes": ["(Tensor input, tuple of ints split_sizes, int dim = 0)"],
     "expand_copy": ["(Tensor input, tuple of ints size, *, bool implicit = False, "
                     "Tensor out = None)"],
     "expand_as": ["(Tensor input, Tensor other)"],
@@ -240,6 +241,7 @@ METHOD_SIGNATURES = {
     "max": ["()", "(Tensor other)", "(int dim, bool keepdim = False)"],
     "min": ["()", "(Tensor other)", "(int dim, bool keepdim = False)"],
     "eq": ["(Tensor other)", "(Number other)"],
+    "size": ["(int dim = None)"],
 }
 for _name in ("ne", "lt", "le", "gt", "ge"):
     SIGNATURES[_name] = SIGNATURES["eq"]
@@ -799,3 +801,13 @@ def require_tensors(name, *values):
             raise TypeError(messages.ARGUMENT_TYPE.format(
                 name=name, argument=argument, where=f" (position {position})",
                 expected="Tensor", got=type_name(value)))
+
+
+def require_numbers(name, **values):
+    """For settings PyTorch compares without checking their type first (`SGD(lr="a")` fails in
+    torch with "'<' not supported between instances of 'str' and 'float'"): tensorgrad names
+    the setting and says a number is needed."""
+    for argument, value in values.items():
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)):
+            raise TypeError(messages.NOT_A_NUMBER_ARGUMENT.format(
+                name=name, argument=argument, type_name=type_name(value)))

@@ -29,10 +29,13 @@ PYTORCH_CLASSES = (TypeError, ValueError, RuntimeError, IndexError, NotImplement
                    AssertionError, KeyError)
 # Python's own words for a call that does not fit (the function's own Python signature, or an
 # operator that returned NotImplemented): raised by the interpreter, not from a tensorgrad line
+# a call that does not fit a Python signature: Python raises it in the calling frame, which may
+# be tensorgrad's (Module.__call__ calling forward) -- PyTorch gives the same text
 PYTHON_CALL_ERRORS = ("positional argument", "unexpected keyword argument", "required positional",
-                      "required keyword", "unsupported operand type", "not supported between",
-                      "bad operand type", "can only concatenate", "takes no arguments",
-                      "multiple values for argument", "object is not callable")
+                      "required keyword", "takes no arguments", "multiple values for argument")
+# an operator that returned NotImplemented: Python raises it in the case's own expression
+PYTHON_OPERATOR_ERRORS = ("unsupported operand type", "not supported between", "bad operand type",
+                          "can only concatenate")
 
 # Where tensorgrad differs from torch on purpose, or where torch leaks an internal error and
 # tensorgrad says clearly what is wrong instead (README, "Deliberate differences").
@@ -92,9 +95,13 @@ def own_error(result):
         return f"{cls.__module__}.{cls.__name__} is not a class PyTorch raises for misuse"
     frames = traceback.extract_tb(tb)
     last = frames[-1]
-    if last.filename.startswith(TENSORGRAD_DIR):
-        return None if len(text) > 10 else f"too short a message: {text!r}"
     if any(words in text for words in PYTHON_CALL_ERRORS):
+        return None
+    if last.filename.startswith(TENSORGRAD_DIR):
+        if not (last.line or "").lstrip().startswith("raise"):
+            return f"not raised by a check: {last.filename}:{last.lineno}: {last.line}"
+        return None if len(text) > 10 else f"too short a message: {text!r}"
+    if last.filename == "<string>" and any(words in text for words in PYTHON_OPERATOR_ERRORS):
         return None
     if last.filename == "<string>" and len(frames) == 2:
         return None  # raised by the case's own expression (a lambda that returns a bad value)

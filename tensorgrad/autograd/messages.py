@@ -246,6 +246,12 @@ VARIABLE_DATA = "Variable data has to be a tensor, but got {type_name}"
 # tensorgrad's own: a view as another dtype reinterprets memory, which tensorgrad does not do
 VIEW_AS_DTYPE = ("tensorgrad's view() does not reinterpret a tensor's memory as another dtype; "
                  "use .to(dtype) to convert the values.")
+# tensorgrad's own where PyTorch compares first ("'<' not supported between instances of ...")
+NOT_A_NUMBER_ARGUMENT = "{name}(): argument '{argument}' must be a number, not {type_name}"
+OPTIMIZER_PARAMS = ("params argument given to the optimizer should be an iterable of Tensors or "
+                    "dicts, but got {type_name}")
+CLOSURE_NOT_CALLABLE = ("step(): closure must be a function that re-evaluates the model and "
+                        "returns the loss, not {type_name}")
 GRAD_IS_SELF = "can't assign Variable as its own grad"
 NO_CUDA = "tensorgrad not compiled with CUDA enabled"
 NO_ACCELERATOR = "Cannot access accelerator device when none is available."

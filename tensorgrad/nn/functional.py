@@ -125,6 +125,8 @@ def linear(input, weight, bias=None):  # noqa: A002
     2-d, go through addmm, and are viewed back (ViewBackward0).
     """
     arguments.check("linear", (input, weight, bias))
+    if bias is not None and bias._data.shape != weight._data.shape[:1]:
+        bias.expand(*input.shape[:-1], weight.shape[0])  # PyTorch's error if it cannot broadcast
     weight_t = weight.t()
     if bias is None:
         return matmul(input, weight_t)

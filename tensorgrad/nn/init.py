@@ -94,6 +94,7 @@ def zeros_(tensor):
 def xavier_uniform_(tensor, gain=1.0):
     """U(-a, a) with a = gain·√(6 / (fan_in + fan_out)) (Glorot & Bengio, 2010)."""
     arguments.require_tensors("xavier_uniform_", ("tensor", tensor))
+    arguments.require_numbers("xavier_uniform_", gain=gain)
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
     bound = math.sqrt(3.0) * std  # a uniform on [-a, a] has standard deviation a/√3
@@ -103,6 +104,7 @@ def xavier_uniform_(tensor, gain=1.0):
 def xavier_normal_(tensor, gain=1.0):
     """N(0, std²) with std = gain·√(2 / (fan_in + fan_out))."""
     arguments.require_tensors("xavier_normal_", ("tensor", tensor))
+    arguments.require_numbers("xavier_normal_", gain=gain)
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
     return normal_(tensor, 0.0, std)

@@ -78,6 +78,8 @@ class Sequential(Module):
     def __getitem__(self, index):
         if isinstance(index, slice):
             return Sequential(OrderedDict(list(self._modules.items())[index]))
+        if not isinstance(index, int):  # as PyTorch (Python's words for a bad index)
+            raise TypeError(f"'{type(index).__name__}' object cannot be interpreted as an integer")
         size = len(self)
         if not -size <= index < size:
             raise IndexError(f"index {index} is out of range")

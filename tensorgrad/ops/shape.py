@@ -13,7 +13,7 @@ import warnings
 
 import numpy as np
 
-from .. import dtypes
+from .. import arguments, dtypes
 from ..autograd import messages
 from ..autograd.node import Node
 from ..tensor import Tensor, _normalize_dim
@@ -492,6 +492,8 @@ def chunk(x, chunks, dim=0):
 
 def split(x, split_size_or_sections, dim=0):
     split_size = split_size_or_sections
+    if not isinstance(split_size, int):  # a list of sizes: PyTorch calls split_with_sizes
+        arguments.check("split_with_sizes", (x, split_size, dim))
     d = _normalize_dim(dim, x._data.ndim)
     length = x._data.shape[d]
     check_split_sizes(split_size, length, d)
