@@ -18,7 +18,6 @@ with the operation; their texts, like these, live in `autograd/messages.py`.
 """
 
 import functools
-import inspect
 import keyword
 
 import numpy as np
@@ -309,15 +308,18 @@ class Overload:
         self.display = "(" + ", ".join(_displayed_parts(text)) + ")"
         self.guard = _make_guard(self)
 
-    def method_form(self):
-        """The overload as a Tensor method: without the tensor itself and without `out`."""
-        parts = _split(self.text)
-        if not parts or not parts[0].startswith("Tensor "):
-            return None
-        parts = [p for p in parts[1:] if not p.endswith(" out = None")]
-        if parts and parts[-1] == "*":
-            parts.pop()
-        return "(" + ", ".join(parts) + ")"
+
+
+def method_form(text):
+    """An overload as a Tensor method: without the tensor itself and without `out` (None for
+    overloads whose first parameter is not a tensor, such as pow(Number self, ...))."""
+    parts = _split(text)
+    if not parts or not parts[0].startswith("Tensor "):
+        return None
+    parts = [p for p in parts[1:] if not p.endswith(" out = None")]
+    if parts and parts[-1] == "*":
+        parts.pop()
+    return "(" + ", ".join(parts) + ")"
 
 
 def _split(text):
@@ -659,14 +661,16 @@ def signatures(name, method=False):
     table = _METHODS if method else _FUNCTIONS
     found = table.get(name)
     if found is None:
-        if method and name in METHOD_SIGNATURES:
-            texts = METHOD_SIGNATURES[name]
-        elif method:
-            texts = [m for m in (Overload(t).method_form() for t in SIGNATURES[name]) if m]
-        else:
-            texts = SIGNATURES[name]
-        found = table[name] = Signatures(name, texts, method)
+        found = table[name] = Signatures(name, _texts(name, method), method)
     return found
+
+
+def _texts(name, method):
+    if method and name in METHOD_SIGNATURES:
+        return METHOD_SIGNATURES[name]
+    if method:
+        return [m for m in map(method_form, SIGNATURES[name]) if m]
+    return SIGNATURES[name]
 
 
 def checked(name, method=False):
@@ -754,10 +758,10 @@ def _takes_as_it_is(function, overload, keywords, method):
                   if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)]
     names = [p.name for p in overload.params if not p.keyword_only]
     for key in keywords:
-        if key not in parameters or parameters[key].kind == inspect.Parameter.VAR_POSITIONAL:
+        if key not in parameters or parameters[key].kind == parameters[key].VAR_POSITIONAL:
             return False
         if key not in names:
-            if parameters[key].kind != inspect.Parameter.KEYWORD_ONLY:
+            if parameters[key].kind != parameters[key].KEYWORD_ONLY:
                 return False
             continue
         index = names.index(key) + (1 if method else 0)
@@ -768,6 +772,8 @@ def _takes_as_it_is(function, overload, keywords, method):
 
 @functools.lru_cache(maxsize=None)
 def _parameters(function):
+    import inspect  # (only for calls made with keywords that need rewriting: not at import)
+
     return dict(inspect.signature(function).parameters)
 
 
@@ -778,7 +784,7 @@ def check_methods(cls):
         method = cls.__dict__.get(name)
         if method is None or not callable(method):
             continue
-        if not any(o.params for o in signatures(name, method=True).overloads):
+        if all(text == "()" for text in _texts(name, method=True)):
             continue  # no arguments beyond the tensor: Python's own check suffices
         setattr(cls, name, checked(name, method=True)(method))
 
