@@ -437,14 +437,22 @@ _DEFAULT = object()
 
 
 def _quick_int_list(value):
-    return type(value) in (tuple, list) and all(type(v) is int for v in value)
+    if type(value) not in (tuple, list):
+        return False
+    for v in value:  # (a loop, not all(...): no generator to make on every call)
+        if type(v) is not int:
+            return False
+    return True
 
 
 def _quick_sizes(values):
     """Sizes given one by one, `(2, 3)`, or as one tuple or list, `((2, 3),)`."""
     if len(values) == 1 and type(values[0]) in (tuple, list):
         values = values[0]
-    return bool(values) and all(type(v) is int for v in values)
+    for v in values:
+        if type(v) is not int:
+            return False
+    return len(values) > 0
 
 
 # -- the parser -----------------------------------------------------------------------------------
@@ -680,12 +688,23 @@ def checked(name, method=False):
         declared = None
 
         @functools.wraps(function)
-        def wrapper(*args, **kwargs):
-            nonlocal declared
+        def wrapper(*args, **kwargs):  # (Signatures.match and the keyword test, spelled out:
+            nonlocal declared          # every call of a public function passes here)
             if declared is None:
                 declared = signatures(name, method)
-            overload = declared.match(args[1:] if method else args, kwargs)
-            if kwargs:
+            call_args = args[1:] if method else args
+            for overload in declared.overloads:
+                if len(call_args) > overload.most_positional or (
+                        kwargs and not overload.names >= kwargs.keys()):
+                    continue
+                try:
+                    if overload.guard(*call_args, **kwargs):
+                        break
+                except TypeError:
+                    pass
+            else:
+                overload = declared.parse(call_args, kwargs)
+            if kwargs and (function, overload, tuple(kwargs)) not in _PASSES_AS_IT_IS_TRUE:
                 args, kwargs = _as_the_function_takes(function, overload, args, kwargs, method)
             return function(*args, **kwargs)
 
@@ -713,6 +732,8 @@ def _as_the_function_takes(function, overload, args, kwargs, method):
     passes = _PASSES_AS_IT_IS.get(key)
     if passes is None:
         passes = _PASSES_AS_IT_IS[key] = _takes_as_it_is(function, overload, kwargs, method)
+        if passes:
+            _PASSES_AS_IT_IS_TRUE.add(key)
     if passes:
         return args, kwargs
     parameters = _parameters(function)
@@ -747,6 +768,7 @@ def _as_the_function_takes(function, overload, args, kwargs, method):
 
 
 _PASSES_AS_IT_IS = {}  # (function, overload, keywords) -> does the call need no rewriting?
+_PASSES_AS_IT_IS_TRUE = set()  # the keys above whose answer is yes
 
 
 def _takes_as_it_is(function, overload, keywords, method):

@@ -932,7 +932,7 @@ def _normalize_dim(dim, ndim):
     return dim % size
 
 
-_OPERAND_TYPES = frozenset((int, float, bool))  # besides Tensor, checked first: the common case
+_OPERAND_TYPES = frozenset((Tensor, int, float, bool))  # tested first: the common case
 
 
 def _is_operand(value):

@@ -24,6 +24,8 @@ def _as_tensor_list(values):
 def check_arguments(name, outputs, inputs=None, flags=()):
     """The entry checks of backward() and grad(), before the graph is touched: tensors where
     tensors are wanted, flags that are flags. Returns the outputs and inputs as lists."""
+    if type(outputs) is Tensor and inputs is None and _plain_flags(flags):
+        return [outputs], None  # the common case, y.backward(): nothing to check
     try:  # PyTorch takes any iterable of tensors, a str too (and then fails on its letters)
         outputs = _as_tensor_list(outputs)
     except TypeError:
@@ -58,6 +60,13 @@ def _as_grad_list(grads, count):
     if isinstance(grads, (list, tuple)):
         return list(grads)
     return [grads]
+
+
+def _plain_flags(flags):
+    for _, value in flags:
+        if value is not None and type(value) is not bool:
+            return False
+    return True
 
 
 def make_root_grads(outputs, grads):
