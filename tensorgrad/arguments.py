@@ -6,15 +6,22 @@ against those declarations in one place (its "python arg parser"), so that `torc
 `t.sum(dim="a")` or `torch.relu([1])` all fail the same way, with a TypeError that names the
 argument and what was expected. tensorgrad does the same:
 
-    SIGNATURES            every public operation's overloads, written as PyTorch prints them
-    @checked("sum")       a function or method whose arguments are checked against them
-    parse(name, ...)      the parser: binds the call to an overload, or raises PyTorch's error
+    SIGNATURES, METHOD_SIGNATURES   every public operation's overloads, as PyTorch prints them
+    checked(name)                   wraps a function or Tensor method so that each call is
+                                    checked first; check_functions and check_methods apply it
+                                    to the tensorgrad namespace and to Tensor
+    check(name, args, kwargs)       the same check, by hand (nn.functional, nn.Linear, ...)
+    Signatures.parse                the parser: binds a call to an overload, or raises
+                                    PyTorch's error (its texts are in autograd/messages.py)
+    require_tensors, require_numbers   for what PyTorch writes in Python and lets fail with an
+                                    internal error (F.mse_loss([1.], t), SGD(lr="a"))
 
-Checking costs time on every call, so `checked` first tries a *guard*: a small function made
-from each overload that answers "is this call plainly fine?" with a few `type(...) is` tests.
-Only when no guard says yes does the full parser run, to find the error and word it as
-PyTorch does. Value checks that need the data (a dim out of range, a negative size) stay
-with the operation; their texts, like these, live in `autograd/messages.py`.
+Checking costs time on every call, so a call first meets a *guard*: a small function made from
+each overload that answers "is this call plainly fine?" with a few `type(...) is` tests. Only
+when no guard says yes does the full parser run, to find the error and word it as PyTorch
+does. The operators (`t + 1`) are not wrapped at all: they test their operand's type inline.
+Value checks that need the data (a dim out of range, a negative size) stay with the operation,
+at the top of its forward function; their texts live in `autograd/messages.py` too.
 """
 
 import functools
