@@ -55,6 +55,9 @@ from .random import Generator, manual_seed
 from .size import Size
 from .tensor import Tensor
 
+from .ops.elementwise import floor_divide, remainder
+from . import arguments as _arguments
+
 clip = clamp
 
 
@@ -85,6 +88,8 @@ def detach(t):
 def expand_copy(t, *sizes):
     return t.expand(*sizes).clone()
 
+
+_arguments.check_functions(globals())  # each checks its arguments first (see arguments.py)
 
 __version__ = "0.1.0"
 

@@ -11,7 +11,7 @@ import numpy as np
 from . import dtypes
 from . import random as _random
 from .autograd import messages
-from .tensor import Tensor, _unwrap
+from .tensor import Tensor
 
 
 def _finish(data, dtype, requires_grad, message=messages.INT_REQUIRES_GRAD_FACTORY):
@@ -32,7 +32,7 @@ def _finish(data, dtype, requires_grad, message=messages.INT_REQUIRES_GRAD_FACTO
 
 def _infer_python_data(data):
     """NumPy array for nested Python data, with PyTorch's dtype inference."""
-    array = np.array(_unwrap(data))
+    array = np.array(nested_values(data))
     if array.dtype == np.float64 and not _contains_numpy_floats(data):
         array = array.astype(dtypes.get_default_dtype().numpy)
     elif array.dtype.kind in "iu":
@@ -57,6 +57,93 @@ def _first_leaf(data):
     return data
 
 
+_MAX_DIMS = 64  # NumPy's limit (PyTorch allows more)
+_INT64_RANGE = (-2 ** 63, 2 ** 63 - 1)
+
+
+def nested_values(data, integer=False):
+    """Nested lists checked as PyTorch checks them before making a tensor, with tensors inside
+    turned into numbers: every row as long as the first, numbers (or one-element tensors) at the
+    bottom, ints within int64. Raises PyTorch's error otherwise; NumPy would give an object
+    array, a wrapped-around integer or its own message."""
+    shape = _nested_shape(data)
+    if 0 in shape:  # nothing to store: PyTorch does not look at the other rows either
+        return np.zeros(shape)
+    try:
+        return _checked_rows(data, shape, 0, integer)
+    except _NotANumber as error:  # a list where a number belongs
+        kind = "an integer" if integer or _all_integers(data) else "a real number"
+        raise TypeError(messages.NOT_A_NUMBER[kind].format(type_name=error.args[0])) from None
+
+
+class _NotANumber(TypeError):
+    pass
+
+
+def _all_integers(data):
+    """Will the data become an integer tensor? (Then a list where a number belongs is "not an
+    integer" rather than "not a real number", as PyTorch words it.)"""
+    if isinstance(data, (list, tuple)):
+        return all(_all_integers(item) for item in data)
+    return isinstance(data, (int, np.integer)) or (
+        isinstance(data, Tensor) and not data.dtype.is_floating_point)
+
+
+def _nested_shape(data):
+    shape, seen = [], []
+    while isinstance(data, (list, tuple)):
+        if any(data is outer for outer in seen):  # a list that contains itself
+            raise ValueError(messages.TOO_MANY_DIMENSIONS.format(type_name=type(data).__name__))
+        seen.append(data)
+        shape.append(len(data))
+        if len(shape) > _MAX_DIMS:
+            raise ValueError(messages.MORE_THAN_64_DIMS.format(limit=_MAX_DIMS))
+        if not data:
+            break
+        data = data[0]
+    return shape
+
+
+def _checked_rows(data, shape, dim, integer):
+    if dim == len(shape):
+        return _checked_scalar(data, integer)
+    if not isinstance(data, (list, tuple)):
+        raise TypeError("not a sequence")
+    if len(data) != shape[dim]:
+        raise ValueError(messages.RAGGED.format(length=shape[dim], dim=dim, got=len(data)))
+    return [_checked_rows(item, shape, dim + 1, integer) for item in data]
+
+
+def _checked_scalar(value, integer):
+    if isinstance(value, Tensor):
+        if value._data.size != 1:
+            raise ValueError(messages.ONE_ELEMENT_TENSORS)
+        return value._data.reshape(())
+    if isinstance(value, (bool, float, np.number, np.bool_)):
+        return value
+    if isinstance(value, int):
+        if not _INT64_RANGE[0] <= value <= _INT64_RANGE[1]:
+            raise ValueError(messages.INT_OVERFLOW)
+        return value
+    if isinstance(value, (list, tuple)):
+        raise _NotANumber(type(value).__name__)
+    if isinstance(value, (str, bytes)):
+        raise TypeError(messages.INVALID_DATA_TYPE.format(type_name=type(value).__name__))
+    raise RuntimeError(messages.CANNOT_INFER_DTYPE.format(type_name=type(value).__name__))
+
+
+def _cast_python_data(data, dtype):
+    """`tensor(data, dtype=...)`: converted to `dtype`; nan, inf or too large values into an
+    integer dtype are refused, as PyTorch does (NumPy would wrap around or give garbage)."""
+    values = nested_values(data, integer=not dtype.is_floating_point)
+    if dtype is dtypes.int64:
+        array = np.array(values)
+        if array.dtype.kind == "f" and not np.all(np.isfinite(array)):
+            raise RuntimeError(messages.FLOAT_TO_INT_OVERFLOW)
+        return array.astype(np.int64)
+    return np.array(values, dtype=dtype.numpy)
+
+
 def tensor(data, dtype=None, device=None, requires_grad=False):
     """A new leaf tensor holding a *copy* of `data` (a number, nested lists, or an array)."""
     if isinstance(data, Tensor):
@@ -67,7 +154,7 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
     elif isinstance(data, np.generic):
         array = np.array(data)
     elif dtype is not None:
-        array = np.array(_unwrap(data), dtype=dtypes.check_dtype(dtype).numpy)
+        array = _cast_python_data(data, dtypes.check_dtype(dtype))
     else:
         array = _infer_python_data(data)
     return _finish(array, dtype, requires_grad)
@@ -93,6 +180,8 @@ def from_numpy(array):
 def _size_arg(size):
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = size[0]
+    if len(size) > _MAX_DIMS:
+        raise RuntimeError(messages.MORE_THAN_64_DIMS.format(limit=_MAX_DIMS))
     for s in size:
         if not isinstance(s, (int, np.integer)):
             raise TypeError(f"size must be a tuple of ints, but got an element of type {type(s).__name__}")
@@ -103,6 +192,15 @@ def _size_arg(size):
 
 def _float_dtype(dtype):
     return dtypes.check_dtype(dtype) if dtype is not None else dtypes.get_default_dtype()
+
+
+def _random_dtype(dtype, kernel):
+    """rand and randn draw floating-point numbers only, as in PyTorch."""
+    dtype = _float_dtype(dtype)
+    if not dtype.is_floating_point:
+        raise NotImplementedError(messages.NOT_IMPLEMENTED_FOR.format(
+            kernel=kernel, dtype=dtype.scalar_name))
+    return dtype
 
 
 def ones(*size, dtype=None, requires_grad=False, device=None):
@@ -151,35 +249,55 @@ def empty_like(t, dtype=None, requires_grad=False):
 def arange(start, end=None, step=1, dtype=None, requires_grad=False, device=None):
     if end is None:
         start, end = 0, start
+    values = [float(v) if isinstance(v, Tensor) else v for v in (start, end, step)]
+    if not all(np.isfinite(v) for v in values):
+        raise RuntimeError("unsupported range: " + " -> ".join(str(v) for v in values[:2]))
     if step == 0:
         raise RuntimeError("step must be nonzero")
+    if (end - start) * step < 0:
+        raise RuntimeError(messages.ARANGE_STEP_SIGN)
     all_ints = all(isinstance(v, (int, np.integer)) for v in (start, end, step))
     if dtype is None:
         dtype = dtypes.int64 if all_ints else dtypes.get_default_dtype()
     dtype = dtypes.check_dtype(dtype)
+    if dtype is dtypes.bool_:
+        raise NotImplementedError(messages.NOT_IMPLEMENTED_FOR.format(kernel="arange_cpu", dtype="Bool"))
     count = max(0, int(np.ceil((end - start) / step)))
     data = (start + step * np.arange(count, dtype=np.float64)).astype(dtype.numpy)
     return _finish(data, None, requires_grad)
 
 
 def linspace(start, end, steps, dtype=None, requires_grad=False, device=None):
+    for name, value in (("start", start), ("end", end)):
+        if isinstance(value, Tensor) and value._data.ndim:
+            raise RuntimeError(messages.LINSPACE_DIMS.format(name=name, ndim=value._data.ndim))
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    if dtype is not None and dtypes.check_dtype(dtype) is dtypes.bool_:
+        raise NotImplementedError(messages.NOT_IMPLEMENTED_FOR.format(kernel="linspace_cpu",
+                                                                      dtype="Bool"))
     data = np.linspace(start, end, int(steps)).astype(_float_dtype(dtype).numpy)
     return _finish(data, None, requires_grad)
 
 
 def eye(n, m=None, dtype=None, requires_grad=False, device=None):
+    for name, value in (("n", n), ("m", m)):
+        if value is not None and value < 0:
+            raise RuntimeError(f"{name} must be greater or equal to 0, got {value}")
     return _finish(np.eye(n, m, dtype=_float_dtype(dtype).numpy), None, requires_grad)
 
 
 def rand(*size, dtype=None, requires_grad=False, device=None):
     """Uniform samples in [0, 1). The stream differs from PyTorch's (see tensorgrad.random)."""
-    data = _random.uniform_array(_size_arg(size), 0.0, 1.0, _float_dtype(dtype).numpy)
+    data = _random.uniform_array(_size_arg(size), 0.0, 1.0,
+                                 _random_dtype(dtype, "check_uniform_bounds").numpy)
     return _finish(data, None, requires_grad)
 
 
 def randn(*size, dtype=None, requires_grad=False, device=None):
     """Standard normal samples. The stream differs from PyTorch's (see tensorgrad.random)."""
-    data = _random.normal_array(_size_arg(size), 0.0, 1.0, _float_dtype(dtype).numpy)
+    data = _random.normal_array(_size_arg(size), 0.0, 1.0,
+                                _random_dtype(dtype, "normal_kernel_cpu").numpy)
     return _finish(data, None, requires_grad)
 
 
@@ -187,8 +305,14 @@ def randint(low, high=None, size=None, dtype=None, requires_grad=False, device=N
     """Integers in [low, high). `randint(high, size)` starts from 0, as in PyTorch."""
     if size is None and isinstance(high, (tuple, list)):
         low, high, size = 0, low, high
+    elif high is None:
+        low, high = 0, low
     if size is None:
         raise TypeError("randint() missing 1 required positional argument: 'size'")
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    if dtype is not None and dtypes.check_dtype(dtype) is dtypes.bool_ and high > 2:
+        raise RuntimeError("to - 1 is out of bounds for bool")
     data = _random.integer_array(low, high, _size_arg((tuple(size),)))
     return _finish(data, dtype, requires_grad)
 
@@ -202,4 +326,9 @@ def randn_like(t, dtype=None, requires_grad=False):
 
 
 def randperm(n, dtype=None, requires_grad=False):
+    if n < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
+    if dtype is not None and dtypes.check_dtype(dtype) is dtypes.bool_:
+        raise NotImplementedError(messages.NOT_IMPLEMENTED_FOR.format(kernel="randperm",
+                                                                      dtype="Bool"))
     return _finish(_random.permutation_array(n), dtype, requires_grad)

@@ -1,14 +1,15 @@
 """How tensors turn into text: the rules behind ``repr(tensor)``.
 
 tensorgrad prints tensors exactly as PyTorch does, so that the same code prints
-the same text (spec §1.5). The rules, in the order they are applied:
+the same text. The rules, in the order they are applied (tests/test_printing.py pins
+each of them; tests/spec/test_s1_creation_flags_printing.py compares with torch):
 
 1. **Which elements are shown.** A tensor with more than ``threshold`` (1000)
    elements is *summarised*: every dimension longer than ``2 * edgeitems``
    shows only its first and last ``edgeitems`` (3) entries, with ``...`` in
-   between (§1.5.4).
+   between.
 
-2. **One element format for the whole tensor** (§1.5.1). For floats it is
+2. **One element format for the whole tensor.** For floats it is
    chosen from the *shown* elements that are finite and non-zero:
 
    * *integer mode* when all of them are whole numbers: ``2.``, ``-5.``;
@@ -20,16 +21,16 @@ the same text (spec §1.5). The rules, in the order they are applied:
    Every element is right-aligned to the longest text among those counted
    elements. Integers and bools print ``str(value)``, right-aligned.
 
-3. **Layout** (§1.5.2). A vector is ``[a, b, c]``, wrapped after
+3. **Layout.** A vector is ``[a, b, c]``, wrapped after
    ``max(1, (linewidth - indent) // (width + 2))`` elements. Higher dimensions
    nest, one more space of indent per level, and put ``ndim - 1`` newlines
    between their rows (so 3-D blocks are separated by a blank line).
 
-4. **Suffixes** (§1.5.3): ``size=``, ``dtype=``, then ``grad_fn=<...>`` or
+4. **Suffixes:** ``size=``, ``dtype=``, then ``grad_fn=<...>`` or
    ``requires_grad=True``, moved to their own line when they would not fit.
 
 The module-level print options (precision, threshold, edgeitems, linewidth,
-sci_mode) work like ``torch.set_printoptions`` (§1.5.5).
+sci_mode) work like ``torch.set_printoptions``.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ __all__ = ["format_tensor", "set_printoptions", "get_printoptions"]
 
 
 # ---------------------------------------------------------------------------
-# Print options (§1.5.5)
+# Print options
 # ---------------------------------------------------------------------------
 
 # The same presets as torch.set_printoptions(profile=...).
@@ -67,7 +68,7 @@ def set_printoptions(precision=None, threshold=None, edgeitems=None,
     profile: 'default', 'short' or 'full' presets; the other arguments
         override it. (Like torch, an unknown name is silently ignored.)
     sci_mode: True or False forces scientific notation on or off; None lets
-        the rules of §1.5.1 decide. Like torch, this argument is *always*
+        the rules of the element format (rule 2 above) decide. Like torch, this argument is *always*
         applied, so any call without ``sci_mode=`` resets it to None.
     """
     if profile in _PROFILES:
@@ -85,7 +86,7 @@ def get_printoptions() -> dict:
 
 
 # ---------------------------------------------------------------------------
-# Element format (§1.5.1)
+# Element format (rule 2)
 # ---------------------------------------------------------------------------
 
 @dataclass
@@ -120,7 +121,7 @@ class _ElementFormat:
 
 
 def _choose_element_format(shown: np.ndarray) -> _ElementFormat:
-    """Pick the style and width from the elements that will be shown (§1.5.1).
+    """Pick the style and width from the elements that will be shown (rule 2).
 
     Why only finite non-zero values count: zeros, nan and inf say nothing
     about the scale of the data, so they must not force scientific notation.
@@ -157,7 +158,7 @@ def _float_style(counted: np.ndarray) -> str:
 
 
 def _uses_scientific_notation(counted: np.ndarray) -> bool:
-    """The thresholds of §1.5.1 rule 3, unless sci_mode forces an answer.
+    """The thresholds of scientific mode (rule 2), unless sci_mode forces an answer.
 
     The magnitudes are compared as float64 copies of the *stored* values, so
     float32 1e-4 (0.000099999997...) is below 1e-4 but float64 1e-4 is not.
@@ -172,7 +173,7 @@ def _uses_scientific_notation(counted: np.ndarray) -> bool:
 
 
 # ---------------------------------------------------------------------------
-# Summarising (§1.5.4)
+# Summarising (rule 1)
 # ---------------------------------------------------------------------------
 
 def _is_long(length: int) -> bool:
@@ -207,7 +208,7 @@ def _edge_indices(length: int) -> list[int]:
 
 
 # ---------------------------------------------------------------------------
-# Layout (§1.5.2)
+# Layout (rule 3)
 # ---------------------------------------------------------------------------
 
 def _format_body(array: np.ndarray, indent: int, summarize: bool,
@@ -263,7 +264,7 @@ def _elements_per_line(indent: int, width: int) -> int:
 
 
 # ---------------------------------------------------------------------------
-# Suffixes (§1.5.3)
+# Suffixes (rule 4)
 # ---------------------------------------------------------------------------
 
 # Dtypes that are never named for a non-empty tensor: the value text already
@@ -303,7 +304,7 @@ def _attach_suffixes(text: str, suffixes: list[str], indent: int) -> str:
     """Append each suffix on the current line, or on a new one if too long.
 
     torch measures the last line as 2 characters longer than it is
-    (``n = K + 2``, §1.5.3), so suffixes wrap a little earlier than they
+    (``n = K + 2``), so suffixes wrap a little earlier than they
     need to. We copy that, to print the same text.
     """
     last_line_length = len(text) - text.rfind("\n") + 1  # K + 2

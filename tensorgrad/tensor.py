@@ -65,8 +65,12 @@ class Tensor:
     # -- construction ------------------------------------------------------------------------
     def __new__(cls, *args):
         """The legacy constructor `Tensor([2])` (always float32), or `Tensor(2, 3)` (zeros)."""
+        if len(args) == 1 and not isinstance(args[0], (int, list, tuple, np.ndarray, Tensor)):
+            raise TypeError(messages.LEGACY_NOT_A_SEQUENCE.format(type_name=type(args[0]).__name__))
         if len(args) == 1 and not isinstance(args[0], int):
-            data = np.array(_unwrap(args[0]), dtype=np.float32)
+            from .creation import nested_values
+
+            data = np.array(nested_values(args[0]), dtype=np.float32)
         else:
             data = np.zeros(args, dtype=np.float32)
         return cls._make(data)
@@ -118,6 +122,8 @@ class Tensor:
         return self
 
     def _set_requires_grad(self, flag, int_message):
+        if not isinstance(flag, (bool, np.bool_)):  # (the method's argument is checked already)
+            raise RuntimeError(messages.REQUIRES_GRAD_NOT_BOOL)
         flag = bool(flag)
         if self._grad_fn is not None:
             if not flag:
@@ -138,6 +144,8 @@ class Tensor:
     @grad.setter
     def grad(self, value):
         if value is not None:
+            if value is self:
+                raise RuntimeError(messages.GRAD_IS_SELF)
             if not isinstance(value, Tensor):
                 raise TypeError(
                     "assigned grad expected to be a Tensor or None but got grad of type "
@@ -356,18 +364,26 @@ class Tensor:
             yield self[index]
 
     # -- conversions -------------------------------------------------------------------------
-    def to(self, *args, dtype=None, **kwargs):
-        """Convert to another dtype (`t.to(tensorgrad.float64)`); devices other than cpu don't exist."""
-        dtype = dtype_from_to_arguments(args, dtype, "tensor")
+    def to(self, *args, **kwargs):
+        """Convert to another dtype: `t.to(tensorgrad.float64)`, `t.to(other)` (other's dtype),
+        `t.to("cpu", tensorgrad.float64)`, `copy=True` for a copy even when nothing changes.
+        The only device is the CPU."""
+        dtype, copy = to_arguments(args, kwargs)
         if dtype is None or dtype is self.dtype:
-            return self
-        from .ops.elementwise import to_dtype
-
-        return to_dtype(self, dtypes.check_dtype(dtype))
+            return _ew.clone(self) if copy else self
+        return _ew.to_dtype(self, dtype)
 
     def type(self, dtype=None):
+        """The legacy type name ("tensorgrad.FloatTensor"), or a copy converted to `dtype` (a
+        dtype or such a name)."""
         if dtype is None:
             return f"tensorgrad.{self.dtype._legacy_name}"
+        if isinstance(dtype, str):
+            named = {f"{prefix}.{d._legacy_name}": d for d in dtypes._ALL
+                     for prefix in ("tensorgrad", "torch")}
+            if dtype not in named:
+                raise ValueError(f"invalid type: '{dtype}'")
+            dtype = named[dtype]
         return self.to(dtype)
 
     def float(self):
@@ -432,33 +448,53 @@ class Tensor:
 
     # -- operators: each forwards to an operation in tensorgrad.ops ---------------------------
     def __add__(self, other):
+        if type(other) not in _OPERAND_TYPES and not _is_operand(other):
+            return NotImplemented  # Python then says: unsupported operand type(s)
         return _ew.add(self, other)
 
     def __radd__(self, other):
+        if type(other) not in _OPERAND_TYPES and not _is_operand(other):
+            return NotImplemented  # Python then says: unsupported operand type(s)
         return _ew.add(self, other)
 
     def __sub__(self, other):
+        if type(other) not in _OPERAND_TYPES and not _is_operand(other):
+            return NotImplemented  # Python then says: unsupported operand type(s)
         return _ew.sub(self, other)
 
     def __rsub__(self, other):
+        if type(other) not in _OPERAND_TYPES and not _is_operand(other):
+            return NotImplemented  # Python then says: unsupported operand type(s)
         return _ew.rsub(self, other)
 
     def __mul__(self, other):
+        if type(other) not in _OPERAND_TYPES and not _is_operand(other):
+            return NotImplemented  # Python then says: unsupported operand type(s)
         return _ew.mul(self, other)
 
     def __rmul__(self, other):
+        if type(other) not in _OPERAND_TYPES and not _is_operand(other):
+            return NotImplemented  # Python then says: unsupported operand type(s)
         return _ew.mul(self, other)
 
     def __truediv__(self, other):
+        if type(other) not in _OPERAND_TYPES and not _is_operand(other):
+            return NotImplemented  # Python then says: unsupported operand type(s)
         return _ew.div(self, other)
 
     def __rtruediv__(self, other):
+        if type(other) not in _OPERAND_TYPES and not _is_operand(other):
+            return NotImplemented  # Python then says: unsupported operand type(s)
         return _ew.div(other, self)
 
     def __pow__(self, exponent):
+        if type(exponent) not in _OPERAND_TYPES and not _is_operand(exponent):
+            return NotImplemented  # Python then says: unsupported operand type(s)
         return _ew.pow(self, exponent)
 
     def __rpow__(self, base):
+        if type(base) not in _OPERAND_TYPES and not _is_operand(base):
+            return NotImplemented  # Python then says: unsupported operand type(s)
         return _ew.pow(base, self)
 
     def __neg__(self):
@@ -471,51 +507,83 @@ class Tensor:
         return _ew.abs(self)
 
     def __matmul__(self, other):
+        if not isinstance(other, Tensor):
+            return NotImplemented
         return _linalg.matmul(self, other)
 
     def __rmatmul__(self, other):
+        if not isinstance(other, Tensor):
+            return NotImplemented
         return _linalg.matmul(other, self)
 
     def __floordiv__(self, other):
+        if type(other) not in _OPERAND_TYPES and not _is_operand(other):
+            return NotImplemented  # Python then says: unsupported operand type(s)
         return _ew.floor_divide(self, other)
 
     def __mod__(self, other):
+        if type(other) not in _OPERAND_TYPES and not _is_operand(other):
+            return NotImplemented  # Python then says: unsupported operand type(s)
         return _ew.remainder(self, other)
 
     def __iadd__(self, other):
+        if type(other) not in _OPERAND_TYPES and not _is_operand(other):
+            return NotImplemented  # Python then says: unsupported operand type(s)
         return self.add_(other)
 
     def __isub__(self, other):
+        if type(other) not in _OPERAND_TYPES and not _is_operand(other):
+            return NotImplemented  # Python then says: unsupported operand type(s)
         return self.sub_(other)
 
     def __imul__(self, other):
+        if type(other) not in _OPERAND_TYPES and not _is_operand(other):
+            return NotImplemented  # Python then says: unsupported operand type(s)
         return self.mul_(other)
 
     def __itruediv__(self, other):
+        if type(other) not in _OPERAND_TYPES and not _is_operand(other):
+            return NotImplemented  # Python then says: unsupported operand type(s)
         return self.div_(other)
 
     def __eq__(self, other):
+        if type(other) not in _OPERAND_TYPES and not _is_operand(other):
+            return NotImplemented  # Python then says: unsupported operand type(s)
         return _ew.eq(self, other)
 
     def __ne__(self, other):
+        if type(other) not in _OPERAND_TYPES and not _is_operand(other):
+            return NotImplemented  # Python then says: unsupported operand type(s)
         return _ew.ne(self, other)
 
     def __lt__(self, other):
+        if type(other) not in _OPERAND_TYPES and not _is_operand(other):
+            return NotImplemented  # Python then says: unsupported operand type(s)
         return _ew.lt(self, other)
 
     def __le__(self, other):
+        if type(other) not in _OPERAND_TYPES and not _is_operand(other):
+            return NotImplemented  # Python then says: unsupported operand type(s)
         return _ew.le(self, other)
 
     def __gt__(self, other):
+        if type(other) not in _OPERAND_TYPES and not _is_operand(other):
+            return NotImplemented  # Python then says: unsupported operand type(s)
         return _ew.gt(self, other)
 
     def __ge__(self, other):
+        if type(other) not in _OPERAND_TYPES and not _is_operand(other):
+            return NotImplemented  # Python then says: unsupported operand type(s)
         return _ew.ge(self, other)
 
     def __and__(self, other):
+        if type(other) not in _OPERAND_TYPES and not _is_operand(other):
+            return NotImplemented  # Python then says: unsupported operand type(s)
         return _ew.bitwise_and(self, other)
 
     def __or__(self, other):
+        if type(other) not in _OPERAND_TYPES and not _is_operand(other):
+            return NotImplemented  # Python then says: unsupported operand type(s)
         return _ew.bitwise_or(self, other)
 
     def __invert__(self):
@@ -537,8 +605,8 @@ class Tensor:
     def mul(self, other):
         return _ew.mul(self, other)
 
-    def div(self, other):
-        return _ew.div(self, other)
+    def div(self, other, *, rounding_mode=None):
+        return _ew.div(self, other, rounding_mode=rounding_mode)
 
     def pow(self, exponent):
         return _ew.pow(self, exponent)
@@ -631,11 +699,14 @@ class Tensor:
     def ge(self, other):
         return _ew.ge(self, other)
 
-    def all(self):
-        return Tensor._make(np.all(self._data))
+    def equal(self, other):
+        return _ew.equal(self, other)
 
-    def any(self):
-        return Tensor._make(np.any(self._data))
+    def all(self, dim=None, keepdim=False):
+        return _red.all_or_any(np.all, self, dim, keepdim)
+
+    def any(self, dim=None, keepdim=False):
+        return _red.all_or_any(np.any, self, dim, keepdim)
 
     def logical_not(self):
         return _ew.logical_not(self)
@@ -664,8 +735,8 @@ class Tensor:
     def argmin(self, dim=None, keepdim=False):
         return _red.argmin(self, dim, keepdim)
 
-    def prod(self, dim=None, keepdim=False):
-        return _red.prod(self, dim, keepdim)
+    def prod(self, dim=None, keepdim=False, *, dtype=None):
+        return _red.prod(self, dim, keepdim, dtype=dtype)
 
     def var(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
         return _red.var(self, dim, unbiased, keepdim, correction=correction)
@@ -807,22 +878,36 @@ class Tensor:
     def fill_(self, value):
         return _inplace.fill_(self, value)
 
-    def copy_(self, source):
+    def copy_(self, source, non_blocking=False):
+        if not isinstance(source, Tensor):  # a number: PyTorch takes it as a 0-d tensor
+            source = Tensor._make(np.asarray(source, dtype=self._data.dtype))
         return _inplace.copy_(self, source)
 
-    def normal_(self, mean=0.0, std=1.0):
+    def normal_(self, mean=0.0, std=1.0, *, generator=None):
         """Fill with normal samples (no graph: used to initialise weights)."""
         from . import random as _random
 
+        if std < 0:
+            raise RuntimeError(messages.NEGATIVE_STD.format(std=std))
+        self._check_random_fill()
         with _no_grad():
             return self.copy_(Tensor._make(_random.normal_array(self.shape, mean, std, self._data.dtype)))
 
-    def uniform_(self, a=0.0, b=1.0):
+    def uniform_(self, a=0.0, b=1.0, *, generator=None):
         """Fill with uniform samples in [a, b) (no graph: used to initialise weights)."""
         from . import random as _random
 
+        if a > b:
+            raise RuntimeError(messages.UNIFORM_RANGE.format(a=a, b=b))
+        self._check_random_fill()
         with _no_grad():
             return self.copy_(Tensor._make(_random.uniform_array(self.shape, a, b, self._data.dtype)))
+
+    def _check_random_fill(self):
+        """A random fill is an in-place change: refused on a leaf that requires grad, unless
+        under no_grad() (as weight initialisation does)."""
+        if is_grad_enabled():
+            _inplace.check_allowed(self)
 
     def new_tensor(self, data, dtype=None, requires_grad=False):
         from .creation import tensor as _tensor
@@ -840,15 +925,6 @@ class Tensor:
         return ones(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
 
-def _unwrap(value):
-    """Nested lists may contain 0-d tensors (`[t1, t2]`); turn them into numbers."""
-    if isinstance(value, Tensor):
-        return value._data
-    if isinstance(value, (list, tuple)):
-        return [_unwrap(v) for v in value]
-    return value
-
-
 def _normalize_dim(dim, ndim):
     """A possibly negative dim as an index in range, with PyTorch's IndexError otherwise."""
     size = max(ndim, 1)
@@ -859,17 +935,43 @@ def _normalize_dim(dim, ndim):
     return dim % size
 
 
-def dtype_from_to_arguments(args, dtype, what):
-    """The dtype that `.to(...)` arguments ask for (of a tensor or a module): a dtype, a tensor
-    (its dtype) or the device "cpu". There is no other device, so anything else is a ValueError."""
-    for arg in args:
-        if isinstance(arg, dtypes.dtype):
-            dtype = arg
-        elif isinstance(arg, Tensor):
-            dtype = arg.dtype
-        elif str(arg) != "cpu":
-            raise ValueError(f"tensorgrad runs on the CPU only; cannot move a {what} to {arg!r}")
-    return dtype
+_OPERAND_TYPES = frozenset((Tensor, int, float, bool))  # tested first: the common case
+
+
+def _is_operand(value):
+    """What an operator takes besides a Tensor: a Python or NumPy number. For anything else the
+    operator returns NotImplemented, and Python raises its own TypeError, as with torch."""
+    return isinstance(value, (Tensor, int, float, np.number, np.bool_))
+
+
+def to_arguments(args, kwargs):
+    """The dtype (or None) and the copy flag that `.to(...)` asks for. The call is already checked
+    against the three forms: to(device, dtype, non_blocking, copy), to(dtype, non_blocking,
+    copy) and to(tensor, non_blocking, copy)."""
+    first = args[0] if args else None
+    if isinstance(first, dtypes.dtype) or first in (float, int, bool):
+        dtype, rest = first, args[1:]
+        copy = rest[1] if len(rest) > 1 else kwargs.get("copy", False)
+    elif isinstance(first, Tensor):
+        dtype, rest = first.dtype, args[1:]
+        copy = rest[1] if len(rest) > 1 else kwargs.get("copy", False)
+    else:
+        check_device(first if args else kwargs.get("device"))
+        dtype = args[1] if len(args) > 1 else kwargs.get("dtype")
+        copy = args[3] if len(args) > 3 else kwargs.get("copy", False)
+    return (None if dtype is None else dtypes.check_dtype(dtype)), copy
+
+
+def check_device(device):
+    """tensorgrad has one device, the CPU: "cpu" (or None) is fine; anything else is refused
+    with PyTorch's words on a machine without that device."""
+    if device is None or str(device) in ("cpu", "cpu:0"):
+        return
+    if str(device).startswith("cuda"):
+        raise AssertionError(messages.NO_CUDA)
+    if isinstance(device, int):
+        raise RuntimeError(messages.NO_ACCELERATOR)
+    raise RuntimeError(messages.UNKNOWN_DEVICE.format(device=device))
 
 
 def _bracketed(shape):
@@ -890,3 +992,6 @@ from .ops import inplace as _inplace  # noqa: E402
 from .ops import linalg as _linalg  # noqa: E402
 from .ops import reduction as _red  # noqa: E402
 from .ops import shape as _shape  # noqa: E402
+from . import arguments as _arguments  # noqa: E402
+
+_arguments.check_methods(Tensor)  # every method with arguments checks them first (arguments.py)

@@ -1,4 +1,4 @@
-"""Spec §7.1: custom `autograd.Function`, row by row.
+"""Custom `autograd.Function`: PyTorch's behaviour, row by row.
 
 Every test takes the `lib` fixture: tensorgrad, and PyTorch when it is installed, so each row is
 also a parity test. Texts are compared after turning torch's `torch.` into `tensorgrad.` and

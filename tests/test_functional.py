@@ -1,6 +1,6 @@
-"""Spec §7.3: tensorgrad.autograd.functional (jacobian, hessian, vjp, jvp, hvp, vhp).
+"""tensorgrad.autograd.functional (jacobian, hessian, vjp, jvp, hvp, vhp).
 
-The rows of §7.3 run on tensorgrad and, when installed, on PyTorch (same printed text). Then
+PyTorch's behaviour, row by row, runs on tensorgrad and, when installed, on PyTorch (same printed text). Then
 jacobian and hessian are compared with finite differences of plain NumPy functions.
 """
 
@@ -17,7 +17,7 @@ def fn(lib):
     return lib.autograd.functional
 
 
-# -- §7.3 rows ------------------------------------------------------------------------------------
+# -- PyTorch's rows ------------------------------------------------------------------------------------
 def test_jacobian_of_square(lib):
     assert show(fn(lib).jacobian(lambda x: x ** 2, lib.tensor([1.0, 2.0, 3.0]))) == (
         "tensor([[2., 0., 0.],\n        [0., 4., 0.],\n        [0., 0., 6.]])")

@@ -1,6 +1,6 @@
-"""Spec §7.2: gradcheck and gradgradcheck.
+"""gradcheck and gradgradcheck.
 
-* the rows of §7.2 (parity with PyTorch when it is installed);
+* PyTorch's behaviour, row by row (parity with PyTorch when it is installed);
 * gradcheck passes on every built-in operation in float64, and gradgradcheck on every one that
   has a second derivative (all of them: where the true second derivative is zero, as for relu
   away from 0, the check confirms zero);
@@ -43,7 +43,7 @@ def make_exp(lib, factor=1):
     return Exp
 
 
-# -- §7.2 rows ----------------------------------------------------------------------------------------
+# -- PyTorch's rows ----------------------------------------------------------------------------------------
 def test_signatures_are_keyword_only_after_inputs():
     import inspect
 

@@ -110,7 +110,7 @@ def _sanitize_rules():
 
 SANITIZE = _sanitize_rules()
 ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
-# PyTorch's C++ warnings end with a source location inside its build tree (spec §0).
+# PyTorch's C++ warnings end with a source location inside its build tree.
 TORCH_SOURCE_TAIL = re.compile(r" \(Triggered internally at [^\n]*?\.\)")
 
 

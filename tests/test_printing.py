@@ -1,7 +1,7 @@
-"""Tests for tensorgrad.printing: the exact text of a tensor's repr (spec §1.5).
+"""Tests for tensorgrad.printing: the exact text of a tensor's repr, as PyTorch's.
 
 Three groups:
-1. every printing example of the spec, as exact strings;
+1. PyTorch's printed examples, as exact strings;
 2. print options (set_printoptions / get_printoptions);
 3. when torch is installed, a seeded random sweep comparing with torch's repr.
 """
@@ -42,12 +42,12 @@ def show(array, **kwargs):
 nan, inf = float("nan"), float("inf")
 
 # ---------------------------------------------------------------------------
-# 1. Examples from the spec
+# 1. PyTorch's printed examples
 # ---------------------------------------------------------------------------
 
 # (array, keyword arguments, expected text); comments name the torch call.
 SPEC_EXAMPLES = [
-    # §1.1 Creating tensors
+    # Creating tensors
     (f32([1., 2., 3.]), dict(requires_grad=True), "tensor([1., 2., 3.], requires_grad=True)"),
     (f32(5.), dict(requires_grad=True), "tensor(5., requires_grad=True)"),
     (f32([1, 2.5]), dict(requires_grad=True), "tensor([1.0000, 2.5000], requires_grad=True)"),
@@ -64,9 +64,9 @@ SPEC_EXAMPLES = [
     (np.ones((2, 2), np.float32), dict(requires_grad=True),
      "tensor([[1., 1.],\n"
      "        [1., 1.]], requires_grad=True)"),
-    # §1.4
+    # changing requires_grad later
     (f32([2., 4.]), dict(grad_fn_name="MulBackward0"), "tensor([2., 4.], grad_fn=<MulBackward0>)"),
-    # §1.5.1 How float elements are formatted
+    # How float elements are formatted
     (f32([2., 4.]), {}, "tensor([2., 4.])"),
     (f32([1.5, 2.]), {}, "tensor([1.5000, 2.0000])"),
     (f32(5.), {}, "tensor(5.)"),
@@ -117,7 +117,7 @@ SPEC_EXAMPLES = [
     (np.zeros((0, 3), np.float32), {}, "tensor([], size=(0, 3))"),
     (i64([]), {}, "tensor([], dtype=tensorgrad.int64)"),
     (f32([[2., 3.]]), {}, "tensor([[2., 3.]])"),
-    # §1.5.2 Layout
+    # Layout
     (np.ones((2, 2), np.float32) * np.float32(4.5), {},
      "tensor([[4.5000, 4.5000],\n"
      "        [4.5000, 4.5000]])"),
@@ -156,7 +156,7 @@ SPEC_EXAMPLES = [
      "         1.2857, 1.4286, 1.5714],\n"
      "        [1.7143, 1.8571, 2.0000, 2.1429, 2.2857, 2.4286, 2.5714, 2.7143, 2.8571,\n"
      "         3.0000, 3.1429, 3.2857]])"),
-    # §1.5.3 Suffixes
+    # Suffixes
     (f32(5.), dict(grad_fn_name="AddBackward0"), "tensor(5., grad_fn=<AddBackward0>)"),
     (f32(4.5), dict(requires_grad=True), "tensor(4.5000, requires_grad=True)"),
     (f32([1.5, 2.]), dict(requires_grad=True), "tensor([1.5000, 2.0000], requires_grad=True)"),
@@ -180,7 +180,7 @@ SPEC_EXAMPLES = [
     (f32([1., 2.]), dict(grad_fn_name="CopySlices"), "tensor([1., 2.], grad_fn=<CopySlices>)"),
     (f32([1., 2.7182817]), dict(grad_fn_name="ExpBackward"),
      "tensor([1.0000, 2.7183], grad_fn=<ExpBackward>)"),
-    # §1.5.4 Summarising large tensors
+    # Summarising large tensors
     (np.arange(2000, dtype=np.float32), {},
      "tensor([0.0000e+00, 1.0000e+00, 2.0000e+00,  ..., 1.9970e+03, 1.9980e+03,\n"
      "        1.9990e+03])"),
@@ -198,7 +198,7 @@ SPEC_EXAMPLES = [
      "         1.1690e+03],\n"
      "        [1.1700e+03, 1.1710e+03, 1.1720e+03,  ..., 1.1970e+03, 1.1980e+03,\n"
      "         1.1990e+03]])"),
-    # Other printed values in the spec (§3-§8) that exercise the layout rules
+    # Other printed values (backward, grad, hooks, tutorials) that exercise the layout rules
     (f32([2., 20.]), {}, "tensor([ 2., 20.])"),
     (f32([6., 12.]), {}, "tensor([ 6., 12.])"),
     (f32([100., 2.]), dict(requires_grad=True), "tensor([100.,   2.], requires_grad=True)"),
@@ -216,7 +216,7 @@ SPEC_EXAMPLES = [
     (np.array([True]), {}, "tensor([True])"),
     (np.array(True), {}, "tensor(True)"),
     (f32(27.), dict(grad_fn_name="CopyBackwards"), "tensor(27., grad_fn=<CopyBackwards>)"),
-    # §8.2 The "autograd basics" lesson
+    # The "autograd basics" lesson
     (np.full((2, 2), 27, np.float32), dict(grad_fn_name="MulBackward0"),
      "tensor([[27., 27.],\n"
      "        [27., 27.]], grad_fn=<MulBackward0>)"),
@@ -227,7 +227,7 @@ SPEC_EXAMPLES = [
     (f32([788.9900, -150.2356, -1115.5402]), dict(grad_fn_name="MulBackward0"),
      "tensor([  788.9900,  -150.2356, -1115.5402], grad_fn=<MulBackward0>)"),
     (f32([0.1, 1.0, 0.0001]) * np.float32(512), {}, "tensor([5.1200e+01, 5.1200e+02, 5.1200e-02])"),
-    # §8.4
+    # the dynamic-graph tutorial
     (f32([20.]), {}, "tensor([20.])"),
 ]
 
@@ -240,19 +240,19 @@ def test_spec_example(array, kwargs, expected):
 
 
 def test_parameter_repr_reuses_the_default_prefix():
-    # §1.5.3: torch.nn.Parameter(torch.tensor([1., 2.]))
+    # torch.nn.Parameter(torch.tensor([1., 2.]))
     text = "Parameter containing:\n" + show(f32([1., 2.]), requires_grad=True)
     assert text == "Parameter containing:\ntensor([1., 2.], requires_grad=True)"
 
 
 def test_grad_fn_wins_over_requires_grad():
-    # §1.5.3: a tensor never shows both suffixes.
+    # a tensor never shows both suffixes.
     assert show(f32([1.]), grad_fn_name="AddBackward0", requires_grad=True) == (
         "tensor([1.], grad_fn=<AddBackward0>)")
 
 
 def test_empty_tensor_suffixes():
-    # §1.5.1: the shape is named unless it is (0,); any dtype but float32 is named.
+    # the shape is named unless it is (0,); any dtype but float32 is named.
     assert show(np.zeros((2, 0, 4), np.float64)) == (
         "tensor([], size=(2, 0, 4), dtype=tensorgrad.float64)")
     assert show(np.zeros(0, bool)) == "tensor([], dtype=tensorgrad.bool)"
@@ -260,7 +260,7 @@ def test_empty_tensor_suffixes():
 
 
 def test_suffix_stays_on_the_line_only_when_k_is_at_most_54():
-    # §1.5.3: K + 2 + len(", grad_fn=<DivBackward0>") must not exceed 80.
+    # K + 2 + len(", grad_fn=<DivBackward0>") must not exceed 80.
     stays = np.full((2, 9), 10., np.float32)  # last line '        [10., ..., 10.]]': K = 54
     assert show(stays, grad_fn_name="DivBackward0").endswith(" 10.]], grad_fn=<DivBackward0>)")
     wraps = np.full(8, 100., np.float32)      # 'tensor([100., ..., 100.]': K = 55
@@ -270,14 +270,14 @@ def test_suffix_stays_on_the_line_only_when_k_is_at_most_54():
 
 
 def test_scientific_mode_uses_the_stored_value():
-    # §1.5.1 rule 3: float32 1e-4 is below 1e-4; float64 1e-4 is not.
+    # rule 3 of the element format: float32 1e-4 is below 1e-4; float64 1e-4 is not.
     assert show(f32([1e-4, 1.])) == "tensor([1.0000e-04, 1.0000e+00])"
     assert show(f64([1e-4, 1.])) == "tensor([1.0000e-04, 1.0000e+00], dtype=tensorgrad.float64)"
     assert show(f64([1e-4])) == "tensor([0.0001], dtype=tensorgrad.float64)"
 
 
 def test_nan_and_inf_are_padded_but_do_not_set_the_width():
-    # §1.5.1 rule 5
+    # rule 5 of the element format
     assert show(f32([inf, 1.5, -inf])) == "tensor([   inf, 1.5000,   -inf])"
     assert show(f32([nan, 1e-5])) == "tensor([       nan, 1.0000e-05])"
 
@@ -305,7 +305,7 @@ def test_summarised_3d_tensor_shows_dots_between_blocks():
 
 
 def test_summary_statistics_use_only_the_shown_values():
-    # §1.5.4: the hidden 1e6 in the middle does not switch to scientific mode.
+    # the hidden 1e6 in the middle does not switch to scientific mode.
     array = np.ones(1001, np.float32)
     array[500] = 1e6
     assert show(array) == "tensor([1., 1., 1.,  ..., 1., 1., 1.])"
@@ -326,7 +326,7 @@ def test_prefix_sets_the_indent():
 
 
 # ---------------------------------------------------------------------------
-# 2. Print options (§1.5.5)
+# 2. Print options
 # ---------------------------------------------------------------------------
 
 DEFAULT_OPTIONS = dict(precision=4, threshold=1000, edgeitems=3, linewidth=80, sci_mode=None)
@@ -351,7 +351,7 @@ def test_sci_mode_false():
 def test_sci_mode_true_applies_to_whole_numbers_but_not_to_all_zeros():
     set_printoptions(sci_mode=True)
     assert show(f32([1., 2.])) == "tensor([1.0000e+00, 2.0000e+00])"
-    # With no finite non-zero element there is nothing to measure (§1.5.1 rule 1).
+    # With no finite non-zero element there is nothing to measure (rule 1 of the element format).
     assert show(f32([0., nan])) == "tensor([0., nan])"
 
 

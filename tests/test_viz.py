@@ -22,7 +22,7 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 def seed_graph():
-    """y = (x + w) * (w + 1) at x = 2, w = 1 (spec §8.1, §9)."""
+    """y = (x + w) * (w + 1) at x = 2, w = 1 (the tutorial graph, drawn with torchviz's conventions)."""
     x = tg.tensor([2.], requires_grad=True)
     w = tg.tensor([1.], requires_grad=True)
     a = x + w
@@ -52,7 +52,7 @@ def fake_dot(monkeypatch, tmp_path, script):
     monkeypatch.setenv("PATH", str(folder))
 
 
-# -- make_dot: torchviz's conventions (spec §9) ----------------------------------------------
+# -- make_dot: torchviz's conventions ----------------------------------------------
 SPEC_DOT = '''digraph {
 \tgraph [size="12,12"]
 \tnode [align=left fontname=monospace fontsize=10 height=0.2 ranksep=0.1 shape=box style=filled]

@@ -32,6 +32,14 @@ from .gradcheck import gradcheck, gradgradcheck  # the name `gradcheck` is now t
 
 def Variable(tensor, requires_grad=False):  # noqa: N802  (the old PyTorch API, still in tutorials)
     """The pre-0.4 PyTorch wrapper: today it just returns the tensor, as PyTorch does."""
+    from ..tensor import Tensor
+    from . import messages
+
+    if not isinstance(tensor, Tensor):
+        raise TypeError(messages.VARIABLE_DATA.format(type_name=type(tensor).__name__))
+    if not isinstance(requires_grad, (bool, int)):  # PyTorch: "... interpreted as an integer"
+        raise TypeError(messages.FLAG_TYPE.format(name="Variable", flag="requires_grad",
+                                                  type_name=type(requires_grad).__name__))
     if requires_grad:
         tensor.requires_grad_(True)
     return tensor

@@ -21,6 +21,37 @@ def _as_tensor_list(values):
     return list(values)
 
 
+def check_arguments(name, outputs, inputs=None, flags=()):
+    """The entry checks of backward() and grad(), before the graph is touched: tensors where
+    tensors are wanted, flags that are flags. Returns the outputs and inputs as lists."""
+    if type(outputs) is Tensor and inputs is None and _plain_flags(flags):
+        return [outputs], None  # the common case, y.backward(): nothing to check
+    try:  # PyTorch takes any iterable of tensors, a str too (and then fails on its letters)
+        outputs = _as_tensor_list(outputs)
+    except TypeError:
+        raise TypeError(messages.OUTPUTS_TYPE.format(
+            name=name, what="outputs", type_name=type(outputs).__name__)) from None
+    for output in outputs:
+        if not isinstance(output, Tensor):
+            raise AssertionError(messages.OUTPUT_NOT_TENSOR)
+    if inputs is not None:
+        try:
+            inputs = _as_tensor_list(inputs)
+        except TypeError:
+            raise TypeError(messages.OUTPUTS_TYPE.format(
+                name=name, what="inputs", type_name=type(inputs).__name__)) from None
+        if not inputs:
+            raise RuntimeError(messages.EMPTY_INPUTS.format(name=name))
+        for value in inputs:
+            if not isinstance(value, Tensor):
+                raise RuntimeError(messages.INPUT_NOT_TENSOR.format(type_name=type(value).__name__))
+    for flag, value in flags:
+        if value is not None and not isinstance(value, (bool, int, np.bool_, np.integer)):
+            raise TypeError(messages.FLAG_TYPE.format(name=name, flag=flag,
+                                                      type_name=type(value).__name__))
+    return outputs, inputs
+
+
 def _as_grad_list(grads, count):
     if grads is None:
         return [None] * count
@@ -29,6 +60,13 @@ def _as_grad_list(grads, count):
     if isinstance(grads, (list, tuple)):
         return list(grads)
     return [grads]
+
+
+def _plain_flags(flags):
+    for _, value in flags:
+        if value is not None and type(value) is not bool:
+            return False
+    return True
 
 
 def make_root_grads(outputs, grads):
@@ -77,7 +115,9 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     global _warned_create_graph
     if grad_variables is not None:
         grad_tensors = grad_variables
-    outputs = _as_tensor_list(tensors)
+    outputs, inputs = check_arguments("backward", tensors, inputs, (
+        ("retain_graph", retain_graph), ("create_graph", create_graph)))
+    create_graph = bool(create_graph)
     grads = make_root_grads(outputs, _as_grad_list(grad_tensors, len(outputs)))
     if retain_graph is None:
         retain_graph = create_graph
@@ -87,7 +127,6 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     edges = _root_edges(outputs)
     capture = None
     if inputs is not None:
-        inputs = _as_tensor_list(inputs)
         capture = [_input_edge(t, index) for index, t in enumerate(inputs)]
     captured = engine.execute(edges, grads[:len(edges)], keep_graph=retain_graph,
                               create_graph=create_graph, capture=capture)
@@ -123,8 +162,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if isinstance(inputs, dict):
         names = list(inputs)
         inputs = list(inputs.values())
-    input_list = _as_tensor_list(inputs)
-    output_list = _as_tensor_list(outputs)
+    output_list, input_list = check_arguments("grad", outputs, inputs, (
+        ("retain_graph", retain_graph), ("create_graph", create_graph),
+        ("allow_unused", allow_unused)))
+    create_graph = bool(create_graph)
     grads = make_root_grads(output_list, _as_grad_list(grad_outputs, len(output_list)))
     if retain_graph is None:
         retain_graph = create_graph

@@ -142,8 +142,11 @@ def call_hooks(hooks, grad):
             continue
         if not isinstance(result, Tensor):
             raise TypeError(messages.HOOK_BAD_RETURN.format(type_name=type(result).__name__))
+        name = getattr(hook, "__name__", type(hook).__name__)
+        if result.dtype is not grad.dtype:
+            raise RuntimeError(messages.HOOK_CHANGED_TYPE.format(
+                name=name, was=grad.type(), got=result.type()))
         if result.shape != grad.shape:
-            name = getattr(hook, "__name__", type(hook).__name__)
             raise RuntimeError(messages.HOOK_CHANGED_SIZE.format(name=name))
         grad = result
     return grad

@@ -17,7 +17,8 @@ import warnings
 
 import numpy as np
 
-from .. import dtypes
+from .. import arguments, dtypes
+from ..autograd import messages
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..derivatives import (AddmmBackward0, BinaryCrossEntropyBackward0,
                            BinaryCrossEntropyWithLogitsBackward0, MseLossBackward0,
@@ -43,14 +44,17 @@ def _requires_grad(value):
 # -- activations ------------------------------------------------------------------------------
 def relu(input, inplace=False):  # noqa: A002  (PyTorch's argument name)
     """max(x, 0), element by element (ReluBackward0)."""
+    arguments.check("relu", (input,))
     return input.relu_() if inplace else ew.relu(input)
 
 
 def sigmoid(input):  # noqa: A002
+    arguments.require_tensors("sigmoid", ("input", input))
     return ew.sigmoid(input)
 
 
 def tanh(input):  # noqa: A002
+    arguments.require_tensors("tanh", ("input", input))
     return ew.tanh(input)
 
 
@@ -65,15 +69,19 @@ def _softmax_dim(name, ndim, stacklevel):
 
 def softmax(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002
     """exp(x) / Σ exp(x) along `dim` (computed stably, by subtracting the maximum first)."""
+    arguments.require_tensors("softmax", ("input", input))
     if dim is None:
         dim = _softmax_dim("softmax", input.dim(), _stacklevel)
+    arguments.check("softmax", (dim, dtype), method=True)
     return reduction.softmax(input, dim, dtype)
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002
     """log(softmax(x)) along `dim`, as x - max - log Σ exp(x - max): no overflow, no log(0)."""
+    arguments.require_tensors("log_softmax", ("input", input))
     if dim is None:
         dim = _softmax_dim("log_softmax", input.dim(), _stacklevel)
+    arguments.check("log_softmax", (dim, dtype), method=True)
     return reduction.log_softmax(input, dim, dtype)
 
 
@@ -100,6 +108,9 @@ def linear(input, weight, bias=None):  # noqa: A002
     is a TBackward0 for Wᵀ); without a bias it is a plain matmul; other ranks are flattened to
     2-d, go through addmm, and are viewed back (ViewBackward0).
     """
+    arguments.check("linear", (input, weight, bias))
+    if bias is not None and bias._data.shape != weight._data.shape[:1]:
+        bias.expand(*input.shape[:-1], weight.shape[0])  # PyTorch's error if it cannot broadcast
     weight_t = weight.t()
     if bias is None:
         return matmul(input, weight_t)
@@ -117,6 +128,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     """Mean squared error. Shapes should match: a mismatch that broadcasts only warns (as in
     PyTorch), because broadcasting a (N, 1) prediction against (N,) targets silently builds an
     N×N table of differences."""
+    arguments.require_tensors("mse_loss", ("input", input), ("target", target))
     if size_average is not None or reduce is not None or weight is not None:
         raise NotImplementedError(
             "tensorgrad's mse_loss takes only reduction= (size_average, reduce and weight are "
@@ -158,6 +170,8 @@ BCE_EPSILON = 1e-12  # ... and keeps the derivative's denominator x(1 - x) away 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,  # noqa: A002
                          reduction="mean"):
     """Cross-entropy between probabilities `input` (in [0, 1], e.g. after sigmoid) and targets."""
+    arguments.require_tensors("binary_cross_entropy", ("input", input), ("target", target),
+                              ("weight", weight))
     if size_average is not None or reduce is not None:
         raise NotImplementedError("tensorgrad's binary_cross_entropy takes only reduction=")
     _check_reduction(reduction)
@@ -166,9 +180,14 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         raise ValueError(
             f"Using a target size ({target.shape}) that is different to the input size "
             f"({input.shape}) is deprecated. Please ensure they have the same size.")
+    if target.dtype is not input.dtype:
+        raise RuntimeError(messages.FOUND_DTYPE.format(
+            found=target.dtype.scalar_name, expected=input.dtype.scalar_name))
     x = input._data
     if np.any((x < 0) | (x > 1)) or np.any(np.isnan(x)):
         raise RuntimeError("all elements of input should be between 0 and 1")
+    if np.any((target._data < 0) | (target._data > 1)):
+        raise RuntimeError(messages.BCE_TARGET_RANGE)
     t = target._data
     with np.errstate(divide="ignore"):
         log_x = np.maximum(np.log(x), BCE_LOG_FLOOR)
@@ -206,6 +225,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
 
     input: (N, C) or (C,); target: (N,) or () of int64 class indices.
     """
+    arguments.check("nll_loss_nd", (input, target, weight, 1, ignore_index))
     if size_average is not None or reduce is not None:
         raise NotImplementedError("tensorgrad's nll_loss takes only reduction=")
     _check_reduction(reduction)
@@ -249,6 +269,9 @@ def _check_nll_shapes(input, target, weight):
         raise ValueError(
             f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
             f"({target.numel()}).")
+    if weight is not None and weight.dtype is not input.dtype:
+        raise RuntimeError(messages.EXPECTED_SCALAR_TYPE.format(
+            expected=input.dtype.scalar_name, found=weight.dtype.scalar_name))
     if weight is not None and weight.numel() != input.shape[-1]:
         raise RuntimeError(
             f"weight tensor should be defined either for all {input.shape[-1]} classes or no "
@@ -262,6 +285,9 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 
     `target` may also hold class probabilities, with the same shape as `input`.
     """
+    arguments.check("cross_entropy_loss", (input, target, weight, 1, ignore_index, label_smoothing))
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing:g}")
     if label_smoothing != 0.0:
         raise NotImplementedError("tensorgrad's cross_entropy does not implement label_smoothing")
     class_dim = 0 if input.dim() == 1 else 1

@@ -12,6 +12,7 @@ that is all the Kaiming and Xavier rules below are about.
 import math
 import warnings
 
+from .. import arguments
 from ..autograd.grad_mode import no_grad
 
 
@@ -62,31 +63,38 @@ def _calculate_correct_fan(tensor, mode):
 
 def uniform_(tensor, a=0.0, b=1.0):
     """Fill with values drawn uniformly from [a, b)."""
+    arguments.require_tensors("uniform_", ("tensor", tensor))
     with no_grad():
         return tensor.uniform_(a, b)
 
 
 def normal_(tensor, mean=0.0, std=1.0):
     """Fill with values drawn from the normal distribution N(mean, std²)."""
+    arguments.require_tensors("normal_", ("tensor", tensor))
     with no_grad():
         return tensor.normal_(mean, std)
 
 
 def constant_(tensor, val):
+    arguments.require_tensors("constant_", ("tensor", tensor))
     with no_grad():
         return tensor.fill_(val)
 
 
 def ones_(tensor):
+    arguments.require_tensors("ones_", ("tensor", tensor))
     return constant_(tensor, 1.0)
 
 
 def zeros_(tensor):
+    arguments.require_tensors("zeros_", ("tensor", tensor))
     return constant_(tensor, 0.0)
 
 
 def xavier_uniform_(tensor, gain=1.0):
     """U(-a, a) with a = gain·√(6 / (fan_in + fan_out)) (Glorot & Bengio, 2010)."""
+    arguments.require_tensors("xavier_uniform_", ("tensor", tensor))
+    arguments.require_numbers("xavier_uniform_", gain=gain)
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
     bound = math.sqrt(3.0) * std  # a uniform on [-a, a] has standard deviation a/√3
@@ -95,6 +103,8 @@ def xavier_uniform_(tensor, gain=1.0):
 
 def xavier_normal_(tensor, gain=1.0):
     """N(0, std²) with std = gain·√(2 / (fan_in + fan_out))."""
+    arguments.require_tensors("xavier_normal_", ("tensor", tensor))
+    arguments.require_numbers("xavier_normal_", gain=gain)
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
     return normal_(tensor, 0.0, std)
@@ -105,6 +115,7 @@ def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu"):
 
     `Linear` uses this with a=√5, which gives gain = √(1/3) and so bound = 1/√fan_in.
     """
+    arguments.require_tensors("kaiming_uniform_", ("tensor", tensor))
     if 0 in tensor.shape:
         warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
         return tensor
@@ -117,6 +128,7 @@ def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu"):
 
 def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu"):
     """N(0, std²) with std = gain / √fan."""
+    arguments.require_tensors("kaiming_normal_", ("tensor", tensor))
     if 0 in tensor.shape:
         warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
         return tensor

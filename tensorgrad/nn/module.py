@@ -14,9 +14,11 @@ tensorgrad.
 from collections import OrderedDict, namedtuple
 
 from ..autograd.grad_mode import no_grad
+from .. import arguments
+from ..autograd import messages
+from ..tensor import Tensor, to_arguments
 from ..autograd.node import RemovableHandle
 from . import hooks
-from ..tensor import Tensor, dtype_from_to_arguments
 from .parameter import Parameter
 
 
@@ -296,11 +298,15 @@ class Module:
             fn(module)
         return self
 
-    def to(self, *args, dtype=None, **kwargs):
-        """Convert the floating-point parameters and buffers in place (`model.to(tg.float64)`)."""
-        dtype = dtype_from_to_arguments(args, dtype, "module")
+    def to(self, *args, **kwargs):
+        """Convert the floating-point parameters and buffers in place (`model.to(tg.float64)`).
+        It takes the arguments of Tensor.to; the only device is the CPU."""
+        arguments.check("to", args, kwargs, method=True)
+        dtype, _ = to_arguments(args, kwargs)
         if dtype is None:
             return self
+        if not dtype.is_floating_point:
+            raise TypeError(messages.MODULE_TO_DTYPE.format(dtype=dtype))
         for tensor in list(self.parameters()) + list(self.buffers()):
             if tensor.dtype.is_floating_point:
                 tensor.data = tensor.data.to(dtype)
@@ -343,6 +349,8 @@ class Module:
         refuses it, because a float64 checkpoint loaded into a float32 model usually means the
         wrong file. Convert it explicitly (`value.float()`) if that is what you want.
         """
+        if not hasattr(state_dict, "keys") or not hasattr(state_dict, "__getitem__"):
+            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
         if assign:
             raise NotImplementedError("tensorgrad's load_state_dict copies values (assign=False)")
         own = self.state_dict(keep_vars=True)

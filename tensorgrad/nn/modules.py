@@ -7,7 +7,7 @@ the settings, such as `reduction`), the function does the computation.
 import math
 from collections import OrderedDict
 
-from .. import creation
+from .. import arguments, creation
 from . import functional as F
 from . import init
 from .module import Module
@@ -22,6 +22,7 @@ class Linear(Module):
 
     def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
         super().__init__()
+        arguments.check("empty", ((out_features, in_features),), {"dtype": dtype})
         self.in_features = in_features
         self.out_features = out_features
         self.weight = Parameter(creation.empty(out_features, in_features, dtype=dtype))
@@ -59,6 +60,8 @@ class _NumberedChildren(Module):
     def __getitem__(self, index):
         if isinstance(index, slice):
             return self._of(list(self._modules.items())[index])
+        if not isinstance(index, int):  # as PyTorch (Python's words for a bad index)
+            raise TypeError(f"'{type(index).__name__}' object cannot be interpreted as an integer")
         size = len(self)
         if not -size <= index < size:
             raise IndexError(f"index {index} is out of range")

@@ -168,7 +168,9 @@ def requires_grad(value):
     return isinstance(value, Tensor) and (value._grad_fn is not None or value._requires_grad)
 
 
-def div(a, b):
+def div(a, b, *, rounding_mode=None):
+    if rounding_mode is not None:
+        return divide_and_round(a, b, rounding_mode)
     data = binary_data(np.true_divide, a, b, true_division=True)  # x/0 is inf or nan, as in PyTorch
     if not isinstance(a, Tensor):
         # number / tensor: PyTorch records reciprocal(b) * number, a MulBackward0 node.
@@ -318,9 +320,13 @@ def clamp(x, min=None, max=None):  # noqa: A002  (PyTorch's argument names)
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None"
                            .replace("torch.", "tensorgrad."))
+    for bound in (min, max):
+        if requires_grad(bound):
+            raise NotImplementedError(messages.CLAMP_BOUND_REQUIRES_GRAD)
     # The bounds take part in type promotion: an int64 tensor clamped to 0.5 is float32
     dtype = dtypes.result_type(x, *[bound for bound in (min, max) if bound is not None]).numpy
-    data = np.clip(x._data.astype(dtype, copy=False), min, max).astype(dtype, copy=False)
+    low, high = (None if v is None else _values(v) for v in (min, max))
+    data = np.clip(x._data.astype(dtype, copy=False), low, high).astype(dtype, copy=False)
     return record(ClampBackward1, data, (x,), saved=(x,), min=min, max=max)
 
 
@@ -341,7 +347,9 @@ def minimum(a, b):
     return record(MinimumBackward0, binary_data(_minimum, a, b), (a, b), saved=(b, a))
 
 
-def where(condition, a, b):
+def where(condition, a=None, b=None):
+    if a is None and b is None and isinstance(condition, Tensor):
+        return tuple(Tensor._make(i) for i in np.nonzero(condition._data))  # where(c): c's indices
     if not isinstance(condition, Tensor):
         raise TypeError("where(): argument 'condition' must be a bool Tensor")
     if condition.dtype is not dtypes.bool_:
@@ -423,15 +431,20 @@ def logical_not(x):
 
 
 def bitwise_and(a, b):
-    if a.dtype.is_floating_point:
-        raise TypeError("bitwise_and is only defined for integer and bool tensors")
+    refuse_floats(a, b, "bitwise_and_cpu")
     return _compare(np.bitwise_and, a, b)
 
 
 def bitwise_or(a, b):
-    if a.dtype.is_floating_point:
-        raise TypeError("bitwise_or is only defined for integer and bool tensors")
+    refuse_floats(a, b, "bitwise_or_cpu")
     return _compare(np.bitwise_or, a, b)
+
+
+def refuse_floats(a, b, kernel):
+    """PyTorch's & and | take integer and bool tensors only (and a Python float makes a float)."""
+    if dtypes.result_type(a, b).is_floating_point:
+        raise NotImplementedError(messages.NOT_IMPLEMENTED_FOR.format(
+            kernel=kernel, dtype=dtypes.result_type(a, b).scalar_name))
 
 
 def bitwise_not(x):
@@ -441,10 +454,21 @@ def bitwise_not(x):
 
 
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    check_tolerances(a, b, rtol, atol)
     return Tensor._make(np.isclose(_values(a), _values(b), rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
+def check_tolerances(a, b, rtol, atol):
+    """isclose and allclose, as PyTorch: tensors of one dtype, tolerances at least 0."""
+    if a.dtype is not b.dtype:
+        raise RuntimeError(f"{a.dtype.scalar_name} did not match {b.dtype.scalar_name}")
+    for name, value in (("rtol", rtol), ("atol", atol)):
+        if value < 0:
+            raise RuntimeError(messages.NEGATIVE_TOLERANCE.format(name=name, value=value))
+
+
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    check_tolerances(a, b, rtol, atol)
     return bool(np.allclose(_values(a), _values(b), rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
@@ -452,13 +476,40 @@ def equal(a, b):
     return a.shape == b.shape and bool(np.array_equal(a._data, b._data))
 
 
+def divide_and_round(a, b, rounding_mode):
+    """div(a, b, rounding_mode="floor" or "trunc"): the quotient rounded, with no gradient
+    (its derivative is zero almost everywhere), as PyTorch."""
+    if rounding_mode == "floor":
+        return floor_divide(a, b)
+    if rounding_mode != "trunc":
+        raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
+                           f"found '{rounding_mode}'")
+    check_integer_division(a, b, "div_trunc_cpu")
+    if _is_integer(a) and _is_integer(b):
+        quotient = binary_data(np.floor_divide, a, b)
+        remainder_data = binary_data(np.remainder, a, b)
+        negative = (remainder_data != 0) & ((np.sign(_values(a)) * np.sign(_values(b))) < 0)
+        return Tensor._make(np.asarray(quotient + negative, dtype=quotient.dtype))
+    return Tensor._make(np.trunc(binary_data(np.true_divide, a, b, true_division=True)))
+
+
 def floor_divide(a, b):
     """Integer division. Not differentiable (its derivative is zero almost everywhere)."""
+    check_integer_division(a, b, "div_floor_cpu")
     return Tensor._make(binary_data(np.floor_divide, a, b))
 
 
 def remainder(a, b):
+    check_integer_division(a, b, "remainder_cpu")
     return Tensor._make(binary_data(np.remainder, a, b))
+
+
+def check_integer_division(a, b, kernel):
+    """As PyTorch: no integer division by zero (NumPy gives 0 and a warning), none of bools."""
+    if _is_bool(a) and _is_bool(b):
+        raise NotImplementedError(messages.NOT_IMPLEMENTED_FOR.format(kernel=kernel, dtype="Bool"))
+    if _is_integer(a) and _is_integer(b) and not np.all(_values(b)):
+        raise RuntimeError(messages.INTEGER_DIVISION_BY_ZERO)
 
 
 def log1p(x):

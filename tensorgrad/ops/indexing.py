@@ -98,6 +98,8 @@ _NODE_FOR_KIND = {
 
 
 def getitem(x, index):
+    if isinstance(index, str):  # PyTorch tries to make a tensor of it
+        raise TypeError(messages.INVALID_DATA_TYPE.format(type_name="str"))
     numpy_index, kind = to_numpy_index(index)
     _check_bounds(x, numpy_index)
     try:

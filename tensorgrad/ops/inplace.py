@@ -22,7 +22,7 @@ from ..tensor import Tensor, _bracketed
 from .base import record
 from . import elementwise as ew
 from ..derivatives import CopyBackwards
-from .elementwise import clone, requires_grad
+from .elementwise import broadcast_error, clone, requires_grad
 
 
 def check_allowed(tensor, leaf_message=messages.LEAF_IN_PLACE):
@@ -199,6 +199,11 @@ def fill_(tensor, value):
 
 def copy_(tensor, source):
     """Write `source`'s values into `tensor` (broadcasting), recorded as CopyBackwards."""
+    try:
+        np.broadcast_shapes(source._data.shape, tensor._data.shape)
+    except ValueError:
+        raise RuntimeError(broadcast_error(tensor._data.shape, source._data.shape)) from None
+
     def compute():
         data = np.broadcast_to(source._data, tensor._data.shape).astype(tensor._data.dtype)
         result = record(CopyBackwards, data.copy(), (source,))

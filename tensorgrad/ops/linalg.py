@@ -217,4 +217,7 @@ def _broadcast_batch(shape_a, shape_b):
 
 
 def outer(a, b):
+    for name, value in (("self", a), ("vec2", b)):
+        if value._data.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {value._data.ndim}-D")
     return unsqueeze(a, 1) * unsqueeze(b, 0)

@@ -8,7 +8,9 @@ reduced dimensions (`restore_dims`) and then lets broadcasting spread it out.
 
 import numpy as np
 
-from .. import dtypes
+from .. import arguments, dtypes
+from ..autograd import messages
+from ..autograd.node import Node
 from ..tensor import Tensor, _normalize_dim
 from . import elementwise as ew
 from ..derivatives import (AmaxBackward0, AminBackward0, CumsumBackward0, GatherBackward0,
@@ -67,6 +69,10 @@ def sum(x, dim=None, keepdim=False, *, dtype=None):  # noqa: A001  (the PyTorch 
 
 
 def mean(x, dim=None, keepdim=False, *, dtype=None):
+    if dtype is not None and not dtypes.check_dtype(dtype).is_floating_point:
+        raise RuntimeError(
+            "mean(): could not infer output dtype. Optional dtype must be either a floating point "
+            f"or complex dtype. Got: {dtypes.check_dtype(dtype).scalar_name}")
     if not x.dtype.is_floating_point and dtype is None:
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point or "
@@ -172,13 +178,28 @@ def amin(x, dim=(), keepdim=False):
 
 
 def argmax(x, dim=None, keepdim=False):
+    refuse_bool(x, "argmax")
     if dim is None:
         return Tensor._make(np.int64(np.argmax(x._data)))
     return Tensor._make(np.argmax(x._data, axis=_normalize_dim(dim, x._data.ndim),
                                   keepdims=keepdim).astype(np.int64))
 
 
+def all_or_any(reduce, x, dim, keepdim):
+    """t.all() and t.any(), over everything or along dims (bool results, no gradient)."""
+    if dim is None:
+        return Tensor._make(np.asarray(reduce(x._data)))
+    dims = normalize_dims(dim, x._data.ndim)
+    return Tensor._make(np.asarray(reduce(x._data, axis=dims, keepdims=keepdim)))
+
+
+def refuse_bool(x, name):
+    if x._data.dtype == np.bool_:
+        raise RuntimeError(f"{name}(): does not support bool input")
+
+
 def argmin(x, dim=None, keepdim=False):
+    refuse_bool(x, "argmin")
     if dim is None:
         return Tensor._make(np.int64(np.argmin(x._data)))
     return Tensor._make(np.argmin(x._data, axis=_normalize_dim(dim, x._data.ndim),
@@ -198,6 +219,8 @@ def scatter_along(values, index, dim, shape):
 
 def gather(x, dim, index):
     """Pick elements along `dim` at `index` (torch.gather)."""
+    if index._data.dtype != np.int64:
+        raise RuntimeError("gather(): Expected dtype int32/int64 for index")
     d = _normalize_dim(dim, x._data.ndim)
     _check_gather_index(x, d, index)
     if x._data.ndim:
@@ -270,7 +293,9 @@ def _exclusive_cumprod(rows):
     return scan
 
 
-def prod(x, dim=None, keepdim=False):
+def prod(x, dim=None, keepdim=False, *, dtype=None):
+    if dtype is not None:
+        x = x.to(dtype)
     if dim is None:
         data = np.prod(x._data, dtype=_sum_dtype(x))
         dims = tuple(range(x._data.ndim))
@@ -330,8 +355,12 @@ def std(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 
 def norm(x, p="fro", dim=None, keepdim=False):
-    if p == "fro" or p is None:
+    arguments.require_tensors("norm", ("input", x))
+    if isinstance(p, str) and p != "fro":
+        raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
+    if isinstance(p, str) or p is None:
         p = 2
+    arguments.check("linalg_vector_norm", (x, p, dim, keepdim))
     if not x.dtype.is_floating_point:
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
                            f"input. Got {x.dtype.scalar_name}")
@@ -356,6 +385,7 @@ def _c_contiguous(values):
 
 
 def softmax(x, dim, dtype=None):
+    refuse_dtype(dtype, "softmax_kernel_impl", floating_only=True)
     values = _float_values(x, dtype, dim, "softmax")
     d = _normalize_dim(dim, values.ndim)
     if values.size == 0:
@@ -367,6 +397,7 @@ def softmax(x, dim, dtype=None):
 
 
 def log_softmax(x, dim, dtype=None):
+    refuse_dtype(dtype, "log_softmax_kernel_impl", floating_only=True)
     values = _float_values(x, dtype, dim, "log_softmax")
     d = _normalize_dim(dim, values.ndim)
     if values.size == 0:
@@ -407,7 +438,18 @@ def _float_values(x, dtype, dim, kernel):
 
 
 
+def refuse_dtype(dtype, kernel, floating_only=False):
+    """PyTorch's NotImplementedError for a dtype= the kernel has no version for."""
+    if dtype is None:
+        return
+    dtype = dtypes.check_dtype(dtype)
+    if dtype is dtypes.bool_ or floating_only and not dtype.is_floating_point:
+        raise NotImplementedError(messages.NOT_IMPLEMENTED_FOR.format(
+            kernel=kernel, dtype=dtype.scalar_name))
+
+
 def cumsum(x, dim, *, dtype=None):
+    refuse_dtype(dtype, "cumsum_out_cpu")
     d = _normalize_dim(dim, x._data.ndim)
     data = np.cumsum(x._data, axis=d if x._data.ndim else None,
                      dtype=_sum_dtype(x) if dtype is None else dtypes.check_dtype(dtype).numpy)

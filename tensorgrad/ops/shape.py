@@ -13,6 +13,7 @@ import warnings
 
 import numpy as np
 
+from .. import arguments, dtypes
 from ..autograd import messages
 from ..tensor import Tensor, _normalize_dim
 from ..derivatives import (CatBackward0, ExpandBackward0, FlipBackward0, PermuteBackward0,
@@ -75,6 +76,8 @@ def reshape(x, *shape):
 
 
 def view(x, *shape):
+    if len(shape) == 1 and isinstance(shape[0], dtypes.dtype):
+        raise NotImplementedError(messages.VIEW_AS_DTYPE)
     shape = _infer_shape(_shape_arg(shape), x._data.size, x._data.shape)
     data = x._data.reshape(shape)
     if not np.may_share_memory(data, x._data) and x._data.size:
@@ -168,7 +171,8 @@ def squeeze(x, dim=None):
         node = SqueezeBackward0
     else:
         dims = (dim,) if isinstance(dim, int) else tuple(dim)
-        dims = {_normalize_dim(d, x._data.ndim) for d in dims}
+        dims = tuple(_normalize_dim(d, x._data.ndim) for d in dims)
+        check_no_repeated_dims(dims)
         data = x._data.reshape([s for i, s in enumerate(shape) if not (i in dims and s == 1)])
         node = SqueezeBackward1 if isinstance(dim, int) else SqueezeBackward4
     return as_view(record(node, data, (x,), self_sym_sizes=shape), x)
@@ -225,6 +229,7 @@ def repeat(x, *repeats):
     if len(repeats) < x._data.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of "
                            "dimensions of tensor")
+    check_sizes_not_negative(repeats)
     data = np.tile(x._data, repeats)
     return record(RepeatBackward0, data, (x,), repeats=repeats, self_sym_sizes=x._data.shape)
 
@@ -292,12 +297,46 @@ def stack(tensors, dim=0):
     return record(StackBackward0, data, tensors, dim=d)
 
 
+def check_sizes_not_negative(sizes):
+    for size in sizes:
+        if size < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {size}: {list(sizes)}")
+
+
+def check_no_repeated_dims(dims):
+    for d in dims:
+        if dims.count(d) > 1:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+
+
+def check_split_sizes(split_size, length, dim):
+    """PyTorch's checks of split's sizes: one size, at least 0 (0 only for an empty dimension);
+    or a list of sizes, each at least 0, that add up to the dimension's length."""
+    if isinstance(split_size, int):
+        if split_size < 0:
+            raise RuntimeError(f"split expects split_size be non-negative, but got split_size={split_size}")
+        if split_size == 0 and length != 0:
+            raise RuntimeError("split_size can only be 0 if dimension size is 0, but got dimension "
+                               f"size of {length}")
+        return
+    sizes = list(split_size)
+    for size in sizes:
+        if size < 0:
+            raise RuntimeError("split_with_sizes expects split_sizes have only non-negative entries, "
+                               f"but got split_sizes={sizes}")
+    if sum(sizes) != length:
+        raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {length} (input "
+                           f"tensor's size at dimension {dim}), but got split_sizes={sizes}")
+
+
 def _tensor_list(tensors, name):
     if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
         raise TypeError(f"{name}(): argument 'tensors' must be a tuple or list of Tensors, "
                         f"not {type(tensors).__name__}")
     if not tensors:
-        raise RuntimeError(f"{name}(): expected a non-empty list of Tensors")
+        if name == "stack":
+            raise RuntimeError("stack expects a non-empty TensorList")
+        raise ValueError("tensorgrad.cat(): expected a non-empty list of Tensors")
     for i, t in enumerate(tensors):
         if not isinstance(t, Tensor):
             raise TypeError(f"{name}(): expected Tensor as element {i} in argument 0, but got "
@@ -311,14 +350,22 @@ def unbind(x, dim=0):
 
 
 def chunk(x, chunks, dim=0):
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     d = _normalize_dim(dim, x._data.ndim)
     size = -(-x._data.shape[d] // chunks)
     return split(x, size, d)
 
 
-def split(x, split_size, dim=0):
+def split(x, split_size_or_sections, dim=0):
+    split_size = split_size_or_sections
+    if not isinstance(split_size, int):  # a list of sizes: PyTorch calls split_with_sizes
+        arguments.check("split_with_sizes", (x, split_size, dim))
     d = _normalize_dim(dim, x._data.ndim)
     length = x._data.shape[d]
+    check_split_sizes(split_size, length, d)
+    if split_size == 0:  # only a dimension of size 0 can be split in pieces of 0
+        return (x[(slice(None),) * d + (slice(0, 0),)],)
     sizes = ([split_size] * (length // split_size) + ([length % split_size] if length % split_size else [])
              if isinstance(split_size, int) else list(split_size))
     pieces, start = [], 0
@@ -333,4 +380,5 @@ def split(x, split_size, dim=0):
 def flip(x, dims):
     dims = (dims,) if isinstance(dims, int) else tuple(dims)
     dims = tuple(_normalize_dim(d, x._data.ndim) for d in dims)
+    check_no_repeated_dims(dims)
     return record(FlipBackward0, np.flip(x._data, dims).copy(), (x,), dims=dims)

@@ -14,6 +14,7 @@ no_grad: updating a weight is not part of the model's computation and must not b
 import warnings
 from collections import defaultdict
 
+from ..autograd import messages
 from ..autograd.grad_mode import enable_grad, no_grad
 from ..tensor import Tensor
 from ..nn.module import zero_grads
@@ -30,7 +31,10 @@ class Optimizer:
             raise TypeError(
                 "params argument given to the optimizer should be an iterable of Tensors or "
                 f"dicts, but got {params.type()}")
-        param_groups = list(params)
+        try:
+            param_groups = list(params)
+        except TypeError:  # PyTorch: "'float' object is not iterable"
+            raise TypeError(messages.OPTIMIZER_PARAMS.format(type_name=type(params).__name__)) from None
         if len(param_groups) == 0:
             raise ValueError("optimizer got an empty parameter list")
         if not isinstance(param_groups[0], dict):
@@ -82,6 +86,8 @@ class Optimizer:
         The update itself is each optimizer's `_update(param, group)`; it runs under no_grad,
         because changing a parameter is not part of the model's computation."""
         loss = None
+        if closure is not None and not callable(closure):  # PyTorch: "'str' object is not callable"
+            raise TypeError(messages.CLOSURE_NOT_CALLABLE.format(type_name=type(closure).__name__))
         if closure is not None:
             with enable_grad():
                 loss = closure()

@@ -9,12 +9,16 @@ For each parameter p with gradient g, one step does:
     p ← p - lr·g
 """
 
+from .. import arguments
+from ..autograd import messages
 from .optimizer import Optimizer, _check_no_differentiable
 
 
 class SGD(Optimizer):
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False,
                  *, maximize=False, foreach=None, differentiable=False, fused=None):
+        arguments.require_numbers("SGD", lr=lr, momentum=momentum, dampening=dampening,
+                                  weight_decay=weight_decay)
         if lr < 0.0:
             raise ValueError(f"Invalid learning rate: {lr}")
         if momentum < 0.0:

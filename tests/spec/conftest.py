@@ -1,4 +1,4 @@
-"""Shared fixtures and helpers for the spec conformance suite.
+"""Shared fixtures and helpers for the PyTorch conformance suite.
 
 Every test in ``tests/spec`` takes the ``tg`` fixture, which is parametrized over two
 backends:
@@ -51,7 +51,7 @@ NEEDS_NN = "needs tg.nn (issue 3)"
 
 _state = {"backend": None}
 
-# Messages quoted by several sections of the spec.
+# Messages quoted by several test files.
 SECOND_BACKWARD = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "
     "they have already been freed). Saved intermediate values of the graph are freed when you call "
@@ -253,7 +253,7 @@ def _reset_global_state(mod):
     """Default print options and grad mode on."""
     set_printoptions = getattr(mod, "set_printoptions", None)
     if set_printoptions is not None:
-        # Tolerant on purpose: a missing print-options feature is reported by the §1.5.5
+        # Tolerant on purpose: a missing print-options feature is reported by the print-options
         # tests, not by a setup error in every test.
         try:
             set_printoptions(profile="default")

@@ -1,6 +1,6 @@
-"""Spec §1: creating tensors, requires_grad flags, leaves, and printing.
+"""PyTorch's behaviour: creating tensors, requires_grad flags, leaves, and printing.
 
-§1.1–§1.4 row by row; from §1.5 the reprs that carry a dtype=/grad_fn=/requires_grad
+Creation, flags and leaves row by row; from printing, the reprs that carry a dtype=/grad_fn=/requires_grad
 suffix, plus a handful of end-to-end formatting checks (the formatting rules themselves are
 tested elsewhere).
 """
@@ -16,7 +16,7 @@ from .conftest import (
     warns_exactly,
 )
 
-# --------------------------------------------------------------------------- §1.1 creating tensors
+# --------------------------------------------------------------------------- creating tensors
 
 
 def test_tensor_from_list_with_requires_grad(tg):
@@ -140,7 +140,7 @@ def test_detach_numpy_gives_float32_array(tg):
     assert repr(a) == "array([1., 2.], dtype=float32)"
 
 
-# --------------------------------------------------------------------------- §1.2 integer / bool
+# --------------------------------------------------------------------------- integer / bool
 
 FLOAT_AND_COMPLEX = "Only Tensors of floating point and complex dtype can require gradients"
 
@@ -175,7 +175,7 @@ def test_int_tensor_requires_grad_underscore_false_is_allowed(tg):
     assert t.requires_grad is False
 
 
-# --------------------------------------------------------------------------- §1.3 leaves
+# --------------------------------------------------------------------------- leaves
 
 
 @pytest.fixture
@@ -270,7 +270,7 @@ def test_leaf_created_inside_no_grad_still_requires_grad(tg):
     assert (x.requires_grad, x.is_leaf) == (True, True)
 
 
-# --------------------------------------------------------------------------- §1.4 changing requires_grad
+# --------------------------------------------------------------------------- changing requires_grad
 
 NON_LEAF_FLAG = (
     "you can only change requires_grad flags of leaf variables. If you want to use a computed "
@@ -316,7 +316,7 @@ def test_requires_grad_underscore_false_on_leaf(tg, xc):
     assert x.requires_grad is False
 
 
-# --------------------------------------------------------------------------- §1.5 printing (end to end)
+# --------------------------------------------------------------------------- printing (end to end)
 
 
 @pytest.mark.parametrize(
@@ -401,7 +401,7 @@ def test_item_in_fstring_is_a_python_float(tg):
     assert f"{tg.tensor(2.5).item()}" == "2.5"
 
 
-# §1.5.3 suffixes
+# suffixes
 
 
 @pytest.mark.parametrize(
@@ -469,7 +469,7 @@ def test_repr_nn_parameter(tg):
     assert show(p) == "Parameter containing:\ntensor([1., 2.], requires_grad=True)"
 
 
-# §1.5.5 print options (the fixture restores the default profile afterwards)
+# print options (the fixture restores the default profile afterwards)
 
 
 def test_set_printoptions_precision(tg, capsys):

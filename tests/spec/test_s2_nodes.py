@@ -1,5 +1,5 @@
-"""Spec §2: grad_fn nodes — names by operation (§2.1), the node object (§2.2) and
-next_functions (§2.3).
+"""PyTorch's behaviour: grad_fn nodes — names by operation, the node object and
+next_functions.
 """
 
 import pytest
@@ -12,11 +12,11 @@ from .conftest import (
     skip_needs_nn,
 )
 
-# --------------------------------------------------------------------------- §2.1 names by operation
+# --------------------------------------------------------------------------- names by operation
 
 
 class Env:
-    """The §2.1 set-up: x, w 1-D (3,); m (2, 3); n (3, 2); b3 (4, 2, 3); all require grad."""
+    """The set-up: x, w 1-D (3,); m (2, 3); n (3, 2); b3 (4, 2, 3); all require grad."""
 
     def __init__(self, tg):
         self.tg = tg
@@ -254,7 +254,7 @@ def test_inplace_exp_replaces_node(tg, env):
     assert type(y.grad_fn).__name__ == "ExpBackward0"
 
 
-# --------------------------------------------------------------------------- §2.2 the node object
+# --------------------------------------------------------------------------- the node object
 
 
 def test_node_type_name_module_and_str(tg, env):
@@ -335,7 +335,7 @@ def test_one_accumulate_grad_per_leaf_shared_by_every_use(tg, env):
     assert accs[0].variable is env.x
 
 
-# --------------------------------------------------------------------------- §2.3 next_functions
+# --------------------------------------------------------------------------- next_functions
 
 
 @pytest.fixture

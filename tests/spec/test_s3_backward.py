@@ -1,6 +1,6 @@
-"""Spec §3: Tensor.backward() — §3 table, §3.1 second backward / retain_graph, §3.2
-accumulation, §3.3 non-leaf .grad and retain_grad, §3.4 nothing requires grad, §3.5
-create_graph=True (detect_anomaly is out of scope).
+"""PyTorch's behaviour: Tensor.backward() — its arguments, a second backward and retain_graph,
+accumulation, non-leaf .grad and retain_grad, nothing requires grad, create_graph=True
+(detect_anomaly is out of scope).
 """
 
 import inspect
@@ -31,7 +31,7 @@ def vec(tg, values=(1.0, 2.0)):
     return tg.tensor(list(values), requires_grad=True)
 
 
-# --------------------------------------------------------------------------- §3 table
+# --------------------------------------------------------------------------- table
 
 
 def test_backward_signature(tg):
@@ -142,7 +142,7 @@ def test_backward_inputs_single_tensor(tg):
     assert show((x.grad, w.grad)) == "(tensor(3.), None)"
 
 
-# --------------------------------------------------------------------------- §3.1 second backward
+# --------------------------------------------------------------------------- second backward
 
 
 def test_second_backward_through_pow_raises_and_keeps_first_grad(tg):
@@ -198,7 +198,7 @@ def test_retain_graph_then_free_then_raise(tg):
     assert show(x.grad) == "tensor(12.)"
 
 
-# --------------------------------------------------------------------------- §3.2 accumulation
+# --------------------------------------------------------------------------- accumulation
 
 
 def test_grad_accumulates_over_backward_calls(tg, capsys):
@@ -280,7 +280,7 @@ def test_assigning_grad_of_wrong_dtype_raises(tg):
     assert x.grad is None
 
 
-# --------------------------------------------------------------------------- §3.3 non-leaf .grad
+# --------------------------------------------------------------------------- non-leaf .grad
 
 
 def test_non_leaf_grad_is_none_and_warns(tg, capsys):
@@ -350,7 +350,7 @@ def test_retained_grad_accumulates_over_two_backward_calls(tg):
     assert show(y.grad) == "tensor([ 8., 16.])"
 
 
-# --------------------------------------------------------------------------- §3.4 nothing requires grad
+# --------------------------------------------------------------------------- nothing requires grad
 
 
 def test_backward_on_plain_sum_raises(tg):
@@ -377,7 +377,7 @@ def test_backward_on_argmax_raises(tg):
         x.argmax().backward()
 
 
-# --------------------------------------------------------------------------- §3.5 create_graph=True
+# --------------------------------------------------------------------------- create_graph=True
 
 
 def _backward_create_graph(y):

@@ -1,5 +1,5 @@
-"""Spec §4: autograd.grad and autograd.backward — §4 table, §4.1 create_graph and higher
-derivatives, §4.2 autograd.backward (is_grads_batched is out of scope).
+"""PyTorch's behaviour: autograd.grad and autograd.backward — their arguments, create_graph and
+higher derivatives, autograd.backward (is_grads_batched is out of scope).
 """
 
 import inspect
@@ -52,7 +52,7 @@ def test_autograd_backward_signature(tg):
     ]
 
 
-# --------------------------------------------------------------------------- §4 table
+# --------------------------------------------------------------------------- table
 
 
 def test_grad_returns_tuple_and_does_not_write_grad(tg):
@@ -221,7 +221,7 @@ def test_grad_too_many_grad_outputs_are_ignored(tg):
     assert show(g) == "(tensor([2., 2.]),)"
 
 
-# --------------------------------------------------------------------------- §4.1 create_graph
+# --------------------------------------------------------------------------- create_graph
 
 
 def test_grad_without_create_graph_is_a_plain_leaf(tg):
@@ -282,7 +282,7 @@ def test_scalar_pow_example_second_derivative(tg):
     assert show(grad_2) == "(tensor([2.]),)"
 
 
-# --------------------------------------------------------------------------- §4.2 autograd.backward
+# --------------------------------------------------------------------------- autograd.backward
 
 
 def test_autograd_backward_with_grad_tensors(tg):

@@ -1,6 +1,5 @@
-"""Spec §5: grad modes (§5.1, without inference_mode), detach/.data (§5.2), in-place
-operations on leaves (§5.3), version counters (§5.4), tensor hooks (§5.5, without
-post-accumulate and node hooks).
+"""PyTorch's behaviour: grad modes (without inference_mode), detach/.data, in-place
+operations on leaves, version counters, tensor hooks (without post-accumulate and node hooks).
 """
 
 import pytest
@@ -21,7 +20,7 @@ def x(tg):
     return tg.tensor([1.0, 2.0], requires_grad=True)
 
 
-# --------------------------------------------------------------------------- §5.1 grad modes
+# --------------------------------------------------------------------------- grad modes
 
 
 def test_no_grad_context(tg, x, capsys):
@@ -135,7 +134,7 @@ def test_no_grad_repr(tg):
     assert show(tg.no_grad()) == "<tensorgrad.autograd.grad_mode.no_grad object at 0x…>"
 
 
-# --------------------------------------------------------------------------- §5.2 detach, .data
+# --------------------------------------------------------------------------- detach, .data
 
 
 def _version_error(shape, op=None, version=1):
@@ -217,7 +216,7 @@ def test_eq_all_with_detached(tg, x):
     assert show(x.eq(y).all()) == "tensor(True)"
 
 
-# --------------------------------------------------------------------------- §5.3 in-place on leaves
+# --------------------------------------------------------------------------- in-place on leaves
 
 
 def test_leaf_add_(tg, x):
@@ -307,7 +306,7 @@ def test_inplace_relu_on_non_leaf(tg):
     assert show(x.grad) == "tensor([0., 1.])"
 
 
-# --------------------------------------------------------------------------- §5.4 version counter
+# --------------------------------------------------------------------------- version counter
 
 
 def test_version_counter_counts_inplace_changes(tg):
@@ -381,7 +380,7 @@ def test_inplace_after_op_that_saved_nothing_is_fine(tg, x):
     assert show(x.grad) == "tensor([3., 3.])"
 
 
-# --------------------------------------------------------------------------- §5.5 hooks
+# --------------------------------------------------------------------------- hooks
 
 
 def test_hook_replaces_gradient_and_returns_handle(tg, x):

@@ -1,4 +1,4 @@
-"""Spec §6: broadcasting — each input's gradient is summed back to that input's shape;
+"""PyTorch's behaviour: broadcasting — each input's gradient is summed back to that input's shape;
 dtype promotion with Python scalars and mixed dtypes; shape errors.
 """
 

@@ -1,6 +1,6 @@
-"""Spec §8: the tutorial examples, run as written (§8.1–§8.5).
+"""The tutorial examples, run as written on tensorgrad and on PyTorch.
 
-§8.2's randn loop depends on PyTorch's random stream, which tensorgrad does not reproduce
+The autograd-basics tutorial's randn loop depends on PyTorch's random stream, which tensorgrad does not reproduce
 by design. It is tested with fixed inputs instead: with torch's seed-0 values (so the printed
 text is compared on both backends), with other fixed values (structure only), and with each
 backend's own randn (structure only; the exact seed-0 text only on torch).
@@ -20,7 +20,7 @@ from .conftest import (
     show,
 )
 
-# --------------------------------------------------------------------------- §8.1 computational graph
+# --------------------------------------------------------------------------- computational graph
 
 
 def test_graph_lesson_as_run(tg, capsys):
@@ -115,7 +115,7 @@ def test_graph_lesson_inplace_on_leaf_raises(tg):
         w.add_(1)
 
 
-# --------------------------------------------------------------------------- §8.2 autograd basics
+# --------------------------------------------------------------------------- autograd basics
 
 
 def test_autograd_basics_lesson_as_run(tg, capsys):
@@ -214,7 +214,7 @@ def test_doubling_loop_structure_with_backend_randn(tg):
     assert k == _expected_doublings(values)
     assert x.grad.tolist() == _expected_grad(k)
     if backend_name(tg) == "torch":
-        # Only torch's stream reproduces the spec's seed-0 numbers.
+        # Only torch's stream reproduces torch's seed-0 numbers.
         assert k == 9
         assert show(y) == "tensor([  788.9900,  -150.2356, -1115.5402], grad_fn=<MulBackward0>)"
         assert show(x.grad) == "tensor([5.1200e+01, 5.1200e+02, 5.1200e-02])"
@@ -237,7 +237,7 @@ def test_detach_and_eq_all_prints(tg, capsys):
     assert printed(capsys) == "False\ntensor(True)\n"
 
 
-# --------------------------------------------------------------------------- §8.3 explicit gradient
+# --------------------------------------------------------------------------- explicit gradient
 
 
 def test_vector_output_print(tg, capsys):
@@ -261,7 +261,7 @@ def test_vector_output_backward_without_gradient_raises(tg):
         b.backward()
 
 
-# --------------------------------------------------------------------------- §8.4 dynamic graph
+# --------------------------------------------------------------------------- dynamic graph
 
 
 def test_dynamic_graph_counters_lesson(tg, capsys):
@@ -303,7 +303,7 @@ def test_graph_follows_python_control_flow(tg, n, expected):
     assert x.grad.item() == expected
 
 
-# --------------------------------------------------------------------------- §8.5 older notebook
+# --------------------------------------------------------------------------- older notebook
 
 
 def _variable(tg, data, requires_grad=False):

@@ -1,0 +1,395 @@
+"""The misuse cases: calls a learner might get wrong, as program text run on tensorgrad or torch.
+
+Three sources, each a list of expressions evaluated with `lib` bound to tensorgrad or torch:
+  * generated from the declared signatures (tensorgrad/arguments.py): for every overload of
+    every function and Tensor method, each parameter in turn gets values of the wrong type, out
+    of range, repeated or negative, passed by position and by keyword; plus an unknown keyword,
+    too many arguments, and none at all;
+  * a walk of the public namespace (every function in tensorgrad, nn.functional, nn.init,
+    autograd, every Tensor method, the nn modules and optimizers), whether declared or not,
+    with a few bad first arguments;
+  * value checks written out by hand (VALUE_CASES), one line each, by the categories of
+    issue 11: data for tensor(), dtypes, sizes and dims, flags, non-tensors, values, `to`.
+
+`environment(lib)` makes the names the expressions use: t (float32, 2×3), v (3,), m (3×3),
+i (int64, 2×3), idx (int64 zeros, 2×3), b (bool, 2×3), w (a leaf that requires grad), F, nn,
+optim, np.
+"""
+
+import inspect
+
+import numpy as np
+
+from tensorgrad import arguments
+
+# -- the names every case can use ---------------------------------------------------------------------
+
+
+def environment(lib):
+    t = lib.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    return {
+        "lib": lib, "np": np, "F": lib.nn.functional, "nn": lib.nn, "optim": lib.optim,
+        "t": t, "v": lib.tensor([1.0, 2.0, 3.0]), "m": lib.tensor([[1.0, 0.5, 0.0]] * 3),
+        "i": lib.tensor([[1, 2, 3], [4, 5, 6]]), "idx": lib.zeros(2, 3, dtype=lib.int64),
+        "b": lib.tensor([[True, False, True], [False, True, False]]),
+        "w": lib.tensor([1.0, 2.0, 3.0], requires_grad=True),
+        "y": (lib.tensor([1.0, 2.0, 3.0], requires_grad=True) * 2).sum(),
+        "p": lib.tensor([0.2, 0.5, 0.9]), "s": lib.tensor(1.5),
+    }
+
+
+# -- generated from the signatures --------------------------------------------------------------------
+_SKIPPED_TYPES = {"tensorgrad.layout", "tensorgrad.memory_format", "tensorgrad.Generator",
+                  "tuple of names", "tensorgrad.device"}
+
+_GOOD_BY_NAME = {
+    "index": "idx", "condition": "b", "weight": "m", "bias": "v", "vec": "v", "vec2": "v",
+    "tensor": "v", "mat2": "m", "n": "2", "m": "2", "steps": "3", "high": "5", "low": "0",
+    "chunks": "2", "split_size": "1", "end": "5", "start": "0", "step": "1", "fill_value": "1.5",
+    "alpha": "1", "correction": "1", "exponent": "2", "from": "0.0", "to": "1.0", "mean": "0.0",
+    "std": "1.0", "size": "(2, 3)", "shape": "(3, 2)", "dims": "(1, 0)", "repeats": "(1, 1)",
+    "data": "[1.0, 2.0]", "tensors": "[t, t]", "dtype": "lib.float64", "requires_grad": "False",
+    "rtol": "1e-05", "atol": "1e-08",
+}
+_GOOD_BY_TYPE = {"Tensor": "t", "int": "0", "float": "0.5", "Number": "1.5", "bool": "False",
+                 "tuple of ints": "(0,)", "tensorgrad.dtype": "lib.float64", "str": "'mean'",
+                 "tuple of Tensors": "[t, t]", "object": "[1.0, 2.0]"}
+
+_BAD_BY_TYPE = {
+    "Tensor": ["'a'", "None", "[1.0, 2.0]", "1.5", "(1, 2)"],
+    "int": ["1.5", "'a'", "None", "True", "[0]", "lib.tensor(1.5)"],
+    "float": ["'a'", "None", "[0.5]", "t"],
+    "Number": ["'a'", "None", "[1]", "t", "b"],
+    "bool": ["'yes'", "1", "None", "1.0", "[True]"],
+    "tuple of ints": ["1.5", "'a'", "None", "(0, 1.5)", "(1.5,)", "[None]", "True", "(0, 'a')"],
+    "tensorgrad.dtype": ["'float32'", "np.float32", "3", "lib.int64", "lib.bool", "lib.float64"],
+    "tuple of Tensors": ["t", "[t, 1]", "[]", "'a'", "[t, 'a']", "(t, None)"],
+    "str": ["1", "None", "'nope'"],
+    "object": ["'a'", "None", "[[1, 2], [3]]", "{1: 2}"],
+}
+_BAD_BY_NAME = {  # values of the right type that are out of range, repeated or negative
+    "dim": ["5", "-5", "(0, 0)", "(5,)", "(0, -2)"], "dim0": ["5", "-3"], "dim1": ["2", "-5"],
+    "start_dim": ["4"], "end_dim": ["-4"], "index": ["5", "-7"],
+    "size": ["(-1, 2)", "(2, -3)", "-1", "(2.0, 3)"], "shape": ["(4, 2)", "(-1, -1)", "(-2, 3)"],
+    "dims": ["(0, 0)", "(0, 5)", "(0,)"], "repeats": ["(1,)", "(-1, 1)"],
+    "split_size": ["0", "-1", "[1, 1]", "[3, -1]", "[0.5, 1.5]"], "chunks": ["0", "-1"],
+    "n": ["-1"], "m": ["-1"], "steps": ["-1", "-5"], "high": ["-5", "0"], "std": ["-1.0"],
+    "rtol": ["-1.0"], "atol": ["-0.5"], "from": ["2.0"], "step": ["-1", "0"],
+}
+
+
+def _good(param):
+    return _GOOD_BY_NAME.get(param.name, _GOOD_BY_TYPE.get(param.type, "None"))
+
+
+def _call(prefix, positional, keywords):
+    parts = list(positional) + [f"{k}={v}" for k, v in keywords]
+    return f"{prefix}({', '.join(parts)})"
+
+
+def _overload_cases(prefix, overload):
+    cases = set()
+    params = [p for p in overload.params if p.type not in _SKIPPED_TYPES and p.name != "out"]
+    required = [p for p in params if not p.has_default]
+    positional = [_good(p) for p in required if not p.keyword_only]
+    keywords = [(p.name, _good(p)) for p in required if p.keyword_only]
+    cases.add(_call(prefix, positional, keywords))
+    cases.add(_call(prefix, positional, keywords + [("foo", "1")]))
+    cases.add(_call(prefix, positional + ["0"] * 9, keywords))
+    for param in params:
+        bad = _BAD_BY_TYPE.get(param.type, []) + _BAD_BY_NAME.get(param.name, [])
+        for value in bad:
+            if not param.keyword_only and param.name not in ("from",):
+                args = []
+                for p in params:
+                    if p.keyword_only:
+                        break
+                    args.append(value if p is param else _good(p))
+                    if p is param:
+                        break
+                cases.add(_call(prefix, args, keywords if param.keyword_only else
+                                [kw for kw in keywords if kw[0] != param.name]))
+            if param.name != "from":
+                rest = [(k, v) for k, v in keywords if k != param.name]
+                args = [_good(p) for p in required if not p.keyword_only and p is not param]
+                if any(p is param for p in required if not p.keyword_only):
+                    args = [_good(p) for p in required if not p.keyword_only]
+                    index = [p for p in required if not p.keyword_only].index(param)
+                    args = args[:index]
+                    rest = [(p.name, _good(p)) for p in required if not p.keyword_only][index + 1:] \
+                        + rest
+                cases.add(_call(prefix, args, rest + [(param.name, value)]))
+    return cases
+
+
+def signature_cases(lib_has_function, tensor_has_method):
+    """Bad calls of every declared function (as lib.name) and Tensor method (as t.name)."""
+    cases = set()
+    for name in arguments.SIGNATURES:
+        if lib_has_function(name):
+            for overload in arguments.signatures(name).overloads:
+                cases |= _overload_cases(f"lib.{name}", overload)
+    for name in set(arguments.SIGNATURES) | set(arguments.METHOD_SIGNATURES):
+        if tensor_has_method(name):
+            for overload in arguments.signatures(name, method=True).overloads:
+                subject = "i" if name in ("floor_divide", "remainder") else "t"
+                cases |= _overload_cases(f"{subject}.{name}", overload)
+    return cases
+
+
+# -- the walk of the public namespace -----------------------------------------------------------------
+_FIRST_ARGUMENTS = ["'a'", "None", "1.5", "[1, 2]"]
+_NOT_CALLED = {  # entries of the namespace that are not operations on tensors
+    "manual_seed", "set_default_dtype", "get_default_dtype", "set_printoptions",
+    "get_printoptions", "is_grad_enabled", "no_grad", "enable_grad", "set_grad_enabled",
+    "Generator", "Size", "dtype", "Tensor", "detect_anomaly", "set_detect_anomaly", "Function",
+    "Node", "RemovableHandle", "AccumulateGrad", "Module", "Parameter", "Sequential",
+    "Identity", "Optimizer", "viz", "gradcheck", "gradgradcheck", "function", "functional",
+}
+
+
+def namespace_cases(tg):
+    """Every public function of tensorgrad, nn.functional, nn.init and autograd, every Tensor
+    method, nn module and optimizer, called with a few bad first arguments."""
+    cases = set()
+    spaces = {"lib": tg, "F": tg.nn.functional, "lib.nn.init": tg.nn.init,
+              "lib.autograd": tg.autograd, "lib.autograd.functional": tg.autograd.functional}
+    for prefix, space in spaces.items():
+        for name in dir(space):
+            value = getattr(space, name)
+            if name.startswith("_") or name in _NOT_CALLED or not callable(value):
+                continue
+            if prefix != "lib" and getattr(value, "__module__", None) != space.__name__:
+                continue  # a helper imported into that module, not part of its API
+            if inspect.isclass(value) and not issubclass(value, Exception):
+                continue
+            for bad in _FIRST_ARGUMENTS:
+                cases.add(f"{prefix}.{name}({bad})")
+            cases.add(f"{prefix}.{name}(t, 'a')")
+    for name in dir(tg.Tensor):
+        if name.startswith("_") or not callable(getattr(tg.Tensor, name, None)):
+            continue
+        if isinstance(getattr(tg.Tensor, name), property):
+            continue
+        for bad in _FIRST_ARGUMENTS:
+            cases.add(f"t.{name}({bad})")
+    for name in ("Linear", "ReLU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax", "MSELoss",
+                 "BCELoss", "NLLLoss", "CrossEntropyLoss"):
+        for bad in _FIRST_ARGUMENTS:
+            cases.add(f"nn.{name}({bad})")
+        if name != "Linear":
+            for bad in _FIRST_ARGUMENTS:
+                cases.add(f"nn.{name}()({bad})")
+    for bad in _FIRST_ARGUMENTS:
+        cases.add(f"nn.Linear(3, 2)({bad})")
+        cases.add(f"nn.Linear(3, {bad})")
+        cases.add(f"nn.Linear(3, 2).to({bad})")
+        cases.add(f"nn.Linear(3, 2).load_state_dict({bad})")
+        cases.add(f"nn.Linear(3, 2).train({bad})")
+        cases.add(f"nn.Linear(3, 2).requires_grad_({bad})")
+        cases.add(f"nn.Linear(3, 2).zero_grad({bad})")
+        for opt in ("SGD", "Adam"):
+            cases.add(f"optim.{opt}({bad})")
+            cases.add(f"optim.{opt}([w], lr={bad})")
+            cases.add(f"optim.{opt}([w]).step({bad})")
+            cases.add(f"optim.{opt}([w]).zero_grad({bad})")
+            cases.add(f"optim.{opt}([w]).add_param_group({bad})")
+    return cases
+
+
+# -- value checks, by hand, by the categories of issue 11 ---------------------------------------------
+VALUE_CASES = [
+    # creation from Python data
+    "lib.tensor([[1, 2], [3]])", "lib.tensor([[[1]] * 2, [[1]]])", "lib.tensor([1, [2]])",
+    "lib.tensor([[1], 2])", "lib.tensor([1, 'a'])", "lib.tensor('abc')", "lib.tensor(b'ab')",
+    "lib.tensor(None)", "lib.tensor([None])", "lib.tensor([1, None])", "lib.tensor({1: 2})",
+    "lib.tensor([lib.ones(1), lib.ones(1)])", "lib.tensor([lib.ones(2), lib.ones(2)])",
+    "lib.tensor([lib.tensor(1.), 2])", "lib.tensor([2, lib.tensor(1.)])",
+    "lib.tensor([lib.tensor([1., 2.])])", "lib.tensor(2 ** 63)", "lib.tensor([2 ** 63])",
+    "lib.tensor(-2 ** 63 - 1)", "lib.tensor(2 ** 63 - 1)", "lib.tensor([1, 2 ** 70])",
+    "lib.tensor(float('nan'), dtype=lib.int64)", "lib.tensor([float('inf')], dtype=lib.int64)",
+    "lib.tensor([1.5, float('-inf')], dtype=lib.long)", "lib.tensor(1e300)",
+    "lib.tensor([1, 2.5, True])", "lib.tensor([True, 2])", "lib.tensor([[]])",
+    "lib.tensor([[], []])", "lib.tensor([[], [1]])", "lib.tensor(np.array(['a']))",
+    "lib.tensor([[1, 2], [3, 4]], dtype=lib.bool)", "lib.tensor([1, [2]], dtype=lib.float32)",
+    "lib.tensor([[1], 2], dtype=lib.int64)", "lib.tensor(3, requires_grad=True)",
+    "lib.tensor([1., 2.], requires_grad='yes')", "lib.tensor([1., 2.], requires_grad=None)",
+    "lib.as_tensor([[1, 2], [3]])", "lib.as_tensor('a')", "lib.from_numpy([1, 2])",
+    "lib.Tensor([[1, 2], [3]])", "lib.Tensor('a')",
+    "(lambda a: (a.append(a), lib.tensor(a)))([])",
+    "lib.tensor(eval('[' * 70 + '1' + ']' * 70)).dim()",
+    "lib.tensor(eval('[' * 64 + '1' + ']' * 64)).dim()",
+    "lib.ones([1] * 65).dim()",
+    # dtypes
+    "lib.ones(2, dtype='float32')", "lib.ones(2, dtype=np.float32)", "lib.ones(2, dtype=3)",
+    "lib.ones(2, dtype=float)", "lib.tensor(1, dtype=float)", "lib.tensor(1., dtype=int)",
+    "lib.tensor(1., dtype=bool)", "lib.randn(2, dtype=lib.int64)", "lib.rand(2, dtype=lib.int64)",
+    "lib.randn(2, dtype=lib.bool)", "lib.arange(3, dtype=lib.bool)",
+    "lib.argmax(lib.tensor([True, False]))", "lib.argmin(b)", "b.argmax()",
+    "lib.zeros_like(t, dtype='a')", "t.to('float64')", "t.to(np.float64)", "t.type('a')",
+    "i.mean()", "t.mean(dtype=lib.int64)", "lib.eye(2, dtype=lib.int64)",
+    "lib.linspace(0, 1, 3, dtype=lib.int64)", "lib.full((2,), 1.5, dtype=lib.int64)",
+    "lib.full((2,), True)", "lib.full((2,), 7)", "i.softmax(0)", "i.std()", "i.var()",
+    "b.sum()", "b.prod()", "i.norm()", "b.neg()", "-b", "b - b", "b - 1", "i.exp()",
+    # sizes and dims
+    "lib.ones(2.0)", "lib.ones('a')", "lib.ones(None)", "lib.ones(True)", "lib.ones(-1)",
+    "lib.ones(2, -3)", "lib.zeros((2, 2.5))", "lib.ones(2, 2.5)", "lib.ones((2.5, 2))",
+    "lib.ones(2.5, 2)", "lib.ones([])", "lib.ones()", "lib.ones((2, 'a'))",
+    "lib.ones([2, None])", "lib.ones(size=(2,))", "lib.randn(2.0)", "lib.randn(-1)",
+    "lib.full(2, 1.0)", "lib.full((2,), 'a')", "lib.full((2,), None)", "lib.full((-1,), 1.)",
+    "t.sum(dim=2)", "t.sum(dim=(0, 0))", "t.sum(dim=1.0)", "t.sum(dim=[0, 1.5])",
+    "t.sum(dim=(True,))", "t.sum(dim=[])", "t.sum(np.int64(1))", "t.sum(lib.tensor(1))",
+    "t.mean((0, 0))", "t.amax((1, 1))", "t.std(dim=(0, -2))", "t.var(dim=3)",
+    "t.logsumexp(dim=(0, 0))", "t.max(5)", "t.max(dim=1.0)", "t.max(1.0, keepdim='x')",
+    "t.argmax(dim=1.5)", "t.argmax(dim=9)", "t.cumsum(2)", "t.softmax(5)", "t.softmax(1.0)",
+    "t.log_softmax(-3)", "t.prod(2)", "t.norm(dim=4)",
+    "t.split(0)", "t.split(-1)", "t.split([1, 1], dim=1)", "t.split(1.5)", "t.split([1, 1.5])",
+    "t.split([3, -1])", "t.split([2, 0], 0)", "t.split(2, dim=2)", "t.split(0, dim=1)",
+    "lib.zeros(0).split(0)", "t.chunk(0)", "t.chunk(-1)", "t.chunk(1.5)", "t.chunk(2, 3)",
+    "lib.split(t, 0)", "lib.split(t, [1, 2])", "lib.chunk(t, 0)",
+    "lib.arange(10, 0)", "lib.arange(0, 10, -1)", "lib.arange(0, 10, 0)", "lib.arange(5, 5)",
+    "lib.arange(5, 0, -1)", "lib.arange(0, float('inf'))", "lib.arange(0, float('nan'))",
+    "lib.arange(0.0, 1.0, -0.1)", "lib.arange(-1)", "lib.arange('a')", "lib.arange(None)",
+    "lib.arange(0, 'a')", "lib.linspace(0, 1, -1)", "lib.linspace(0, 1, 2.5)",
+    "lib.linspace(0, 1, 'a')", "lib.linspace(0, 1, 0)", "lib.eye(-1)", "lib.eye(2, -1)",
+    "lib.eye(2.0)", "lib.eye(0)", "lib.randperm(-1)", "lib.randperm(2.0)",
+    "lib.randint(5, 2, (2,))", "lib.randint(5, (2.0,))", "lib.randint(5.0, (2,))",
+    "lib.randint(0, 0, (2,))", "lib.randint(-1, (3,))", "lib.randint(5, (-2,))",
+    "t.view(2.0, 3)", "t.view(4, 2)", "t.view(-1, -1)", "t.reshape('a')", "t.reshape(2, 3.0)",
+    "t.reshape(-2, 3)", "t.reshape(5)", "t.transpose(0, 5)", "t.transpose(0, 1.0)",
+    "t.transpose(0, True)", "t.permute(0, 0)", "t.permute(0)", "t.permute(0, 1, 2)",
+    "t.permute(0, 5)", "t.unsqueeze(5)", "t.unsqueeze(1.0)", "t.unsqueeze(True)",
+    "t.squeeze(5)", "t.squeeze((0, 0))", "t.flatten(1.0)", "t.flatten(1, 0)", "t.flatten(5)",
+    "t.expand(2.0, 3)", "t.expand(3, 3)", "t.expand(-2, 3)", "t.expand(2)", "t.repeat(2.0)",
+    "t.repeat(2)", "t.repeat(-1, 1)", "t.flip(5)", "t.flip((0, 0))", "t.select(0, 5)",
+    "t.select(0, 1.0)", "t.select(3, 0)", "t.unbind(3)", "t.unbind(1.5)", "t.gather(1, 2)",
+    "t.gather(1.0, idx)", "t.gather(5, idx)", "t.gather(1, idx.float())",
+    "t.gather(1, lib.tensor([[5, 0, 0], [0, 0, 0]]))", "lib.cat([t, 1])", "lib.cat(t)",
+    "lib.cat([])", "lib.cat([t, t], dim=2)", "lib.cat([t, t], dim=1.0)", "lib.cat([t, v])",
+    "lib.stack([t, 'a'])", "lib.stack([t, v])", "lib.stack([t, t], dim=3)", "lib.stack([])",
+    "lib.broadcast_to(t, (3, 3))", "lib.broadcast_to(t, (-1, 3))", "t.expand_as(v)",
+    "t.view_as(v)", "t.reshape_as(v)", "lib.mm(t, t)", "t @ t", "v @ t", "lib.dot(v, t)",
+    "lib.dot(v, lib.ones(2))", "lib.mv(t, t)", "lib.matmul(v, lib.tensor(1.))",
+    "lib.outer(t, v)", "lib.mm(t, m.double())", "lib.matmul(i, m)", "lib.dot(v, v.long())",
+    "t[5]", "t[1.0]", "t['a']", "t[0, 0, 0]", "t[:, 9]", "t[idx.float()]", "t[[0, 5]]",
+    "t[lib.tensor([True])]", "t[None, None].shape", "t[..., ...]",
+    # flags that must be bools
+    "lib.ones(2, requires_grad='yes')", "lib.ones(2, requires_grad=1)",
+    "lib.ones(2, requires_grad=None)", "lib.zeros(2, requires_grad=[1])",
+    "lib.arange(3., requires_grad='x')", "t.sum(keepdim=1)", "t.sum(1, keepdim='a')",
+    "t.mean(1, keepdim=None)", "t.max(1, keepdim=1)", "t.requires_grad_('yes')",
+    "t.requires_grad_(1)", "t.requires_grad_(None)", "t.requires_grad_(False)",
+    "setattr(t, 'requires_grad', 'yes')", "setattr(i, 'requires_grad', True)",
+    "y.backward(retain_graph='yes')", "y.backward(create_graph='yes')",
+    "lib.autograd.grad(y, w, retain_graph='yes')", "lib.autograd.grad(y, w, allow_unused='x')",
+    "lib.autograd.grad(y, w, create_graph=1)", "lib.isclose(t, t, equal_nan='yes')",
+    "lib.allclose(t, t, equal_nan=1)", "lib.set_grad_enabled('yes')",
+    "t.norm(keepdim='yes')", "F.relu(t, inplace='yes')", "nn.Linear(3, 2, bias='yes')",
+    "optim.SGD([w], lr=0.1, nesterov='yes')", "optim.SGD([w], lr=0.1, momentum=-1)",
+    "optim.Adam([w], lr=-1)", "optim.Adam([w], betas=(1.5, 0.9))", "optim.SGD([w], lr='a')",
+    "optim.SGD([], lr=0.1)", "optim.SGD([t], lr=0.1).step()", "optim.SGD(w, lr=0.1)",
+    "optim.SGD([w * 2], lr=0.1)", "optim.SGD([w, w], lr=0.1)",
+    # non-tensors where a Tensor is wanted
+    "lib.ones_like([1, 2])", "lib.zeros_like(3.0)", "lib.full_like([1], 2)",
+    "lib.rand_like([1])", "lib.randn_like(None)", "lib.empty_like('a')", "lib.relu(3.0)",
+    "F.relu(3.0)", "F.relu([1.])", "lib.sigmoid([1.])", "lib.tanh(1)", "F.softmax([1.], 0)",
+    "F.log_softmax(3.0, dim=0)", "F.mse_loss(t, [1])", "F.mse_loss([1.], t)",
+    "F.cross_entropy(t, [0, 1])", "F.nll_loss(t, 0)", "F.binary_cross_entropy(p, [1.])",
+    "F.linear(t, [1.])", "F.linear([1.], m)", "lib.autograd.grad(y, [w, 3.0])",
+    "lib.autograd.grad(y, 3.0)", "lib.autograd.grad(3.0, w)", "lib.autograd.grad([y, 2], w)",
+    "lib.autograd.backward('x')", "lib.autograd.backward([y, 'x'])",
+    "lib.autograd.backward(y, grad_tensors='x')", "lib.autograd.grad(y, w, grad_outputs='a')",
+    "lib.autograd.grad(y, w, grad_outputs=[1.0])", "y.backward(gradient=1.0)",
+    "y.backward(gradient='a')", "y.backward(inputs='a')", "y.backward(inputs=[w, 2])",
+    "t.copy_([1., 2.])", "t.copy_(1.5)", "t.copy_(lib.ones(3))", "t.copy_(lib.ones(2))",
+    "lib.where(t > 0, t, 'a')", "lib.where(t, t, t)", "lib.where(1, t, t)",
+    "lib.where([True], t, t)", "lib.isclose(t, 'a')", "lib.allclose(t, 1.0)",
+    "lib.equal(t, 1)", "lib.equal([1], t)", "lib.maximum(t, 2.0)", "lib.minimum(t, None)",
+    "lib.mul(t, 'a')", "lib.add(t, 'a')", "lib.add(t, t, alpha='a')", "lib.add(t, t, 3)",
+    "lib.sub(b, b)", "lib.logical_and(t, 1)", "lib.remainder(t, 'a')",
+    "lib.floor_divide(t, 'a')", "t.add_('a')", "t.mul_(None)", "t.sub_([1.])", "t.div_('a')",
+    "t.pow_('a')", "t.clamp_('a')", "t.fill_('a')", "t.fill_(None)", "t.fill_(t)",
+    "t.fill_(lib.tensor(1.))", "t.add(t, alpha=lib.tensor(2.))", "t.clamp(lib.tensor(0.))",
+    "t.pow(True)", "t.expand_as('a')", "t.view_as(None)",
+    "t.register_hook(3)", "w.register_hook(3)", "w.register_hook(None)",
+    "lib.is_tensor('a')", "lib.numel('a')", "lib.numel(t)",
+    "t + 'a'", "t * None", "t + [1]", "'a' + t", "t @ 3", "t - 'a'", "t / None", "t ** 'a'",
+    "'a' ** t", "t // 'a'", "t % None", "t & 1.5", "t | b", "~t", "t.__iadd__('a')",
+    "t.__imul__(None)",
+    # value checks
+    "i // 0", "i % 0", "i.div(0, rounding_mode='floor')", "lib.floor_divide(i, 0)",
+    "lib.remainder(i, 0)", "i // lib.zeros(2, 3, dtype=lib.int64)",
+    "i % lib.zeros(2, 3, dtype=lib.int64)", "t // 0", "t % 0", "i / 0", "i.float() // 0",
+    "b // b", "t.normal_(0, -1)", "t.normal_(0, 'a')",
+    "t.uniform_(1, 0)", "t.uniform_('a')", "t.uniform_(0, 1)", "w.uniform_()",
+    "w.normal_()", "w.fill_(1)", "w.zero_()", "w.copy_(v)", "w.add_(1)",
+    "lib.isclose(t, t, rtol=-1)", "lib.isclose(t, t, atol=-1)",
+    "lib.allclose(t, t, atol=-1)", "lib.allclose(t, t, rtol=-0.5)",
+    "lib.isclose(t, i)", "lib.isclose(i, i, rtol=0.1)",
+    "y.backward(inputs=[])", "lib.autograd.backward(y, inputs=[])",
+    "lib.autograd.grad(y, [])", "lib.autograd.grad([], w)", "lib.autograd.grad(y, [w, w])",
+    "setattr(w, 'grad', w)", "setattr(w, 'grad', lib.ones(2))",
+    "setattr(w, 'grad', lib.ones(3, dtype=lib.float64))", "setattr(w, 'grad', [1., 2., 3.])",
+    "setattr(w, 'grad', i.float())", "setattr(t, 'data', [1.])", "setattr(t, 'data', 'a')",
+    "(w.register_hook(lambda g: g.double()), (w * 2).sum().backward(), w.grad.dtype)[2]",
+    "(w.register_hook(lambda g: g[:2]), (w * 2).sum().backward())",
+    "(w.register_hook(lambda g: 'a'), (w * 2).sum().backward())",
+    "(w.register_hook(lambda g: g.long()), (w * 2).sum().backward(), w.grad.dtype)[2]",
+    "(w.register_hook(lambda g: [1.]), (w * 2).sum().backward())",
+    "(w.register_hook(lambda g: g.sum()), (w * 2).sum().backward())",
+    "(lambda z: (z.register_hook(lambda g: g.double()), z.sum().backward()))(w * 2)",
+    "(lambda z: (z.register_hook(lambda g: g[:1]), z.sum().backward()))(w * 2)",
+    "(lambda z: (z.register_hook(lambda g: 3), z.sum().backward()))(w * 2)",
+    "F.binary_cross_entropy(lib.tensor([0.5, 0.5]), lib.tensor([1.5, 0.]))",
+    "F.binary_cross_entropy(lib.tensor([0.5, 0.5]), lib.tensor([-0.5, 0.]))",
+    "F.binary_cross_entropy(lib.tensor([1.5, 0.5]), lib.tensor([1., 0.]))",
+    "F.binary_cross_entropy(lib.tensor([0.5, 0.5]), lib.tensor([1., 0.]), reduction='x')",
+    "F.binary_cross_entropy(lib.tensor([0.5, 0.5]), lib.tensor([1., 0.]).double())",
+    "F.binary_cross_entropy(lib.tensor([0.5, 0.5]), lib.tensor([1, 0]))",
+    "F.binary_cross_entropy(lib.tensor([0.5, 0.5]), lib.tensor([1., 0., 1.]))",
+    "F.binary_cross_entropy(lib.tensor([0.5, 0.5]), lib.tensor([1., 0.]), "
+    "weight=lib.tensor([1., 2.]).double())",
+    "F.cross_entropy(t, lib.tensor([0, 1]), weight=lib.tensor([1., 1., 1.]).double())",
+    "F.nll_loss(t, lib.tensor([0, 1]), weight=lib.tensor([1., 1., 1.]).double())",
+    "F.cross_entropy(t, lib.tensor([0, 1]), weight=lib.tensor([1., 1.]))",
+    "F.cross_entropy(t, lib.tensor([0, 3]))", "F.cross_entropy(t, lib.tensor([0, -1]))",
+    "F.cross_entropy(t, lib.tensor([0., 1.]))", "F.cross_entropy(t, lib.tensor([0, 1, 2]))",
+    "F.cross_entropy(t, lib.tensor([0, 1]), reduction='x')",
+    "F.cross_entropy(t, lib.tensor([0, 1]), label_smoothing=2.0)",
+    "F.cross_entropy(t, lib.tensor([0, 1]), ignore_index=1.5)",
+    "F.nll_loss(t, lib.tensor([0, 1]).float())", "F.nll_loss(t, lib.tensor([[0, 1]]))",
+    "F.mse_loss(t, v.double())", "F.mse_loss(t, lib.ones(3, 3))", "F.mse_loss(t, t, reduction='x')",
+    "F.mse_loss(t, i)", "F.softmax(t, 5)", "F.softmax(t, 1.5)", "F.log_softmax(t, 'a')",
+    "F.softmax(t, dim=1, dtype='a')", "F.linear(t, m.double())", "F.linear(t, lib.ones(2, 2))",
+    "F.linear(t, m, lib.ones(2))", "F.linear(t, m, 'a')",
+    "nn.Linear(-1, 2)", "nn.Linear(3, 2.5)", "nn.Linear(3, 2)(lib.ones(2, 4))",
+    "nn.Linear(3, 2)(i)", "nn.Linear(3, 2, dtype='a')", "nn.Linear(3, 2, dtype=lib.int64)",
+    "nn.Sequential(3)", "nn.Sequential(nn.ReLU())[5]", "nn.Sequential(nn.ReLU())['a']",
+    "nn.Sequential(nn.ReLU()).append(3)", "nn.Softmax(dim=5)(t)", "nn.MSELoss(reduction='x')",
+    "nn.CrossEntropyLoss()(t, lib.tensor([0, 3]))", "nn.BCELoss()(p, lib.tensor([2., 0., 1.]))",
+    "nn.Linear(3, 2).load_state_dict({'weight': lib.ones(3)})",
+    "nn.Linear(3, 2).load_state_dict({'x': lib.ones(3)})",
+    "nn.Linear(3, 2).register_parameter('a', 3)", "nn.Linear(3, 2).add_module('a', 3)",
+    "nn.Linear(3, 2).to('cuda')", "nn.Linear(3, 2).to(lib.int64)",
+    "nn.init.uniform_(w, 1, 0)", "nn.init.normal_(w, std=-1)", "nn.init.constant_(w, 'a')",
+    "nn.init.xavier_uniform_(v)", "nn.init.kaiming_uniform_(m, mode='x')",
+    "nn.init.kaiming_normal_(m, nonlinearity='x')", "nn.init.calculate_gain('x')",
+    "nn.init.calculate_gain('leaky_relu', 'a')", "nn.init.zeros_('a')", "nn.init.ones_(3)",
+    # comparisons with non-tensors
+    "t == None", "t != None", "t == 'a'", "t != 'a'", "t == [1]", "t < None", "t > 'a'",
+    "t <= [1]", "t >= None", "t.eq(None)", "t.eq('a')", "t.ne(None)", "lib.eq(t, None)",
+    "lib.lt(t, 'a')", "t == lib.ones(3, 3)", "t.lt(lib.ones(3, 3))", "t.equal(None)",
+    "None == t", "'a' != t", "t == t",
+    # Tensor.to, every form
+    "t.to('cuda')", "t.to('cuda:0')", "t.to('mps')", "t.to('xyz')", "t.to(3)", "t.to(-1)",
+    "t.to(lib.float64)", "t.to('cpu', lib.float64)", "t.to(t)", "t.to(i)", "t.to(None)",
+    "t.to(copy=True)", "t.to(copy=True) is t", "t.to(lib.float32) is t",
+    "t.to(lib.float64, True)", "t.to(lib.float64, False, True)", "t.to('cpu', non_blocking=True)",
+    "t.to(other=t)", "t.to(device='cpu')", "t.to(dtype=lib.int64)", "t.to(lib.int64, copy='x')",
+    "t.to(dtype='float')", "t.to('float')", "t.to(float)", "t.to(int)", "t.to(bool)",
+    "t.to('cpu', 'cpu')", "t.to(lib.float64, lib.float64)", "t.to(t, t)", "t.to([1])",
+    "t.to(device='cuda')", "t.to(device=3.5)", "t.to(lib.float64, non_blocking='x')",
+    "t.to('cpu', lib.float64, False, True) is t", "t.to(memory_format=3)",
+    "t.double().to(t).dtype", "t.to(lib.bool).dtype", "w.to(lib.float64).requires_grad",
+    "w.to(lib.int64).requires_grad", "t.type(lib.float64)", "t.type()",
+]

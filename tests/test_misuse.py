@@ -1,0 +1,211 @@
+"""Misuse of the public API: every mistake gets tensorgrad's own, PyTorch-worded error.
+
+The cases (tests/misuse_cases.py) are bad calls of every public function and method: generated
+from the declared signatures, from a walk of the namespace, and written out by hand for value
+checks. For each one, on tensorgrad:
+  * an exception must come from tensorgrad's own checks: raised by a `raise` in tensorgrad (or
+    by Python itself for a call that does not fit a Python signature or an operator that
+    returns NotImplemented), of a class PyTorch raises for misuse, never an internal error
+    (AttributeError, ZeroDivisionError, NumPy's AxisError, a ValueError from NumPy, ...);
+With torch installed, each case also runs on torch (the same text, `torch` for `lib`):
+  * no call may succeed where torch refuses, and both must raise the same class;
+  * the number of cases whose class and text equal torch's is counted, and may not fall below
+    MATCHED_AT_LEAST (the figure in the README).
+"""
+
+import os
+import traceback
+import warnings
+
+import numpy as np
+import pytest
+
+import tensorgrad as tg
+from misuse_cases import VALUE_CASES, environment, namespace_cases, signature_cases
+from parity import show
+
+TENSORGRAD_DIR = os.path.dirname(tg.__file__)
+PYTORCH_CLASSES = (TypeError, ValueError, RuntimeError, IndexError, NotImplementedError,
+                   AssertionError, KeyError)
+# Python's own words for a call that does not fit (the function's own Python signature, or an
+# operator that returned NotImplemented): raised by the interpreter, not from a tensorgrad line
+# a call that does not fit a Python signature: Python raises it in the calling frame, which may
+# be tensorgrad's (Module.__call__ calling forward) -- PyTorch gives the same text
+PYTHON_CALL_ERRORS = ("positional argument", "unexpected keyword argument", "required positional",
+                      "required keyword", "takes no arguments", "multiple values for argument")
+# an operator that returned NotImplemented: Python raises it in the case's own expression
+PYTHON_OPERATOR_ERRORS = ("unsupported operand type", "not supported between", "bad operand type",
+                          "can only concatenate")
+
+# Where tensorgrad differs from torch on purpose, or where torch leaks an internal error and
+# tensorgrad says clearly what is wrong instead (README, "Deliberate differences").
+_NUMPY_DIMS = "NumPy, so tensorgrad, has at most 64 dimensions; torch more"
+_NOT_SUPPORTED = "a form torch takes and tensorgrad refuses clearly (not supported)"
+DIFFERENT_ON_PURPOSE = {
+    "lib.tensor(eval('[' * 70 + '1' + ']' * 70)).dim()": _NUMPY_DIMS,
+    "lib.ones([1] * 65).dim()": _NUMPY_DIMS,
+    "lib.tensor(eval('[' * 64 + '1' + ']' * 64)).dim()": _NUMPY_DIMS,
+    # torch reinterprets the memory; tensorgrad asks for .to(dtype)
+    **{f"t.view({form}lib.{d})": _NOT_SUPPORTED for d in ("bool", "float64", "int64")
+       for form in ("", "dtype=")},
+    # torch takes these through hidden overloads or its Python wrappers
+    **{f"lib.{op}(other=t, input=1.5)": _NOT_SUPPORTED for op in ("add", "sub", "mul", "div")},
+    "lib.floor_divide(other=t, input=1.5)": _NOT_SUPPORTED,
+    "lib.floor_divide(other=1.5, input=1.5)": _NOT_SUPPORTED,
+    "lib.div(other=1.5, rounding_mode='mean', input=1.5)": _NOT_SUPPORTED,
+    "lib.div(other=t, rounding_mode='mean', input=1.5)": _NOT_SUPPORTED,
+    "t.split(lib.tensor(1.5))": _NOT_SUPPORTED, "t.split(split_size=lib.tensor(1.5))": _NOT_SUPPORTED,
+    "t.sum(lib.tensor(1))": _NOT_SUPPORTED, "t.squeeze(0, 0, 0, 0, 0, 0, 0, 0, 0)": _NOT_SUPPORTED,
+    "t.squeeze(0, 0, 0, 0, 0, 0, 0, 0, 0, 0)": _NOT_SUPPORTED, "t[..., ...]": _NOT_SUPPORTED,
+    "t.to(1.5)": _NOT_SUPPORTED, "t.to(tensor=1.5)": _NOT_SUPPORTED,
+    "nn.Linear(3, 2).to(1.5)": _NOT_SUPPORTED, "lib.autograd.Variable(None)": _NOT_SUPPORTED,
+    # the same mistake, found by another check first
+    "t.new_tensor(None)": "tensor(None)'s message (torch converts to the other dtype first)",
+    "F.linear(t, m, lib.ones(2))": "a bias of the wrong size",
+    "F.nll_loss(t, lib.tensor([[0, 1]]))": "a 2-d target: torch checks the batch size first",
+}
+
+
+def all_cases():
+    cases = signature_cases(lambda name: hasattr(tg, name), lambda name: hasattr(tg.Tensor, name))
+    cases |= namespace_cases(tg)
+    cases |= set(VALUE_CASES)
+    return sorted(cases)
+
+
+CASES = all_cases()
+
+
+def outcome(lib, case):
+    """('ok', repr) or ('error', class, text, traceback) for one case on one library."""
+    env = environment(lib)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            value = eval(case, env)  # noqa: S307  (our own test expressions)
+        except Exception as error:  # noqa: BLE001
+            return ("error", type(error), str(error), error.__traceback__)
+    return ("ok", value)
+
+
+def own_error(result):
+    """None if the error is one of tensorgrad's own argument checks, else why not."""
+    _, cls, text, tb = result
+    if not issubclass(cls, PYTORCH_CLASSES) or cls.__module__ not in ("builtins",):
+        return f"{cls.__module__}.{cls.__name__} is not a class PyTorch raises for misuse"
+    frames = traceback.extract_tb(tb)
+    last = frames[-1]
+    if any(words in text for words in PYTHON_CALL_ERRORS):
+        return None
+    if last.filename.startswith(TENSORGRAD_DIR):
+        if not (last.line or "").lstrip().startswith("raise"):
+            return f"not raised by a check: {last.filename}:{last.lineno}: {last.line}"
+        return None if len(text) > 10 else f"too short a message: {text!r}"
+    if last.filename == "<string>" and any(words in text for words in PYTHON_OPERATOR_ERRORS):
+        return None
+    if last.filename == "<string>" and len(frames) == 2:
+        return None  # raised by the case's own expression (a lambda that returns a bad value)
+    return f"raised outside tensorgrad, in {last.filename}:{last.lineno}"
+
+
+def test_there_are_enough_cases():
+    assert len(CASES) > 1500, len(CASES)
+
+
+def test_no_internal_error_escapes():
+    failures = []
+    for case in CASES:
+        result = outcome(tg, case)
+        if result[0] == "error":
+            why = own_error(result)
+            if why:
+                failures.append(f"{case}: {result[1].__name__}: {result[2][:150]} ({why})")
+    assert not failures, f"{len(failures)} of {len(CASES)}:\n" + "\n".join(failures[:60])
+
+
+MATCHED_AT_LEAST = 6400  # of 7,058 on 2026-12-01 (6,410); the README gives the figure
+
+
+def torch_leaks(result):
+    """Is this one of the cases where torch's own internals fail on the misuse (an
+    AttributeError of its Python code, or Python's words for a bad iterable or integer)?
+    tensorgrad gives a clear TypeError there instead (README, deliberate differences)."""
+    return result[0] == "error" and (result[1] is AttributeError or any(
+        words in result[2] for words in TORCH_LEAK_WORDS))
+
+
+TORCH_LEAK_WORDS = ("object is not iterable", "cannot be interpreted as an integer")
+
+
+def compare_with_torch(torch):
+    """(matched, refused_only_by_torch, other_class, leaks) over all cases."""
+    matched, silent, other_class, leaks = [], [], [], []
+    for case in CASES:
+        mine, theirs = outcome(tg, case), outcome(torch, case)
+        if theirs[0] == "error" and "has no attribute" in theirs[2] and "module '" in theirs[2]:
+            continue  # tensorgrad has this function, torch not (tensorgrad.repeat)
+        if torch_leaks(theirs) and mine[0] == "error":
+            leaks.append(f"{case}: torch {theirs[1].__name__}: {show(theirs[2])[:100]} / "
+                         f"tensorgrad {mine[1].__name__}: {mine[2][:160]}")
+            continue
+        if theirs[0] == "error" and mine[0] == "ok":
+            if case not in DIFFERENT_ON_PURPOSE:
+                silent.append(f"{case}: torch says {theirs[1].__name__}: {theirs[2][:150]}")
+        elif theirs[0] == "error":
+            if mine[1] is theirs[1] and show(mine[2]) == show(theirs[2]):
+                matched.append(case)
+            elif mine[1] is not theirs[1] and case not in DIFFERENT_ON_PURPOSE:
+                other_class.append(f"{case}: {mine[1].__name__}: {mine[2][:120]} / torch "
+                                   f"{theirs[1].__name__}: {show(theirs[2])[:120]}")
+        elif mine[0] == "error":
+            if case not in DIFFERENT_ON_PURPOSE:
+                other_class.append(f"{case}: {mine[1].__name__}: {mine[2][:120]} / torch: ok")
+        else:
+            matched.append(case)
+    return matched, silent, other_class, leaks
+
+
+@pytest.fixture(scope="module")
+def comparison():
+    torch = pytest.importorskip("torch")
+    return compare_with_torch(torch)
+
+
+def test_nothing_succeeds_where_torch_refuses(comparison):
+    _, silent, _, _ = comparison
+    assert not silent, f"{len(silent)}:\n" + "\n".join(silent[:80])
+
+
+def test_same_exception_class_as_torch(comparison):
+    _, _, other_class, _ = comparison
+    assert not other_class, f"{len(other_class)}:\n" + "\n".join(other_class[:80])
+
+
+def test_class_and_text_match_torch(comparison):
+    matched, _, _, _ = comparison
+    print(f"\n{len(matched)} of {len(CASES)} cases match torch's class and text (or result)")
+    assert len(matched) >= MATCHED_AT_LEAST
+
+
+if __name__ == "__main__":  # python tests/test_misuse.py: the figures, and the differences
+    import sys
+
+    import torch
+
+    matched, silent, other, leaks = compare_with_torch(torch)
+    print(len(CASES), "cases;", len(matched), "match torch; silent:", len(silent), "class:",
+          len(other), "torch leaks:", len(leaks))
+    if "--leaks" in sys.argv:
+        print("\n".join(leaks))
+    if "-v" in sys.argv:
+        for case in CASES:
+            if case not in matched:
+                a = outcome(tg, case)
+                b = outcome(torch, case)
+                print("CASE", case)
+                for label, r in (("tg", a), ("torch", b)):
+                    shown = [r[0], r[1].__name__ if r[0] == "error" else show(r[1])]
+                    if r[0] == "error":
+                        shown.append(show(r[2]))
+                    print(f"  {label:5}", " | ".join(shown).replace("\n", "\\n")[:600])
+    _ = np
