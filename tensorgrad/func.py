@@ -39,6 +39,7 @@ def grad_and_value(func, argnums=0, has_aux=False):
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
+        _check_callable(func)
         positions = _check_argnums(argnums, args)
         trees = [_flatten(args[i]) for i in positions]  # an argument may be a dict of tensors
         with enable_grad():
@@ -82,6 +83,7 @@ def vjp(func, *primals, has_aux=False):
     """(func(*primals), vjp_fn[, aux]): vjp_fn(v) returns vᵀJ, one gradient per primal."""
     with enable_grad():
         inputs, outer = _fresh_inputs(primals)
+        _check_callable(func)  # (after the primals, in PyTorch's order)
         output, aux = _split_aux(func(*inputs), has_aux, "vjp(f, *primals)")
     outputs = output if isinstance(output, tuple) else (output,)
     for value in outputs:
@@ -113,6 +115,7 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
                            f"{len(primals)} tensors and tangents with {len(tangents)}")
     with forward_ad.dual_level():
         duals = [forward_ad.make_dual(p, t) for p, t in zip(primals, tangents)]
+        _check_callable(func)
         output, aux = _split_aux(func(*duals), has_aux, "jvp(f, primals, tangents)")
         outputs = output if isinstance(output, tuple) else (output,)
         unpacked = [forward_ad.unpack_dual(out) for out in outputs]
@@ -131,6 +134,7 @@ def jacrev(func, argnums=0, *, has_aux=False):
 
     @functools.wraps(func)
     def wrapper(*args):
+        _check_callable(func)
         positions = _check_argnums(argnums, args)
 
         def of_selected(*selected):
@@ -163,6 +167,7 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
 
     @functools.wraps(func)
     def wrapper(*args):
+        _check_callable(func)
         positions = _check_argnums(argnums, args)
         selected = [args[i] for i in positions]
 
@@ -212,6 +217,7 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
 
     @functools.wraps(func)
     def wrapper(*args):
+        _check_callable(func)
         dims = _vmap_in_dims(name, in_dims, args)
         size = _batch_size(name, in_dims, args, dims)
         results = []
@@ -294,12 +300,18 @@ def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, 
                     tie_weights=True, strict=False):
     """Run `module(*args, **kwargs)` with the given tensors in place of its parameters and
     buffers (by their names in `named_parameters()`), then put the module's own back."""
-    if isinstance(parameter_and_buffer_dicts, (list, tuple)):
-        replacements = {}
-        for mapping in parameter_and_buffer_dicts:
-            replacements.update(mapping)
-    else:
-        replacements = dict(parameter_and_buffer_dicts)
+    from .nn.module import Module
+
+    dicts = (parameter_and_buffer_dicts if isinstance(parameter_and_buffer_dicts, (list, tuple))
+             else [parameter_and_buffer_dicts])
+    if not all(isinstance(mapping, dict) for mapping in dicts):
+        raise ValueError("Expected all elements of parameter_and_buffer_dicts to be dictionaries")
+    if not isinstance(module, Module):
+        raise TypeError(f"functional_call(): argument 'module' must be a tensorgrad.nn.Module, "
+                        f"not {type(module).__name__}")
+    replacements = {}
+    for mapping in dicts:
+        replacements.update(mapping)
     args = () if args is None else (args if isinstance(args, tuple) else (args,))
     registered = {name for name, _ in module.named_parameters()} | {
         name for name, _ in module.named_buffers()}
@@ -337,6 +349,14 @@ def _owner_of(module, dotted_name):
 
 
 # -- shared steps -----------------------------------------------------------------------------------
+def _check_callable(func):
+    """PyTorch lets a non-function fail where it is called ("'str' object is not callable");
+    tensorgrad says what was wrong (at the same moment, so that grad("f") still succeeds)."""
+    if not callable(func):
+        raise TypeError(f"expected a function to transform, but got {type(func).__name__}: pass "
+                        "the function itself, e.g. grad(f), not grad(f(x))")
+
+
 def _check_argnums(argnums, args):
     positions = (argnums,) if isinstance(argnums, int) else tuple(argnums)
     if not positions:
@@ -355,10 +375,10 @@ def _fresh_inputs(values):
     fresh, outer = [], False
     for value in values:
         if not isinstance(value, Tensor):
-            raise RuntimeError(f"Expected tensors, got unsupported type {type(value)}")
+            raise ValueError(f"Thing passed to transform API must be Tensor, got {type(value)}")
         if not value.dtype.is_floating_point:
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
-        tangent = forward_ad.tangent_of(value)
+        tangent = forward_ad._tangent_of(value)
         if value.requires_grad:
             outer = True
             fresh.append(value.view(value.shape))  # an identity the outer transform sees through

@@ -432,7 +432,7 @@ class Tensor:
             dtype_name=self.dtype.name,
             grad_fn_name=None if grad_fn is None else type(grad_fn).__name__,
             requires_grad=self._requires_grad,
-            tangent=None if self._fw_tangent is None else _forward_ad.tangent_of(self),
+            tangent=None if self._fw_tangent is None else _forward_ad._tangent_of(self),
         )
 
     __str__ = __repr__

@@ -149,11 +149,13 @@ _NOT_CALLED = {  # entries of the namespace that are not operations on tensors
 
 
 def namespace_cases(tg):
-    """Every public function of tensorgrad, nn.functional, nn.init and autograd, every Tensor
-    method, nn module and optimizer, called with a few bad first arguments."""
+    """Every public function of tensorgrad, nn.functional, nn.init, autograd, autograd.functional,
+    autograd.forward_ad and func, every Tensor method, nn module and optimizer, called with a
+    few bad first arguments."""
     cases = set()
     spaces = {"lib": tg, "F": tg.nn.functional, "lib.nn.init": tg.nn.init,
-              "lib.autograd": tg.autograd, "lib.autograd.functional": tg.autograd.functional}
+              "lib.autograd": tg.autograd, "lib.autograd.functional": tg.autograd.functional,
+              "lib.func": tg.func, "lib.autograd.forward_ad": tg.autograd.forward_ad}
     for prefix, space in spaces.items():
         for name in dir(space):
             value = getattr(space, name)
@@ -174,7 +176,8 @@ def namespace_cases(tg):
         for bad in _FIRST_ARGUMENTS:
             cases.add(f"t.{name}({bad})")
     for name in ("Linear", "ReLU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax", "MSELoss",
-                 "BCELoss", "NLLLoss", "CrossEntropyLoss"):
+                 "BCELoss", "NLLLoss", "CrossEntropyLoss", "BCEWithLogitsLoss", "Flatten",
+                 "Dropout", "BatchNorm1d", "ModuleList", "Unflatten"):
         for bad in _FIRST_ARGUMENTS:
             cases.add(f"nn.{name}({bad})")
         if name != "Linear":

@@ -14,9 +14,7 @@ from tutorials.run import OUTPUTS, normalized, run
 
 RECORDED = json.loads(OUTPUTS.read_text(encoding="utf-8"))
 
-KNOWN_GAPS = {
-    "autograd mechanics: saved tensors and in-place errors": "Tensor.equal is missing",
-}
+KNOWN_GAPS = {}  # topic -> why tensorgrad does not print the same yet
 
 
 @pytest.mark.parametrize("topic", [

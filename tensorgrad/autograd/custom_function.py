@@ -282,7 +282,7 @@ class Function:
             ctx._input_meta = tuple((t._data.shape, t._data.dtype) for t in tensor_inputs)
 
         tangents = _input_tangents(args)
-        with no_grad(), forward_ad.paused():  # forward sees plain values; its steps not recorded
+        with no_grad(), forward_ad._paused():  # forward sees plain values; its steps not recorded
             if uses_setup_context:
                 output = cls.forward(*args, **kwargs)
                 cls.setup_context(ctx, args, output)
@@ -304,7 +304,7 @@ def _input_tangents(args):
     Tensor = _tensor_class()
     if forward_ad._level is None:
         return None
-    tangents = [forward_ad.tangent_of(arg) if isinstance(arg, Tensor) else None for arg in args]
+    tangents = [forward_ad._tangent_of(arg) if isinstance(arg, Tensor) else None for arg in args]
     if all(tangent is None for tangent in tangents):
         return None
     return [zeros_like(arg) if tangent is None and isinstance(arg, Tensor) else tangent
@@ -327,7 +327,7 @@ def _set_output_tangents(outputs, tangents):
     tangents = tangents if isinstance(tangents, tuple) else (tangents,)
     for out, tangent in zip(outputs, tangents):
         if isinstance(out, Tensor) and tangent is not None:
-            forward_ad.set_tangent(out, tangent)
+            forward_ad._set_tangent(out, tangent)
 
 
 def _wrap_outputs(ctx, output, args, recording):

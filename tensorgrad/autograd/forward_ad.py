@@ -73,7 +73,7 @@ def make_dual(tensor, tangent, *, level=None):
         raise RuntimeError(messages.TANGENT_SIZE.format(
             size=list(tensor.shape), tangent_size=list(tangent.shape)))
     dual = tensor.view(tensor.shape) if tensor.requires_grad else tensor.detach()
-    set_tangent(dual, tangent.detach() if not tangent.requires_grad else tangent)
+    _set_tangent(dual, tangent.detach() if not tangent.requires_grad else tangent)
     return dual
 
 
@@ -82,13 +82,12 @@ def unpack_dual(tensor, *, level=None):
     from ..tensor import Tensor
 
     if not isinstance(tensor, Tensor):
-        raise TypeError(f"unpack_dual(): argument 'tensor' must be Tensor, not "
-                        f"{type(tensor).__name__}")
+        return UnpackedDualTensor(tensor, None)  # as PyTorch: anything else has no tangent
     primal = tensor.view(tensor.shape) if tensor.requires_grad else tensor.detach()
-    return UnpackedDualTensor(primal, tangent_of(tensor))
+    return UnpackedDualTensor(primal, _tangent_of(tensor))
 
 
-def tangent_of(tensor):
+def _tangent_of(tensor):
     """The tensor's tangent at the current level, or None."""
     carried = tensor._fw_tangent
     if carried is None or _level is None or carried[0] != _level:
@@ -96,12 +95,12 @@ def tangent_of(tensor):
     return carried[1]
 
 
-def set_tangent(tensor, tangent):
+def _set_tangent(tensor, tangent):
     tensor._fw_tangent = (_level, tangent)
 
 
-class paused:  # noqa: N801  (used like no_grad)
-    """`with paused():` operations carry no tangents (a rule's own arithmetic, a custom
+class _paused:  # noqa: N801  (used like no_grad)
+    """`with _paused():` operations carry no tangents (a rule's own arithmetic, a custom
     Function's forward); the level comes back afterwards."""
 
     def __enter__(self):
@@ -114,7 +113,7 @@ class paused:  # noqa: N801  (used like no_grad)
         return False
 
 
-def propagate(rule, result, inputs, saved, attributes):
+def _propagate(rule, result, inputs, saved, attributes):
     """Give `result` its tangent, if any input has one: the rule's JVP of the inputs' tangents.
 
     Called by `record` for every operation while a dual level is active; `saved` holds what the
@@ -122,10 +121,10 @@ def propagate(rule, result, inputs, saved, attributes):
     """
     from ..tensor import Tensor
 
-    tangents = [tangent_of(value) if isinstance(value, Tensor) else None for value in inputs]
+    tangents = [_tangent_of(value) if isinstance(value, Tensor) else None for value in inputs]
     if all(tangent is None for tangent in tangents):
         return
-    with paused():  # the rule's own operations run on primals, carrying no tangent
+    with _paused():  # the rule's own operations run on primals, carrying no tangent
         tangent = rule.jvp(tangents, inputs, result, saved, attributes)
     if tangent is None:
         raise NotImplementedError(messages.FORWARD_AD_NOT_IMPLEMENTED.format(
@@ -134,7 +133,7 @@ def propagate(rule, result, inputs, saved, attributes):
         tangent = tangent.expand(result.shape)  # an input that was broadcast
     if tangent.dtype != result.dtype:
         tangent = tangent.to(result.dtype)
-    set_tangent(result, tangent)
+    _set_tangent(result, tangent)
 
 
 __all__ = ["dual_level", "enter_dual_level", "exit_dual_level", "make_dual", "unpack_dual",

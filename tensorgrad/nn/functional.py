@@ -312,6 +312,10 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     """binary_cross_entropy(sigmoid(input), target), computed without forming sigmoid(input):
     -w·(p·t·log σ(x) + (1 - t)·log(1 - σ(x))) = w·(p·t·softplus(-x) + (1 - t)·softplus(x)),
     which stays finite for any x. `pos_weight` (p) weighs the positive class, per column."""
+    arguments.require_tensors("binary_cross_entropy_with_logits", ("input", input),
+                              ("target", target), ("weight", weight))
+    if pos_weight is not None:
+        arguments.require_tensors("binary_cross_entropy_with_logits", ("pos_weight", pos_weight))
     if size_average is not None or reduce is not None:
         raise NotImplementedError("tensorgrad's binary_cross_entropy_with_logits takes only "
                                   "reduction=")
@@ -331,6 +335,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
 def dropout(input, p=0.5, training=True, inplace=False):  # noqa: A002
     """In training, each element is zeroed with probability p and the others are scaled by
     1/(1 - p), so the expected value is unchanged; otherwise the input is returned as it is."""
+    arguments.require_tensors("dropout", ("input", input))
+    arguments.require_numbers("dropout", p=p)
     if not 0 <= p <= 1:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0:
@@ -347,6 +353,10 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None,  # noqa
     """y = γ·(x - μ)/√(σ² + eps) + β per channel (dim 1). In training μ, σ² are the batch's
     (biased variance) and the running statistics move towards them by `momentum` (with the
     unbiased variance); otherwise the running statistics are used."""
+    arguments.require_tensors("batch_norm", ("input", input))
+    if not training and (running_mean is None or running_var is None):
+        raise RuntimeError(f"running_{'mean' if running_mean is None else 'var'} must be defined "
+                           "in evaluation mode")
     dims = (0,) + tuple(range(2, input.dim()))
     x = input._data
     if training:

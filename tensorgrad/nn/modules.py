@@ -72,6 +72,9 @@ class _NumberedChildren(Module):
         return self
 
     def extend(self, modules):
+        if not hasattr(modules, "__iter__"):
+            raise TypeError(f"{type(self).__name__}.extend should be called with an iterable, "
+                            f"but got {type(modules).__name__}")
         for module in modules:
             self.append(module)
         return self
@@ -234,6 +237,7 @@ class Flatten(Module):
         self.end_dim = end_dim
 
     def forward(self, input):  # noqa: A002
+        arguments.require_tensors("Flatten", ("input", input))  # (PyTorch: an AttributeError)
         return input.flatten(self.start_dim, self.end_dim)
 
     def extra_repr(self):
@@ -263,6 +267,7 @@ class Dropout(Module):
 
     def __init__(self, p=0.5, inplace=False):
         super().__init__()
+        arguments.require_numbers("Dropout", p=p)
         if not 0 <= p <= 1:
             raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
         self.p = p

@@ -32,7 +32,7 @@ def record(node_class, data, inputs, saved=(), **attributes):
         profiler.operation_recorded(node_class)
     if forward_ad._level is not None:  # forward mode: give the result its tangent
         values = [result if value is OUTPUT else value for value in saved]
-        forward_ad.propagate(node_class, result, inputs, values, attributes)
+        forward_ad._propagate(node_class, result, inputs, values, attributes)
     if not grad_mode._grad_enabled:
         return result
     edges, meta, any_requires_grad = [], [], False
