@@ -53,12 +53,32 @@ from .ops.shape import (broadcast_to, cat, chunk, concatenate, flatten, permute,
 from .printing import get_printoptions, set_printoptions
 from .random import Generator, manual_seed
 from .size import Size
-from .tensor import Tensor
+from .device import cuda, device
+from .tensor import IN_PLACE_OF as _IN_PLACE_OF, Tensor
 
 from .ops.elementwise import floor_divide, remainder
 from . import arguments as _arguments
 
 clip = clamp
+
+def _function_form(name):
+    """`tensorgrad.exp_(x)`: the Tensor method as a function, whose input must be a Tensor."""
+    method = getattr(Tensor, name)
+
+    def function(input, *args, **kwargs):  # noqa: A002  (PyTorch's argument name)
+        _arguments.require_tensors(name, ("input", input))
+        return method(input, *args, **kwargs)
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = method.__doc__
+    return function
+
+
+# Tensor methods that PyTorch also offers as functions (`tensorgrad.exp_(x)` as `x.exp_()`).
+for _name in ("all", "any", "is_floating_point", "detach_", "zero_", "fill_", "clamp_",
+              *[name + "_" for name in _IN_PLACE_OF if name != "sign"]):
+    globals()[_name] = _function_form(_name)
+del _name
 
 
 

@@ -248,6 +248,8 @@ METHOD_SIGNATURES = {
     "min": ["()", "(Tensor other)", "(int dim, bool keepdim = False)"],
     "eq": ["(Tensor other)", "(Number other)"],
     "size": ["(int dim = None)"],
+    # (PyTorch's method takes a single int as well: it is `expand` underneath)
+    "broadcast_to": ["(tuple of ints[1] size)"],
 }
 for _name in ("ne", "lt", "le", "gt", "ge"):
     SIGNATURES[_name] = SIGNATURES["eq"]
@@ -339,6 +341,12 @@ def _displayed_parts(text):
 
 
 # -- what each declared type accepts ---------------------------------------------------------------
+def _is_device(value):
+    from .device import device
+
+    return isinstance(value, device)
+
+
 def _is_int(value):
     return (type(value) is int or isinstance(value, (int, np.integer))
             and not isinstance(value, (bool, np.bool_)))
@@ -374,7 +382,7 @@ _TYPE_CHECKS = {
     "tuple of ints": _is_int_list,
     "tuple of Tensors": lambda value: isinstance(value, (tuple, list)),
     "tensorgrad.dtype": lambda value: isinstance(value, dtypes.dtype) or value in (float, int, bool),
-    "tensorgrad.device": lambda value: isinstance(value, (str, int)),
+    "tensorgrad.device": lambda value: isinstance(value, (str, int)) or _is_device(value),
     "tensorgrad.layout": lambda value: False,
     "tensorgrad.memory_format": lambda value: isinstance(value, str),
     "tensorgrad.Generator": lambda value: False,
@@ -765,7 +773,7 @@ def _as_the_function_takes(function, overload, args, kwargs, method):
         elif key == "out":
             raise TypeError(messages.NO_OUT_ARGUMENT.format(name=function.__name__))
         elif key == "device":
-            from .tensor import check_device
+            from .device import check_device
 
             check_device(value)
         elif key not in _IGNORED and value is not None:

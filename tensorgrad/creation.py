@@ -11,6 +11,7 @@ import numpy as np
 from . import dtypes
 from . import random as _random
 from .autograd import messages
+from .device import check_device
 from .tensor import Tensor
 
 
@@ -146,6 +147,7 @@ def _cast_python_data(data, dtype):
 
 def tensor(data, dtype=None, device=None, requires_grad=False):
     """A new leaf tensor holding a *copy* of `data` (a number, nested lists, or an array)."""
+    check_device(device)
     if isinstance(data, Tensor):
         warnings.warn(messages.COPY_CONSTRUCT, UserWarning, stacklevel=2)
         array = data._data.copy()
@@ -204,19 +206,23 @@ def _random_dtype(dtype, kernel):
 
 
 def ones(*size, dtype=None, requires_grad=False, device=None):
+    check_device(device)
     return _finish(np.ones(_size_arg(size), dtype=_float_dtype(dtype).numpy), None, requires_grad)
 
 
 def zeros(*size, dtype=None, requires_grad=False, device=None):
+    check_device(device)
     return _finish(np.zeros(_size_arg(size), dtype=_float_dtype(dtype).numpy), None, requires_grad)
 
 
 def empty(*size, dtype=None, requires_grad=False, device=None):
     """Like zeros: tensorgrad never hands out uninitialised memory."""
+    check_device(device)
     return zeros(*size, dtype=dtype, requires_grad=requires_grad)
 
 
 def full(size, fill_value, dtype=None, requires_grad=False, device=None):
+    check_device(device)
     if dtype is None:
         if isinstance(fill_value, (bool, np.bool_)):
             dtype = dtypes.bool_
@@ -247,6 +253,7 @@ def empty_like(t, dtype=None, requires_grad=False):
 
 
 def arange(start, end=None, step=1, dtype=None, requires_grad=False, device=None):
+    check_device(device)
     if end is None:
         start, end = 0, start
     values = [float(v) if isinstance(v, Tensor) else v for v in (start, end, step)]
@@ -268,6 +275,7 @@ def arange(start, end=None, step=1, dtype=None, requires_grad=False, device=None
 
 
 def linspace(start, end, steps, dtype=None, requires_grad=False, device=None):
+    check_device(device)
     for name, value in (("start", start), ("end", end)):
         if isinstance(value, Tensor) and value._data.ndim:
             raise RuntimeError(messages.LINSPACE_DIMS.format(name=name, ndim=value._data.ndim))
@@ -281,6 +289,7 @@ def linspace(start, end, steps, dtype=None, requires_grad=False, device=None):
 
 
 def eye(n, m=None, dtype=None, requires_grad=False, device=None):
+    check_device(device)
     for name, value in (("n", n), ("m", m)):
         if value is not None and value < 0:
             raise RuntimeError(f"{name} must be greater or equal to 0, got {value}")
@@ -289,6 +298,7 @@ def eye(n, m=None, dtype=None, requires_grad=False, device=None):
 
 def rand(*size, dtype=None, requires_grad=False, device=None):
     """Uniform samples in [0, 1). The stream differs from PyTorch's (see tensorgrad.random)."""
+    check_device(device)
     data = _random.uniform_array(_size_arg(size), 0.0, 1.0,
                                  _random_dtype(dtype, "check_uniform_bounds").numpy)
     return _finish(data, None, requires_grad)
@@ -296,6 +306,7 @@ def rand(*size, dtype=None, requires_grad=False, device=None):
 
 def randn(*size, dtype=None, requires_grad=False, device=None):
     """Standard normal samples. The stream differs from PyTorch's (see tensorgrad.random)."""
+    check_device(device)
     data = _random.normal_array(_size_arg(size), 0.0, 1.0,
                                 _random_dtype(dtype, "normal_kernel_cpu").numpy)
     return _finish(data, None, requires_grad)
@@ -303,6 +314,7 @@ def randn(*size, dtype=None, requires_grad=False, device=None):
 
 def randint(low, high=None, size=None, dtype=None, requires_grad=False, device=None):
     """Integers in [low, high). `randint(high, size)` starts from 0, as in PyTorch."""
+    check_device(device)
     if size is None and isinstance(high, (tuple, list)):
         low, high, size = 0, low, high
     elif high is None:

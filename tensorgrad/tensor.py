@@ -404,9 +404,22 @@ class Tensor:
     def cpu(self):
         return self
 
+    def cuda(self, device=None, non_blocking=False):
+        """There is no GPU: as PyTorch without CUDA."""
+        if device is not None:
+            if not isinstance(device, (str, int, _device.device)):
+                raise TypeError(messages.ARGUMENT_TYPE.format(
+                    name="cuda", argument="device", where=" (position 1)",
+                    expected="tensorgrad.device", got=type(device).__name__))
+            if isinstance(device, str):
+                _device.device(device)  # an unknown device type: PyTorch's list of them
+        raise AssertionError(messages.NO_CUDA)
+
+    is_cuda = False
+
     @property
     def device(self):
-        return "cpu"
+        return _device.CPU
 
     def __bool__(self):
         if self._data.size != 1:
@@ -848,27 +861,6 @@ class Tensor:
     def pow_(self, exponent):
         return _inplace.apply(self, lambda: _ew.pow(self, exponent), (exponent,))
 
-    def neg_(self):
-        return _inplace.apply(self, lambda: _ew.neg(self))
-
-    def exp_(self):
-        return _inplace.apply(self, lambda: _ew.exp(self))
-
-    def log_(self):
-        return _inplace.apply(self, lambda: _ew.log(self))
-
-    def sqrt_(self):
-        return _inplace.apply(self, lambda: _ew.sqrt(self))
-
-    def tanh_(self):
-        return _inplace.apply(self, lambda: _ew.tanh(self))
-
-    def sigmoid_(self):
-        return _inplace.apply(self, lambda: _ew.sigmoid(self))
-
-    def relu_(self):
-        return _inplace.apply(self, lambda: _ew.relu(self))
-
     def clamp_(self, min=None, max=None):  # noqa: A002
         return _inplace.apply(self, lambda: _ew.clamp(self, min, max))
 
@@ -956,22 +948,10 @@ def to_arguments(args, kwargs):
         dtype, rest = first.dtype, args[1:]
         copy = rest[1] if len(rest) > 1 else kwargs.get("copy", False)
     else:
-        check_device(first if args else kwargs.get("device"))
+        _device.check_device(first if args else kwargs.get("device"))
         dtype = args[1] if len(args) > 1 else kwargs.get("dtype")
         copy = args[3] if len(args) > 3 else kwargs.get("copy", False)
     return (None if dtype is None else dtypes.check_dtype(dtype)), copy
-
-
-def check_device(device):
-    """tensorgrad has one device, the CPU: "cpu" (or None) is fine; anything else is refused
-    with PyTorch's words on a machine without that device."""
-    if device is None or str(device) in ("cpu", "cpu:0"):
-        return
-    if str(device).startswith("cuda"):
-        raise AssertionError(messages.NO_CUDA)
-    if isinstance(device, int):
-        raise RuntimeError(messages.NO_ACCELERATOR)
-    raise RuntimeError(messages.UNKNOWN_DEVICE.format(device=device))
 
 
 def _bracketed(shape):
@@ -984,6 +964,7 @@ _C_TYPE_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "
 # The operations import Tensor, so they are imported after the class exists.
 from .autograd import backward_and_grad as _backward_and_grad  # noqa: E402
 from .autograd import forward_ad as _forward_ad  # noqa: E402
+from . import device as _device  # noqa: E402
 from .autograd.grad_mode import no_grad as _no_grad  # noqa: E402
 from . import derivatives as _derivatives  # noqa: E402,F401  (first: the ops build on its node classes)
 from .ops import elementwise as _ew  # noqa: E402
@@ -993,5 +974,32 @@ from .ops import linalg as _linalg  # noqa: E402
 from .ops import reduction as _red  # noqa: E402
 from .ops import shape as _shape  # noqa: E402
 from . import arguments as _arguments  # noqa: E402
+
+# In-place forms of the functions of one tensor: `x.exp_()` computes exp(x) and makes it x's new
+# value, with the leaf and version rules of every in-place operation (ops/inplace.py).
+IN_PLACE_OF = ("neg", "exp", "log", "sqrt", "tanh", "sigmoid", "relu", "sin", "cos", "abs",
+               "reciprocal", "square", "sign")
+
+
+def _in_place_form(name):
+    function = getattr(_ew, name)
+
+    def method(self):
+        return _inplace.apply(self, lambda: function(self))
+
+    method.__name__ = method.__qualname__ = name + "_"
+    method.__doc__ = f"In place: x becomes {name}(x)."
+    return method
+
+
+for _name in IN_PLACE_OF:
+    setattr(Tensor, _name + "_", _in_place_form(_name))
+
+# Functions that PyTorch also offers as Tensor methods (`x.isclose(y)` as `isclose(x, y)`).
+for _module, _names in ((_ew, ("allclose", "isclose", "floor_divide", "remainder", "logical_and",
+                               "logical_or")), (_linalg, ("outer",))):
+    for _name in _names:
+        setattr(Tensor, _name, getattr(_module, _name))
+Tensor.broadcast_to = Tensor.expand  # (PyTorch's method is expand: it takes a single int too)
 
 _arguments.check_methods(Tensor)  # every method with arguments checks them first (arguments.py)

@@ -50,6 +50,8 @@ DIFFERENT_ON_PURPOSE = {
        for form in ("", "dtype=")},
     # torch takes these through hidden overloads or its Python wrappers
     **{f"lib.{op}(other=t, input=1.5)": _NOT_SUPPORTED for op in ("add", "sub", "mul", "div")},
+    # torch's method takes a single int positionally (it is expand), but not as size=
+    "t.broadcast_to(size=-1)": _NOT_SUPPORTED,
     "lib.floor_divide(other=t, input=1.5)": _NOT_SUPPORTED,
     "lib.floor_divide(other=1.5, input=1.5)": _NOT_SUPPORTED,
     "lib.div(other=1.5, rounding_mode='mean', input=1.5)": _NOT_SUPPORTED,

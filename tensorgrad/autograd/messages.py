@@ -308,6 +308,8 @@ CLOSURE_NOT_CALLABLE = ("step(): closure must be a function that re-evaluates th
 GRAD_IS_SELF = "can't assign Variable as its own grad"
 NO_CUDA = "tensorgrad not compiled with CUDA enabled"
 NO_ACCELERATOR = "Cannot access accelerator device when none is available."
+# tensorgrad's own, for a device type PyTorch knows but this machine (and tensorgrad) has not
+NO_SUCH_DEVICE = "tensorgrad computes on the CPU only; there is no {device} device (use 'cpu')"
 UNKNOWN_DEVICE = ("Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, "
                   "fpga, maia, xla, lazy, vulkan, mps, meta, hpu, mtia, privateuseone device type "
                   "at start of device string: {device}")
