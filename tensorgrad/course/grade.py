@@ -3,7 +3,8 @@
 For each submission:
 
 1. read its bytes (never written to) and their sha256; parse leniently;
-2. match it to an exercise set (by file name, else by grade_ids in common);
+2. identify its exercise set by content: metadata, then cell ids, then file
+   name (:mod:`.identify`); never a guess;
 3. build the notebook to run: the instructor's source with the student's
    answer cells put in (:mod:`.assemble`), plus the guard cells (:mod:`.guard`),
    armed with a fresh nonce;
@@ -35,8 +36,10 @@ Scoring
     part of the score.
 
 Submission statuses: ``graded``, ``timeout``, ``kernel_died``,
-``invalid_notebook``, ``grader_error`` (a bug in the grader, reported instead
-of stopping the batch).
+``invalid_notebook`` (not a notebook: a ``.py``, a PDF, an empty or truncated
+file), ``unmatched`` (a notebook whose exercise set cannot be told for sure,
+:mod:`.identify`), ``grader_error`` (a bug in the grader, reported instead of
+stopping the batch).
 
 Nothing a student does stops the batch: every failure mode becomes a status
 and a reason for that submission only. Batches run in a process pool
@@ -65,10 +68,11 @@ from typing import Callable
 
 from . import assemble as asm
 from . import expected as exp
+from . import identify
 from .errors import CourseError, NotebookError, UsageError
 from .exercise_set import ExerciseSet, load_exercise_sets
 from .kernel import CellResult, Limits, RunResult, kernel_env, run_notebook
-from .notebooks import find_notebooks, parse_json
+from .notebooks import grade_id, parse_json, source_of
 from .values import compare
 from .version import GRADER_VERSION
 
@@ -144,19 +148,36 @@ class SubmissionResult:
 # ------------------------------------------------------------------ discovery
 
 
+def _class_files(root: Path) -> list[Path]:
+    """Every file below ``root`` a student may have handed in, sorted.
+
+    Not only notebooks: a ``.py``, a PDF or an empty upload gets its own row
+    (``invalid_notebook``) instead of vanishing. Hidden files and folders
+    (``.ipynb_checkpoints``, ``.DS_Store``) and macOS's ``__MACOSX`` are skipped.
+    """
+    found = []
+    for path in root.rglob("*"):
+        rel = path.relative_to(root)
+        if any(part.startswith(".") or part == "__MACOSX" for part in rel.parts) or not path.is_file():
+            continue
+        found.append(path)
+    return sorted(found)
+
+
 def discover(paths: list[str | Path]) -> list[Submission]:
     """Submissions from files and folders.
 
     A file is one submission; its student is the file's stem. A folder holds
-    one notebook per student (``alice.ipynb``) or one folder per student
+    one file per student (``alice.ipynb``) or one folder per student
     (``alice/set1.ipynb``): the student is the first folder below it, else the
-    stem. Raises :class:`UsageError` for a path that does not exist.
+    stem. Every file in a folder is a submission, notebook or not. Raises
+    :class:`UsageError` for a path that does not exist.
     """
     found: dict[Path, Submission] = {}
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            for nb in find_notebooks(path):
+            for nb in _class_files(path):
                 rel = nb.relative_to(path)
                 student = rel.parts[0] if len(rel.parts) > 1 else rel.stem
                 found.setdefault(nb.resolve(), Submission(student, str(nb)))
@@ -165,28 +186,6 @@ def discover(paths: list[str | Path]) -> list[Submission]:
         else:
             raise UsageError(f"submission not found: {path}")
     return sorted(found.values(), key=lambda s: (s.student, s.path))
-
-
-# ------------------------------------------------------------------- matching
-
-
-def match_exercise_set(
-    path: str, ids: set[str], sets: dict[str, ExerciseSet]
-) -> tuple[ExerciseSet | None, str]:
-    """The exercise set a submission belongs to, and a problem to report ("" if none)."""
-    by_name = [s for s in sets.values() if s.short_name == Path(path).stem]
-    named = by_name[0] if len(by_name) == 1 else (next(iter(sets.values())) if len(sets) == 1 else None)
-    overlap = {name: len(ids & s.all_ids) for name, s in sets.items()}
-    best = max(overlap, key=lambda n: (overlap[n], n)) if overlap and max(overlap.values()) > 0 else None
-    if named is not None:
-        if not ids or ids & named.all_ids:
-            return named, ""
-        if best is not None:
-            return named, f"its cells belong to exercise set {best!r}, not {named.name!r}"
-        return named, f"none of its cells belong to exercise set {named.name!r}"
-    if best is not None:
-        return sets[best], ""
-    return None, "it matches no exercise set (neither its file name nor any grade_id)"
 
 
 # -------------------------------------------------------------------- scoring
@@ -457,19 +456,25 @@ def grade_submission(
 
 def _read(sub: Submission, sets: dict[str, ExerciseSet]):
     """(bytes or None, parsed JSON or None, problem, exercise set or None)."""
+    path = Path(sub.path)
     try:
-        data = Path(sub.path).read_bytes()
+        if path.stat().st_size > identify.MAX_FILE_BYTES:
+            size = path.stat().st_size / 2**20
+            return None, None, f"file too large for a notebook ({size:.0f} MB); look at it by hand", None
+        data = path.read_bytes()
     except OSError as exc:
         return None, None, f"cannot read the file: {exc.strerror or exc}", None
-    try:
-        nb_json = parse_json(data)
-        problem = ""
-    except NotebookError as exc:
-        nb_json, problem = None, exc.message
-    cells = asm.submitted_cells(nb_json) if nb_json is not None else []
-    ids = {c.grade_id for c in cells if c.grade_id}
-    exset, mismatch = match_exercise_set(sub.path, ids, sets)
-    return data, nb_json, problem or mismatch, exset
+    problem = identify.not_a_notebook(sub.path, data)
+    if not problem:
+        try:
+            nb_json = parse_json(data)
+        except NotebookError as exc:
+            problem = f"{exc.message}; the file may be truncated or not saved from Jupyter"
+    if problem:  # its row goes with the set its name gives, if any (a 0 in that set's table)
+        return data, None, problem, identify.set_by_name(sub.path, sets)
+    cells = asm.submitted_cells(nb_json)
+    match = identify.identify(sub.path, nb_json, {c.grade_id for c in cells if c.grade_id}, sets)
+    return data, nb_json, match.problem, match.exset
 
 
 def _grade(
@@ -477,17 +482,21 @@ def _grade(
 ) -> SubmissionResult:
     result = SubmissionResult(sub.student, sub.path, Path(sub.path).stem, "", "graded")
     data, nb_json, problem, exset = _read(sub, sets)
-    if data is None:
+    if data is None or nb_json is None:
         result.status, result.reason = "invalid_notebook", problem
+        if data is not None:
+            result.sha256 = hashlib.sha256(data).hexdigest()
+        if exset is not None:
+            result.notebook, result.max_score = exset.name, exset.max_score
+            result.solution_sha256 = exset.source_sha256
+            result.tasks = _unscored(exset, "missing", f"not graded: {problem}")
         return result
     result.sha256 = hashlib.sha256(data).hexdigest()
-    if exset is not None:
-        result.notebook, result.max_score = exset.name, exset.max_score
-        result.solution_sha256 = exset.source_sha256
-    if exset is None or problem:
-        result.status, result.reason = "invalid_notebook", problem
-        result.tasks = _unscored(exset, "missing", f"not graded: {problem}")
+    if exset is None:
+        result.status, result.reason = "unmatched", problem
         return result
+    result.notebook, result.max_score = exset.name, exset.max_score
+    result.solution_sha256 = exset.source_sha256
 
     wanted = expected.get(exset.name) or exp.compute(exset, limits)
     cells = asm.submitted_cells(nb_json)
@@ -500,6 +509,17 @@ def _grade(
     saved = asm.saved_records_finding(nb_json)
     if saved is not None:
         assembly.findings.append(saved)
+    instructor = identify.solution_markers(nb_json)
+    if result.sha256 == exset.source_sha256 or instructor:
+        what = "is the instructor's solution notebook itself" if result.sha256 == exset.source_sha256 else (
+            f"is the instructor's solution notebook (it contains the {instructor} markers)")
+        # Its test cells are the instructor's own, hidden tests included: not edits.
+        source = {gid: source_of(c).strip() for c in exset.notebook.cells if (gid := grade_id(c))}
+        own = {c.grade_id for c in cells if c.grade_id and source.get(c.grade_id) == c.source.strip()}
+        assembly.findings = [f for f in assembly.findings if not (f.kind == "edited" and f.grade_id in own)]
+        assembly.findings.insert(0, asm.Finding(
+            "solution_notebook", None, f"this file {what}; graded as submitted: check how the student got it",
+            tampering=True))
     scratch = Path(tempfile.mkdtemp(prefix="tg-grade-"))
     try:
         workdir = scratch / "work"
@@ -588,7 +608,7 @@ def sets_needed(submissions: list[Submission], sets: dict[str, ExerciseSet]) -> 
     needed = set()
     for sub in submissions:
         data, _, problem, exset = _read(sub, sets)
-        if data is not None and exset is not None and not problem:
+        if data is not None and exset is not None and not problem:  # (an invalid file runs nothing)
             needed.add(exset.name)
     return sorted(needed)
 

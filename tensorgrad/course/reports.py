@@ -94,7 +94,7 @@ SUBMISSION_SCHEMA: dict = {
         },
         "exercise_set": {"type": "string"},
         "solution_sha256": {"type": "string"},
-        "status": {"enum": ["graded", "timeout", "kernel_died", "invalid_notebook", "grader_error"]},
+        "status": {"enum": ["graded", "timeout", "kernel_died", "invalid_notebook", "unmatched", "grader_error"]},
         "reason": {"type": "string"},
         "score": {"type": "number", "minimum": 0},
         "max_score": {"type": "number", "minimum": 0},

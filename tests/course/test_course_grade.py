@@ -269,8 +269,10 @@ def test_correct_answers_score_full(batch):
 def test_instructor_solution_scores_full(batch):
     r = batch[0]["sol_instructor"]
     assert (r.status, r.score) == ("graded", 4)
-    # The source has hidden tests the release does not: correctly reported as an edit.
-    assert findings(r) == {("edited", "test_square")}
+    # Recognised as the instructor's own notebook; its hidden tests are not reported as edits.
+    assert findings(r) == {("solution_notebook", None)}
+    (finding,) = r.integrity
+    assert finding["tampering"] and "the instructor's solution notebook itself" in finding["detail"]
 
 
 def test_unattempted_exercise_scores_zero_not_attempted(batch):
