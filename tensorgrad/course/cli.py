@@ -5,7 +5,7 @@ Usage::
     tensorgrad-course build [--solutions DIR] [--exercises DIR] [--check]
     tensorgrad-course grade SUBMISSION... [--solutions DIR] [--exercises DIR] [--out DIR]
                             [--jobs N] [--timeout-cell S] [--timeout-notebook S] [--memory MB]
-                            [--format json|csv|gradescope]... [--shard K/N] [--cache DIR]
+                            [--format json|csv|gradescope]... [--shard K/N] [--cache DIR] [--no-sandbox]
     tensorgrad-course report OUT [--format json|csv|gradescope]...
 
 ``report`` merges the results of ``grade --shard K/N`` runs (all writing to
@@ -118,6 +118,10 @@ def _parser() -> argparse.ArgumentParser:
         help="where the solutions' expected values are cached (default OUT/.cache)",
     )
     grade.add_argument("--no-progress", action="store_true", help="no progress bar, even on a terminal")
+    grade.add_argument(
+        "--no-sandbox", action="store_true",
+        help="run kernels without bubblewrap (they can then read and write everything you can); every report says so",
+    )
 
     report = sub.add_parser("report", help="merge the results of sharded grade runs")
     report.add_argument("out", type=Path, metavar="OUT", help="the --out folder the shards wrote to")
@@ -169,7 +173,7 @@ class _Progress:
 
 
 def _grade(args) -> int:
-    from . import grade, reports
+    from . import grade, reports, sandbox
     from .kernel import Limits
 
     formats = tuple(dict.fromkeys(args.formats or reports.FORMATS))
@@ -179,8 +183,13 @@ def _grade(args) -> int:
     if not submissions and args.shard is None:
         raise UsageError("no notebooks found in the given submissions")
     limits = Limits(
-        cell_timeout=args.timeout, notebook_timeout=args.timeout_notebook, memory_mb=args.memory
+        cell_timeout=args.timeout, notebook_timeout=args.timeout_notebook, memory_mb=args.memory,
+        sandbox=not args.no_sandbox,
     )
+    if limits.sandbox:
+        sandbox.require()  # refuses, in one line, before anything runs
+    else:
+        print(f"warning: no sandbox: {sandbox.describe(False)}", file=sys.stderr)
     exercises = args.exercises if args.exercises.is_dir() else None
     if exercises is None:
         print(

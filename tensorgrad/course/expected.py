@@ -33,7 +33,6 @@ import json
 import platform
 import secrets
 import shutil
-import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -41,7 +40,7 @@ from . import assemble as asm
 from . import markers
 from .errors import CourseError
 from .exercise_set import ExerciseSet
-from .kernel import Limits, RunResult, kernel_env, run_notebook
+from .kernel import Limits, RunResult, kernel_env, new_scratch, run_notebook
 from .notebooks import atomic_write_text
 from .values import RECORD_VERSION
 from .version import GRADER_VERSION
@@ -221,7 +220,7 @@ def compute(exset: ExerciseSet, limits: Limits) -> Expected:
         return Expected(exset.name, exset.source_sha256, cache_key(exset), tasks)
     nonce = secrets.token_hex(16)
     assembly = asm.assemble(exset, _solution_cells(exset), nonce=nonce)
-    scratch = Path(tempfile.mkdtemp(prefix="tg-solution-"))
+    scratch = new_scratch("tg-solution-", limits)
     try:
         (scratch / "work").mkdir()
         run = run_notebook(assembly.notebook, limits, scratch / "work", kernel_env(scratch, [PACKAGE_PARENT]))

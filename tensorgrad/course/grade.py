@@ -57,7 +57,6 @@ import hashlib
 import multiprocessing
 import secrets
 import shutil
-import tempfile
 import threading
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -68,10 +67,10 @@ from typing import Callable
 
 from . import assemble as asm
 from . import expected as exp
-from . import identify
+from . import identify, sandbox
 from .errors import CourseError, NotebookError, UsageError
 from .exercise_set import ExerciseSet, load_exercise_sets
-from .kernel import CellResult, Limits, RunResult, kernel_env, run_notebook
+from .kernel import CellResult, Limits, RunResult, kernel_env, new_scratch, run_notebook
 from .notebooks import grade_id, parse_json, source_of
 from .values import compare
 from .version import GRADER_VERSION
@@ -520,7 +519,7 @@ def _grade(
         assembly.findings.insert(0, asm.Finding(
             "solution_notebook", None, f"this file {what}; graded as submitted: check how the student got it",
             tampering=True))
-    scratch = Path(tempfile.mkdtemp(prefix="tg-grade-"))
+    scratch = new_scratch("tg-grade-", limits)
     try:
         workdir = scratch / "work"
         workdir.mkdir()
@@ -666,6 +665,8 @@ def grade_batch(
     solutions of the sets in use are run (or read from ``cache_dir``), so a
     solution failing its own tests stops the batch before any student is graded.
     """
+    if limits.sandbox:
+        sandbox.require()  # no student code runs outside the sandbox unless told --no-sandbox
     sets = load_exercise_sets(solutions_dir, exercises_dir)
     needed = sets_needed(submissions, sets)
     results: list[SubmissionResult] = []

@@ -153,14 +153,16 @@ def safe_name(name: str) -> str:
     return safe
 
 
-def environment() -> dict[str, str]:
+def environment(limits: Limits | None = None) -> dict[str, str]:
     import ipykernel
     import nbclient
     import numpy
 
+    from . import sandbox
     from .expected import library_hash
 
     return {
+        "sandbox": sandbox.describe(limits.sandbox if limits is not None else True),
         "python": platform.python_version(),
         "implementation": platform.python_implementation(),
         "platform": sys.platform,
@@ -283,10 +285,10 @@ def csv_tables(results: list[SubmissionResult]) -> dict[str, str]:
 # ---------------------------------------------------------------- Gradescope
 
 
-def gradescope(results: list[SubmissionResult]) -> dict:
+def gradescope(results: list[SubmissionResult], sandboxed: bool = True) -> dict:
     """One student's Gradescope results.json (all their notebooks together), one entry per test."""
     tests = []
-    notes = []
+    notes = [] if sandboxed else ["graded without a sandbox"]
     for r in results:
         if r.status != "graded":
             notes.append(f"{r.notebook}: {r.status}: {r.reason}")
@@ -336,8 +338,13 @@ def one_line(results: list[SubmissionResult], *, seconds: float | None = None, j
     return f"{head}: {parts or 'nothing to grade'}{mean}; tampering findings: {tampering}"
 
 
-def summary(results: list[SubmissionResult], *, seconds: float | None = None, jobs: int | None = None) -> str:
+def summary(results: list[SubmissionResult], *, seconds: float | None = None, jobs: int | None = None,
+            limits: Limits | None = None) -> str:
     lines = [one_line(results, seconds=seconds, jobs=jobs)]
+    if limits is not None and not limits.sandbox:
+        from .sandbox import describe
+
+        lines.append(f"WARNING: graded without a sandbox: {describe(False)}")
     lines.append("")
     lines.append("Scores:")
     width = max((len(r.student) for r in results), default=0)
@@ -392,7 +399,7 @@ def write_submission_jsons(
     results: list[SubmissionResult], out_dir: Path, limits: Limits, env: dict[str, str] | None = None
 ) -> list[str]:
     """Write ``json/<student>/<set>.json`` for each result; return the relative paths."""
-    env = env or environment()
+    env = env or environment(limits)
     paths = json_paths(results)
     for i, r in enumerate(results):
         atomic_write_text(Path(out_dir) / paths[i], _dump(submission_json(r, limits, env)))
@@ -411,7 +418,7 @@ def write_collected(
 ) -> str:
     """CSV, Gradescope, report.json and summary.txt for ``results``; returns the summary text."""
     out_dir = Path(out_dir)
-    env = env or environment()
+    env = env or environment(limits)
     if "csv" in formats:
         for name, text in csv_tables(results).items():
             atomic_write_text(out_dir / "csv" / name, text)
@@ -421,7 +428,7 @@ def write_collected(
             by_student[r.student].append(r)
         for student, theirs in sorted(by_student.items()):
             theirs = sorted(theirs, key=lambda r: (r.notebook, r.path))
-            atomic_write_text(out_dir / "gradescope" / safe_name(student) / "results.json", _dump(gradescope(theirs)))
+            atomic_write_text(out_dir / "gradescope" / safe_name(student) / "results.json", _dump(gradescope(theirs, limits.sandbox)))
     if "json" in formats:
         ordered = sorted(results, key=lambda r: (r.student, r.notebook, r.path))
         report = {
@@ -434,8 +441,8 @@ def write_collected(
             "submissions": [submission_json(r, limits, env) for r in ordered],
         }
         atomic_write_text(out_dir / "report.json", _dump(report))
-    text = summary(results, seconds=seconds, jobs=jobs)
-    atomic_write_text(out_dir / "summary.txt", summary(results))  # no timings: stable across re-runs
+    text = summary(results, seconds=seconds, jobs=jobs, limits=limits)
+    atomic_write_text(out_dir / "summary.txt", summary(results, limits=limits))  # no timings: stable across re-runs
     return text
 
 
@@ -449,7 +456,7 @@ def write_reports(
     jobs: int | None = None,
 ) -> str:
     """Every output of an unsharded run; returns the summary text."""
-    env = environment()
+    env = environment(limits)
     if "json" in formats:
         write_submission_jsons(results, out_dir, limits, env)
     return write_collected(results, out_dir, limits, formats, env, seconds=seconds, jobs=jobs)
@@ -458,7 +465,7 @@ def write_reports(
 def write_shard(results: list[SubmissionResult], out_dir: Path, limits: Limits, shard: tuple[int, int]) -> Path:
     """A shard's JSON files (named by student and set, so shards never collide) and its manifest."""
     k, n = shard
-    env = environment()
+    env = environment(limits)
     # Paths are made collision-free over this shard only; students are
     # dealt to shards whole (see cli.shard_of), so shards cannot collide.
     written = write_submission_jsons(results, out_dir, limits, env)
