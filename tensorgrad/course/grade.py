@@ -55,6 +55,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import multiprocessing
+import re
 import secrets
 import shutil
 import threading
@@ -190,6 +191,36 @@ def discover(paths: list[str | Path]) -> list[Submission]:
 # -------------------------------------------------------------------- scoring
 
 
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_.]{0,79}")
+_RAISED = re.compile(r"^your code raised ([A-Za-z_][A-Za-z0-9_.]{0,79})\b")
+_THEIRS_LIMIT = 300
+
+
+def theirs(text: str, limit: int = _THEIRS_LIMIT) -> str:
+    """Text that came from the student's kernel, for a report: one line, bounded, quoted.
+
+    Anything the kernel sends (exception messages, the messages of a test
+    block) is the student's to choose, so it is never shown as the grader's
+    own words: control characters become spaces, it is cut at ``limit``
+    characters, and it is put in quotes.
+    """
+    clean = " ".join("".join(ch if ch.isprintable() else " " for ch in str(text)).split())
+    if len(clean) > limit:
+        clean = clean[: limit - 3] + "..."
+    return '"' + clean.replace('"', "'") + '"'
+
+
+def _exception_name(ename: str) -> str:
+    """An exception's class name from the kernel, if it is a plain (bounded) name."""
+    return ename if _IDENTIFIER.fullmatch(ename or "") else "an exception"
+
+
+def _raised(ename: str, evalue: str) -> str:
+    """``ValueError: "its message"`` (the message quoted as the student's text)."""
+    name = _exception_name(ename)
+    return f"{name}: {theirs(evalue)}" if evalue else name
+
+
 def _describe(assembly: asm.Assembly, index: int | None) -> str:
     """Where a run stopped, as " (at your answer cell 'mean')"."""
     if index is None or not 0 <= index < len(assembly.roles):
@@ -219,7 +250,7 @@ def _answer_note(task, assembly: asm.Assembly, run: RunResult) -> tuple[str | No
                 status = status or "not_attempted"
                 notes.append(f"your answer cell {gid!r} still raises NotImplementedError")
             elif gid not in assembly.missing_answers:
-                notes.append(f"your answer cell {gid!r} raised {result.ename}: {result.evalue}".rstrip(": "))
+                notes.append(f"your answer cell {gid!r} raised {_raised(result.ename, result.evalue)}")
         if gid in assembly.retyped_answers:
             notes.append(f"answer cell {gid!r} was not a code cell in your notebook; it was run as code")
     missing = [gid for gid in task.answers if gid in assembly.missing_answers]
@@ -229,15 +260,23 @@ def _answer_note(task, assembly: asm.Assembly, run: RunResult) -> tuple[str | No
     return status, "; ".join(notes)
 
 
-def _cell_status(outcome: CellResult) -> tuple[str, str]:
-    """(status, message) for a test cell that ended with an error or a timeout."""
+def _cell_status(outcome: CellResult, hidden: bool = False) -> tuple[str, str]:
+    """(status, message) for a test cell that ended with an error or a timeout.
+
+    The exception's message comes from the kernel: quoted, and left out
+    altogether for a cell with hidden tests (it could show their code or values).
+    """
     if outcome.status == "timeout":
         return "timeout", f"the test {outcome.evalue}"
     if outcome.ename == "NotImplementedError":
         return "not_attempted", "your answer still raises NotImplementedError"
+    if hidden:
+        name = _exception_name(outcome.ename)
+        status = "failed" if outcome.ename in _FAILURE_NAMES else "error"
+        return status, f"the test stopped with {name} (hidden tests show no details)"
     if outcome.ename in _FAILURE_NAMES:
-        return "failed", outcome.evalue or f"{outcome.ename} (no message)"
-    return "error", f"{outcome.ename}: {outcome.evalue}".rstrip(": ")
+        return "failed", theirs(outcome.evalue) if outcome.evalue else f"{outcome.ename} (no message)"
+    return "error", _raised(outcome.ename, outcome.evalue)
 
 
 def _not_run(run: RunResult, index: int, stop_note: str) -> tuple[str, str] | None:
@@ -254,7 +293,7 @@ def _judge(record: dict, test: exp.ExpectedTest) -> tuple[str, str]:
         submitted.setdefault(value["name"], value["value"])
     if record["outcome"] != "passed":
         status = record["outcome"]
-        message = record.get("message", "")
+        message = _kernel_message(status, record.get("message", ""), test.hidden)
         failed = record.get("failed_value")
         if failed and failed in submitted:
             # Recompute the message here, so that a hidden test never shows its
@@ -276,6 +315,18 @@ def _judge(record: dict, test: exp.ExpectedTest) -> tuple[str, str]:
         if message:
             return "failed", message
     return "passed", ""
+
+
+def _kernel_message(status: str, message: str, hidden: bool) -> str:
+    """A failed test's message as the kernel sent it: quoted; for a hidden test, only what kind of failure."""
+    if not hidden:
+        return theirs(message) if message else ""
+    if status == "not_attempted":
+        return "not attempted yet: your code still raises NotImplementedError"
+    raised = _RAISED.match(message or "")
+    if status == "error":
+        return f"your code raised {raised.group(1) if raised else 'an exception'} in this hidden test"
+    return "this hidden test failed"
 
 
 def _options(wanted: dict) -> dict:
@@ -316,7 +367,7 @@ def _score_named(task, expected: exp.ExpectedTask, assembly, run, collected, ind
         elif outcome is None:
             status, message = _not_run(run, index, stop_note) or ("error", "the test cell did not run")
         elif outcome.status != "ok":
-            status, message = _cell_status(outcome)
+            status, message = _cell_status(outcome, test.hidden)
             if outcome.status == "error":
                 message = f"not run: the test cell stopped with {message}"
         else:
@@ -370,9 +421,10 @@ def _score_cell(task, assembly, run, index, stop_note) -> TaskResult:
         test = TestResult(task.grade_id, "passed", task.points, task.points, "", base["duration"], task.hidden)
         return TaskResult(points=task.points, status="passed", tests=[test], **base)
     override, note = _answer_note(task, assembly, run)
-    status, reason = _cell_status(outcome)
+    status, reason = _cell_status(outcome, task.hidden)
     if outcome.status != "timeout" and override:
-        status, reason = override, f"{outcome.ename}: {outcome.evalue}".rstrip(": ")
+        status, reason = override, (_exception_name(outcome.ename) if task.hidden
+                                    else _raised(outcome.ename, outcome.evalue))
     if note:
         reason = f"{note} ({reason})" if override else f"{reason} ({note})"
     test = TestResult(task.grade_id, status, 0.0, task.points, reason, base["duration"], task.hidden)
@@ -410,11 +462,11 @@ def _guard_findings(assembly: asm.Assembly, run: RunResult) -> list[asm.Finding]
         if cell_role not in (asm.GUARD, asm.SETUP) or result is None or result.status == "ok":
             continue
         if result.ename == "GraderGuard":
-            detail = f"{result.evalue} (before test {gid!r})"
+            detail = f"{theirs(result.evalue)} (before test {gid!r})"
             key = result.evalue
             finding = asm.Finding("patched", gid, detail, tampering=True)
         else:
-            key = detail = f"the grader's {cell_role} cell failed: {result.ename}: {result.evalue}"
+            key = detail = f"the grader's {cell_role} cell failed: {_raised(result.ename, result.evalue)}"
             finding = asm.Finding("guard", gid, detail, tampering=cell_role == asm.GUARD)
         if key not in seen:
             seen.add(key)

@@ -227,10 +227,11 @@ def test_statuses_from_execute_replies(built):
         ("test", "test_predict"): CellResult("error", "ValueError", "bad"),
     })
     results = {t.grade_id: t for t in grade.score(exset, assembly, run)}
-    assert (results["test_square"].status, results["test_square"].reason) == ("failed", "square(3) should be 9")
+    # test_square has hidden tests: its assertion's message could give their values away.
+    assert (results["test_square"].status, results["test_square"].reason) == ("failed", "the test stopped with AssertionError (hidden tests show no details)")
     assert results["test_mean"].status == "not_attempted"
     assert "still raises NotImplementedError" in results["test_mean"].reason
-    assert (results["test_predict"].status, results["test_predict"].reason) == ("error", "ValueError: bad")
+    assert (results["test_predict"].status, results["test_predict"].reason) == ("error", 'ValueError: "bad"')
     assert all(t.points == 0 for t in results.values())
 
 

@@ -285,13 +285,13 @@ def test_unattempted_exercise_scores_zero_not_attempted(batch):
 def test_wrong_answer_scores_zero_with_the_assertion_message(batch):
     r = batch[0]["carl_wrong"]
     t = tasks(r)["test_square"]
-    assert (t.status, t.points, t.max_points, t.reason) == ("failed", 0, 2, "square(3) should be 9")
+    assert (t.status, t.points, t.max_points, t.reason) == ("failed", 0, 2, "the test stopped with AssertionError (hidden tests show no details)")
     assert points(r) == {"test_square": 0, "test_mean": 1, "test_predict": 1}
 
 
 def test_hidden_tests_are_run(batch):
     t = tasks(batch[0]["dana_hidden_wrong"])["test_square"]
-    assert (t.status, t.reason, t.hidden) == ("failed", "square(-2) should be 4", True)
+    assert (t.status, t.reason, t.hidden) == ("failed", "the test stopped with AssertionError (hidden tests show no details)", True)
 
 
 def test_weakened_test_cell_is_graded_by_the_instructor_test_and_reported(batch):
@@ -354,7 +354,7 @@ def test_huge_allocation_fails_that_task_and_the_kernel_survives(batch):
 def test_hiding_tracebacks_does_not_turn_a_failure_into_a_pass(batch):
     r = batch[0]["mia_hides_tracebacks"]
     t = tasks(r)["test_square"]
-    assert (t.status, t.points, t.reason) == ("failed", 0, "square(3) should be 9")
+    assert (t.status, t.points, t.reason) == ("failed", 0, "the test stopped with AssertionError (hidden tests show no details)")
     patched = [f for f in r.integrity if f["kind"] == "patched"]
     assert patched and patched[0]["tampering"]
     assert "showtraceback" in patched[0]["detail"]
@@ -444,8 +444,8 @@ def test_failed_hidden_test_does_not_reveal_the_expected_value(batch):
     r = batch[0]["n_hidden_wrong"]
     hidden = named_tests(r, "test_scale")["a negative factor"]
     assert (hidden.status, hidden.hidden, hidden.points) == ("failed", True, 0)
-    assert hidden.message.startswith("your scale([1, -2], -0.5) is array([ 0.5, -1. ]), expected shape (2,)")
-    assert "not the expected value" in hidden.message and "-0.5," not in hidden.message
+    # Neither the expected value, nor the difference, nor the text of the student's value.
+    assert hidden.message == "your scale([1, -2], -0.5) is not the expected value"
     assert tasks(r)["test_scale"].points == 2
 
 
