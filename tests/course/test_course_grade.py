@@ -16,9 +16,8 @@ import json
 import time
 
 import pytest
-from course_helpers import BASICS, NAMED, cell_by_id, read_json
+from course_helpers import BASICS, cell_by_id, two_set_course
 
-from tensorgrad.course import generate
 from tensorgrad.course.grade import discover, grade_batch
 from tensorgrad.course.kernel import Limits
 
@@ -202,12 +201,7 @@ NAMED_SCENARIOS = {
 @pytest.fixture(scope="module")
 def batch(tmp_path_factory):
     root = tmp_path_factory.mktemp("grading")
-    (root / "solutions").mkdir()
-    (root / "solutions" / "basics.ipynb").write_bytes(BASICS.read_bytes())
-    (root / "solutions" / "named.ipynb").write_bytes(NAMED.read_bytes())
-    generate.build(root / "solutions", root / "exercises")
-    release = read_json(root / "exercises" / "basics.ipynb")
-    named_release = read_json(root / "exercises" / "named.ipynb")
+    release, named_release = two_set_course(root)
     subs = root / "submissions"
     for student, make in SCENARIOS.items():
         (subs / student).mkdir(parents=True)

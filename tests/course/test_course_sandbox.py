@@ -19,10 +19,10 @@ import threading
 from pathlib import Path
 
 import pytest
-from course_helpers import BASICS, NAMED, cell_by_id, read_json
+from course_helpers import cell_by_id, two_set_course
 
 from tensorgrad.course import expected as exp
-from tensorgrad.course import generate, reports, sandbox
+from tensorgrad.course import reports, sandbox
 from tensorgrad.course.grade import Submission, discover, grade_batch
 from tensorgrad.course.kernel import Limits
 
@@ -168,11 +168,7 @@ def _tree_hash(root: Path) -> dict:
 @pytest.fixture(scope="module")
 def hostile(tmp_path_factory):
     root = tmp_path_factory.mktemp("hostile")
-    (root / "solutions").mkdir()
-    (root / "solutions" / "basics.ipynb").write_bytes(BASICS.read_bytes())
-    (root / "solutions" / "named.ipynb").write_bytes(NAMED.read_bytes())
-    generate.build(root / "solutions", root / "exercises")
-    basics, named = read_json(root / "exercises" / "basics.ipynb"), read_json(root / "exercises" / "named.ipynb")
+    basics, named = two_set_course(root)
     subs, out, cache = root / "submissions", root / "out", root / "out" / ".cache"
 
     server = socket.socket()
