@@ -254,8 +254,8 @@ def compute(exset: ExerciseSet, limits: Limits) -> Expected:
                 name=name,
                 weight=float(record.get("weight", 1.0)),
                 hidden=record.get("line") in hidden,
-                values=[{"name": v["name"], "value": v["value"], "options": v.get("options", {})}
-                        for v in record["values"]],
+                values=[{"name": v["name"], "value": v["value"], "options": v.get("options", {}),
+                         "expected_given": bool(v.get("expected_given"))} for v in record["values"]],
                 hint=record.get("hint") if isinstance(record.get("hint"), str) else None,
             ))
         if task.check and not tests and not problems:

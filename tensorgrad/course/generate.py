@@ -9,6 +9,8 @@ For every notebook in ``solutions/`` the student version has:
 * outputs, execution counts, timing metadata and widget state cleared;
 * test cells ``locked: true``; nbgrader metadata (schema_version 3) kept, so the
   files also work with nbgrader;
+* answer and test code cells tagged ``raises-exception``, so that Run All on a
+  blank exercise runs every check cell instead of stopping at the first stub;
 * the set's identity in the notebook's metadata (``metadata.tensorgrad.exercise_set``),
   and cell ids unique across the course (a cell id that another set also uses is
   replaced by one derived from the set's name), so that the grader recognises a
@@ -77,6 +79,17 @@ def calls_done(source: str) -> bool:
 
 #: Cell metadata that records a past run, not content; cleared in exercises.
 _RUN_METADATA = ("execution",)
+#: Tag of the student versions' answer and check cells: JupyterLab's Run All goes on past them
+#: when they raise (an unanswered stub, a failing check), so every task's check still runs.
+RUN_ON_TAG = "raises-exception"
+
+
+def _tag(cell, tag: str) -> None:
+    tags = list(cell.metadata.get("tags", []))
+    if tag not in tags:
+        cell.metadata["tags"] = [*tags, tag]
+
+
 #: The notebook metadata key where the student version names its exercise set.
 METADATA_KEY = "tensorgrad"
 
@@ -267,6 +280,8 @@ def generate_notebook(nb, *, path: str, set_name: str | None = None,
         if cell.cell_type == "code":
             cell.outputs = []
             cell.execution_count = None
+            if cell_role in (ANSWER, TEST):
+                _tag(cell, RUN_ON_TAG)
         for key in _RUN_METADATA:
             cell.metadata.pop(key, None)
 

@@ -287,7 +287,11 @@ def _not_run(run: RunResult, index: int, stop_note: str) -> tuple[str, str] | No
 
 def _judge(record: dict, test: exp.ExpectedTest) -> tuple[str, str]:
     """A named test's (status, message) from the student's record and the solution's values."""
-    reveal = not test.hidden
+    # A value is shown only where the student's self-check shows it too: in a public test that
+    # gives expected= (never for a prediction, whose self-check checks only its form).
+    def reveal(wanted: dict) -> bool:
+        return not test.hidden and bool(wanted.get("expected_given"))
+
     submitted: dict[str, dict] = {}
     for value in record["values"]:
         submitted.setdefault(value["name"], value["value"])
@@ -300,7 +304,7 @@ def _judge(record: dict, test: exp.ExpectedTest) -> tuple[str, str]:
             # expected value (the kernel's message may, from an expected= literal).
             wanted = next((v for v in test.values if v["name"] == failed), None)
             if wanted is not None:
-                regraded = compare(wanted["value"], submitted[failed], name=failed, reveal=reveal,
+                regraded = compare(wanted["value"], submitted[failed], name=failed, reveal=reveal(wanted),
                                    **_options(wanted))
                 if regraded:
                     message = regraded
@@ -311,7 +315,7 @@ def _judge(record: dict, test: exp.ExpectedTest) -> tuple[str, str]:
         name = wanted["name"]
         if name not in submitted:
             return "failed", f"your code did not produce {name}"
-        message = compare(wanted["value"], submitted[name], name=name, reveal=reveal, **_options(wanted))
+        message = compare(wanted["value"], submitted[name], name=name, reveal=reveal(wanted), **_options(wanted))
         if message:
             return "failed", message
     return "passed", ""

@@ -338,6 +338,23 @@ def one_line(results: list[SubmissionResult], *, seconds: float | None = None, j
     return f"{head}: {parts or 'nothing to grade'}{mean}; tampering findings: {tampering}"
 
 
+def needs_attention(results: list[SubmissionResult]) -> list[str]:
+    """One line per thing a person should look at: a submission not graded to the end, a task
+    that timed out, an answer written in a cell the student added (and so not graded)."""
+    lines = []
+    for r in sorted(results, key=lambda r: (r.student, r.notebook, r.path)):
+        where = f"{r.student} {r.path}"
+        if r.status != "graded":
+            lines.append(f"{where}: {r.status}: {r.reason}")
+        for t in r.tasks:
+            if t.status == "timeout" and r.status == "graded":
+                lines.append(f"{where}: task {t.grade_id} timed out: {t.reason}")
+        for f in r.integrity:
+            if f.get("kind") == "added_answer":
+                lines.append(f"{where}: {f['detail']}")
+    return lines
+
+
 def summary(results: list[SubmissionResult], *, seconds: float | None = None, jobs: int | None = None,
             limits: Limits | None = None) -> str:
     lines = [one_line(results, seconds=seconds, jobs=jobs)]
@@ -368,12 +385,11 @@ def summary(results: list[SubmissionResult], *, seconds: float | None = None, jo
             share = f"{100 * got / most:.0f}%" if most else "-"
             lines.append(f"  {notebook} {gid}: {passed}/{total}, {share}")
 
-    attention = [r for r in results if r.status != "graded"]
+    attention = needs_attention(results)
     if attention:
         lines.append("")
         lines.append("Submissions needing attention:")
-        for r in attention:
-            lines.append(f"  {r.student} {r.path}: {r.status}: {r.reason}")
+        lines.extend(f"  {line}" for line in attention)
 
     tampering = [(r, f) for r in results for f in r.integrity if f.get("tampering")]
     other = [(r, f) for r in results for f in r.integrity if not f.get("tampering")]

@@ -18,6 +18,7 @@ import time
 import pytest
 from course_helpers import BASICS, cell_by_id, two_set_course
 
+from tensorgrad.course import reports
 from tensorgrad.course.grade import discover, grade_batch
 from tensorgrad.course.kernel import Limits
 
@@ -59,6 +60,14 @@ def duplicate_square_wrong_first(nb):
     right = cell_by_id(nb, "square")
     wrong = dict(copy.deepcopy(right), source="def square(x):\n    return 0")
     cells.insert(cells.index(right), wrong)
+
+
+def add_square_below(nb):
+    """A new cell (no metadata) with the answer, as a student who inserts a cell writes it."""
+    cells = nb["cells"]
+    cells.insert(cells.index(cell_by_id(nb, "square")) + 1,
+                 {"cell_type": "code", "metadata": {}, "source": "def square(x):\n    return x * x",
+                  "outputs": [], "execution_count": None, "id": "added-by-tom"})
 
 
 def unknown_kernel(nb):
@@ -108,6 +117,8 @@ SCENARIOS = {
     )}),
     "pam_ignores_interrupts": lambda r: from_release(r, {"mean": WEDGED_LOOP}),
     "rita_unknown_kernelspec": lambda r: from_release(r, edit=unknown_kernel),
+    "tom_answers_in_a_new_cell": lambda r: from_release(r, {"square": "def square(x):\n    raise NotImplementedError()"},
+                                                        add_square_below),
     # The kernel's folder holds a copy of the submission and nothing else.
     "sam_looks_around": lambda r: from_release(r, {"mean": (
         "import os\nfiles = sorted(os.listdir('.'))\n"
@@ -452,7 +463,8 @@ def test_values_are_compared_in_the_grader_not_the_kernel(batch):
     assert "expected shape (2,) but a different value: expected array([3., 6.])" in scale["scale([1, 2], 3)"].message
     assert scale["scale([1, 2], 3)"].message.endswith("\nhint: multiply every element by k")  # the solution's hint
     assert named_tests(r, "test_predict")["leaf"].status == "failed"
-    assert named_tests(r, "test_predict")["leaf"].message == "your leaf is 'yes' (a str), expected True or False (a bool)"
+    # A prediction's report says only whether it has the right form, never what is right.
+    assert named_tests(r, "test_predict")["leaf"].message == "your leaf is a str, expected True or False"
     assert r.score == 2  # count and double
     patched = [f for f in r.integrity if f["kind"] == "patched"]
     assert patched and "numpy.allclose" in patched[0]["detail"] and "values.compare" in patched[0]["detail"]
@@ -464,7 +476,7 @@ def test_forged_records_are_ignored_and_flagged(batch):
     assert ("forged", "predict", True) in kinds  # sent from an answer cell
     assert ("forged", "test_scale", True) in kinds  # a second record for a test
     leaf = named_tests(r, "test_predict")["leaf"]
-    assert leaf.status == "failed" and leaf.message == "your leaf is False, expected True"
+    assert leaf.status == "failed" and leaf.message == "your leaf is not the expected value"  # not "expected True"
     dup = named_tests(r, "test_scale")["scale([1, 2], 3)"]
     assert dup.status == "failed" and "more than once" in dup.message
     assert r.score == 1 + 2 + 1  # count, the other two scale tests, double
@@ -492,3 +504,18 @@ def test_a_kernel_dying_inside_a_test_keeps_earlier_tests(batch):
     assert statuses(r) == {"test_scale": "error", "test_predict": "error", "test_double": "error"}
     assert named_tests(r, "test_predict")["leaf"].message.startswith("not run: the kernel exited with code 3")
     assert r.score == 2
+
+
+def test_an_answer_in_an_added_cell_and_a_timed_out_task_need_attention(batch):
+    results = batch[0]
+    r = results["tom_answers_in_a_new_cell"]
+    assert tasks(r)["test_square"].status == "not_attempted"  # added cells are not run
+    (finding,) = r.integrity
+    assert (finding["kind"], finding["grade_id"], finding["tampering"]) == ("added_answer", "square", False)
+    assert "defines square" in finding["detail"]
+    attention = reports.needs_attention(list(results.values()))
+    assert any(line.startswith("tom_answers_in_a_new_cell ") and "defines square" in line for line in attention)
+    # jack's loop timed out one task; his notebook is otherwise graded, and still listed.
+    assert results["jack_infinite_loop"].status == "graded"
+    assert any(line.startswith("jack_infinite_loop ") and "task test_mean timed out" in line for line in attention)
+    assert "Submissions needing attention:" in reports.summary(list(results.values()))

@@ -407,3 +407,34 @@ def test_files_that_are_not_notebooks_get_a_row_with_a_reason(made_from, request
     r = results[kind]
     assert r.status == "invalid_notebook" and words in r.reason and "upload" in r.reason
     assert (r.notebook, r.score) == (exset.name, 0)  # its row is in its set's table, with 0 points
+
+
+def _count_twice(t):
+    """The common wrong count_ops of set 01 task 3: no memory of the nodes seen."""
+    count, stack = 0, [t.grad_fn]
+    while stack:
+        node = stack.pop()
+        if node is None or type(node).__name__ == "AccumulateGrad":
+            continue
+        count += 1
+        stack.extend(n for n, _ in node.next_functions)
+    return count
+
+
+def test_a_public_check_catches_a_count_ops_that_counts_a_shared_node_twice(capsys):
+    from tensorgrad.course import CheckFailure
+
+    name = "01_computation_graphs"
+    if name not in SETS:
+        pytest.skip(f"{name} is not in solutions/")
+    release = json.loads((EXERCISES / f"{name}.ipynb").read_text(encoding="utf-8"))
+    public = text(by_id(release, "task3_check"))
+    with pytest.raises(CheckFailure, match="1 of 3 checks failed"):
+        exec(public, {"count_ops": _count_twice})
+    assert "\N{BALLOT X} a node reached by two paths counts once: your count_ops(a * a) is 3, expected 2" in (
+        capsys.readouterr().out)
+    solution = json.loads((SOLUTIONS / f"{name}.ipynb").read_text(encoding="utf-8"))
+    namespace = {}
+    exec(text(by_id(solution, "task3")).replace("### BEGIN SOLUTION", "").replace("### END SOLUTION", ""), namespace)
+    exec(public, namespace)  # the right answer passes them all
+    assert capsys.readouterr().out.splitlines()[-1] == "task3: all 3 checks pass. More tests run when your work is graded."
