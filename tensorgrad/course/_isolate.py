@@ -62,12 +62,22 @@ def enter() -> None:
     _write("/proc/self/gid_map", f"{gid} {gid} 1\n")
 
 
-def confine(sandbox_root: str, scratch: str, tmp_bytes: int) -> None:
-    """In process 1 of the new PID namespace: the mounts described above, then no capabilities."""
+def confine(sandbox_root: str, scratch: str, tmp_bytes: int, keep: tuple[str, ...] = ()) -> None:
+    """In process 1 of the new PID namespace: the mounts described above, then no capabilities.
+
+    ``keep``: read-only folders below /tmp (a library installed there), bound
+    again, read-only, over the fresh /tmp.
+    """
     _mount(None, "/", None, MS_REC | MS_PRIVATE)
     _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
     own = os.open(scratch, os.O_PATH | os.O_DIRECTORY)  # still reachable once covered
+    kept = [(path, os.open(path, os.O_PATH | os.O_DIRECTORY)) for path in keep]
     _mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, f"size={tmp_bytes},mode=1777")
+    for path, fd in kept:
+        os.makedirs(path)
+        _mount(f"/proc/self/fd/{fd}", path, None, MS_BIND | MS_REC)
+        _mount(None, path, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
+        os.close(fd)
     os.makedirs(sandbox_root, exist_ok=True)  # (gone if it was below /tmp)
     _mount("tmpfs", sandbox_root, "tmpfs", MS_NOSUID | MS_NODEV, "size=65536,mode=755")
     os.makedirs(scratch)

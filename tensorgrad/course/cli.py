@@ -6,6 +6,7 @@ Usage::
     tensorgrad-course grade SUBMISSION... [--solutions DIR] [--exercises DIR] [--out DIR]
                             [--jobs N] [--timeout-cell S] [--timeout-notebook S] [--memory MB]
                             [--format json|csv|gradescope]... [--shard K/N] [--cache DIR] [--no-sandbox]
+    tensorgrad-course gradescope SOLUTION.ipynb... [--out autograder.zip] [--hidden-visibility after_published|hidden]
     tensorgrad-course report OUT [--format json|csv|gradescope]...
 
 ``report`` merges the results of ``grade --shard K/N`` runs (all writing to
@@ -33,6 +34,8 @@ from .errors import BuildError, CourseError, UsageError
 FORMATS = ("json", "csv", "gradescope")
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+#: Packages the grader imports beyond NumPy: missing, they give one error line, not a traceback.
+_GRADER_MODULES = {"nbformat", "nbclient", "ipykernel", "jupyter_client", "zmq", "traitlets", "IPython"}
 
 
 def _positive(kind):
@@ -76,7 +79,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tensorgrad-course", description="Build exercises from solutions/ and grade submissions."
     )
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{build,grade,report}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{build,grade,gradescope,report}")
 
     build = sub.add_parser("build", help="write exercises/ from solutions/")
     build.add_argument("--solutions", type=Path, default=Path("solutions"), metavar="DIR")
@@ -122,6 +125,15 @@ def _parser() -> argparse.ArgumentParser:
         "--no-sandbox", action="store_true",
         help="run kernels without bubblewrap (they can then read and write everything you can); every report says so",
     )
+
+    scope = sub.add_parser("gradescope", help="write a Gradescope autograder zip for exercise sets")
+    scope.add_argument("solutions", nargs="+", type=Path, metavar="SOLUTION", help="the sets' source notebooks")
+    scope.add_argument("--out", type=Path, default=Path("autograder.zip"), metavar="ZIP")
+    scope.add_argument("--hidden-visibility", choices=("after_published", "hidden"), default="after_published",
+                       help="when students see the results of hidden tests (default after_published)")
+    scope.add_argument("--timeout-cell", type=_positive(float), default=60.0, metavar="S")
+    scope.add_argument("--timeout-notebook", type=_positive(float), default=600.0, metavar="S")
+    scope.add_argument("--memory", type=_positive(int), default=2048, metavar="MB")
 
     report = sub.add_parser("report", help="merge the results of sharded grade runs")
     report.add_argument("out", type=Path, metavar="OUT", help="the --out folder the shards wrote to")
@@ -218,6 +230,16 @@ def _grade(args) -> int:
     return EXIT_FAILED if any(r.status == "grader_error" for r in results) else EXIT_OK
 
 
+def _gradescope(args) -> int:
+    from . import gradescope
+
+    out = gradescope.build_zip(args.solutions, args.out, hidden_visibility=args.hidden_visibility,
+                               cell_timeout=args.timeout_cell, notebook_timeout=args.timeout_notebook,
+                               memory_mb=args.memory)
+    print(f"wrote {out}: upload it as the autograder of a Gradescope programming assignment")
+    return EXIT_OK
+
+
 def _report(args) -> int:
     from . import reports
 
@@ -236,7 +258,14 @@ def _report(args) -> int:
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
-        return {"build": _build, "grade": _grade, "report": _report}[args.command](args)
+        return {"build": _build, "grade": _grade, "gradescope": _gradescope, "report": _report}[args.command](args)
+    except ModuleNotFoundError as exc:
+        if exc.name and exc.name.split(".")[0] in _GRADER_MODULES:
+            print(f"error: tensorgrad-course needs the Python package {exc.name.split('.')[0]!r}, which is not "
+                  "installed; install the grader's dependencies: pip install nbformat nbclient ipykernel",
+                  file=sys.stderr)
+            return EXIT_FAILED
+        raise
     except UsageError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE

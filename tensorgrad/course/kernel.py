@@ -263,7 +263,7 @@ class _Zygote:
         request = {"op": "spawn", "argv": argv, "cwd": cwd, "env": env, "limits": limits}
         if self.sandbox_root is not None:
             request["sandbox"] = {"root": self.sandbox_root, "scratch": scratch,
-                                  "tmp_bytes": sandbox.TMP_MB * 2**20}
+                                  "tmp_bytes": sandbox.TMP_MB * 2**20, "keep": sandbox.readonly_below_tmp()}
         return int(self.request(request)["pid"])
 
     def returncode(self, pid: int, wait: float) -> int | None:

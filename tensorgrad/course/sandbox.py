@@ -111,7 +111,8 @@ def _readonly_paths() -> list[str]:
     paths.update(sysconfig.get_paths()[k] for k in ("purelib", "platlib", "stdlib", "platstdlib"))
     found = sorted({os.path.realpath(p) for p in paths if p and os.path.isdir(p)} | {p for p in paths if p and os.path.isdir(p)})
     # Only the outermost folders, and none that would expose a whole home, root or temporary folder.
-    found = [p for p in found if p not in ("/", "/root", "/home", "/work") and not p.startswith(("/proc", "/tmp"))]
+    found = [p for p in found if p not in ("/", "/root", "/home", "/work", "/tmp", "/var/tmp")
+             and not p.startswith("/proc")]
     return [p for p in found if not any(p.startswith(q.rstrip("/") + "/") for q in found if q != p)]
 
 
@@ -131,6 +132,12 @@ def _view() -> list[str]:
     return args
 
 
+def readonly_below_tmp() -> list[str]:
+    """The read-only folders below /tmp (a library installed there): each kernel binds them again
+    over the private /tmp it mounts (:func:`._isolate.confine`)."""
+    return [p for p in _readonly_paths() if p.startswith("/tmp/")]
+
+
 def bwrap_argv(root: Path | None, *, path: str | None = None, per_kernel: bool = False,
                env: dict[str, str] | None = None, cwd: str | None = None) -> list[str]:
     """The bwrap options (without the program) for a sandbox whose writable folder is ``root``.
@@ -144,9 +151,9 @@ def bwrap_argv(root: Path | None, *, path: str | None = None, per_kernel: bool =
         "--unshare-user", "--uid", str(UID), "--gid", str(GID),
         "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--hostname", "grader",
         "--die-with-parent",  # (no --new-session: the kernel must stay in the group the grader signals)
+        "--size", str(TMP_MB * 2**20), "--tmpfs", "/tmp",  # first: the library may live below /tmp
         *_view(),
         "--dev", "/dev",
-        "--size", str(TMP_MB * 2**20), "--tmpfs", "/tmp",
     ]
     if per_kernel:
         args += ["--unshare-pid", "--proc", "/proc"]
