@@ -8,7 +8,9 @@ For every notebook in ``solutions/`` the student version has:
 * hidden-test regions removed;
 * outputs, execution counts, timing metadata and widget state cleared;
 * test cells ``locked: true``; nbgrader metadata (schema_version 3) kept, so the
-  files also work with nbgrader;
+  files also work with nbgrader; nbgrader's ``deletable: false`` on answer, test
+  and locked cells and ``editable: false`` on test and locked cells, which
+  JupyterLab honours;
 * answer and test code cells tagged ``raises-exception``, so that Run All on a
   blank exercise runs every check cell instead of stopping at the first stub;
 * the set's identity in the notebook's metadata (``metadata.tensorgrad.exercise_set``),
@@ -216,6 +218,12 @@ def _student_metadata(cell: dict, cell_role: str) -> None:
     if cell_role == ANSWER:
         meta["locked"] = False
     cell["metadata"]["nbgrader"] = meta
+    # What nbgrader's release sets and JupyterLab honours: graded and locked cells cannot be
+    # deleted, and locked cells (check cells, instructions, setup) cannot be edited.
+    if cell_role == ANSWER or meta["locked"] or meta["grade"]:
+        cell["metadata"]["deletable"] = False
+    if meta["locked"] and cell_role != ANSWER:
+        cell["metadata"]["editable"] = False
 
 
 def generate_notebook(nb, *, path: str, set_name: str | None = None,
