@@ -137,6 +137,10 @@ RENAMED = {
     "script": "{}.py",
     "empty": "{}.ipynb",
     "pdf": "{}.pdf",
+    "colab": "Copy of {}.ipynb",  # a Colab export: its metadata, another kernelspec, no ids
+    "julia_kernel": "{}.ipynb",  # a kernelspec that does not exist here
+    "partial": "{}.ipynb",  # only the first task answered
+    "truncated": "{}.ipynb",  # an upload cut short
 }
 #: Which set each broken or renamed kind is made from: the sets in turn.
 BROKEN_FROM = {kind: SETS[i % len(SETS)] for i, kind in enumerate(BROKEN + tuple(RENAMED))} if SETS else {}
@@ -198,6 +202,23 @@ def make_submissions(name, exset, root, kinds):
         nb["nbformat_minor"] = 4
         return without_metadata(nb)
 
+    def colab(nb):
+        nb = without_ids(nb)
+        nb["metadata"] = {"colab": {"provenance": [], "name": f"Copy of {name}.ipynb"},
+                          "kernelspec": {"name": "python3", "display_name": "Python 3"}, "accelerator": "GPU"}
+        return nb
+
+    def julia(nb):
+        nb["metadata"]["kernelspec"] = {"name": "julia-1.9", "display_name": "Julia 1.9", "language": "julia"}
+        return nb
+
+    def partial(nb):
+        release = json.loads(release_path.read_text(encoding="utf-8"))
+        for task in exset.tasks[1:]:
+            for gid in task.answers:
+                by_id(nb, gid)["source"] = text(by_id(release, gid))
+        return nb
+
     makers = {
         "copy1": lambda: json.dumps(answered()),
         "browser": lambda: json.dumps(without_metadata(answered())),
@@ -205,6 +226,10 @@ def make_submissions(name, exset, root, kinds):
         "moodle": lambda: json.dumps(without_ids(answered())),
         "solution_renamed": lambda: json.dumps(solution),
         "anonymous": lambda: json.dumps(without_ids(answered())),
+        "colab": lambda: json.dumps(colab(answered())),
+        "julia_kernel": lambda: json.dumps(julia(answered())),
+        "partial": lambda: json.dumps(partial(answered())),
+        "truncated": lambda: json.dumps(answered())[:5000],
         "script": lambda: "import tensorgrad as tg\n",
         "empty": lambda: "",
         "pdf": lambda: "%PDF-1.7\n...",
@@ -438,3 +463,27 @@ def test_a_public_check_catches_a_count_ops_that_counts_a_shared_node_twice(caps
     exec(text(by_id(solution, "task3")).replace("### BEGIN SOLUTION", "").replace("### END SOLUTION", ""), namespace)
     exec(public, namespace)  # the right answer passes them all
     assert capsys.readouterr().out.splitlines()[-1] == "task3: all 3 checks pass. More tests run when your work is graded."
+
+
+@pytest.mark.parametrize("made_from", [broken("colab"), broken("julia_kernel")], indirect=True)
+def test_colab_exports_and_foreign_kernelspecs_are_graded_as_usual(made_from, request):
+    exset, results = made_from
+    r = results[request.node.callspec.id.split("-")[0]]
+    assert (r.status, r.notebook, r.score) == ("graded", exset.name, exset.max_score), (r.reason, r.tasks)
+
+
+@pytest.mark.parametrize("made_from", [broken("partial")], indirect=True)
+def test_a_partly_answered_notebook_scores_its_first_task_only(made_from):
+    exset, results = made_from
+    r = results["partial"]
+    first, *rest = exset.tasks
+    assert statuses(r)[first.grade_id] == "passed"
+    assert all(statuses(r)[t.grade_id] == "not_attempted" for t in rest)
+    assert r.score == first.points
+
+
+@pytest.mark.parametrize("made_from", [broken("truncated")], indirect=True)
+def test_a_truncated_upload_is_an_invalid_notebook_that_says_so(made_from):
+    exset, results = made_from
+    r = results["truncated"]
+    assert r.status == "invalid_notebook" and "truncated" in r.reason and r.notebook == exset.name
