@@ -141,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
         "solution_runs_seconds": round(solutions_seconds, 2),
         "all_full_marks": not wrong,
     }
-    print(f"graded {len(results)} submissions ({copies} copies of {len(sources)} solution notebooks) "
+    print(f"graded {len(results)} submissions ({copies} copies of {len(sources)} answered exercises) "
           f"in {seconds:.1f} s at --jobs {args.jobs}, {'sandbox on' if limits.sandbox else 'NO sandbox'}: "
           f"{per_minute:.1f} submissions/minute "
           f"(target >= {TARGET_PER_MINUTE:g}; {'met' if per_minute >= TARGET_PER_MINUTE else 'NOT met'})")
