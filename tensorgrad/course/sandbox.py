@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import atexit
 import functools
+import multiprocessing.util
 import os
 import shutil
 import subprocess
@@ -181,6 +182,8 @@ def root() -> Path:
         _root = Path(tempfile.mkdtemp(prefix="tg-sandbox-"))
         _root_owner = os.getpid()
         atexit.register(shutil.rmtree, _root, True)
+        # Pool workers end with os._exit, which skips atexit; multiprocessing's finalizers still run.
+        multiprocessing.util.Finalize(None, shutil.rmtree, args=(str(_root), True), exitpriority=0)
     return _root
 
 
