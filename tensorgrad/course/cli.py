@@ -7,6 +7,7 @@ Usage::
                             [--jobs N] [--timeout-cell S] [--timeout-notebook S] [--memory MB]
                             [--format json|csv|gradescope]... [--shard K/N] [--cache DIR] [--no-sandbox]
     tensorgrad-course gradescope SOLUTION.ipynb... [--out autograder.zip] [--hidden-visibility after_published|hidden]
+    tensorgrad-course nbgrader --out DIR [--solutions DIR] [--exercises DIR]
     tensorgrad-course report OUT [--format json|csv|gradescope]...
 
 ``report`` merges the results of ``grade --shard K/N`` runs (all writing to
@@ -79,7 +80,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tensorgrad-course", description="Build exercises from solutions/ and grade submissions."
     )
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{build,grade,gradescope,report}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{build,grade,gradescope,nbgrader,report}")
 
     build = sub.add_parser("build", help="write exercises/ from solutions/")
     build.add_argument("--solutions", type=Path, default=Path("solutions"), metavar="DIR")
@@ -134,6 +135,11 @@ def _parser() -> argparse.ArgumentParser:
     scope.add_argument("--timeout-cell", type=_positive(float), default=60.0, metavar="S")
     scope.add_argument("--timeout-notebook", type=_positive(float), default=600.0, metavar="S")
     scope.add_argument("--memory", type=_positive(int), default=2048, metavar="MB")
+
+    nbg = sub.add_parser("nbgrader", help="write nbgrader source notebooks whose checks compare values")
+    nbg.add_argument("--solutions", type=Path, default=Path("solutions"), metavar="DIR")
+    nbg.add_argument("--exercises", type=Path, default=Path("exercises"), metavar="DIR")
+    nbg.add_argument("--out", type=Path, required=True, metavar="DIR", help="where the source notebooks go")
 
     report = sub.add_parser("report", help="merge the results of sharded grade runs")
     report.add_argument("out", type=Path, metavar="OUT", help="the --out folder the shards wrote to")
@@ -240,6 +246,21 @@ def _gradescope(args) -> int:
     return EXIT_OK
 
 
+def _nbgrader(args) -> int:
+    from . import grade, nbgrader_source, sandbox
+    from .exercise_set import load_exercise_sets
+    from .kernel import Limits
+
+    exercises = args.exercises if args.exercises.is_dir() else None
+    sets = load_exercise_sets(args.solutions, exercises)
+    limits = Limits(sandbox=sandbox.bwrap()[0] is not None)  # the instructor's own code runs here
+    expected = grade.prepare_expected(sorted(sets), sets, args.solutions, exercises, limits)
+    for path in nbgrader_source.write(sets, expected, args.out):
+        print(f"wrote {path}")
+    print("Copy each to source/<assignment>/ in your nbgrader course; its checks compare the solution's values.")
+    return EXIT_OK
+
+
 def _report(args) -> int:
     from . import reports
 
@@ -258,7 +279,8 @@ def _report(args) -> int:
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
-        return {"build": _build, "grade": _grade, "gradescope": _gradescope, "report": _report}[args.command](args)
+        return {"build": _build, "grade": _grade, "gradescope": _gradescope, "nbgrader": _nbgrader,
+                "report": _report}[args.command](args)
     except ModuleNotFoundError as exc:
         if exc.name and exc.name.split(".")[0] in _GRADER_MODULES:
             print(f"error: tensorgrad-course needs the Python package {exc.name.split('.')[0]!r}, which is not "

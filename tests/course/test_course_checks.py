@@ -243,3 +243,24 @@ def test_the_real_emit_uses_the_grader_mime_type(monkeypatch):
     assert bundle["text/plain"] == "t: answered (recorded for the grader)"
     checks._emit({"outcome": "failed", "test": "t"})
     assert shown[-1][0]["text/plain"] == "t: answered, with a problem (recorded for the grader)"
+
+
+def test_expect_values_compares_predictions_in_the_kernel_but_never_while_grading(capsys, monkeypatch):
+    import json
+
+    table = json.dumps({"leaf": {"leaf": {"value": checks.values.encode(True), "options": {}}}})
+    t = check("set.task")
+    t.expect_values(table)
+    with t.test("leaf"):
+        t.submit("leaf", False, kind="bool")
+    assert lines(capsys) == ["\N{BALLOT X} leaf: your leaf is not the expected value"]  # nbgrader: compared
+    sent = []
+    guard = types.ModuleType(checks.GUARD_MODULE)
+    guard.nonce = "n0nce"
+    monkeypatch.setitem(sys.modules, checks.GUARD_MODULE, guard)
+    monkeypatch.setattr(checks, "_emit", sent.append)
+    t = check("set.task")
+    t.expect_values(table)
+    with t.test("leaf"):
+        t.submit("leaf", False, kind="bool")
+    assert sent[0]["outcome"] == "passed"  # the grader compares in its own process, not here
