@@ -3,19 +3,21 @@
     python bench/bench_grading.py                 # 12 copies of every solution notebook, jobs 2
     python bench/bench_grading.py --copies 30 --jobs 4
     python bench/bench_grading.py --quick         # 4 copies: a smoke run
+    python bench/bench_grading.py --no-sandbox    # kernels without bubblewrap, for comparison
 
-What is measured (issue 6, "What it must show"): the solution notebooks of ``solutions/``,
-copied as if each copy were a different student's submission, graded by
+What is measured (issues 6 and 13): for every exercise set, the released exercise with the
+solution's answers typed into its answer cells (what a student who got everything right
+hands in), copied as if each copy were a different student's submission, graded by
 ``grade_batch`` exactly as ``tensorgrad-course grade`` does: a fresh resource-limited
-kernel per submission, the instructor's test cells, the guard cells, values compared in
-the grader's process. The instructor's solutions are run once first (the expected-values
+kernel per submission, in the bubblewrap sandbox (unless ``--no-sandbox``), the
+instructor's test cells, the guard cells, values compared in the grader's process. The instructor's solutions are run once first (the expected-values
 cache); that time is reported separately and not counted in the throughput, as in a real
 batch, where it is paid once per exercise set.
 
 Every copy must score full marks, or the benchmark fails: a fast grader that grades
 wrongly is no use. The figure depends on how busy the machine is, so the load average
-before and after is recorded next to it. The target is >= 60 submissions per minute on
-2 cores. Results go to ``bench/results/grading-<date>.json`` and ``grading-latest.json``.
+before and after is recorded next to it. The target is >= 100 submissions per minute on
+2 cores at --jobs 2, with the sandbox. Results go to ``bench/results/grading-<date>.json`` and ``grading-latest.json``.
 """
 
 from __future__ import annotations
@@ -36,13 +38,32 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))  # benchmark this checkout
 
+from tensorgrad.course import sandbox  # noqa: E402
 from tensorgrad.course.exercise_set import load_exercise_sets  # noqa: E402
 from tensorgrad.course.grade import Submission, grade_batch, prepare_expected  # noqa: E402
 from tensorgrad.course.kernel import Limits  # noqa: E402
 from tensorgrad.course.notebooks import find_notebooks  # noqa: E402
 from tensorgrad.course.version import GRADER_VERSION  # noqa: E402
 
-TARGET_PER_MINUTE = 60.0
+TARGET_PER_MINUTE = 100.0
+
+
+def answered(source: Path, release: Path) -> str:
+    """The released notebook with the solution's answers in its answer cells (marker lines left out)."""
+    solution = json.loads(source.read_text(encoding="utf-8"))
+    nb = json.loads(release.read_text(encoding="utf-8"))
+    answers = {}
+    for cell in solution["cells"]:
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if meta.get("solution"):
+            text = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+            answers[meta["grade_id"]] = "\n".join(
+                line for line in text.splitlines() if not line.strip().startswith(("### BEGIN", "### END")))
+    for cell in nb["cells"]:
+        gid = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+        if gid in answers:
+            cell["source"] = answers[gid]
+    return json.dumps(nb, indent=1)
 
 
 def load_average() -> list[float]:
@@ -61,6 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="4 copies: a smoke run")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results")
     parser.add_argument("--no-save", action="store_true", help="print only, write no result file")
+    parser.add_argument("--no-sandbox", action="store_true", help="kernels without bubblewrap")
     args = parser.parse_args(argv)
     copies = 4 if args.quick else args.copies
 
@@ -68,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     if not sources:
         print(f"no solution notebooks in {args.solutions}", file=sys.stderr)
         return 2
-    limits = Limits(cell_timeout=60, notebook_timeout=300)
+    limits = Limits(cell_timeout=60, notebook_timeout=300, sandbox=not args.no_sandbox)
     work = Path(tempfile.mkdtemp(prefix="tg-bench-grading-"))
     try:
         submissions = []
@@ -77,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
             for src in sources:
                 dest = work / "submissions" / student / src.relative_to(args.solutions)
                 dest.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(src, dest)
+                dest.write_text(answered(src, args.exercises / src.relative_to(args.solutions)), encoding="utf-8")
                 submissions.append(Submission(student, str(dest)))
 
         sets = load_exercise_sets(args.solutions, args.exercises)
@@ -95,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
-    wrong = [r for r in results if r.status != "graded" or r.score != r.max_score]
+    wrong = [r for r in results if r.status != "graded" or r.score != r.max_score or r.integrity]
     per_minute = 60 * len(results) / seconds
     durations = [r.duration for r in results]
     report = {
@@ -105,6 +127,7 @@ def main(argv: list[str] | None = None) -> int:
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": sys.platform,
                     "load_average_before": load_before, "load_average_after": load_after},
         "jobs": args.jobs,
+        "sandbox": sandbox.describe(limits.sandbox),
         "exercise_sets": [s.relative_to(args.solutions).as_posix() for s in sources],
         "submissions": len(results),
         "seconds": round(seconds, 2),
@@ -118,8 +141,9 @@ def main(argv: list[str] | None = None) -> int:
         "solution_runs_seconds": round(solutions_seconds, 2),
         "all_full_marks": not wrong,
     }
-    print(f"graded {len(results)} submissions ({copies} copies of {len(sources)} solution notebooks) "
-          f"in {seconds:.1f} s at --jobs {args.jobs}: {per_minute:.1f} submissions/minute "
+    print(f"graded {len(results)} submissions ({copies} copies of {len(sources)} answered exercises) "
+          f"in {seconds:.1f} s at --jobs {args.jobs}, {'sandbox on' if limits.sandbox else 'NO sandbox'}: "
+          f"{per_minute:.1f} submissions/minute "
           f"(target >= {TARGET_PER_MINUTE:g}; {'met' if per_minute >= TARGET_PER_MINUTE else 'NOT met'})")
     print(f"  per submission: median {report['per_submission_seconds']['median']} s, "
           f"max {report['per_submission_seconds']['max']} s; solutions run once first: {solutions_seconds:.1f} s")

@@ -15,6 +15,13 @@ The grader talks to it over its stdin/stdout, one JSON object per line:
 Return codes follow ``subprocess``: the exit status, or minus the signal number.
 The server exits when its stdin closes (the grading process ended).
 
+With ``"sandbox": {"root": ..., "scratch": ..., "tmp_bytes": N}`` in a spawn
+request (the server then runs inside the grader's bubblewrap sandbox,
+:mod:`.sandbox`), the child takes namespaces of its own (:mod:`._isolate`) and
+forks the kernel as process 1 of a new PID namespace; it stays as the kernel's
+parent, waits for it and ends the way it ended. The reply's ``pid`` is the
+kernel's (to signal it); ``poll`` and ``wait`` go through its parent.
+
 Run by path (``python _zygote.py``, not ``-I``: kernels must see PYTHONPATH), with
 the environment that kernels get, including ``PYTHONHASHSEED`` (it cannot be
 changed after the interpreter starts). It never creates threads or ZeroMQ
@@ -61,14 +68,27 @@ def _set(limit: int, value: int, hard=None) -> None:
     resource.setrlimit(limit, (value, hard))
 
 
+def _quiet(keep: tuple[int, ...] = ()) -> None:
+    """stdin/stdout/stderr to /dev/null, every other descriptor closed but ``keep``."""
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(devnull, fd)
+    top = max((devnull, *keep)) + 1
+    for fd in range(3, top):
+        if fd not in keep:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+    os.closerange(top, 65536)
+
+
 def _child(request: dict) -> None:
     """In the forked child: become a kernel. Never returns."""
     code = 1
     try:
         os.setsid()
-        devnull = os.open(os.devnull, os.O_RDWR)
-        for fd in (0, 1, 2):
-            os.dup2(devnull, fd)
+        _quiet()
         limits = request.get("limits", {})
         if limits.get("memory_mb", 0) > 0:
             _set(resource.RLIMIT_AS, limits["memory_mb"] * 1024 * 1024)
@@ -79,7 +99,7 @@ def _child(request: dict) -> None:
         _set(resource.RLIMIT_CORE, 0)
         os.chdir(request["cwd"])
         os.environ.clear()
-        os.environ.update(request["env"])
+        os.environ.update({k: v for k, v in request["env"].items() if not k.startswith("JPY_")})
         sys.path.insert(0, request["cwd"])  # as `python -m ipykernel_launcher` would
         sys.argv = ["ipykernel_launcher", *request["argv"]]
         sys.stdin = open(os.devnull)  # noqa: SIM115
@@ -96,6 +116,81 @@ def _child(request: dict) -> None:
         os._exit(code)
 
 
+def _isolated(request: dict, report: int) -> None:
+    """In the forked child, in the sandbox: namespaces, then the kernel as their process 1. Never returns."""
+    import signal
+
+    from tensorgrad.course import _isolate
+
+    try:
+        _quiet(keep=(report,))
+        _isolate.die_with_parent(signal.SIGKILL)
+        _isolate.enter()
+        ready_r, ready_w = os.pipe()
+        kernel = os.fork()
+        if kernel == 0:
+            os.close(report)
+            os.close(ready_r)
+            try:
+                _isolate.die_with_parent(signal.SIGKILL)
+                box = request["sandbox"]
+                _isolate.confine(box["root"], box["scratch"], int(box["tmp_bytes"]), box.get("keep", ()))
+                os.write(ready_w, b"ok\n")
+            except BaseException as exc:  # noqa: BLE001 - told to the grader
+                os.write(ready_w, f"{type(exc).__name__}: {exc}\n".encode()[:1000])
+                os._exit(1)
+            os.close(ready_w)
+            _child(request)
+        os.close(ready_w)
+        with os.fdopen(ready_r, "rb") as ready:
+            answer = ready.readline().decode(errors="replace").strip() or "the kernel process ended at once"
+        os.write(report, (f"pid {kernel}\n" if answer == "ok" else f"error {answer}\n").encode())
+        os.close(report)
+        while True:
+            try:
+                _, status = os.waitpid(kernel, 0)
+                break
+            except InterruptedError:
+                continue
+        if os.WIFSIGNALED(status):  # end the same way, so the grader reads the kernel's fate
+            signum = os.WTERMSIG(status)
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+        os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1)
+    except BaseException as exc:  # noqa: BLE001 - told to the grader
+        try:
+            os.write(report, f"error {type(exc).__name__}: {exc}\n".encode()[:1000])
+        except OSError:
+            pass
+    os._exit(1)
+
+
+def _spawn_isolated(request: dict) -> tuple[int, int]:
+    """(kernel pid, pid of its parent, our child) for a sandboxed spawn request."""
+    import select
+
+    read, write = os.pipe()
+    sys.stdout.flush()
+    middle = os.fork()
+    if middle == 0:
+        os.close(read)
+        _isolated(request, write)
+    os.close(write)
+    try:
+        ready, _, _ = select.select([read], [], [], 60.0)
+        answer = os.read(read, 2000).decode(errors="replace").strip() if ready else "no answer in 60 s"
+    finally:
+        os.close(read)
+    if not answer.startswith("pid "):
+        try:
+            os.kill(middle, 9)
+        except OSError:
+            pass
+        os.waitpid(middle, 0)
+        raise OSError(f"the kernel's sandbox could not be set up: {answer.removeprefix('error ')}")
+    return int(answer.split()[1]), middle
+
+
 def _returncode(status: int) -> int:
     if os.WIFSIGNALED(status):
         return -os.WTERMSIG(status)
@@ -105,8 +200,10 @@ def _returncode(status: int) -> int:
 def main() -> None:
     _preload()
     done: dict[int, int] = {}
+    parents: dict[int, int] = {}  # sandboxed kernel's pid -> its parent, our child
 
     def reap(pid: int, block: bool = False):
+        pid = parents.get(pid, pid)
         if pid in done:
             return done[pid]
         try:
@@ -125,7 +222,11 @@ def main() -> None:
         try:
             request = json.loads(line)
             op = request.get("op")
-            if op == "spawn":
+            if op == "spawn" and request.get("sandbox"):
+                pid, parent = _spawn_isolated(request)
+                parents[pid] = parent
+                reply = {"pid": pid}
+            elif op == "spawn":
                 out.flush()
                 pid = os.fork()
                 if pid == 0:

@@ -32,6 +32,7 @@ produces them.
 
 from __future__ import annotations
 
+import ast
 import copy
 from dataclasses import dataclass, field
 
@@ -152,6 +153,55 @@ def integrity_findings(exset: ExerciseSet, cells: list[SubmittedCell]) -> list[F
     if unknown:
         shown = ", ".join(unknown[:5]) + (" ..." if len(unknown) > 5 else "")
         findings.append(Finding("unknown_cells", None, f"cells with grade_ids not in this exercise set: {shown}"))
+    findings.extend(added_answer_findings(exset, cells))
+    return findings
+
+
+_MAX_PARSED = 200_000  # characters of a cell's source worth parsing for the names it defines
+
+
+def defined_names(source: str) -> set[str]:
+    """Top-level names a cell's code defines (functions, classes, assignments); none if it does not parse."""
+    if len(source) > _MAX_PARSED:
+        return set()
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return set()
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+    return names
+
+
+def added_answer_findings(exset: ExerciseSet, cells: list[SubmittedCell]) -> list[Finding]:
+    """Cells the student added (no grade_id) that define a name an answer cell should define.
+
+    Added cells are never run, so an answer written there is lost: the
+    instructor should look (and the student move it into its answer cell).
+    """
+    owner: dict[str, str] = {}
+    for cell in exset.notebook.cells:
+        if role(cell) == ANSWER and cell.cell_type == "code" and (gid := grade_id(cell)):
+            for name in defined_names(source_of(cell)):
+                owner.setdefault(name, gid)
+    findings = []
+    for cell in cells:
+        if cell.grade_id or cell.cell_type != "code":
+            continue
+        names = sorted(defined_names(cell.source) & set(owner))
+        if names:
+            gid = owner[names[0]]
+            shown = ", ".join(names[:5]) + (" ..." if len(names) > 5 else "")
+            findings.append(Finding(
+                "added_answer", gid,
+                f"cell {cell.index}, which the student added, defines {shown} (the answer of {gid!r}); "
+                "added cells are not run, so this was not graded: look at it by hand",
+            ))
     return findings
 
 

@@ -25,10 +25,16 @@ The same cell serves two readers.
 t.test(...)`` block runs at once and prints one line: ``✓ dy/dw at (2, 1)`` or
 ``✗ dy/dw at (2, 1): your dy_dw is 4.0, expected 5.0 (...)`` plus the hint.
 ``t.submit(name, value, expected=...)`` compares in the kernel with
-:func:`.values.compare`, the grader's own comparison. ``t.done()`` prints a
-summary, and raises (one ``✗`` line, no traceback) if a test failed, so the
+:func:`.values.compare`, the grader's own comparison. A test that submits
+values *without* ``expected=`` (a prediction: the expected value would give it
+away) is never shown as passed: its line says ``• leaf: answered, checked when
+graded`` (or ``✗`` when the answer has the wrong form). ``t.done()`` prints one
+summary line, which says "all checks pass" only when every test was really
+checked, and raises (one ``✗`` line, no traceback) if a test failed, so the
 cell also fails under nbgrader. An error inside a block fails that test only:
-the other tests still run.
+the other tests still run. (``build`` tags the answer and check cells of the
+student versions ``raises-exception``, so that Run All in JupyterLab goes on
+past an unanswered task.)
 
 **Under the grader** (``tensorgrad-course grade``), the grader's own cell before
 each test cell arms this module with a nonce. Nothing is printed; instead each
@@ -66,6 +72,8 @@ __all__ = ["check", "TaskCheck", "CheckFailure"]
 GUARD_MODULE = "_tensorgrad_grader_guard"
 
 _MISSING = object()
+_ANSWERED = "\N{BULLET}"  # a prediction's line: answered, not checked here
+_NOT_RUN_YET = "run your answer cell above first (if it raised an error, fix that first)"
 _PASSED, _FAILED, _ERROR, _NOT_ATTEMPTED = "passed", "failed", "error", "not_attempted"
 
 
@@ -80,8 +88,9 @@ def _emit(record: dict) -> None:
     """Send a record to the grader as display data (only ever called while grading)."""
     from IPython.display import display
 
-    label = "\N{CHECK MARK}" if record["outcome"] == _PASSED else "\N{BALLOT X}"
-    display({values.MIME: record, "text/plain": f"{label} {record['test']} (recorded for the grader)"}, raw=True)
+    # What the notebook shows says only whether the test was answered, never whether it is right.
+    state = {_PASSED: "answered", _NOT_ATTEMPTED: "not answered"}.get(record["outcome"], "answered, with a problem")
+    display({values.MIME: record, "text/plain": f"{record['test']}: {state} (recorded for the grader)"}, raw=True)
     try:  # let ipykernel's IO thread send it now: if the kernel dies next, it is already out
         sys.stdout.flush()
     except Exception:  # noqa: BLE001 - a replaced stdout must not fail the test
@@ -95,10 +104,7 @@ def _explain(exc: BaseException) -> tuple[str, str]:
         return _NOT_ATTEMPTED, "not attempted yet: your code still raises NotImplementedError"
     if isinstance(exc, NameError):
         missing = getattr(exc, "name", None) or str(exc)
-        return _ERROR, (
-            f"{missing!r} is not defined: run your answer cell above first "
-            "(if it raised an error, fix that first)"
-        )
+        return _ERROR, f"{missing!r} is not defined: {_NOT_RUN_YET}"
     if isinstance(exc, AssertionError):
         return _FAILED, str(exc) or "an assertion failed"
     text = str(exc)
@@ -152,12 +158,28 @@ class TaskCheck:
         self._current: _Test | None = None
         self._seen: set[str] = set()
         self.results: list[tuple[str, str, str]] = []  # (test, outcome, message)
+        self.unchecked: set[str] = set()  # passed only in form: compared with the solution when graded
+        self.undefined: set[str] = set()  # failed on a name the answer cell did not define (yet)
+        self._known: dict[str, dict[str, dict]] = {}  # test -> value name -> the solution's value
 
     @property
     def label(self) -> str:
         return self.name.rsplit(".", 1)[-1]
 
     # ----------------------------------------------------------- declaring
+
+    def expect_values(self, table: str) -> None:
+        """The solution's values for the tests that give no ``expected=`` (JSON text).
+
+        ``tensorgrad-course nbgrader`` writes this call into a hidden-test region
+        of each check cell, so that under nbgrader, which runs the tests in the
+        student's kernel, predictions and hidden tests compare values too (the
+        region is removed from the student's version). ``tensorgrad-course
+        grade`` ignores it: it compares in its own process.
+        """
+        import json
+
+        self._known = json.loads(table)
 
     def test(self, name: str, *, hint: str | None = None, weight: float = 1.0) -> _Test:
         """A context manager for one test: ``with t.test("name"): ...``.
@@ -222,6 +244,14 @@ class TaskCheck:
             )
         if message is None and expected is _MISSING and record["type"] == "none" and kind is None:
             message = f"your {name} is None (did you forget to set it, or to return it?)"
+        known = self._known.get(test.name, {}).get(name) if expected is _MISSING else None
+        if message is None and known is not None and _grading_nonce() is None:
+            # Under nbgrader: the solution's value, from the hidden tests (see expect_values).
+            test.compared = True
+            opts = known.get("options", {})
+            message = values.compare(
+                known["value"], record, name=name, reveal=False,
+                **{k: opts[k] for k in ("atol", "rtol", "dtype", "requires_grad") if k in opts})
         if message is not None:
             test.failed_value = name
             raise CheckFailure(message)
@@ -231,6 +261,10 @@ class TaskCheck:
 
     def _finish(self, test: _Test, outcome: str, message: str, duration: float) -> None:
         self.results.append((test.name, outcome, message))
+        if outcome == _PASSED and test.values and not test.compared:
+            self.unchecked.add(test.name)
+        if message.endswith(_NOT_RUN_YET):
+            self.undefined.add(test.name)
         nonce = _grading_nonce()
         if nonce is not None:
             _emit({
@@ -240,9 +274,11 @@ class TaskCheck:
                 "failed_value": test.failed_value, "duration": round(duration, 6), "values": test.values,
             })
             return
+        if outcome == _PASSED and test.values and not test.compared:
+            print(f"{_ANSWERED} {test.name}: answered, checked when graded")
+            return
         if outcome == _PASSED:
-            later = test.values and not test.compared
-            print(f"\N{CHECK MARK} {test.name}" + (" (answered; compared with the solution when graded)" if later else ""))
+            print(f"\N{CHECK MARK} {test.name}")
             return
         lines = [f"\N{BALLOT X} {test.name}: {message}"]
         if test.hint and outcome != _NOT_ATTEMPTED:
@@ -261,9 +297,16 @@ class TaskCheck:
             print(f"{self.label}: no tests ran")
             return
         if passed == total:
-            print(f"{self.label}: all {total} checks pass. More tests run when your work is graded.")
+            later = len(self.unchecked)
+            if not later:
+                print(f"{self.label}: all {total} checks pass. More tests run when your work is graded.")
+            elif later == total:
+                print(f"{self.label}: all {total} answered, in the right form; checked when graded.")
+            else:
+                print(f"{self.label}: {total - later} checks pass, {later} answered (checked when graded). "
+                      "More tests run when your work is graded.")
             return
-        unattempted = all(o in (_PASSED, _NOT_ATTEMPTED) for _, o, _ in self.results)
+        unattempted = all(o in (_PASSED, _NOT_ATTEMPTED) or n in self.undefined for n, o, _ in self.results)
         if unattempted and passed == 0:
             raise CheckFailure(f"{self.label}: not attempted yet")
         raise CheckFailure(f"{self.label}: {total - passed} of {total} checks failed (see above)")

@@ -5,7 +5,9 @@ Usage::
     tensorgrad-course build [--solutions DIR] [--exercises DIR] [--check]
     tensorgrad-course grade SUBMISSION... [--solutions DIR] [--exercises DIR] [--out DIR]
                             [--jobs N] [--timeout-cell S] [--timeout-notebook S] [--memory MB]
-                            [--format json|csv|gradescope]... [--shard K/N] [--cache DIR]
+                            [--format json|csv|gradescope]... [--shard K/N] [--cache DIR] [--no-sandbox]
+    tensorgrad-course gradescope SOLUTION.ipynb... [--out autograder.zip] [--hidden-visibility after_published|hidden]
+    tensorgrad-course nbgrader --out DIR [--solutions DIR] [--exercises DIR]
     tensorgrad-course report OUT [--format json|csv|gradescope]...
 
 ``report`` merges the results of ``grade --shard K/N`` runs (all writing to
@@ -33,6 +35,8 @@ from .errors import BuildError, CourseError, UsageError
 FORMATS = ("json", "csv", "gradescope")
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+#: Packages the grader imports beyond NumPy: missing, they give one error line, not a traceback.
+_GRADER_MODULES = {"nbformat", "nbclient", "ipykernel", "jupyter_client", "zmq", "traitlets", "IPython"}
 
 
 def _positive(kind):
@@ -76,7 +80,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tensorgrad-course", description="Build exercises from solutions/ and grade submissions."
     )
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{build,grade,report}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{build,grade,gradescope,nbgrader,report}")
 
     build = sub.add_parser("build", help="write exercises/ from solutions/")
     build.add_argument("--solutions", type=Path, default=Path("solutions"), metavar="DIR")
@@ -118,6 +122,24 @@ def _parser() -> argparse.ArgumentParser:
         help="where the solutions' expected values are cached (default OUT/.cache)",
     )
     grade.add_argument("--no-progress", action="store_true", help="no progress bar, even on a terminal")
+    grade.add_argument(
+        "--no-sandbox", action="store_true",
+        help="run kernels without bubblewrap (they can then read and write everything you can); every report says so",
+    )
+
+    scope = sub.add_parser("gradescope", help="write a Gradescope autograder zip for exercise sets")
+    scope.add_argument("solutions", nargs="+", type=Path, metavar="SOLUTION", help="the sets' source notebooks")
+    scope.add_argument("--out", type=Path, default=Path("autograder.zip"), metavar="ZIP")
+    scope.add_argument("--hidden-visibility", choices=("after_published", "hidden"), default="after_published",
+                       help="when students see the results of hidden tests (default after_published)")
+    scope.add_argument("--timeout-cell", type=_positive(float), default=60.0, metavar="S")
+    scope.add_argument("--timeout-notebook", type=_positive(float), default=600.0, metavar="S")
+    scope.add_argument("--memory", type=_positive(int), default=2048, metavar="MB")
+
+    nbg = sub.add_parser("nbgrader", help="write nbgrader source notebooks whose checks compare values")
+    nbg.add_argument("--solutions", type=Path, default=Path("solutions"), metavar="DIR")
+    nbg.add_argument("--exercises", type=Path, default=Path("exercises"), metavar="DIR")
+    nbg.add_argument("--out", type=Path, required=True, metavar="DIR", help="where the source notebooks go")
 
     report = sub.add_parser("report", help="merge the results of sharded grade runs")
     report.add_argument("out", type=Path, metavar="OUT", help="the --out folder the shards wrote to")
@@ -169,7 +191,7 @@ class _Progress:
 
 
 def _grade(args) -> int:
-    from . import grade, reports
+    from . import grade, reports, sandbox
     from .kernel import Limits
 
     formats = tuple(dict.fromkeys(args.formats or reports.FORMATS))
@@ -179,8 +201,13 @@ def _grade(args) -> int:
     if not submissions and args.shard is None:
         raise UsageError("no notebooks found in the given submissions")
     limits = Limits(
-        cell_timeout=args.timeout, notebook_timeout=args.timeout_notebook, memory_mb=args.memory
+        cell_timeout=args.timeout, notebook_timeout=args.timeout_notebook, memory_mb=args.memory,
+        sandbox=not args.no_sandbox,
     )
+    if limits.sandbox:
+        sandbox.require()  # refuses, in one line, before anything runs
+    else:
+        print(f"warning: no sandbox: {sandbox.describe(False)}", file=sys.stderr)
     exercises = args.exercises if args.exercises.is_dir() else None
     if exercises is None:
         print(
@@ -209,6 +236,31 @@ def _grade(args) -> int:
     return EXIT_FAILED if any(r.status == "grader_error" for r in results) else EXIT_OK
 
 
+def _gradescope(args) -> int:
+    from . import gradescope
+
+    out = gradescope.build_zip(args.solutions, args.out, hidden_visibility=args.hidden_visibility,
+                               cell_timeout=args.timeout_cell, notebook_timeout=args.timeout_notebook,
+                               memory_mb=args.memory)
+    print(f"wrote {out}: upload it as the autograder of a Gradescope programming assignment")
+    return EXIT_OK
+
+
+def _nbgrader(args) -> int:
+    from . import grade, nbgrader_source, sandbox
+    from .exercise_set import load_exercise_sets
+    from .kernel import Limits
+
+    exercises = args.exercises if args.exercises.is_dir() else None
+    sets = load_exercise_sets(args.solutions, exercises)
+    limits = Limits(sandbox=sandbox.bwrap()[0] is not None)  # the instructor's own code runs here
+    expected = grade.prepare_expected(sorted(sets), sets, args.solutions, exercises, limits)
+    for path in nbgrader_source.write(sets, expected, args.out):
+        print(f"wrote {path}")
+    print("Copy each to source/<assignment>/ in your nbgrader course; its checks compare the solution's values.")
+    return EXIT_OK
+
+
 def _report(args) -> int:
     from . import reports
 
@@ -227,7 +279,15 @@ def _report(args) -> int:
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
-        return {"build": _build, "grade": _grade, "report": _report}[args.command](args)
+        return {"build": _build, "grade": _grade, "gradescope": _gradescope, "nbgrader": _nbgrader,
+                "report": _report}[args.command](args)
+    except ModuleNotFoundError as exc:
+        if exc.name and exc.name.split(".")[0] in _GRADER_MODULES:
+            print(f"error: tensorgrad-course needs the Python package {exc.name.split('.')[0]!r}, which is not "
+                  "installed; install the grader's dependencies: pip install nbformat nbclient ipykernel",
+                  file=sys.stderr)
+            return EXIT_FAILED
+        raise
     except UsageError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE

@@ -26,7 +26,6 @@ from .notebooks import (
     ANSWER,
     LOCKED,
     TEST,
-    find_notebooks,
     grade_id,
     is_manually_graded,
     load_json,
@@ -63,6 +62,8 @@ class ExerciseSet:
     release_locked: list[str]  # grade_ids of released cells students must not change
     manual: list[tuple[str, float]] = field(default_factory=list)  # manually graded answers
     source_sha256: str = ""  # of the solution notebook's bytes
+    cell_ids: frozenset[str] = frozenset()  # ids of the cells of the source and of the release
+    unique_ids: frozenset[str] = frozenset()  # those of cell_ids that no other set has
 
     @property
     def uses_checks(self) -> bool:
@@ -106,10 +107,11 @@ def _tasks(nb) -> tuple[list[Task], list[tuple[str, float]]]:
     return tasks, manual
 
 
-def _release_cells(path: Path) -> tuple[dict[str, ReleasedCell], list[str]]:
+def _release_cells(path: Path) -> tuple[dict[str, ReleasedCell], list[str], set[str]]:
     data = load_json(path)
     cells: dict[str, ReleasedCell] = {}
     locked: list[str] = []
+    ids = {c["id"] for c in data["cells"] if isinstance(c, dict) and isinstance(c.get("id"), str)}
     for cell in data["cells"]:
         if not isinstance(cell, dict):
             continue
@@ -118,22 +120,28 @@ def _release_cells(path: Path) -> tuple[dict[str, ReleasedCell], list[str]]:
             cells[gid] = ReleasedCell(str(cell.get("cell_type", "code")), source_of(cell))
             if role(cell) in (TEST, LOCKED):
                 locked.append(gid)
-    return cells, locked
+    return cells, locked, ids
 
 
-def load_exercise_set(source: Path, solutions_dir: Path, exercises_dir: Path | None) -> ExerciseSet:
-    """Read one source notebook (validated as the generator would) and its release."""
+def load_exercise_set(source: Path, solutions_dir: Path, exercises_dir: Path | None, *,
+                      nb=None, cell_ids: dict[str, str] | None = None) -> ExerciseSet:
+    """Read one source notebook (validated as the generator would) and its release.
+
+    ``nb`` is the source if already read; ``cell_ids`` the build's renamed cell
+    ids (:func:`.generate.course_cell_ids`).
+    """
     rel = source.relative_to(solutions_dir)
     shown = generate.display_path(source)
-    nb = read_notebook(source, id_seed=rel.as_posix())
-    student = generate.generate_notebook(nb, path=shown).notebook
+    name = generate.set_name_of(rel)
+    nb = nb if nb is not None else read_notebook(source, id_seed=rel.as_posix())
+    student = generate.generate_notebook(nb, path=shown, set_name=name, cell_ids=cell_ids).notebook
     tasks, manual = _tasks(nb)
     stubs = {gid: source_of(c) for c in student.cells if role(c) == ANSWER and (gid := grade_id(c))}
 
     release_file = exercises_dir / rel if exercises_dir is not None else None
     if release_file is not None and release_file.is_file():
         try:
-            release, locked = _release_cells(release_file)
+            release, locked, release_ids = _release_cells(release_file)
         except NotebookError as exc:
             raise CourseError(f"cannot read the released exercise: {exc}") from None
     else:
@@ -143,9 +151,11 @@ def load_exercise_set(source: Path, solutions_dir: Path, exercises_dir: Path | N
             if (gid := grade_id(c))
         }
         locked = [gid for c in student.cells if role(c) in (TEST, LOCKED) and (gid := grade_id(c))]
+        release_ids = {c["id"] for c in student.cells if c.get("id")}
     return ExerciseSet(
         source_sha256=hashlib.sha256(source.read_bytes()).hexdigest(),
-        name=rel.with_suffix("").as_posix(),
+        cell_ids=frozenset({c["id"] for c in nb.cells if c.get("id")} | release_ids),
+        name=name,
         source_path=source,
         notebook=nb,
         tasks=tasks,
@@ -163,10 +173,12 @@ def load_exercise_sets(solutions_dir: Path, exercises_dir: Path | None) -> dict[
         raise UsageError(f"solutions folder not found: {generate.display_path(solutions_dir)}")
     exercises_dir = Path(exercises_dir).resolve() if exercises_dir is not None else None
     sets: dict[str, ExerciseSet] = {}
-    errors: list[CourseError] = []
-    for source in find_notebooks(solutions_dir):
+    sources, errors = generate.read_sources(solutions_dir)
+    renamed = generate.course_cell_ids({generate.set_name_of(rel): nb for rel, nb in sources.items()})
+    for rel, nb in sources.items():
         try:
-            exset = load_exercise_set(source, solutions_dir, exercises_dir)
+            exset = load_exercise_set(solutions_dir / rel, solutions_dir, exercises_dir, nb=nb,
+                                      cell_ids=renamed.get(generate.set_name_of(rel)))
         except CourseError as exc:
             errors.append(exc)
             continue
@@ -175,4 +187,10 @@ def load_exercise_sets(solutions_dir: Path, exercises_dir: Path | None) -> dict[
         raise BuildError(errors)
     if not sets:
         raise UsageError(f"no notebooks found in {generate.display_path(solutions_dir)}")
+    owners: dict[str, int] = {}
+    for exset in sets.values():
+        for cell_id in exset.cell_ids:
+            owners[cell_id] = owners.get(cell_id, 0) + 1
+    for exset in sets.values():
+        exset.unique_ids = frozenset(i for i in exset.cell_ids if owners[i] == 1)
     return sets

@@ -33,7 +33,7 @@ import json
 import platform
 import secrets
 import shutil
-import tempfile
+import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -41,7 +41,7 @@ from . import assemble as asm
 from . import markers
 from .errors import CourseError
 from .exercise_set import ExerciseSet
-from .kernel import Limits, RunResult, kernel_env, run_notebook
+from .kernel import Limits, RunResult, kernel_env, new_scratch, run_notebook
 from .notebooks import atomic_write_text
 from .values import RECORD_VERSION
 from .version import GRADER_VERSION
@@ -221,7 +221,7 @@ def compute(exset: ExerciseSet, limits: Limits) -> Expected:
         return Expected(exset.name, exset.source_sha256, cache_key(exset), tasks)
     nonce = secrets.token_hex(16)
     assembly = asm.assemble(exset, _solution_cells(exset), nonce=nonce)
-    scratch = Path(tempfile.mkdtemp(prefix="tg-solution-"))
+    scratch = new_scratch("tg-solution-", limits)
     try:
         (scratch / "work").mkdir()
         run = run_notebook(assembly.notebook, limits, scratch / "work", kernel_env(scratch, [PACKAGE_PARENT]))
@@ -254,8 +254,8 @@ def compute(exset: ExerciseSet, limits: Limits) -> Expected:
                 name=name,
                 weight=float(record.get("weight", 1.0)),
                 hidden=record.get("line") in hidden,
-                values=[{"name": v["name"], "value": v["value"], "options": v.get("options", {})}
-                        for v in record["values"]],
+                values=[{"name": v["name"], "value": v["value"], "options": v.get("options", {}),
+                         "expected_given": bool(v.get("expected_given"))} for v in record["values"]],
                 hint=record.get("hint") if isinstance(record.get("hint"), str) else None,
             ))
         if task.check and not tests and not problems:
@@ -270,18 +270,35 @@ def compute(exset: ExerciseSet, limits: Limits) -> Expected:
     return Expected(exset.name, exset.source_sha256, cache_key(exset), tasks)
 
 
+def _digest(data: dict) -> str:
+    return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
+
+
 def load_or_compute(exset: ExerciseSet, limits: Limits, cache_dir: Path | None) -> Expected:
-    """The expected values of ``exset``, from ``cache_dir`` when they are there and current."""
+    """The expected values of ``exset``, from ``cache_dir`` when they are there, current and intact.
+
+    Each cache file carries the sha256 of its content, checked before use (by
+    every run and every shard that reads it): a file changed after it was
+    written, or damaged, is recomputed, with a warning. Kernels never see the
+    cache (it is outside their sandbox); the check also covers a run with
+    ``--no-sandbox`` and a cache folder someone else can write.
+    """
     key = cache_key(exset)
     path = Path(cache_dir) / f"{exset.name.replace('/', '__')}-{key[:16]}.json" if cache_dir else None
     if path is not None and path.is_file():
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
-            if data.get("key") == key:
+            seal = data.pop("sha256", None)
+            if seal != _digest(data):
+                print(f"warning: {path} was changed after it was written; recomputing the expected values "
+                      f"of {exset.name}", file=sys.stderr)
+            elif data.get("key") == key and data.get("solution_sha256") == exset.source_sha256:
                 return Expected.from_dict(data)
-        except (OSError, ValueError, KeyError, TypeError):
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
             pass  # a damaged cache file: recompute it
     expected = compute(exset, limits)
     if path is not None:
-        atomic_write_text(path, json.dumps(expected.to_dict(), indent=1, sort_keys=True) + "\n")
+        data = expected.to_dict()
+        data["sha256"] = _digest(data)
+        atomic_write_text(path, json.dumps(data, indent=1, sort_keys=True) + "\n")
     return expected

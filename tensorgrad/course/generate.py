@@ -8,7 +8,15 @@ For every notebook in ``solutions/`` the student version has:
 * hidden-test regions removed;
 * outputs, execution counts, timing metadata and widget state cleared;
 * test cells ``locked: true``; nbgrader metadata (schema_version 3) kept, so the
-  files also work with nbgrader.
+  files also work with nbgrader; nbgrader's ``deletable: false`` on answer, test
+  and locked cells and ``editable: false`` on test and locked cells, which
+  JupyterLab honours;
+* answer and test code cells tagged ``raises-exception``, so that Run All on a
+  blank exercise runs every check cell instead of stopping at the first stub;
+* the set's identity in the notebook's metadata (``metadata.tensorgrad.exercise_set``),
+  and cell ids unique across the course (a cell id that another set also uses is
+  replaced by one derived from the set's name), so that the grader recognises a
+  submission by its content whatever the file is called (:mod:`.grade`).
 
 The generator refuses to write anything when a source notebook has a malformed
 marker, a graded cell without points, a duplicate grade_id, or markers in a cell
@@ -34,6 +42,7 @@ from __future__ import annotations
 
 import copy
 import difflib
+import hashlib
 import json
 import os
 import re
@@ -72,6 +81,52 @@ def calls_done(source: str) -> bool:
 
 #: Cell metadata that records a past run, not content; cleared in exercises.
 _RUN_METADATA = ("execution",)
+#: Tag of the student versions' answer and check cells: JupyterLab's Run All goes on past them
+#: when they raise (an unanswered stub, a failing check), so every task's check still runs.
+RUN_ON_TAG = "raises-exception"
+
+
+def _tag(cell, tag: str) -> None:
+    tags = list(cell.metadata.get("tags", []))
+    if tag not in tags:
+        cell.metadata["tags"] = [*tags, tag]
+
+
+#: The notebook metadata key where the student version names its exercise set.
+METADATA_KEY = "tensorgrad"
+
+
+def set_name_of(rel: Path) -> str:
+    """An exercise set's name: its path below solutions/ without ``.ipynb``."""
+    return Path(rel).with_suffix("").as_posix()
+
+
+def course_cell_ids(notebooks: dict[str, object]) -> dict[str, dict[str, str]]:
+    """For each set (by name), new ids for its cells whose id another set also uses.
+
+    Cell ids identify a submission's exercise set (:mod:`.grade`), so in the
+    student versions no id may occur in two sets. Ids that are already unique
+    are kept; a shared one becomes ``<set>-<hash>``, derived from the set's
+    name and the cell's position, so the build stays byte-stable.
+    """
+    owners: dict[str, set[str]] = {}
+    for name, nb in notebooks.items():
+        for cell in nb.cells:
+            if cell.get("id"):
+                owners.setdefault(cell["id"], set()).add(name)
+    used = set(owners)
+    renamed: dict[str, dict[str, str]] = {}
+    for name, nb in sorted(notebooks.items()):
+        slug = re.sub(r"[^a-zA-Z0-9_-]+", "_", name)[:40]
+        for index, cell in enumerate(nb.cells):
+            cell_id = cell.get("id")
+            if cell_id and len(owners[cell_id]) > 1:
+                n = 0
+                while (new := f"{slug}-{hashlib.sha1(f'{name}:{index}:{n}'.encode()).hexdigest()[:8]}") in used:
+                    n += 1
+                used.add(new)
+                renamed.setdefault(name, {})[cell_id] = new
+    return renamed
 
 
 @dataclass
@@ -163,12 +218,29 @@ def _student_metadata(cell: dict, cell_role: str) -> None:
     if cell_role == ANSWER:
         meta["locked"] = False
     cell["metadata"]["nbgrader"] = meta
+    # What nbgrader's release sets and JupyterLab honours: graded and locked cells cannot be
+    # deleted, and locked cells (check cells, instructions, setup) cannot be edited.
+    if cell_role == ANSWER or meta["locked"] or meta["grade"]:
+        cell["metadata"]["deletable"] = False
+    if meta["locked"] and cell_role != ANSWER:
+        cell["metadata"]["editable"] = False
 
 
-def generate_notebook(nb, *, path: str) -> Generated:
-    """The student version of one source notebook (pure: nothing is written)."""
+def generate_notebook(nb, *, path: str, set_name: str | None = None,
+                      cell_ids: dict[str, str] | None = None) -> Generated:
+    """The student version of one source notebook (pure: nothing is written).
+
+    ``set_name`` is written into the notebook's metadata; ``cell_ids`` renames
+    cells whose id another set uses (:func:`course_cell_ids`).
+    """
     out = copy.deepcopy(nb)
     out.metadata.pop("widgets", None)
+    out.metadata.pop(METADATA_KEY, None)
+    if set_name is not None:
+        out.metadata[METADATA_KEY] = {"exercise_set": set_name}
+    for cell in out.cells:
+        if cell_ids and cell.get("id") in cell_ids:
+            cell["id"] = cell_ids[cell["id"]]
     seen: dict[str, int] = {}
     check_seen: dict[str, int] = {}
     public: set[str] = set(markers.STUB_LINES)
@@ -216,6 +288,8 @@ def generate_notebook(nb, *, path: str) -> Generated:
         if cell.cell_type == "code":
             cell.outputs = []
             cell.execution_count = None
+            if cell_role in (ANSWER, TEST):
+                _tag(cell, RUN_ON_TAG)
         for key in _RUN_METADATA:
             cell.metadata.pop(key, None)
 
@@ -266,6 +340,19 @@ def _check_dirs(solutions_dir: Path, exercises_dir: Path) -> tuple[Path, Path]:
     return solutions_dir, exercises_dir
 
 
+def read_sources(solutions_dir: Path) -> tuple[dict[Path, object], list[CourseError]]:
+    """Every source notebook below ``solutions_dir`` by relative path, and the read errors."""
+    sources: dict[Path, object] = {}
+    errors: list[CourseError] = []
+    for src in find_notebooks(solutions_dir):
+        rel = src.relative_to(solutions_dir)
+        try:
+            sources[rel] = read_notebook(src, id_seed=rel.as_posix())
+        except CourseError as exc:
+            errors.append(exc)
+    return sources, errors
+
+
 def render_all(solutions_dir: Path) -> dict[Path, tuple[str, Generated]]:
     """Generate every notebook in memory: relative path -> (file text, Generated).
 
@@ -273,13 +360,13 @@ def render_all(solutions_dir: Path) -> dict[Path, tuple[str, Generated]]:
     so an author can fix them in one pass.
     """
     rendered: dict[Path, tuple[str, Generated]] = {}
-    errors: list[CourseError] = []
-    for src in find_notebooks(solutions_dir):
-        rel = src.relative_to(solutions_dir)
-        shown = display_path(src)
+    sources, errors = read_sources(solutions_dir)
+    renamed = course_cell_ids({set_name_of(rel): nb for rel, nb in sources.items()})
+    for rel, nb in sources.items():
+        shown = display_path(solutions_dir / rel)
+        name = set_name_of(rel)
         try:
-            nb = read_notebook(src, id_seed=rel.as_posix())
-            generated = generate_notebook(nb, path=shown)
+            generated = generate_notebook(nb, path=shown, set_name=name, cell_ids=renamed.get(name))
             text = dumps(generated.notebook)
             verify_no_leaks(text, generated, shown_path=shown)
         except CourseError as exc:

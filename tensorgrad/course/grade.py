@@ -3,7 +3,8 @@
 For each submission:
 
 1. read its bytes (never written to) and their sha256; parse leniently;
-2. match it to an exercise set (by file name, else by grade_ids in common);
+2. identify its exercise set by content: metadata, then cell ids, then file
+   name (:mod:`.identify`); never a guess;
 3. build the notebook to run: the instructor's source with the student's
    answer cells put in (:mod:`.assemble`), plus the guard cells (:mod:`.guard`),
    armed with a fresh nonce;
@@ -35,8 +36,10 @@ Scoring
     part of the score.
 
 Submission statuses: ``graded``, ``timeout``, ``kernel_died``,
-``invalid_notebook``, ``grader_error`` (a bug in the grader, reported instead
-of stopping the batch).
+``invalid_notebook`` (not a notebook: a ``.py``, a PDF, an empty or truncated
+file), ``unmatched`` (a notebook whose exercise set cannot be told for sure,
+:mod:`.identify`), ``grader_error`` (a bug in the grader, reported instead of
+stopping the batch).
 
 Nothing a student does stops the batch: every failure mode becomes a status
 and a reason for that submission only. Batches run in a process pool
@@ -52,9 +55,9 @@ from __future__ import annotations
 import functools
 import hashlib
 import multiprocessing
+import re
 import secrets
 import shutil
-import tempfile
 import threading
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -65,10 +68,11 @@ from typing import Callable
 
 from . import assemble as asm
 from . import expected as exp
+from . import identify, sandbox
 from .errors import CourseError, NotebookError, UsageError
 from .exercise_set import ExerciseSet, load_exercise_sets
-from .kernel import CellResult, Limits, RunResult, kernel_env, run_notebook
-from .notebooks import find_notebooks, parse_json
+from .kernel import CellResult, Limits, RunResult, kernel_env, new_scratch, run_notebook
+from .notebooks import grade_id, parse_json, source_of
 from .values import compare
 from .version import GRADER_VERSION
 
@@ -144,19 +148,36 @@ class SubmissionResult:
 # ------------------------------------------------------------------ discovery
 
 
+def _class_files(root: Path) -> list[Path]:
+    """Every file below ``root`` a student may have handed in, sorted.
+
+    Not only notebooks: a ``.py``, a PDF or an empty upload gets its own row
+    (``invalid_notebook``) instead of vanishing. Hidden files and folders
+    (``.ipynb_checkpoints``, ``.DS_Store``) and macOS's ``__MACOSX`` are skipped.
+    """
+    found = []
+    for path in root.rglob("*"):
+        rel = path.relative_to(root)
+        if any(part.startswith(".") or part == "__MACOSX" for part in rel.parts) or not path.is_file():
+            continue
+        found.append(path)
+    return sorted(found)
+
+
 def discover(paths: list[str | Path]) -> list[Submission]:
     """Submissions from files and folders.
 
     A file is one submission; its student is the file's stem. A folder holds
-    one notebook per student (``alice.ipynb``) or one folder per student
+    one file per student (``alice.ipynb``) or one folder per student
     (``alice/set1.ipynb``): the student is the first folder below it, else the
-    stem. Raises :class:`UsageError` for a path that does not exist.
+    stem. Every file in a folder is a submission, notebook or not. Raises
+    :class:`UsageError` for a path that does not exist.
     """
     found: dict[Path, Submission] = {}
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            for nb in find_notebooks(path):
+            for nb in _class_files(path):
                 rel = nb.relative_to(path)
                 student = rel.parts[0] if len(rel.parts) > 1 else rel.stem
                 found.setdefault(nb.resolve(), Submission(student, str(nb)))
@@ -167,29 +188,37 @@ def discover(paths: list[str | Path]) -> list[Submission]:
     return sorted(found.values(), key=lambda s: (s.student, s.path))
 
 
-# ------------------------------------------------------------------- matching
-
-
-def match_exercise_set(
-    path: str, ids: set[str], sets: dict[str, ExerciseSet]
-) -> tuple[ExerciseSet | None, str]:
-    """The exercise set a submission belongs to, and a problem to report ("" if none)."""
-    by_name = [s for s in sets.values() if s.short_name == Path(path).stem]
-    named = by_name[0] if len(by_name) == 1 else (next(iter(sets.values())) if len(sets) == 1 else None)
-    overlap = {name: len(ids & s.all_ids) for name, s in sets.items()}
-    best = max(overlap, key=lambda n: (overlap[n], n)) if overlap and max(overlap.values()) > 0 else None
-    if named is not None:
-        if not ids or ids & named.all_ids:
-            return named, ""
-        if best is not None:
-            return named, f"its cells belong to exercise set {best!r}, not {named.name!r}"
-        return named, f"none of its cells belong to exercise set {named.name!r}"
-    if best is not None:
-        return sets[best], ""
-    return None, "it matches no exercise set (neither its file name nor any grade_id)"
-
-
 # -------------------------------------------------------------------- scoring
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_.]{0,79}")
+_RAISED = re.compile(r"^your code raised ([A-Za-z_][A-Za-z0-9_.]{0,79})\b")
+_THEIRS_LIMIT = 300
+
+
+def theirs(text: str, limit: int = _THEIRS_LIMIT) -> str:
+    """Text that came from the student's kernel, for a report: one line, bounded, quoted.
+
+    Anything the kernel sends (exception messages, the messages of a test
+    block) is the student's to choose, so it is never shown as the grader's
+    own words: control characters become spaces, it is cut at ``limit``
+    characters, and it is put in quotes.
+    """
+    clean = " ".join("".join(ch if ch.isprintable() else " " for ch in str(text)).split())
+    if len(clean) > limit:
+        clean = clean[: limit - 3] + "..."
+    return '"' + clean.replace('"', "'") + '"'
+
+
+def _exception_name(ename: str) -> str:
+    """An exception's class name from the kernel, if it is a plain (bounded) name."""
+    return ename if _IDENTIFIER.fullmatch(ename or "") else "an exception"
+
+
+def _raised(ename: str, evalue: str) -> str:
+    """``ValueError: "its message"`` (the message quoted as the student's text)."""
+    name = _exception_name(ename)
+    return f"{name}: {theirs(evalue)}" if evalue else name
 
 
 def _describe(assembly: asm.Assembly, index: int | None) -> str:
@@ -221,7 +250,7 @@ def _answer_note(task, assembly: asm.Assembly, run: RunResult) -> tuple[str | No
                 status = status or "not_attempted"
                 notes.append(f"your answer cell {gid!r} still raises NotImplementedError")
             elif gid not in assembly.missing_answers:
-                notes.append(f"your answer cell {gid!r} raised {result.ename}: {result.evalue}".rstrip(": "))
+                notes.append(f"your answer cell {gid!r} raised {_raised(result.ename, result.evalue)}")
         if gid in assembly.retyped_answers:
             notes.append(f"answer cell {gid!r} was not a code cell in your notebook; it was run as code")
     missing = [gid for gid in task.answers if gid in assembly.missing_answers]
@@ -231,15 +260,23 @@ def _answer_note(task, assembly: asm.Assembly, run: RunResult) -> tuple[str | No
     return status, "; ".join(notes)
 
 
-def _cell_status(outcome: CellResult) -> tuple[str, str]:
-    """(status, message) for a test cell that ended with an error or a timeout."""
+def _cell_status(outcome: CellResult, hidden: bool = False) -> tuple[str, str]:
+    """(status, message) for a test cell that ended with an error or a timeout.
+
+    The exception's message comes from the kernel: quoted, and left out
+    altogether for a cell with hidden tests (it could show their code or values).
+    """
     if outcome.status == "timeout":
         return "timeout", f"the test {outcome.evalue}"
     if outcome.ename == "NotImplementedError":
         return "not_attempted", "your answer still raises NotImplementedError"
+    if hidden:
+        name = _exception_name(outcome.ename)
+        status = "failed" if outcome.ename in _FAILURE_NAMES else "error"
+        return status, f"the test stopped with {name} (hidden tests show no details)"
     if outcome.ename in _FAILURE_NAMES:
-        return "failed", outcome.evalue or f"{outcome.ename} (no message)"
-    return "error", f"{outcome.ename}: {outcome.evalue}".rstrip(": ")
+        return "failed", theirs(outcome.evalue) if outcome.evalue else f"{outcome.ename} (no message)"
+    return "error", _raised(outcome.ename, outcome.evalue)
 
 
 def _not_run(run: RunResult, index: int, stop_note: str) -> tuple[str, str] | None:
@@ -250,20 +287,24 @@ def _not_run(run: RunResult, index: int, stop_note: str) -> tuple[str, str] | No
 
 def _judge(record: dict, test: exp.ExpectedTest) -> tuple[str, str]:
     """A named test's (status, message) from the student's record and the solution's values."""
-    reveal = not test.hidden
+    # A value is shown only where the student's self-check shows it too: in a public test that
+    # gives expected= (never for a prediction, whose self-check checks only its form).
+    def reveal(wanted: dict) -> bool:
+        return not test.hidden and bool(wanted.get("expected_given"))
+
     submitted: dict[str, dict] = {}
     for value in record["values"]:
         submitted.setdefault(value["name"], value["value"])
     if record["outcome"] != "passed":
         status = record["outcome"]
-        message = record.get("message", "")
+        message = _kernel_message(status, record.get("message", ""), test.hidden)
         failed = record.get("failed_value")
         if failed and failed in submitted:
             # Recompute the message here, so that a hidden test never shows its
             # expected value (the kernel's message may, from an expected= literal).
             wanted = next((v for v in test.values if v["name"] == failed), None)
             if wanted is not None:
-                regraded = compare(wanted["value"], submitted[failed], name=failed, reveal=reveal,
+                regraded = compare(wanted["value"], submitted[failed], name=failed, reveal=reveal(wanted),
                                    **_options(wanted))
                 if regraded:
                     message = regraded
@@ -274,10 +315,22 @@ def _judge(record: dict, test: exp.ExpectedTest) -> tuple[str, str]:
         name = wanted["name"]
         if name not in submitted:
             return "failed", f"your code did not produce {name}"
-        message = compare(wanted["value"], submitted[name], name=name, reveal=reveal, **_options(wanted))
+        message = compare(wanted["value"], submitted[name], name=name, reveal=reveal(wanted), **_options(wanted))
         if message:
             return "failed", message
     return "passed", ""
+
+
+def _kernel_message(status: str, message: str, hidden: bool) -> str:
+    """A failed test's message as the kernel sent it: quoted; for a hidden test, only what kind of failure."""
+    if not hidden:
+        return theirs(message) if message else ""
+    if status == "not_attempted":
+        return "not attempted yet: your code still raises NotImplementedError"
+    raised = _RAISED.match(message or "")
+    if status == "error":
+        return f"your code raised {raised.group(1) if raised else 'an exception'} in this hidden test"
+    return "this hidden test failed"
 
 
 def _options(wanted: dict) -> dict:
@@ -318,7 +371,7 @@ def _score_named(task, expected: exp.ExpectedTask, assembly, run, collected, ind
         elif outcome is None:
             status, message = _not_run(run, index, stop_note) or ("error", "the test cell did not run")
         elif outcome.status != "ok":
-            status, message = _cell_status(outcome)
+            status, message = _cell_status(outcome, test.hidden)
             if outcome.status == "error":
                 message = f"not run: the test cell stopped with {message}"
         else:
@@ -372,9 +425,10 @@ def _score_cell(task, assembly, run, index, stop_note) -> TaskResult:
         test = TestResult(task.grade_id, "passed", task.points, task.points, "", base["duration"], task.hidden)
         return TaskResult(points=task.points, status="passed", tests=[test], **base)
     override, note = _answer_note(task, assembly, run)
-    status, reason = _cell_status(outcome)
+    status, reason = _cell_status(outcome, task.hidden)
     if outcome.status != "timeout" and override:
-        status, reason = override, f"{outcome.ename}: {outcome.evalue}".rstrip(": ")
+        status, reason = override, (_exception_name(outcome.ename) if task.hidden
+                                    else _raised(outcome.ename, outcome.evalue))
     if note:
         reason = f"{note} ({reason})" if override else f"{reason} ({note})"
     test = TestResult(task.grade_id, status, 0.0, task.points, reason, base["duration"], task.hidden)
@@ -412,11 +466,11 @@ def _guard_findings(assembly: asm.Assembly, run: RunResult) -> list[asm.Finding]
         if cell_role not in (asm.GUARD, asm.SETUP) or result is None or result.status == "ok":
             continue
         if result.ename == "GraderGuard":
-            detail = f"{result.evalue} (before test {gid!r})"
+            detail = f"{theirs(result.evalue)} (before test {gid!r})"
             key = result.evalue
             finding = asm.Finding("patched", gid, detail, tampering=True)
         else:
-            key = detail = f"the grader's {cell_role} cell failed: {result.ename}: {result.evalue}"
+            key = detail = f"the grader's {cell_role} cell failed: {_raised(result.ename, result.evalue)}"
             finding = asm.Finding("guard", gid, detail, tampering=cell_role == asm.GUARD)
         if key not in seen:
             seen.add(key)
@@ -457,19 +511,25 @@ def grade_submission(
 
 def _read(sub: Submission, sets: dict[str, ExerciseSet]):
     """(bytes or None, parsed JSON or None, problem, exercise set or None)."""
+    path = Path(sub.path)
     try:
-        data = Path(sub.path).read_bytes()
+        if path.stat().st_size > identify.MAX_FILE_BYTES:
+            size = path.stat().st_size / 2**20
+            return None, None, f"file too large for a notebook ({size:.0f} MB); look at it by hand", None
+        data = path.read_bytes()
     except OSError as exc:
         return None, None, f"cannot read the file: {exc.strerror or exc}", None
-    try:
-        nb_json = parse_json(data)
-        problem = ""
-    except NotebookError as exc:
-        nb_json, problem = None, exc.message
-    cells = asm.submitted_cells(nb_json) if nb_json is not None else []
-    ids = {c.grade_id for c in cells if c.grade_id}
-    exset, mismatch = match_exercise_set(sub.path, ids, sets)
-    return data, nb_json, problem or mismatch, exset
+    problem = identify.not_a_notebook(sub.path, data)
+    if not problem:
+        try:
+            nb_json = parse_json(data)
+        except NotebookError as exc:
+            problem = f"{exc.message}; the file may be truncated or not saved from Jupyter"
+    if problem:  # its row goes with the set its name gives, if any (a 0 in that set's table)
+        return data, None, problem, identify.set_by_name(sub.path, sets)
+    cells = asm.submitted_cells(nb_json)
+    match = identify.identify(sub.path, nb_json, {c.grade_id for c in cells if c.grade_id}, sets)
+    return data, nb_json, match.problem, match.exset
 
 
 def _grade(
@@ -477,17 +537,21 @@ def _grade(
 ) -> SubmissionResult:
     result = SubmissionResult(sub.student, sub.path, Path(sub.path).stem, "", "graded")
     data, nb_json, problem, exset = _read(sub, sets)
-    if data is None:
+    if data is None or nb_json is None:
         result.status, result.reason = "invalid_notebook", problem
+        if data is not None:
+            result.sha256 = hashlib.sha256(data).hexdigest()
+        if exset is not None:
+            result.notebook, result.max_score = exset.name, exset.max_score
+            result.solution_sha256 = exset.source_sha256
+            result.tasks = _unscored(exset, "missing", f"not graded: {problem}")
         return result
     result.sha256 = hashlib.sha256(data).hexdigest()
-    if exset is not None:
-        result.notebook, result.max_score = exset.name, exset.max_score
-        result.solution_sha256 = exset.source_sha256
-    if exset is None or problem:
-        result.status, result.reason = "invalid_notebook", problem
-        result.tasks = _unscored(exset, "missing", f"not graded: {problem}")
+    if exset is None:
+        result.status, result.reason = "unmatched", problem
         return result
+    result.notebook, result.max_score = exset.name, exset.max_score
+    result.solution_sha256 = exset.source_sha256
 
     wanted = expected.get(exset.name) or exp.compute(exset, limits)
     cells = asm.submitted_cells(nb_json)
@@ -500,7 +564,18 @@ def _grade(
     saved = asm.saved_records_finding(nb_json)
     if saved is not None:
         assembly.findings.append(saved)
-    scratch = Path(tempfile.mkdtemp(prefix="tg-grade-"))
+    instructor = identify.solution_markers(nb_json)
+    if result.sha256 == exset.source_sha256 or instructor:
+        what = "is the instructor's solution notebook itself" if result.sha256 == exset.source_sha256 else (
+            f"is the instructor's solution notebook (it contains the {instructor} markers)")
+        # Its test cells are the instructor's own, hidden tests included: not edits.
+        source = {gid: source_of(c).strip() for c in exset.notebook.cells if (gid := grade_id(c))}
+        own = {c.grade_id for c in cells if c.grade_id and source.get(c.grade_id) == c.source.strip()}
+        assembly.findings = [f for f in assembly.findings if not (f.kind == "edited" and f.grade_id in own)]
+        assembly.findings.insert(0, asm.Finding(
+            "solution_notebook", None, f"this file {what}; graded as submitted: check how the student got it",
+            tampering=True))
+    scratch = new_scratch("tg-grade-", limits)
     try:
         workdir = scratch / "work"
         workdir.mkdir()
@@ -588,7 +663,7 @@ def sets_needed(submissions: list[Submission], sets: dict[str, ExerciseSet]) -> 
     needed = set()
     for sub in submissions:
         data, _, problem, exset = _read(sub, sets)
-        if data is not None and exset is not None and not problem:
+        if data is not None and exset is not None and not problem:  # (an invalid file runs nothing)
             needed.add(exset.name)
     return sorted(needed)
 
@@ -646,6 +721,8 @@ def grade_batch(
     solutions of the sets in use are run (or read from ``cache_dir``), so a
     solution failing its own tests stops the batch before any student is graded.
     """
+    if limits.sandbox:
+        sandbox.require()  # no student code runs outside the sandbox unless told --no-sandbox
     sets = load_exercise_sets(solutions_dir, exercises_dir)
     needed = sets_needed(submissions, sets)
     results: list[SubmissionResult] = []

@@ -46,6 +46,16 @@ Starting kernels fast
     then execs ``python -m ipykernel_launcher``. The client side skips
     jupyter_client's fixed 0.2 s wait at start-up (:class:`_QuickClient`).
 
+The sandbox
+    With ``Limits.sandbox`` (the default) every kernel runs inside bubblewrap
+    (:mod:`.sandbox`): the fork server runs in one ``bwrap`` sandbox per
+    grading process, and each kernel it forks takes user, mount, PID and IPC
+    namespaces of its own (:mod:`._isolate`); without the fork server each
+    kernel gets its own ``bwrap``. The kernel's scratch folder (from
+    :func:`new_scratch`, inside the sandbox root) is the only folder it can
+    write, and the client reaches it over ZeroMQ's ``ipc`` transport (Unix
+    sockets in that folder), since the kernel has no network.
+
 Output is kept up to ``output_cap`` bytes per cell (the rest is dropped), so a
 50 MB print cannot exhaust the grader's memory.
 
@@ -83,6 +93,7 @@ from nbclient import NotebookClient
 from nbclient.exceptions import DeadKernelError
 from traitlets import List, Unicode
 
+from . import sandbox
 from .values import MIME
 
 _LAUNCHER = str(Path(__file__).with_name("_launch_limited.py"))
@@ -90,10 +101,12 @@ _ZYGOTE = str(Path(__file__).with_name("_zygote.py"))
 _ZYGOTE_START_TIMEOUT = 120.0  # seconds for the fork server's imports, on a loaded machine
 _ZYGOTE_REPLY_TIMEOUT = 30.0  # seconds for any answer of the fork server (beyond a wait's own)
 #: Environment variables that differ between grading runs (applied in each forked kernel).
-_PER_RUN_ENV = ("IPYTHONDIR", "JUPYTER_RUNTIME_DIR")
+_PER_RUN_ENV = ("IPYTHONDIR", "JUPYTER_RUNTIME_DIR", "HOME", "MPLCONFIGDIR", "TMPDIR")
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 _TIMEOUT_ENAME = "CellTimeout"
 _MAX_MESSAGE = 2000
+#: Whether ``Limits()`` sandboxes kernels; only ``--no-sandbox`` (or a test without bwrap) turns it off.
+SANDBOX_BY_DEFAULT = True
 
 
 @dataclass(frozen=True)
@@ -108,6 +121,7 @@ class Limits:
     records_cap: int = 20_000_000  # bytes of grader records kept per notebook
     startup_timeout: float = 60.0
     interrupt_grace: float = 5.0  # after a timeout, time for the kernel to answer again
+    sandbox: bool = field(default_factory=lambda: SANDBOX_BY_DEFAULT)  # bubblewrap (see .sandbox)
 
     def cpu_seconds(self) -> int:
         # CPU time can exceed wall time only with threads; this is a backstop.
@@ -175,13 +189,21 @@ class _Zygote:
 
     _current: "_Zygote | None" = None
 
-    def __init__(self, env: dict[str, str], key: str) -> None:
+    def __init__(self, env: dict[str, str], key: str, sandboxed: bool) -> None:
         self.key = key
         self.owner = os.getpid()
         self.lock = threading.Lock()
+        self.sandbox_root = str(sandbox.root()) if sandboxed else None
+        command = [sys.executable, _ZYGOTE]
+        cwd = env.get("HOME") or "/"
+        if sandboxed:
+            server_env = {k: v for k, v in env.items() if not k.startswith("JPY_")}
+            server_env["HOME"] = cwd = self.sandbox_root
+            command = [sandbox.bwrap()[0], *sandbox.bwrap_argv(Path(self.sandbox_root), env=server_env, cwd=cwd),
+                       *command]
         self.proc = subprocess.Popen(
-            [sys.executable, _ZYGOTE], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL, env=env, cwd=env.get("HOME") or "/", start_new_session=True,
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL, env=env, cwd=cwd, start_new_session=True,
             text=True, bufsize=1,
         )
         ready = self._readline(_ZYGOTE_START_TIMEOUT)
@@ -190,11 +212,12 @@ class _Zygote:
             raise OSError("the grader's fork server did not start")
 
     @classmethod
-    def for_env(cls, env: dict[str, str]) -> "_Zygote | None":
+    def for_env(cls, env: dict[str, str], sandboxed: bool = False) -> "_Zygote | None":
         """The fork server for kernels with ``env`` (restarted if that changed); None if disabled."""
         if os.environ.get("TENSORGRAD_GRADER_ZYGOTE", "1") == "0":
             return None
-        key = repr(sorted((k, v) for k, v in env.items() if k not in _PER_RUN_ENV and not k.startswith("JPY_")))
+        key = repr((sandboxed, sorted((k, v) for k, v in env.items()
+                                      if k not in _PER_RUN_ENV and not k.startswith("JPY_"))))
         current = cls._current
         if current is not None and (current.owner != os.getpid() or current.key != key or not current.alive()):
             if current.owner == os.getpid():
@@ -202,8 +225,10 @@ class _Zygote:
             cls._current = current = None  # (a forked copy of another process's server is left alone)
         if current is None:
             try:
-                cls._current = current = cls(env, key)
+                cls._current = current = cls(env, key, sandboxed)
             except OSError:
+                if sandboxed:
+                    raise
                 return None
             atexit.register(current.close)
         return current
@@ -234,8 +259,12 @@ class _Zygote:
             raise OSError(f"the grader's fork server: {reply['error']}")
         return reply
 
-    def spawn(self, argv: list[str], cwd: str, env: dict[str, str], limits: dict) -> int:
-        return int(self.request({"op": "spawn", "argv": argv, "cwd": cwd, "env": env, "limits": limits})["pid"])
+    def spawn(self, argv: list[str], cwd: str, env: dict[str, str], limits: dict, scratch: str | None = None) -> int:
+        request = {"op": "spawn", "argv": argv, "cwd": cwd, "env": env, "limits": limits}
+        if self.sandbox_root is not None:
+            request["sandbox"] = {"root": self.sandbox_root, "scratch": scratch,
+                                  "tmp_bytes": sandbox.TMP_MB * 2**20, "keep": sandbox.readonly_below_tmp()}
+        return int(self.request(request)["pid"])
 
     def returncode(self, pid: int, wait: float) -> int | None:
         try:
@@ -311,10 +340,17 @@ class LimitedKernelManager(AsyncKernelManager):
     """
 
     launcher_args = List(Unicode())
+    #: The kernel's scratch folder when it runs in the sandbox; "" without the sandbox.
+    sandbox_scratch = Unicode("")
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self.client_factory = _QuickClient
+        if self.sandbox_scratch:
+            # No network in the sandbox: ZeroMQ over Unix sockets in the kernel's own folder.
+            self.transport = "ipc"
+            self.ip = os.path.join(self.sandbox_scratch, "zmq")
+            self.connection_file = os.path.join(self.sandbox_scratch, "kernel.json")
 
     def format_kernel_cmd(self, extra_arguments: list[str] | None = None) -> list[str]:
         kernel = [
@@ -326,17 +362,20 @@ class LimitedKernelManager(AsyncKernelManager):
 
     async def _async_launch_kernel(self, kernel_cmd: list[str], **kw) -> None:
         env = kw.get("env") or dict(os.environ)
-        zygote = _Zygote.for_env(env)
+        sandboxed = bool(self.sandbox_scratch)
+        zygote = _Zygote.for_env(env, sandboxed)
+        cwd = str(kw.get("cwd") or os.getcwd())
         if zygote is not None:
             argv = kernel_cmd[kernel_cmd.index("ipykernel_launcher") + 1 :]
-            cwd = str(kw.get("cwd") or os.getcwd())
             values = dict(zip(self.launcher_args[::2], (int(v) for v in self.launcher_args[1::2])))
             limits = {"memory_mb": values.get("--memory-mb", 0), "cpu_seconds": values.get("--cpu-seconds", 0),
                       "file_mb": values.get("--file-mb", 0)}
             try:
-                pid = zygote.spawn(argv, cwd, env, limits)
+                pid = zygote.spawn(argv, cwd, env, limits, self.sandbox_scratch or None)
             except (OSError, ValueError):
-                pass  # fall back to the wrapper below
+                if sandboxed:
+                    raise  # never fall back to a kernel outside the sandbox
+                # else fall back to the wrapper below
             else:
                 provisioner = self.provisioner
                 provisioner.process = _ZygoteProcess(zygote, pid)
@@ -344,6 +383,10 @@ class LimitedKernelManager(AsyncKernelManager):
                 provisioner.cwd = cwd
                 self._reconcile_connection_info(provisioner.connection_info)
                 return
+        if sandboxed:  # one bwrap per kernel, with its own PID namespace
+            clean = {k: v for k, v in env.items() if not k.startswith("JPY_")}
+            box = sandbox.bwrap_argv(Path(self.sandbox_scratch), per_kernel=True, env=clean, cwd=cwd)
+            kernel_cmd = [sandbox.bwrap()[0], *box, *kernel_cmd]
         await super()._async_launch_kernel(kernel_cmd, **kw)
 
 
@@ -484,10 +527,28 @@ def _cell_result(reply: dict | None, started: float, timeout: float) -> CellResu
     return CellResult("error", _clean(content.get("ename", "Error")), _clean(content.get("evalue", "")), duration)
 
 
+#: The only variables a grading kernel inherits from the grader's environment.
+_INHERITED_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "PYTHONPATH")
+
+
+def new_scratch(prefix: str, limits: Limits) -> Path:
+    """A fresh scratch folder for one kernel (inside the sandbox root when sandboxed)."""
+    return sandbox.scratch(prefix, limits.sandbox)
+
+
 def kernel_env(scratch: Path, pythonpath: list[str]) -> dict[str, str]:
-    """Environment for a grading kernel: deterministic, single-threaded BLAS, no user profile."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("JPY_", "JUPYTER_"))}
+    """Environment for a grading kernel: scrubbed, deterministic, single-threaded BLAS, no user profile.
+
+    Nothing of the grader's environment but :data:`_INHERITED_ENV` reaches the
+    kernel (no paths to the solutions, no tokens); its home is its scratch folder.
+    """
+    env = {k: os.environ[k] for k in _INHERITED_ENV if k in os.environ}
+    env.setdefault("PATH", os.defpath)
+    env.setdefault("LANG", "C.UTF-8")
     env.update(
+        HOME=str(scratch),
+        TMPDIR="/tmp",
+        MPLCONFIGDIR=str(scratch / "matplotlib"),
         PYTHONHASHSEED="0",
         OPENBLAS_NUM_THREADS="1",
         OMP_NUM_THREADS="1",
@@ -521,8 +582,13 @@ async def _run(nb, limits: Limits, workdir: Path, env: dict[str, str]) -> RunRes
     begin = time.monotonic()
     deadline = begin + limits.notebook_timeout
     result = RunResult()
+    if limits.sandbox:
+        sandbox.require()
+        if sandbox.root().resolve() not in Path(workdir).resolve().parents:
+            raise ValueError("a sandboxed kernel's folder must come from kernel.new_scratch")
     km = LimitedKernelManager(
         kernel_name="python3",
+        sandbox_scratch=str(Path(workdir).resolve().parent) if limits.sandbox else "",
         launcher_args=[
             "--memory-mb", str(limits.memory_mb),
             "--cpu-seconds", str(limits.cpu_seconds()),

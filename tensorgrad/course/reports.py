@@ -94,7 +94,7 @@ SUBMISSION_SCHEMA: dict = {
         },
         "exercise_set": {"type": "string"},
         "solution_sha256": {"type": "string"},
-        "status": {"enum": ["graded", "timeout", "kernel_died", "invalid_notebook", "grader_error"]},
+        "status": {"enum": ["graded", "timeout", "kernel_died", "invalid_notebook", "unmatched", "grader_error"]},
         "reason": {"type": "string"},
         "score": {"type": "number", "minimum": 0},
         "max_score": {"type": "number", "minimum": 0},
@@ -153,14 +153,16 @@ def safe_name(name: str) -> str:
     return safe
 
 
-def environment() -> dict[str, str]:
+def environment(limits: Limits | None = None) -> dict[str, str]:
     import ipykernel
     import nbclient
     import numpy
 
+    from . import sandbox
     from .expected import library_hash
 
     return {
+        "sandbox": sandbox.describe(limits.sandbox if limits is not None else True),
         "python": platform.python_version(),
         "implementation": platform.python_implementation(),
         "platform": sys.platform,
@@ -283,10 +285,10 @@ def csv_tables(results: list[SubmissionResult]) -> dict[str, str]:
 # ---------------------------------------------------------------- Gradescope
 
 
-def gradescope(results: list[SubmissionResult]) -> dict:
+def gradescope(results: list[SubmissionResult], sandboxed: bool = True) -> dict:
     """One student's Gradescope results.json (all their notebooks together), one entry per test."""
     tests = []
-    notes = []
+    notes = [] if sandboxed else ["graded without a sandbox"]
     for r in results:
         if r.status != "graded":
             notes.append(f"{r.notebook}: {r.status}: {r.reason}")
@@ -336,8 +338,30 @@ def one_line(results: list[SubmissionResult], *, seconds: float | None = None, j
     return f"{head}: {parts or 'nothing to grade'}{mean}; tampering findings: {tampering}"
 
 
-def summary(results: list[SubmissionResult], *, seconds: float | None = None, jobs: int | None = None) -> str:
+def needs_attention(results: list[SubmissionResult]) -> list[str]:
+    """One line per thing a person should look at: a submission not graded to the end, a task
+    that timed out, an answer written in a cell the student added (and so not graded)."""
+    lines = []
+    for r in sorted(results, key=lambda r: (r.student, r.notebook, r.path)):
+        where = f"{r.student} {r.path}"
+        if r.status != "graded":
+            lines.append(f"{where}: {r.status}: {r.reason}")
+        for t in r.tasks:
+            if t.status == "timeout" and r.status == "graded":
+                lines.append(f"{where}: task {t.grade_id} timed out: {t.reason}")
+        for f in r.integrity:
+            if f.get("kind") == "added_answer":
+                lines.append(f"{where}: {f['detail']}")
+    return lines
+
+
+def summary(results: list[SubmissionResult], *, seconds: float | None = None, jobs: int | None = None,
+            limits: Limits | None = None) -> str:
     lines = [one_line(results, seconds=seconds, jobs=jobs)]
+    if limits is not None and not limits.sandbox:
+        from .sandbox import describe
+
+        lines.append(f"WARNING: graded without a sandbox: {describe(False)}")
     lines.append("")
     lines.append("Scores:")
     width = max((len(r.student) for r in results), default=0)
@@ -361,12 +385,11 @@ def summary(results: list[SubmissionResult], *, seconds: float | None = None, jo
             share = f"{100 * got / most:.0f}%" if most else "-"
             lines.append(f"  {notebook} {gid}: {passed}/{total}, {share}")
 
-    attention = [r for r in results if r.status != "graded"]
+    attention = needs_attention(results)
     if attention:
         lines.append("")
         lines.append("Submissions needing attention:")
-        for r in attention:
-            lines.append(f"  {r.student} {r.path}: {r.status}: {r.reason}")
+        lines.extend(f"  {line}" for line in attention)
 
     tampering = [(r, f) for r in results for f in r.integrity if f.get("tampering")]
     other = [(r, f) for r in results for f in r.integrity if not f.get("tampering")]
@@ -392,7 +415,7 @@ def write_submission_jsons(
     results: list[SubmissionResult], out_dir: Path, limits: Limits, env: dict[str, str] | None = None
 ) -> list[str]:
     """Write ``json/<student>/<set>.json`` for each result; return the relative paths."""
-    env = env or environment()
+    env = env or environment(limits)
     paths = json_paths(results)
     for i, r in enumerate(results):
         atomic_write_text(Path(out_dir) / paths[i], _dump(submission_json(r, limits, env)))
@@ -411,7 +434,7 @@ def write_collected(
 ) -> str:
     """CSV, Gradescope, report.json and summary.txt for ``results``; returns the summary text."""
     out_dir = Path(out_dir)
-    env = env or environment()
+    env = env or environment(limits)
     if "csv" in formats:
         for name, text in csv_tables(results).items():
             atomic_write_text(out_dir / "csv" / name, text)
@@ -421,7 +444,7 @@ def write_collected(
             by_student[r.student].append(r)
         for student, theirs in sorted(by_student.items()):
             theirs = sorted(theirs, key=lambda r: (r.notebook, r.path))
-            atomic_write_text(out_dir / "gradescope" / safe_name(student) / "results.json", _dump(gradescope(theirs)))
+            atomic_write_text(out_dir / "gradescope" / safe_name(student) / "results.json", _dump(gradescope(theirs, limits.sandbox)))
     if "json" in formats:
         ordered = sorted(results, key=lambda r: (r.student, r.notebook, r.path))
         report = {
@@ -434,8 +457,8 @@ def write_collected(
             "submissions": [submission_json(r, limits, env) for r in ordered],
         }
         atomic_write_text(out_dir / "report.json", _dump(report))
-    text = summary(results, seconds=seconds, jobs=jobs)
-    atomic_write_text(out_dir / "summary.txt", summary(results))  # no timings: stable across re-runs
+    text = summary(results, seconds=seconds, jobs=jobs, limits=limits)
+    atomic_write_text(out_dir / "summary.txt", summary(results, limits=limits))  # no timings: stable across re-runs
     return text
 
 
@@ -449,7 +472,7 @@ def write_reports(
     jobs: int | None = None,
 ) -> str:
     """Every output of an unsharded run; returns the summary text."""
-    env = environment()
+    env = environment(limits)
     if "json" in formats:
         write_submission_jsons(results, out_dir, limits, env)
     return write_collected(results, out_dir, limits, formats, env, seconds=seconds, jobs=jobs)
@@ -458,7 +481,7 @@ def write_reports(
 def write_shard(results: list[SubmissionResult], out_dir: Path, limits: Limits, shard: tuple[int, int]) -> Path:
     """A shard's JSON files (named by student and set, so shards never collide) and its manifest."""
     k, n = shard
-    env = environment()
+    env = environment(limits)
     # Paths are made collision-free over this shard only; students are
     # dealt to shards whole (see cli.shard_of), so shards cannot collide.
     written = write_submission_jsons(results, out_dir, limits, env)

@@ -280,10 +280,20 @@ def compare(
     Numbers and arrays are compared with ``allclose(atol, rtol)`` after their
     shapes; bools, ints and strings exactly; lists, tuples and dicts item by
     item. ``dtype=True`` also compares dtypes, ``requires_grad=True`` the
-    tensors' ``requires_grad`` flags. With ``reveal=False`` the message never
-    shows the expected value (only its kind and shape): hidden tests use it.
+    tensors' ``requires_grad`` flags. With ``reveal=False`` (hidden tests) the
+    message shows neither the expected value nor the difference from it, nor
+    the submitted value's text (which the student's code chose): only whether
+    it has the expected kind and shape.
     """
-    return _compare(expected, actual, name, atol, rtol, dtype, requires_grad, reveal)
+    message = _compare(expected, actual, name, atol, rtol, dtype, requires_grad, True)
+    if message is None or reveal:
+        return message
+    akind, ekind = actual.get("type"), expected.get("type")
+    numbers = ("int", "float", "bool")
+    same_kind = akind == ekind or (akind in numbers and ekind in numbers)
+    if akind == "too_large" or not same_kind or _shape_of(actual) != _shape_of(expected):
+        return f"your {name} is {_want(actual, False)}, expected {_want(expected, False)}"
+    return f"your {name} is not the expected value"
 
 
 def _compare(exp, act, name, atol, rtol, check_dtype, check_rg, reveal) -> str | None:

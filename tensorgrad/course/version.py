@@ -3,4 +3,4 @@
 Bump the major part when a change can alter a score for the same inputs.
 """
 
-GRADER_VERSION = "2.0"
+GRADER_VERSION = "3.0"

@@ -5,6 +5,11 @@ import shutil
 import pytest
 
 from course_helpers import BASICS
+from tensorgrad.course import kernel, sandbox
+
+# Kernels run in the bubblewrap sandbox whenever this machine has it (CI installs it);
+# without it the grading tests still run, unsandboxed, and the sandbox tests skip.
+kernel.SANDBOX_BY_DEFAULT = sandbox.bwrap()[0] is not None
 
 
 @pytest.fixture

@@ -63,3 +63,14 @@ def cell_by_id(nb: dict, gid: str) -> dict:
 
 def source(cell: dict) -> str:
     return "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+
+
+def two_set_course(root: Path) -> tuple[dict, dict]:
+    """``root/solutions`` with basics and named, built into ``root/exercises``: their two releases."""
+    from tensorgrad.course import generate
+
+    (root / "solutions").mkdir()
+    (root / "solutions" / "basics.ipynb").write_bytes(BASICS.read_bytes())
+    (root / "solutions" / "named.ipynb").write_bytes(NAMED.read_bytes())
+    generate.build(root / "solutions", root / "exercises")
+    return read_json(root / "exercises" / "basics.ipynb"), read_json(root / "exercises" / "named.ipynb")

@@ -97,7 +97,8 @@ def test_unattempted_task(capsys):
         "\N{BALLOT X} second: 'undefined_name' is not defined: run your answer cell above first "
         "(if it raised an error, fix that first)",
     ]
-    assert str(raised) == "task2: 2 of 2 checks failed (see above)"
+    # A stub that raised, and a name its answer cell never defined: the task is not attempted yet.
+    assert str(raised) == "task2: not attempted yet"
 
     t = check("set.task")
     with t.test("only"):
@@ -135,12 +136,31 @@ def test_predictions_without_expected_check_their_kind_only(capsys):
         t.submit("leaf", "True", kind="bool")
     with t.test("forgot"):
         t.submit("n", None)
-    assert lines(capsys) == [
-        "\N{CHECK MARK} leaf (answered; compared with the solution when graded)",
-        "\N{CHECK MARK} node (answered; compared with the solution when graded)",
+    assert lines(capsys) == [  # never a check mark for an answer nobody checked
+        "\N{BULLET} leaf: answered, checked when graded",
+        "\N{BULLET} node: answered, checked when graded",
         "\N{BALLOT X} typo: your leaf is 'True' (a str), expected a bool",
         "\N{BALLOT X} forgot: your n is None (did you forget to set it, or to return it?)",
     ]
+
+
+@pytest.mark.parametrize("answers, summary", [
+    ([True, True], "task: all 2 answered, in the right form; checked when graded."),
+    ([True, None], "task: 1 checks pass, 1 answered (checked when graded). More tests run when your work is graded."),
+])
+def test_a_summary_never_says_all_checks_pass_when_some_were_not_checked(answers, summary, capsys):
+    t = check("set.task")
+    with t.test("prediction"):
+        t.submit("leaf", answers[0], kind="bool")
+    with t.test("code" if answers[1] is None else "another prediction"):
+        if answers[1] is None:
+            t.submit("x", 1, expected=1)
+        else:
+            t.submit("leaf2", answers[1], kind="bool")
+    t.done()
+    printed = lines(capsys)
+    assert printed[-1] == summary and "all 2 checks pass" not in printed[-1]
+    assert not any(line.startswith("\N{CHECK MARK} prediction") for line in printed)
 
 
 def test_authoring_mistakes_are_loud():
@@ -219,4 +239,28 @@ def test_the_real_emit_uses_the_grader_mime_type(monkeypatch):
     checks._emit({"outcome": "passed", "test": "t"})
     ((bundle, raw),) = shown
     assert raw is True and bundle[checks.values.MIME] == {"outcome": "passed", "test": "t"}
-    assert bundle["text/plain"].startswith("\N{CHECK MARK} t")
+    # The visible text says it was answered, never whether it is right.
+    assert bundle["text/plain"] == "t: answered (recorded for the grader)"
+    checks._emit({"outcome": "failed", "test": "t"})
+    assert shown[-1][0]["text/plain"] == "t: answered, with a problem (recorded for the grader)"
+
+
+def test_expect_values_compares_predictions_in_the_kernel_but_never_while_grading(capsys, monkeypatch):
+    import json
+
+    table = json.dumps({"leaf": {"leaf": {"value": checks.values.encode(True), "options": {}}}})
+    t = check("set.task")
+    t.expect_values(table)
+    with t.test("leaf"):
+        t.submit("leaf", False, kind="bool")
+    assert lines(capsys) == ["\N{BALLOT X} leaf: your leaf is not the expected value"]  # nbgrader: compared
+    sent = []
+    guard = types.ModuleType(checks.GUARD_MODULE)
+    guard.nonce = "n0nce"
+    monkeypatch.setitem(sys.modules, checks.GUARD_MODULE, guard)
+    monkeypatch.setattr(checks, "_emit", sent.append)
+    t = check("set.task")
+    t.expect_values(table)
+    with t.test("leaf"):
+        t.submit("leaf", False, kind="bool")
+    assert sent[0]["outcome"] == "passed"  # the grader compares in its own process, not here

@@ -194,3 +194,19 @@ def test_a_crashing_worker_process_does_not_lose_the_batch(graded_course, monkey
     results = grade_batch(subs, graded_course / "solutions", graded_course / "exercises", jobs=2)
     statuses = {r.student: r.status for r in results}
     assert statuses == {"a": "invalid_notebook", "crash": "grader_error", "c": "invalid_notebook", "d": "invalid_notebook"}
+
+
+def test_without_bubblewrap_grade_refuses_unless_told_no_sandbox(graded_course, monkeypatch, capsys):
+    from tensorgrad.course import sandbox
+
+    monkeypatch.setattr(sandbox, "bwrap", lambda: (None, "bubblewrap (bwrap) is not installed"))
+    out = graded_course / "out"
+    assert main(grade_args(graded_course, out)) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: bubblewrap (bwrap) is not installed: refusing to run")
+    assert "apt-get install -y bubblewrap" in err[0] and "--no-sandbox" in err[0]
+    assert not out.exists()  # nothing ran
+    assert main(grade_args(graded_course, out) + ["--no-sandbox"]) == 0
+    assert "warning: no sandbox" in capsys.readouterr().err
+    assert "WARNING: graded without a sandbox" in (out / "summary.txt").read_text()
+    assert json.loads((out / "report.json").read_text())["limits"]["sandbox"] is False

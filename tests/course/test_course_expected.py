@@ -86,6 +86,20 @@ def test_solution_run_gives_values_weights_and_hidden_flags_and_is_cached(named_
     assert exp.load_or_compute(exset, LIMITS, root / "cache").to_dict() == wanted.to_dict()
 
 
+def test_a_changed_cache_file_is_detected_and_recomputed(named_set, monkeypatch, capsys):
+    root, exset = named_set
+    wanted = exp.load_or_compute(exset, LIMITS, root / "cache")
+    (cached,) = (root / "cache").iterdir()
+    data = json.loads(cached.read_text())
+    data["tasks"]["test_scale"]["tests"][0]["values"][0]["value"]["data"] = [0.0, 0.0]
+    cached.write_text(json.dumps(data))  # a poisoned value, with the old checksum
+    runs = []
+    monkeypatch.setattr(exp, "compute", lambda *a: runs.append(1) or wanted)
+    assert exp.load_or_compute(exset, LIMITS, root / "cache").to_dict() == wanted.to_dict() and runs == [1]
+    assert "was changed after it was written" in capsys.readouterr().err
+    assert exp.load_or_compute(exset, LIMITS, root / "cache") and runs == [1]  # rewritten, intact again
+
+
 def test_cache_key_follows_the_solution_and_the_library(named_set, monkeypatch):
     _, exset = named_set
     key = exp.cache_key(exset)

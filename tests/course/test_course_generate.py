@@ -316,3 +316,17 @@ def test_lines_also_in_public_text_are_not_leaks(tmp_path):
 def make_generated(cells):
     nb = nbformat.v4.new_notebook(cells=cells)
     return generate.generate_notebook(nb, path="w.ipynb")
+
+
+def test_answer_and_locked_cells_carry_nbgraders_editable_and_deletable_flags(course):
+    generate.build(course / "solutions", course / "exercises")
+    nb = read_json(course / "exercises" / "basics.ipynb")
+    flags = {c["metadata"]["nbgrader"]["grade_id"]: (c["metadata"].get("editable", True), c["metadata"].get("deletable", True))
+             for c in nb["cells"] if "nbgrader" in c["metadata"]}
+    assert flags["square"] == (True, False)  # the student edits an answer, but cannot delete it
+    assert flags["test_square"] == (False, False) and flags["setup"] == (False, False)
+    assert flags["why"] == (True, False)  # a markdown answer
+    plain = [c for c in nb["cells"] if "nbgrader" not in c["metadata"]]
+    assert plain and all("editable" not in c["metadata"] and "deletable" not in c["metadata"] for c in plain)
+    assert "raises-exception" in cell_by_id(nb, "square")["metadata"]["tags"]
+    assert "raises-exception" in cell_by_id(nb, "test_square")["metadata"]["tags"]

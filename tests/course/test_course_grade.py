@@ -16,9 +16,9 @@ import json
 import time
 
 import pytest
-from course_helpers import BASICS, NAMED, cell_by_id, read_json
+from course_helpers import BASICS, cell_by_id, two_set_course
 
-from tensorgrad.course import generate
+from tensorgrad.course import reports
 from tensorgrad.course.grade import discover, grade_batch
 from tensorgrad.course.kernel import Limits
 
@@ -60,6 +60,14 @@ def duplicate_square_wrong_first(nb):
     right = cell_by_id(nb, "square")
     wrong = dict(copy.deepcopy(right), source="def square(x):\n    return 0")
     cells.insert(cells.index(right), wrong)
+
+
+def add_square_below(nb):
+    """A new cell (no metadata) with the answer, as a student who inserts a cell writes it."""
+    cells = nb["cells"]
+    cells.insert(cells.index(cell_by_id(nb, "square")) + 1,
+                 {"cell_type": "code", "metadata": {}, "source": "def square(x):\n    return x * x",
+                  "outputs": [], "execution_count": None, "id": "added-by-tom"})
 
 
 def unknown_kernel(nb):
@@ -109,6 +117,8 @@ SCENARIOS = {
     )}),
     "pam_ignores_interrupts": lambda r: from_release(r, {"mean": WEDGED_LOOP}),
     "rita_unknown_kernelspec": lambda r: from_release(r, edit=unknown_kernel),
+    "tom_answers_in_a_new_cell": lambda r: from_release(r, {"square": "def square(x):\n    raise NotImplementedError()"},
+                                                        add_square_below),
     # The kernel's folder holds a copy of the submission and nothing else.
     "sam_looks_around": lambda r: from_release(r, {"mean": (
         "import os\nfiles = sorted(os.listdir('.'))\n"
@@ -202,12 +212,7 @@ NAMED_SCENARIOS = {
 @pytest.fixture(scope="module")
 def batch(tmp_path_factory):
     root = tmp_path_factory.mktemp("grading")
-    (root / "solutions").mkdir()
-    (root / "solutions" / "basics.ipynb").write_bytes(BASICS.read_bytes())
-    (root / "solutions" / "named.ipynb").write_bytes(NAMED.read_bytes())
-    generate.build(root / "solutions", root / "exercises")
-    release = read_json(root / "exercises" / "basics.ipynb")
-    named_release = read_json(root / "exercises" / "named.ipynb")
+    release, named_release = two_set_course(root)
     subs = root / "submissions"
     for student, make in SCENARIOS.items():
         (subs / student).mkdir(parents=True)
@@ -269,8 +274,10 @@ def test_correct_answers_score_full(batch):
 def test_instructor_solution_scores_full(batch):
     r = batch[0]["sol_instructor"]
     assert (r.status, r.score) == ("graded", 4)
-    # The source has hidden tests the release does not: correctly reported as an edit.
-    assert findings(r) == {("edited", "test_square")}
+    # Recognised as the instructor's own notebook; its hidden tests are not reported as edits.
+    assert findings(r) == {("solution_notebook", None)}
+    (finding,) = r.integrity
+    assert finding["tampering"] and "the instructor's solution notebook itself" in finding["detail"]
 
 
 def test_unattempted_exercise_scores_zero_not_attempted(batch):
@@ -283,13 +290,13 @@ def test_unattempted_exercise_scores_zero_not_attempted(batch):
 def test_wrong_answer_scores_zero_with_the_assertion_message(batch):
     r = batch[0]["carl_wrong"]
     t = tasks(r)["test_square"]
-    assert (t.status, t.points, t.max_points, t.reason) == ("failed", 0, 2, "square(3) should be 9")
+    assert (t.status, t.points, t.max_points, t.reason) == ("failed", 0, 2, "the test stopped with AssertionError (hidden tests show no details)")
     assert points(r) == {"test_square": 0, "test_mean": 1, "test_predict": 1}
 
 
 def test_hidden_tests_are_run(batch):
     t = tasks(batch[0]["dana_hidden_wrong"])["test_square"]
-    assert (t.status, t.reason, t.hidden) == ("failed", "square(-2) should be 4", True)
+    assert (t.status, t.reason, t.hidden) == ("failed", "the test stopped with AssertionError (hidden tests show no details)", True)
 
 
 def test_weakened_test_cell_is_graded_by_the_instructor_test_and_reported(batch):
@@ -352,7 +359,7 @@ def test_huge_allocation_fails_that_task_and_the_kernel_survives(batch):
 def test_hiding_tracebacks_does_not_turn_a_failure_into_a_pass(batch):
     r = batch[0]["mia_hides_tracebacks"]
     t = tasks(r)["test_square"]
-    assert (t.status, t.points, t.reason) == ("failed", 0, "square(3) should be 9")
+    assert (t.status, t.points, t.reason) == ("failed", 0, "the test stopped with AssertionError (hidden tests show no details)")
     patched = [f for f in r.integrity if f["kind"] == "patched"]
     assert patched and patched[0]["tampering"]
     assert "showtraceback" in patched[0]["detail"]
@@ -442,8 +449,8 @@ def test_failed_hidden_test_does_not_reveal_the_expected_value(batch):
     r = batch[0]["n_hidden_wrong"]
     hidden = named_tests(r, "test_scale")["a negative factor"]
     assert (hidden.status, hidden.hidden, hidden.points) == ("failed", True, 0)
-    assert hidden.message.startswith("your scale([1, -2], -0.5) is array([ 0.5, -1. ]), expected shape (2,)")
-    assert "not the expected value" in hidden.message and "-0.5," not in hidden.message
+    # Neither the expected value, nor the difference, nor the text of the student's value.
+    assert hidden.message == "your scale([1, -2], -0.5) is not the expected value"
     assert tasks(r)["test_scale"].points == 2
 
 
@@ -456,7 +463,8 @@ def test_values_are_compared_in_the_grader_not_the_kernel(batch):
     assert "expected shape (2,) but a different value: expected array([3., 6.])" in scale["scale([1, 2], 3)"].message
     assert scale["scale([1, 2], 3)"].message.endswith("\nhint: multiply every element by k")  # the solution's hint
     assert named_tests(r, "test_predict")["leaf"].status == "failed"
-    assert named_tests(r, "test_predict")["leaf"].message == "your leaf is 'yes' (a str), expected True or False (a bool)"
+    # A prediction's report says only whether it has the right form, never what is right.
+    assert named_tests(r, "test_predict")["leaf"].message == "your leaf is a str, expected True or False"
     assert r.score == 2  # count and double
     patched = [f for f in r.integrity if f["kind"] == "patched"]
     assert patched and "numpy.allclose" in patched[0]["detail"] and "values.compare" in patched[0]["detail"]
@@ -468,7 +476,7 @@ def test_forged_records_are_ignored_and_flagged(batch):
     assert ("forged", "predict", True) in kinds  # sent from an answer cell
     assert ("forged", "test_scale", True) in kinds  # a second record for a test
     leaf = named_tests(r, "test_predict")["leaf"]
-    assert leaf.status == "failed" and leaf.message == "your leaf is False, expected True"
+    assert leaf.status == "failed" and leaf.message == "your leaf is not the expected value"  # not "expected True"
     dup = named_tests(r, "test_scale")["scale([1, 2], 3)"]
     assert dup.status == "failed" and "more than once" in dup.message
     assert r.score == 1 + 2 + 1  # count, the other two scale tests, double
@@ -496,3 +504,18 @@ def test_a_kernel_dying_inside_a_test_keeps_earlier_tests(batch):
     assert statuses(r) == {"test_scale": "error", "test_predict": "error", "test_double": "error"}
     assert named_tests(r, "test_predict")["leaf"].message.startswith("not run: the kernel exited with code 3")
     assert r.score == 2
+
+
+def test_an_answer_in_an_added_cell_and_a_timed_out_task_need_attention(batch):
+    results = batch[0]
+    r = results["tom_answers_in_a_new_cell"]
+    assert tasks(r)["test_square"].status == "not_attempted"  # added cells are not run
+    (finding,) = r.integrity
+    assert (finding["kind"], finding["grade_id"], finding["tampering"]) == ("added_answer", "square", False)
+    assert "defines square" in finding["detail"]
+    attention = reports.needs_attention(list(results.values()))
+    assert any(line.startswith("tom_answers_in_a_new_cell ") and "defines square" in line for line in attention)
+    # jack's loop timed out one task; his notebook is otherwise graded, and still listed.
+    assert results["jack_infinite_loop"].status == "graded"
+    assert any(line.startswith("jack_infinite_loop ") and "task test_mean timed out" in line for line in attention)
+    assert "Submissions needing attention:" in reports.summary(list(results.values()))

@@ -5,6 +5,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 from types import SimpleNamespace
 
 import nbformat
@@ -17,11 +18,19 @@ LAUNCHER = kernel._LAUNCHER
 
 
 def run_cells(tmp_path, sources, **limits):
+    """Run ``sources`` as a notebook; the kernel's folder is ``<scratch>/work``, the scratch in ``tmp_path/scratch``."""
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(s) for s in sources])
-    work = tmp_path / "work"
+    scratch = kernel.new_scratch("tg-test-", Limits(**limits))
+    work = scratch / "work"
     work.mkdir(parents=True)
-    result = run_notebook(nb, Limits(**limits), work, kernel_env(tmp_path, []))
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    (tmp_path / "scratch").write_text(str(scratch))
+    result = run_notebook(nb, Limits(**limits), work, kernel_env(scratch, []))
     return nb, result
+
+
+def work_of(tmp_path):
+    return Path((tmp_path / "scratch").read_text()) / "work"
 
 
 def stdout(cell):
@@ -45,7 +54,7 @@ def test_kernel_uses_the_graders_python_a_fresh_folder_and_the_limits(tmp_path):
     assert result.outcome == "completed"
     lines = stdout(nb.cells[0]).split()
     assert lines[0] == sys.executable
-    assert lines[1] == str((tmp_path / "work").resolve())
+    assert lines[1] == str(work_of(tmp_path).resolve())
     assert lines[2:] == ["0", "1024", str(Limits(notebook_timeout=30).cpu_seconds())]
     assert [result.cells[i].status for i in range(3)] == ["ok", "error", "ok"]
     assert result.cells[1].ename == "MemoryError"
@@ -120,8 +129,10 @@ def test_forked_kernels_are_fresh_processes_in_their_own_group(tmp_path):
     assert stdout(second.cells[0]).strip() == "False"  # nothing leaks from one kernel to the next
     pid1, own1, cwd1 = stdout(first.cells[1]).split()
     pid2, own2, cwd2 = stdout(second.cells[1]).split()
-    assert pid1 != pid2 and own1 == own2 == "True"
-    assert cwd1.endswith("a/work") and cwd2.endswith("b/work")
+    # In the sandbox each kernel is process 1 of a PID namespace of its own.
+    assert (pid1 == pid2 == "1") if kernel.SANDBOX_BY_DEFAULT else pid1 != pid2
+    assert own1 == own2 == "True"
+    assert cwd1 == str(work_of(tmp_path / "a")) and cwd2 == str(work_of(tmp_path / "b"))
 
 
 def test_a_dead_fork_server_is_replaced(tmp_path):
@@ -143,5 +154,6 @@ def test_without_the_fork_server_the_launcher_applies_the_same_limits(tmp_path, 
          " os.getpgid(0) == os.getpid())", "import os\nos._exit(4)"],
         memory_mb=1024,
     )
-    assert stdout(nb.cells[0]).split() == [sys.executable, "1024", "True"]
+    # (In the sandbox the kernel's bwrap leads the process group the grader signals.)
+    assert stdout(nb.cells[0]).split() == [sys.executable, "1024", str(not kernel.SANDBOX_BY_DEFAULT)]
     assert result.outcome == "kernel_died" and "exited with code 4" in result.reason

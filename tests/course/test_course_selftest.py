@@ -125,8 +125,25 @@ def tasks_of(exset):
 
 
 BROKEN = ("loop", "exit", "edited", "deleted", "flood", "patched", "invalid")
-#: Which set each broken kind is made from: the sets in turn.
-BROKEN_FROM = {kind: SETS[i % len(SETS)] for i, kind in enumerate(BROKEN)} if SETS else {}
+#: Files under the names course sites and browsers give them, and files that are not notebooks:
+#: kind -> the file name ({} is the set's short name).
+RENAMED = {
+    "copy1": "{}-Copy1.ipynb",  # Jupyter's copy, metadata kept
+    "browser": "{} (1).ipynb",  # a second download; metadata lost: found by its cell ids
+    "canvas": "smithjane_12345_678901_{}.ipynb",  # nbformat 4.4 without ids or metadata: by name
+    "moodle": "Jane Smith_12345_assignsubmission_file_{}-1.ipynb",
+    "solution_renamed": "my homework.ipynb",  # the instructor's notebook under another name
+    "anonymous": "homework.ipynb",  # no metadata, no ids, no name: unmatched
+    "script": "{}.py",
+    "empty": "{}.ipynb",
+    "pdf": "{}.pdf",
+    "colab": "Copy of {}.ipynb",  # a Colab export: its metadata, another kernelspec, no ids
+    "julia_kernel": "{}.ipynb",  # a kernelspec that does not exist here
+    "partial": "{}.ipynb",  # only the first task answered
+    "truncated": "{}.ipynb",  # an upload cut short
+}
+#: Which set each broken or renamed kind is made from: the sets in turn.
+BROKEN_FROM = {kind: SETS[i % len(SETS)] for i, kind in enumerate(BROKEN + tuple(RENAMED))} if SETS else {}
 
 
 def make_submissions(name, exset, root, kinds):
@@ -165,7 +182,57 @@ def make_submissions(name, exset, root, kinds):
         cell = by_id(nb, perturbed_answer(exset))
         cell["source"] = wrong_answer(text(cell))
 
+    def answered():
+        """The release with the solution's answers typed in (marker lines left out)."""
+        nb = json.loads(release_path.read_text(encoding="utf-8"))
+        for cell in nb["cells"]:
+            gid = nbgrader(cell).get("grade_id")
+            if gid in exset.answer_ids:
+                lines = text(by_id(solution, gid)).splitlines()
+                cell["source"] = "\n".join(line for line in lines if "### BEGIN" not in line and "### END" not in line)
+        return nb
+
+    def without_metadata(nb):
+        del nb["metadata"]["tensorgrad"]
+        return nb
+
+    def without_ids(nb):
+        for cell in nb["cells"]:
+            cell.pop("id", None)
+        nb["nbformat_minor"] = 4
+        return without_metadata(nb)
+
+    def colab(nb):
+        nb = without_ids(nb)
+        nb["metadata"] = {"colab": {"provenance": [], "name": f"Copy of {name}.ipynb"},
+                          "kernelspec": {"name": "python3", "display_name": "Python 3"}, "accelerator": "GPU"}
+        return nb
+
+    def julia(nb):
+        nb["metadata"]["kernelspec"] = {"name": "julia-1.9", "display_name": "Julia 1.9", "language": "julia"}
+        return nb
+
+    def partial(nb):
+        release = json.loads(release_path.read_text(encoding="utf-8"))
+        for task in exset.tasks[1:]:
+            for gid in task.answers:
+                by_id(nb, gid)["source"] = text(by_id(release, gid))
+        return nb
+
     makers = {
+        "copy1": lambda: json.dumps(answered()),
+        "browser": lambda: json.dumps(without_metadata(answered())),
+        "canvas": lambda: json.dumps(without_ids(answered())),
+        "moodle": lambda: json.dumps(without_ids(answered())),
+        "solution_renamed": lambda: json.dumps(solution),
+        "anonymous": lambda: json.dumps(without_ids(answered())),
+        "colab": lambda: json.dumps(colab(answered())),
+        "julia_kernel": lambda: json.dumps(julia(answered())),
+        "partial": lambda: json.dumps(partial(answered())),
+        "truncated": lambda: json.dumps(answered())[:5000],
+        "script": lambda: "import tensorgrad as tg\n",
+        "empty": lambda: "",
+        "pdf": lambda: "%PDF-1.7\n...",
         "loop": lambda: variant(loop),
         "exit": lambda: variant(exit_),
         "edited": lambda: variant(edited),
@@ -181,7 +248,7 @@ def make_submissions(name, exset, root, kinds):
     }
     paths = {}
     for scenario, content in made.items():
-        path = root / scenario / f"{Path(name).name}.ipynb"
+        path = root / scenario / RENAMED.get(scenario, "{}.ipynb").format(Path(name).name)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(content, encoding="utf-8")
         paths[scenario] = path
@@ -195,7 +262,7 @@ def selftest(tmp_path_factory):
     sets = load_exercise_sets(SOLUTIONS, EXERCISES)
     paths = {
         name: make_submissions(name, sets[name], root / "submissions",
-                               [kind for kind in BROKEN if BROKEN_FROM[kind] == name])
+                               [kind for kind in BROKEN + tuple(RENAMED) if BROKEN_FROM[kind] == name])
         for name in SETS
     }
     files = [p for per_set in paths.values() for p in per_set.values()]
@@ -327,3 +394,96 @@ def test_runtime(selftest):
     # Two cores: the whole self-test should stay under two minutes on an idle machine;
     # this bound leaves room for a loaded one.
     assert selftest["elapsed"] < 30 * len(SETS) + 240
+
+
+@pytest.mark.parametrize("made_from", [broken(k) for k in ("copy1", "browser", "canvas", "moodle")], indirect=True)
+def test_renamed_and_lms_named_notebooks_are_graded_against_their_set(made_from, request):
+    exset, results = made_from
+    kind = request.node.callspec.id.split("-")[0]
+    r = results[kind]
+    assert (r.status, r.notebook, r.score) == ("graded", exset.name, exset.max_score), (r.reason, r.tasks)
+    assert not [f for f in r.integrity if f["tampering"]]
+
+
+@pytest.mark.parametrize("made_from", [broken("solution_renamed")], indirect=True)
+def test_the_instructors_notebook_under_another_name_is_recognised(made_from):
+    exset, results = made_from
+    r = results["solution_renamed"]
+    assert (r.status, r.notebook, r.score) == ("graded", exset.name, exset.max_score)
+    assert [f["kind"] for f in r.integrity] == ["solution_notebook"] and r.integrity[0]["tampering"]
+
+
+@pytest.mark.parametrize("made_from", [broken("anonymous")], indirect=True)
+def test_a_notebook_nothing_identifies_is_unmatched_not_guessed(made_from):
+    _, results = made_from
+    r = results["anonymous"]
+    assert (r.status, r.score, r.max_score, r.tasks) == ("unmatched", 0, 0, [])
+    assert "no tensorgrad metadata, no cell of any exercise set" in r.reason
+
+
+NOT_NOTEBOOKS = {"script": "a Python script (.py), not a notebook", "empty": "empty file", "pdf": "a PDF, not a notebook"}
+
+
+@pytest.mark.parametrize("made_from", [broken(k) for k in NOT_NOTEBOOKS], indirect=True)
+def test_files_that_are_not_notebooks_get_a_row_with_a_reason(made_from, request):
+    exset, results = made_from
+    kind = request.node.callspec.id.split("-")[0]
+    words = NOT_NOTEBOOKS[kind]
+    r = results[kind]
+    assert r.status == "invalid_notebook" and words in r.reason and "upload" in r.reason
+    assert (r.notebook, r.score) == (exset.name, 0)  # its row is in its set's table, with 0 points
+
+
+def _count_twice(t):
+    """The common wrong count_ops of set 01 task 3: no memory of the nodes seen."""
+    count, stack = 0, [t.grad_fn]
+    while stack:
+        node = stack.pop()
+        if node is None or type(node).__name__ == "AccumulateGrad":
+            continue
+        count += 1
+        stack.extend(n for n, _ in node.next_functions)
+    return count
+
+
+def test_a_public_check_catches_a_count_ops_that_counts_a_shared_node_twice(capsys):
+    from tensorgrad.course import CheckFailure
+
+    name = "01_computation_graphs"
+    if name not in SETS:
+        pytest.skip(f"{name} is not in solutions/")
+    release = json.loads((EXERCISES / f"{name}.ipynb").read_text(encoding="utf-8"))
+    public = text(by_id(release, "task3_check"))
+    with pytest.raises(CheckFailure, match="1 of 3 checks failed"):
+        exec(public, {"count_ops": _count_twice})
+    assert "\N{BALLOT X} a node reached by two paths counts once: your count_ops(a * a) is 3, expected 2" in (
+        capsys.readouterr().out)
+    solution = json.loads((SOLUTIONS / f"{name}.ipynb").read_text(encoding="utf-8"))
+    namespace = {}
+    exec(text(by_id(solution, "task3")).replace("### BEGIN SOLUTION", "").replace("### END SOLUTION", ""), namespace)
+    exec(public, namespace)  # the right answer passes them all
+    assert capsys.readouterr().out.splitlines()[-1] == "task3: all 3 checks pass. More tests run when your work is graded."
+
+
+@pytest.mark.parametrize("made_from", [broken("colab"), broken("julia_kernel")], indirect=True)
+def test_colab_exports_and_foreign_kernelspecs_are_graded_as_usual(made_from, request):
+    exset, results = made_from
+    r = results[request.node.callspec.id.split("-")[0]]
+    assert (r.status, r.notebook, r.score) == ("graded", exset.name, exset.max_score), (r.reason, r.tasks)
+
+
+@pytest.mark.parametrize("made_from", [broken("partial")], indirect=True)
+def test_a_partly_answered_notebook_scores_its_first_task_only(made_from):
+    exset, results = made_from
+    r = results["partial"]
+    first, *rest = exset.tasks
+    assert statuses(r)[first.grade_id] == "passed"
+    assert all(statuses(r)[t.grade_id] == "not_attempted" for t in rest)
+    assert r.score == first.points
+
+
+@pytest.mark.parametrize("made_from", [broken("truncated")], indirect=True)
+def test_a_truncated_upload_is_an_invalid_notebook_that_says_so(made_from):
+    exset, results = made_from
+    r = results["truncated"]
+    assert r.status == "invalid_notebook" and "truncated" in r.reason and r.notebook == exset.name

@@ -101,8 +101,11 @@ def test_hidden_comparisons_never_show_the_expected_value():
                              ("SumBackward0", "MulBackward0"), (1234, 4321), ([7.25], [3.0])]:
         msg = cmp(expected, actual, reveal=False)
         assert msg and "7.25" not in msg and "True" not in msg.replace("True or False", "")
-        assert "SumBackward0" not in msg and "1234" not in msg
-    assert cmp(tg.tensor([7.25]), 3.0, reveal=False) == "your x is 3.0 (a float), expected a tensor of shape (1,)"
+        assert "SumBackward0" not in msg and "1234" not in msg and "difference" not in msg
+        assert "3.0" not in msg and "4321" not in msg and "MulBackward0" not in msg  # nor the student's text
+    assert cmp(tg.tensor([7.25]), 3.0, reveal=False) == "your x is a float, expected a tensor of shape (1,)"
+    assert cmp(tg.tensor([7.25]), tg.tensor([1.0, 2.0]), reveal=False) == (
+        "your x is a tensor of shape (2,), expected a tensor of shape (1,)")
 
 
 def test_too_large_values_are_reported_not_sent():

@@ -1,0 +1,104 @@
+"""Per-kernel namespaces inside the grader's bubblewrap sandbox (used by :mod:`._zygote`).
+
+The fork server runs inside one ``bwrap`` sandbox (:mod:`.sandbox`); the
+kernels it forks one after another must not reach each other nor the server.
+So a forked child, before it becomes a kernel:
+
+1. :func:`enter` takes new user, mount, PID and IPC namespaces (it may, being
+   in a user namespace it owns) and maps its user onto itself;
+2. forks: the grandchild is process 1 of the new PID namespace (it sees no
+   other process, and when it exits every process it started is killed);
+3. :func:`confine` (in the grandchild) mounts a fresh ``/proc`` and a fresh,
+   size-limited ``/tmp``, covers the sandbox root with an empty read-only
+   tmpfs with only its own scratch folder bound back, and drops every
+   capability, so that nothing of this can be undone.
+
+Plain ``ctypes`` calls into libc: no dependency, nothing imported that the
+kernel would not import anyway.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+
+CLONE_NEWNS = 0x00020000
+CLONE_NEWIPC = 0x08000000
+CLONE_NEWUSER = 0x10000000
+CLONE_NEWPID = 0x20000000
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
+MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
+MNT_DETACH = 2
+PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS, PR_SET_PDEATHSIG = 24, 38, 1
+PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 47, 4
+_CAPABILITY_VERSION_3 = 0x20080522
+
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+def _check(result: int, what: str) -> None:
+    if result != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"{what}: {os.strerror(err)}")
+
+
+def _mount(source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
+    enc = (lambda s: s.encode() if s is not None else None)
+    _check(_libc.mount(enc(source), enc(target), enc(fstype), ctypes.c_ulong(flags), enc(data)),
+           f"mount {target}")
+
+
+def _write(path: str, text: str) -> None:
+    with open(path, "w") as fh:
+        fh.write(text)
+
+
+def enter() -> None:
+    """New user, mount, PID and IPC namespaces for the calling (single-threaded) process."""
+    uid, gid = os.getuid(), os.getgid()
+    _check(_libc.unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC), "unshare")
+    _write("/proc/self/uid_map", f"{uid} {uid} 1\n")
+    _write("/proc/self/setgroups", "deny\n")
+    _write("/proc/self/gid_map", f"{gid} {gid} 1\n")
+
+
+def confine(sandbox_root: str, scratch: str, tmp_bytes: int, keep: tuple[str, ...] = ()) -> None:
+    """In process 1 of the new PID namespace: the mounts described above, then no capabilities.
+
+    ``keep``: read-only folders below /tmp (a library installed there), bound
+    again, read-only, over the fresh /tmp.
+    """
+    _mount(None, "/", None, MS_REC | MS_PRIVATE)
+    _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    own = os.open(scratch, os.O_PATH | os.O_DIRECTORY)  # still reachable once covered
+    kept = [(path, os.open(path, os.O_PATH | os.O_DIRECTORY)) for path in keep]
+    _mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, f"size={tmp_bytes},mode=1777")
+    for path, fd in kept:
+        os.makedirs(path)
+        _mount(f"/proc/self/fd/{fd}", path, None, MS_BIND | MS_REC)
+        _mount(None, path, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
+        os.close(fd)
+    os.makedirs(sandbox_root, exist_ok=True)  # (gone if it was below /tmp)
+    _mount("tmpfs", sandbox_root, "tmpfs", MS_NOSUID | MS_NODEV, "size=65536,mode=755")
+    os.makedirs(scratch)
+    _mount(f"/proc/self/fd/{own}", scratch, None, MS_BIND | MS_REC)
+    os.close(own)
+    _mount(None, sandbox_root, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
+    drop_capabilities()
+
+
+def drop_capabilities() -> None:
+    """No capability now, none after an exec, none from setuid programs."""
+    _check(_libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
+    _libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+    for cap in range(64):
+        if _libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0:
+            break  # past the last capability this kernel knows
+    header = (ctypes.c_uint32 * 2)(_CAPABILITY_VERSION_3, 0)
+    data = (ctypes.c_uint32 * 6)()
+    _check(_libc.capset(header, data), "capset")
+
+
+def die_with_parent(signum: int) -> None:
+    """Get ``signum`` when the parent process exits."""
+    _libc.prctl(PR_SET_PDEATHSIG, signum, 0, 0, 0)

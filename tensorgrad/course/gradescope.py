@@ -1,0 +1,244 @@
+"""A Gradescope autograder: ``tensorgrad-course gradescope SOLUTION.ipynb... --out autograder.zip``.
+
+The zip is what an instructor uploads to Gradescope as is::
+
+    setup.sh            installs the grader's dependencies (pinned to the versions that built
+                        the zip) and tensorgrad from the wheel inside the zip: never by name,
+                        since ``pip install tensorgrad`` installs an unrelated PyPI project
+    run_autograder      grades whatever is in /autograder/submission
+    solutions/          the instructor's notebooks (the source of the exercise sets)
+    exercises/          their released versions, to tell edited locked cells
+    wheels/             tensorgrad's wheel
+    config.json         hidden-test visibility, time and memory limits
+
+``run_autograder`` runs :func:`run`: it finds every file in the submission
+folder (renamed notebooks, several notebooks, none, a ``.py``: each is
+identified by content, :mod:`.identify`), grades them as ``tensorgrad-course
+grade`` does, and **always** writes ``/autograder/results/results.json``: a
+failure entry when there is nothing to grade or grading itself fails. Public
+tests are ``visible``; hidden tests ``after_published`` (or ``hidden``). The
+top-level ``output`` is a public summary; one entry visible only to
+instructors lists the integrity findings and the sandbox used.
+
+Kernels run in the bubblewrap sandbox when it works in the container
+(``setup.sh`` installs ``bubblewrap`` when ``apt-get`` is there); otherwise,
+as the container is itself fresh for each submission, without it, and the
+instructor-only entry says so.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+import tempfile
+import zipfile
+from importlib import metadata
+from pathlib import Path
+
+from .errors import CourseError, UsageError
+
+#: What the grader imports beyond tensorgrad (pinned in setup.sh to the versions installed here).
+REQUIREMENTS = ("numpy", "nbformat", "nbclient", "ipykernel", "jupyter_client", "pyzmq", "traitlets")
+VISIBILITIES = ("after_published", "hidden")
+_PROJECT = Path(__file__).resolve().parents[2]
+
+SETUP_SH = """#!/usr/bin/env bash
+# Gradescope runs this once, in /autograder/source, to build the autograder's image.
+set -euo pipefail
+cd "$(dirname "${{BASH_SOURCE[0]}}")"
+PY="${{TG_PYTHON:-python3}}"
+if command -v apt-get >/dev/null 2>&1 && ! command -v bwrap >/dev/null 2>&1; then
+    # the grader's sandbox for student kernels (run_autograder goes on without it if it cannot run)
+    (apt-get update && apt-get install -y bubblewrap) >/dev/null 2>&1 || echo "bubblewrap not installed"
+fi
+if [[ -z "${{TG_SKIP_DEPS:-}}" ]]; then
+    "$PY" -m pip install --no-cache-dir ${{TG_PIP_ARGS:-}} {requirements}
+fi
+# tensorgrad from the wheel in this zip, never by name (a different project owns the name on PyPI).
+"$PY" -m pip install --no-cache-dir --no-deps ${{TG_PIP_ARGS:-}} wheels/{wheel}
+"""
+
+RUN_AUTOGRADER = """#!/usr/bin/env bash
+# Gradescope runs this for every submission; it always writes /autograder/results/results.json.
+cd "${AUTOGRADER_ROOT:-/autograder}/source" 2>/dev/null || cd "$(dirname "${BASH_SOURCE[0]}")"
+exec "${TG_PYTHON:-python3}" -m tensorgrad.course.gradescope run --root "${AUTOGRADER_ROOT:-/autograder}"
+"""
+
+
+def _pins() -> list[str]:
+    pins = []
+    for name in REQUIREMENTS:
+        try:
+            pins.append(f"{name}=={metadata.version(name)}")
+        except metadata.PackageNotFoundError:
+            pins.append(name)
+    return pins
+
+
+def _project() -> dict:
+    """Name, version, dependencies and entry points from the checkout's pyproject.toml."""
+    import re
+
+    text = (_PROJECT / "pyproject.toml").read_text(encoding="utf-8")
+    try:
+        import tomllib
+
+        data = tomllib.loads(text)
+    except ModuleNotFoundError:  # Python 3.10: the few fields needed, read plainly
+        version = re.search(r'^version\s*=\s*"([^"]+)"', text, re.M).group(1)
+        data = {"project": {"name": "tensorgrad", "version": version, "dependencies": ["numpy>=1.24"],
+                            "scripts": {"tensorgrad-course": "tensorgrad.course.cli:main"}}}
+    return data["project"]
+
+
+def _wheel(into: Path) -> Path:
+    """tensorgrad's wheel (pure Python), written from the package this grader runs from.
+
+    Written directly (a wheel is a zip with a ``.dist-info`` folder), so that
+    building the autograder needs neither the network nor the ``wheel`` package.
+    """
+    import base64
+    import hashlib
+
+    if not (_PROJECT / "pyproject.toml").is_file():
+        raise UsageError("the autograder zip is built from a checkout of tensorgrad (pyproject.toml not found)")
+    project = _project()
+    name, version = project["name"], project["version"]
+    dist = f"{name}-{version}.dist-info"
+    files: dict[str, bytes] = {}
+    package = _PROJECT / name
+    for path in sorted(package.rglob("*.py")):
+        if "__pycache__" not in path.parts:
+            files[path.relative_to(_PROJECT).as_posix()] = path.read_bytes()
+    requires = "".join(f"Requires-Dist: {d}\n" for d in project.get("dependencies", []))
+    files[f"{dist}/METADATA"] = (f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n{requires}").encode()
+    files[f"{dist}/WHEEL"] = b"Wheel-Version: 1.0\nGenerator: tensorgrad-course\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    scripts = project.get("scripts", {})
+    files[f"{dist}/entry_points.txt"] = (
+        "[console_scripts]\n" + "".join(f"{k} = {v}\n" for k, v in scripts.items())).encode()
+    record = []
+    for arcname, data in files.items():
+        digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+        record.append(f"{arcname},sha256={digest},{len(data)}")
+    record.append(f"{dist}/RECORD,,")
+    files[f"{dist}/RECORD"] = ("\n".join(record) + "\n").encode()
+    into.mkdir(parents=True, exist_ok=True)
+    wheel = into / f"{name}-{version}-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w", zipfile.ZIP_DEFLATED) as archive:
+        for arcname, data in files.items():
+            archive.writestr(zipfile.ZipInfo(arcname, date_time=(2020, 1, 1, 0, 0, 0)), data)
+    return wheel
+
+
+def build_zip(solutions: list[Path], out: Path, *, hidden_visibility: str = "after_published",
+              cell_timeout: float = 60.0, notebook_timeout: float = 600.0, memory_mb: int = 2048) -> Path:
+    """Write the autograder zip for the exercise sets ``solutions`` (source notebooks)."""
+    from . import generate
+    from .exercise_set import load_exercise_sets
+
+    if hidden_visibility not in VISIBILITIES:
+        raise UsageError(f"hidden-test visibility must be one of {', '.join(VISIBILITIES)}")
+    missing = [str(p) for p in solutions if not Path(p).is_file()]
+    if missing:
+        raise UsageError(f"solution notebook not found: {', '.join(missing)}")
+    with tempfile.TemporaryDirectory(prefix="tg-gradescope-") as tmp:
+        tmp = Path(tmp)
+        (tmp / "solutions").mkdir()
+        for path in solutions:
+            shutil.copyfile(path, tmp / "solutions" / Path(path).name)
+        generate.build(tmp / "solutions", tmp / "exercises")
+        load_exercise_sets(tmp / "solutions", tmp / "exercises")  # every authoring error, before a zip exists
+        wheel = _wheel(tmp / "wheels")
+        config = {"hidden_visibility": hidden_visibility, "cell_timeout": cell_timeout,
+                  "notebook_timeout": notebook_timeout, "memory_mb": memory_mb}
+        out = Path(out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+            for name, text in (("setup.sh", SETUP_SH.format(requirements=" ".join(_pins()), wheel=wheel.name)),
+                               ("run_autograder", RUN_AUTOGRADER)):
+                info = zipfile.ZipInfo(name)
+                info.external_attr = 0o755 << 16
+                archive.writestr(info, text)
+            archive.writestr("config.json", json.dumps(config, indent=1, sort_keys=True) + "\n")
+            for folder in ("solutions", "exercises"):
+                for path in sorted((tmp / folder).glob("*.ipynb")):
+                    archive.write(path, f"{folder}/{path.name}")
+            archive.write(wheel, f"wheels/{wheel.name}")
+    return out
+
+
+# --------------------------------------------------------------- in the container
+
+
+def _failure(message: str) -> dict:
+    return {"score": 0, "output": message,
+            "tests": [{"name": "Grading", "score": 0, "max_score": 0, "status": "failed",
+                       "visibility": "visible", "output": message}]}
+
+
+def results_for(results, hidden_visibility: str, sandbox_note: str) -> dict:
+    """Gradescope's results.json for one student's graded files."""
+    from . import reports
+
+    if not results:
+        return _failure("No file was uploaded: upload your notebook (.ipynb), as saved from Jupyter.")
+    data = reports.gradescope(results)
+    for test in data["tests"]:
+        if test["visibility"] == "after_published":
+            test["visibility"] = hidden_visibility
+    lines = []
+    for r in results:
+        if r.status == "graded":
+            lines.append(f"{r.notebook}: {reports._num(r.score)}/{reports._num(r.max_score)}")
+        else:
+            lines.append(f"{Path(r.path).name}: {r.status}: {r.reason}")
+    data["output"] = "\n".join(lines)
+    findings = [f"{r.notebook} {f.get('grade_id') or ''}: {f['kind']}: {f['detail']}"
+                for r in results for f in r.integrity]
+    data["tests"].append({
+        "name": "Integrity findings (instructors only)", "score": 0, "max_score": 0, "visibility": "hidden",
+        "output": "\n".join([f"sandbox: {sandbox_note}", *(findings or ["no findings"])]),
+    })
+    return data
+
+
+def run(root: Path) -> int:
+    """Grade ``root/submission`` with ``root/source``; always write ``root/results/results.json``."""
+    results_file = root / "results" / "results.json"
+    results_file.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        from . import sandbox
+        from .grade import discover, grade_batch
+        from .kernel import Limits
+
+        source = root / "source"
+        config = json.loads((source / "config.json").read_text(encoding="utf-8"))
+        sandboxed = sandbox.bwrap()[0] is not None
+        limits = Limits(cell_timeout=config["cell_timeout"], notebook_timeout=config["notebook_timeout"],
+                        memory_mb=config["memory_mb"], sandbox=sandboxed)
+        submission = root / "submission"
+        subs = discover([submission]) if submission.is_dir() else []
+        with tempfile.TemporaryDirectory(prefix="tg-gradescope-cache-") as cache:
+            results = grade_batch(subs, source / "solutions", source / "exercises", limits, cache_dir=Path(cache)) \
+                if subs else []
+        data = results_for(results, config.get("hidden_visibility", "after_published"), sandbox.describe(sandboxed))
+        code = 0
+    except Exception as exc:  # noqa: BLE001 - Gradescope must always get a results.json
+        data = _failure(f"The autograder could not grade this submission ({type(exc).__name__}: {exc}). "
+                        "Your instructor can see this message; please let them know.")
+        code = 1
+    results_file.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    return code
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if len(argv) == 3 and argv[0] == "run" and argv[1] == "--root":
+        return run(Path(argv[2]))
+    print("usage: python -m tensorgrad.course.gradescope run --root /autograder", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,192 @@
+"""The sandbox every student kernel runs in: bubblewrap, plus a namespace of its own per kernel.
+
+A submission's code controls its whole kernel, so the kernel must not be able
+to reach anything that decides or records grades. Under the sandbox a kernel
+
+* sees a **read-only** view of the system (``/usr`` and the libraries), of the
+  Python it runs on and of the installed tensorgrad package, and nothing else
+  of the machine: no ``solutions/``, no ``--out`` folder or expected-values
+  cache, no other submission, no checkout beyond the package, no home folder;
+* can write only to its own scratch folder (the working folder, which holds a
+  copy of the submission and the kernel's ZeroMQ sockets) and a private
+  ``/tmp``, both limited in size;
+* has **no network**: a network namespace with only a loopback interface (the
+  grader talks to it over ZeroMQ's ``ipc`` transport, Unix sockets in the
+  scratch folder, since TCP cannot cross the namespace);
+* has **its own PID namespace**: it sees only its own processes, so it cannot
+  signal the grader or another kernel, and everything it starts dies with it;
+* gets a scrubbed environment (:func:`.kernel.kernel_env`) and the same
+  memory, CPU and file-size limits as without the sandbox.
+
+How it is built
+    Each grading process starts one fork server (:mod:`._zygote`) inside one
+    ``bwrap`` sandbox (:func:`bwrap_argv`): the read-only view above, a fresh
+    user, network, IPC and UTS namespace, and as its only writable folder the
+    process's *sandbox root*, where every kernel of that process gets its
+    scratch folder. For each kernel the server forks a child that takes new
+    user, mount, PID and IPC namespaces of its own (:mod:`._isolate`), mounts
+    a fresh ``/proc`` and ``/tmp``, covers the sandbox root so that only its
+    own scratch folder stays visible, drops every capability, and becomes the
+    kernel. Forking keeps the speed of the fork server (the imports are done
+    once) while each kernel is as isolated as a fresh ``bwrap`` would make it.
+    Without the fork server (``TENSORGRAD_GRADER_ZYGOTE=0``) each kernel gets
+    its own ``bwrap`` with ``--unshare-pid``, binding only its scratch folder.
+
+Without bubblewrap the grader refuses to grade (:func:`require`) unless it is
+told ``--no-sandbox``, and then every report says so.
+"""
+
+from __future__ import annotations
+
+import atexit
+import functools
+import multiprocessing.util
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from .errors import CourseError
+
+#: The user and group a sandboxed kernel runs as (mapped to the grader's own).
+UID = GID = 1000
+#: Size of a kernel's private /tmp, in MiB (besides its scratch folder, limited by RLIMIT_FSIZE per file).
+TMP_MB = 256
+_PACKAGE_DIR = Path(__file__).resolve().parents[1]
+_SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+#: What a process needs of /etc: the dynamic linker's cache, users, time zone, fonts, alternatives.
+_ETC = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "nsswitch.conf", "passwd", "group",
+        "hosts", "alternatives", "fonts", "mime.types", "ssl/certs", "matplotlibrc")
+INSTALL_HINT = ("install bubblewrap (Debian/Ubuntu: apt-get install -y bubblewrap; Fedora: dnf install bubblewrap), "
+                "or pass --no-sandbox to grade without it (kernels can then read and write everything you can)")
+
+
+class SandboxError(CourseError):
+    """bubblewrap is missing or does not work on this machine."""
+
+
+@functools.lru_cache(maxsize=1)
+def bwrap() -> tuple[str | None, str]:
+    """(path of a working ``bwrap``, its version) or (None, why not)."""
+    path = shutil.which("bwrap")
+    if path is None:
+        return None, "bubblewrap (bwrap) is not installed"
+    try:
+        probe = subprocess.run(
+            [path, *bwrap_argv(None, path=path), "true"], capture_output=True, text=True, timeout=30,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return None, f"bubblewrap does not run: {exc}"
+    if probe.returncode != 0:
+        return None, f"bubblewrap does not work here: {probe.stderr.strip().splitlines()[-1:] or probe.returncode}"
+    version = subprocess.run([path, "--version"], capture_output=True, text=True).stdout.strip()
+    return path, version or "bubblewrap"
+
+
+def require() -> str:
+    """The description of the working sandbox (``bubblewrap 0.8.0``); raise SandboxError if none."""
+    path, info = bwrap()
+    if path is None:
+        raise SandboxError(f"{info}: refusing to run student code without a sandbox; {INSTALL_HINT}")
+    return info
+
+
+def describe(enabled: bool) -> str:
+    """What the reports say about the sandbox."""
+    if not enabled:
+        return "none (--no-sandbox): kernels could read and write everything the grader can"
+    path, info = bwrap()
+    return f"{info}: read-only system, private scratch, no network, own PID namespace" if path else "missing"
+
+
+def _readonly_paths() -> list[str]:
+    """Folders kernels see read-only: the Python they run on, its site-packages, the package."""
+    paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,
+             str(Path(os.path.realpath(sys.executable)).parent), str(_PACKAGE_DIR)}
+    import site
+    import sysconfig
+
+    paths.update(site.getsitepackages())
+    paths.update(sysconfig.get_paths()[k] for k in ("purelib", "platlib", "stdlib", "platstdlib"))
+    found = sorted({os.path.realpath(p) for p in paths if p and os.path.isdir(p)} | {p for p in paths if p and os.path.isdir(p)})
+    # Only the outermost folders, and none that would expose a whole home, root or temporary folder.
+    found = [p for p in found if p not in ("/", "/root", "/home", "/work", "/tmp", "/var/tmp")
+             and not p.startswith("/proc")]
+    return [p for p in found if not any(p.startswith(q.rstrip("/") + "/") for q in found if q != p)]
+
+
+def _view() -> list[str]:
+    """bwrap arguments for the read-only view of the system and of the library."""
+    args: list[str] = []
+    for top in _SYSTEM:
+        if os.path.islink(top):
+            args += ["--symlink", os.readlink(top), top]
+        elif os.path.isdir(top):
+            args += ["--ro-bind", top, top]
+    for name in _ETC:
+        args += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
+    for path in _readonly_paths():
+        if not path.startswith(_SYSTEM):
+            args += ["--ro-bind", path, path]
+    return args
+
+
+def readonly_below_tmp() -> list[str]:
+    """The read-only folders below /tmp (a library installed there): each kernel binds them again
+    over the private /tmp it mounts (:func:`._isolate.confine`)."""
+    return [p for p in _readonly_paths() if p.startswith("/tmp/")]
+
+
+def bwrap_argv(root: Path | None, *, path: str | None = None, per_kernel: bool = False,
+               env: dict[str, str] | None = None, cwd: str | None = None) -> list[str]:
+    """The bwrap options (without the program) for a sandbox whose writable folder is ``root``.
+
+    ``per_kernel``: one kernel per sandbox, with its own PID namespace and
+    ``/proc`` (without the fork server). Otherwise the sandbox holds the fork
+    server: ``/proc`` is the host's (each kernel mounts its own, and a PID
+    namespace of its own, in :mod:`._isolate`).
+    """
+    args = [
+        "--unshare-user", "--uid", str(UID), "--gid", str(GID),
+        "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--hostname", "grader",
+        "--die-with-parent",  # (no --new-session: the kernel must stay in the group the grader signals)
+        "--size", str(TMP_MB * 2**20), "--tmpfs", "/tmp",  # first: the library may live below /tmp
+        *_view(),
+        "--dev", "/dev",
+    ]
+    if per_kernel:
+        args += ["--unshare-pid", "--proc", "/proc"]
+    else:
+        args += ["--bind", "/proc", "/proc"]  # fully visible, so that each kernel may mount its own
+    if root is not None:
+        args += ["--bind", str(root), str(root)]
+    if env is not None:
+        args.append("--clearenv")
+        for key, value in sorted(env.items()):
+            args += ["--setenv", key, value]
+    if cwd is not None:
+        args += ["--chdir", cwd]
+    return args
+
+
+_root: Path | None = None
+_root_owner: int | None = None
+
+
+def root() -> Path:
+    """This process's sandbox root: the folder under which its kernels' scratch folders live."""
+    global _root, _root_owner
+    if _root is None or _root_owner != os.getpid():
+        _root = Path(tempfile.mkdtemp(prefix="tg-sandbox-"))
+        _root_owner = os.getpid()
+        atexit.register(shutil.rmtree, _root, True)
+        # Pool workers end with os._exit, which skips atexit; multiprocessing's finalizers still run.
+        multiprocessing.util.Finalize(None, shutil.rmtree, args=(str(_root), True), exitpriority=0)
+    return _root
+
+
+def scratch(prefix: str, sandboxed: bool) -> Path:
+    """A fresh scratch folder for one kernel: under the sandbox root when sandboxed."""
+    return Path(tempfile.mkdtemp(prefix=prefix, dir=root() if sandboxed else None))
