@@ -272,3 +272,47 @@ def test_optimizing_module_parameters(lib):
     layer = lib.nn.Linear(3, 1)
     opt = lib.optim.SGD(layer.parameters(), lr=0.1)
     assert len(opt.param_groups[0]["params"]) == 2
+
+
+# -- state_dict / load_state_dict ------------------------------------------------------------------
+def _stepped(lib, optimizer_class, **settings):
+    w = lib.nn.Parameter(lib.tensor([1., 2.]))
+    b = lib.nn.Parameter(lib.tensor([0.5]))
+    optimizer = optimizer_class(lib, [w, b], **settings)
+    (w.sum() + b.sum()).backward()
+    optimizer.step()
+    return optimizer, w, b
+
+
+def test_state_dict_as_pytorch(lib):
+    optimizer, _, _ = _stepped(lib, lambda lib, p, **s: lib.optim.Adam(p, **s), lr=0.1)
+    assert show(optimizer.state_dict()) == (
+        "{'state': {0: {'step': tensor(1.), 'exp_avg': tensor([0.1000, 0.1000]), "
+        "'exp_avg_sq': tensor([0.0010, 0.0010])}, 1: {'step': tensor(1.), 'exp_avg': "
+        "tensor([0.1000]), 'exp_avg_sq': tensor([0.0010])}}, 'param_groups': [{'lr': 0.1, "
+        "'betas': (0.9, 0.999), 'eps': 1e-08, 'weight_decay': 0, 'amsgrad': False, 'maximize': "
+        "False, 'foreach': None, 'capturable': False, 'differentiable': False, 'fused': None, "
+        "'decoupled_weight_decay': False, 'params': [0, 1]}]}")
+    sgd, _, _ = _stepped(lib, lambda lib, p, **s: lib.optim.SGD(p, **s), lr=0.1, momentum=0.9)
+    assert show(sgd.state_dict()["state"]) == (
+        "{0: {'momentum_buffer': tensor([1., 1.])}, 1: {'momentum_buffer': tensor([1.])}}")
+
+
+def test_load_state_dict_continues_where_it_stopped(lib):
+    optimizer, w, b = _stepped(lib, lambda lib, p, **s: lib.optim.Adam(p, **s), lr=0.1)
+    again = lib.optim.Adam([w, b], lr=0.5)
+    again.load_state_dict(optimizer.state_dict())
+    assert again.param_groups[0]["lr"] == 0.1
+    assert show(again.state[w]["exp_avg"]) == "tensor([0.1000, 0.1000])"
+    raises(ValueError, "loaded state dict contains a parameter group that doesn't match the size "
+           "of optimizer's group",
+           lambda: lib.optim.Adam([w], lr=0.1).load_state_dict(optimizer.state_dict()))
+
+
+def test_state_of_another_optimizer_is_refused_when_loaded():
+    """A deliberate difference: torch loads it and fails at the next step (KeyError: 'step')."""
+    sgd, w, b = _stepped(tg, lambda lib, p, **s: lib.optim.SGD(p, **s), lr=0.1, momentum=0.9)
+    adam = tg.optim.Adam([w, b])
+    with pytest.raises(ValueError, match="^loaded state dict was saved by another kind of "
+                       "optimizer: Adam cannot use its entries"):
+        adam.load_state_dict(sgd.state_dict())

@@ -332,3 +332,9 @@ NOT_A_NUMBER = {"an integer": "'{type_name}' object cannot be interpreted as an 
                 "a real number": "must be real number, not {type_name}"}
 # tensorgrad's own: a keyword PyTorch takes that tensorgrad has no use for (generator=, ...)
 UNSUPPORTED_KEYWORD = "{name}(): tensorgrad does not support the {keyword}= argument"
+
+# tensorgrad's own (PyTorch fails only at the next step, with KeyError: 'step'): tests/test_optim.py
+OTHER_OPTIMIZER_STATE = (
+    "loaded state dict was saved by another kind of optimizer: {name} cannot use its entries "
+    "({found}); load it into the same optimizer class it was saved from"
+)

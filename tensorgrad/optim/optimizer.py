@@ -98,6 +98,56 @@ class Optimizer:
                         self._update(param, group)
         return loss
 
+    # -- saving and loading ---------------------------------------------------------------------
+    STATE_KEYS = frozenset()  # the keys of a parameter's state (each optimizer names its own)
+
+    def state_dict(self):
+        """The settings and per-parameter state, with the parameters numbered 0, 1, ... across
+        the groups, as PyTorch saves them: {"state": {0: {...}, ...}, "param_groups": [...]}."""
+        numbers, groups = {}, []
+        for group in self.param_groups:
+            saved = {key: value for key, value in group.items() if key != "params"}
+            saved["params"] = [numbers.setdefault(id(p), len(numbers)) for p in group["params"]]
+            groups.append(saved)
+        state = {numbers[id(param)]: dict(self.state[param])
+                 for group in self.param_groups for param in group["params"]
+                 if param in self.state}
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict):
+        """Take the settings and state saved by `state_dict()` of an optimizer of this kind
+        over parameters of the same shapes, in the same order."""
+        if not isinstance(state_dict, dict):
+            raise TypeError(f"state_dict must be a dict, but got {type(state_dict).__name__}")
+        groups, saved_groups = self.param_groups, state_dict["param_groups"]
+        if len(groups) != len(saved_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        if any(len(g["params"]) != len(s["params"]) for g, s in zip(groups, saved_groups)):
+            raise ValueError("loaded state dict contains a parameter group that doesn't match the "
+                             "size of optimizer's group")
+        self._check_same_kind(saved_groups, state_dict["state"])
+        by_number = {}
+        for group, saved in zip(groups, saved_groups):
+            by_number.update(zip(saved["params"], group["params"]))
+            group.update({key: value for key, value in saved.items() if key != "params"})
+        self.state.clear()
+        for number, values in state_dict["state"].items():
+            param = by_number[number]
+            self.state[param] = {key: _like_param(value, param, key) for key, value in values.items()}
+
+    def _check_same_kind(self, saved_groups, saved_state):
+        """PyTorch loads another optimizer's state without a word and fails at the next step
+        (SGD's into Adam: KeyError 'step'); tensorgrad says so when loading (README)."""
+        expected = set(self.defaults)
+        for saved in saved_groups:
+            if set(saved) - {"params"} != expected:
+                raise ValueError(messages.OTHER_OPTIMIZER_STATE.format(
+                    name=type(self).__name__, found=", ".join(sorted(set(saved) - {"params"}))))
+        for values in saved_state.values():
+            if not set(values) <= self.STATE_KEYS:
+                raise ValueError(messages.OTHER_OPTIMIZER_STATE.format(
+                    name=type(self).__name__, found=", ".join(sorted(values))))
+
     def _update(self, param, group):
         raise NotImplementedError(f"{type(self).__name__} must define _update(param, group)")
 
@@ -109,6 +159,13 @@ class Optimizer:
                 if key != "params":
                     text += f"    {key}: {group[key]}\n"
         return text + ")"
+
+
+def _like_param(value, param, key):
+    """A loaded state tensor in the parameter's dtype (but Adam's step count as it is)."""
+    if isinstance(value, Tensor) and key != "step" and value.dtype.is_floating_point:
+        return value.to(param.dtype)
+    return value
 
 
 def _check_no_differentiable(defaults):

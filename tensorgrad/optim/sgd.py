@@ -15,6 +15,8 @@ from .optimizer import Optimizer, _check_no_differentiable
 
 
 class SGD(Optimizer):
+    STATE_KEYS = frozenset({"momentum_buffer"})
+
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False,
                  *, maximize=False, foreach=None, differentiable=False, fused=None):
         arguments.require_numbers("SGD", lr=lr, momentum=momentum, dampening=dampening,
