@@ -284,8 +284,26 @@ def linspace(start, end, steps, dtype=None, requires_grad=False, device=None):
     if dtype is not None and dtypes.check_dtype(dtype) is dtypes.bool_:
         raise NotImplementedError(messages.NOT_IMPLEMENTED_FOR.format(kernel="linspace_cpu",
                                                                       dtype="Bool"))
-    data = np.linspace(start, end, int(steps)).astype(_float_dtype(dtype).numpy)
+    start, end = (float(v) if isinstance(v, Tensor) else v for v in (start, end))
+    data = _linspace_as_pytorch(start, end, int(steps), _float_dtype(dtype).numpy)
     return _finish(data, None, requires_grad)
+
+
+def _linspace_as_pytorch(start, end, steps, np_dtype):
+    """PyTorch's formula, so that the points are the same to the last bit (NumPy's linspace
+    differed in a third of them): the first half counts up from start, the second half down
+    from end, by step = (end - start) / (steps - 1) in the tensor's dtype. PyTorch's CPU kernel
+    rounds `start + step·i` once (a fused multiply-add), hence the wider type here."""
+    if steps <= 1:
+        return np.full(steps, start, dtype=np_dtype)
+    kind = np_dtype.type
+    first, last = kind(start), kind(end)
+    step = kind((last - first) / kind(steps - 1))
+    wide = np.longdouble if np_dtype == np.float64 else np.float64
+    index = np.arange(steps).astype(wide)
+    up = wide(first) + wide(step) * index
+    down = wide(last) - wide(step) * (wide(steps - 1) - index)
+    return np.where(np.arange(steps) < steps // 2, up, down).astype(np_dtype)
 
 
 def eye(n, m=None, dtype=None, requires_grad=False, device=None):

@@ -31,3 +31,25 @@ def test_powers_equal_torch(exponent):
         np.testing.assert_allclose(got, expected, rtol=1e-6)
     else:
         np.testing.assert_array_equal(got, expected)
+
+
+LINSPACE_CASES = [(0, 1, 5), (-1, 1, 7), (0, 6.283185307179586, 100), (-3.141592653589793,
+                  3.141592653589793, 2000), (0.1, 0.7, 9), (1, 0, 6), (-5, 5, 1000), (0, 1, 1),
+                  (2, 3, 2), (0, 1, 0)]
+
+
+@pytest.mark.parametrize("start, end, steps", LINSPACE_CASES)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_linspace_as_torch(start, end, steps, dtype):
+    torch = pytest.importorskip("torch")
+    expected = torch.linspace(start, end, steps, dtype=getattr(torch, dtype)).numpy()
+    got = tg.linspace(start, end, steps, dtype=getattr(tg, dtype)).numpy()
+    np.testing.assert_array_equal(got, expected)
+
+
+def test_linspace_counts_up_then_down():
+    """Without torch: the halves meet exactly at both ends, whatever the rounding."""
+    points = tg.linspace(-3.141592653589793, 3.141592653589793, 2000).numpy()
+    assert points[0] == np.float32(-3.141592653589793) and points[-1] == np.float32(3.141592653589793)
+    assert points.dtype == np.float32 and np.all(np.diff(points) > 0)
+    assert tg.linspace(0, 1, 1).tolist() == [0.0] and tg.linspace(0, 1, 0).numel() == 0
