@@ -1,7 +1,7 @@
 """Benchmark of the tensorgrad core against plain NumPy (hand-written gradients), PyTorch,
 and two other NumPy autograds, MyGrad and HIPS autograd (bench/peers.py).
 
-    ./run bench                 # full run (about 12 minutes), writes bench/results/*.json
+    ./run bench                 # full run (about 9 minutes), writes bench/results/*.json
     ./run bench --peers         # first install MyGrad and HIPS autograd into the venv
     ./run bench --quick         # fewer repeats, no 1e6 chain: a smoke run
     python bench/bench_core.py  # the same with any interpreter that has numpy (and torch)
@@ -655,9 +655,12 @@ def table_notes(r):
     notes = []
     for key, why in r.get("hvp", {}).get("unsupported", {}).items():
         notes.append(f"(n/a) HVP, {peers.PEERS[key][0]}: {why}.")
-    if "depth_1e6" in r and any(k in r.get("depth_1e5", {}).get("impls", {}) for k in peers.PEERS):
-        notes.append("The peers run the 1e5 chain only (MyGrad takes about 10 s there, and its "
-                     "time per node grows with depth); their 1e6 cells read '-'.")
+    shallow = r.get("depth_1e5", {}).get("impls", {})
+    if "depth_1e6" in r and any(k in shallow for k in peers.PEERS):
+        mygrad_s = shallow.get("mygrad", {}).get("total_s")
+        detail = "MyGrad's time per node grows with depth" if mygrad_s is None else (
+            f"MyGrad took {mygrad_s:.1f} s at 1e5, and its time per node grows with depth")
+        notes.append(f"The peers run the 1e5 chain only ({detail}); their 1e6 cells read '-'.")
     for key in ("depth_1e5", "depth_1e6"):
         for impl, entry in r.get(key, {}).get("impls", {}).items():
             if "error" in entry:
@@ -748,7 +751,8 @@ def markdown_table(rows, notes=()):
     lines = ["| " + " | ".join(HEADER) + " |",
              "| " + " | ".join("---" if i in (0, len(HEADER) - 2, len(HEADER) - 1) else "---:"
                                for i in range(len(HEADER))) + " |"]
-    lines += ["| " + " | ".join(str(c).strip() for c in row) + " |" for row in rows]
+    lines += ["| " + " | ".join(("↳ " + str(c).strip()) if i == 0 and str(c).startswith(" ") else str(c).strip()
+                                for i, c in enumerate(row)) + " |" for row in rows]
     return "\n".join(lines + ([""] + [f"- {note}" for note in notes] if notes else []))
 
 
