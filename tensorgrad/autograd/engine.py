@@ -201,7 +201,7 @@ def execute(root_edges, root_grads, *, keep_graph, create_graph, capture=None, a
                     observer(node, grads, input_grads)
                 if not keep_graph:
                     node.release_for_backward()
-                run.send(node, input_grads)  # on to the nodes of the inputs
+                send_gradients(node, input_grads, run)  # on to the nodes of the inputs
     return run.captured
 
 
@@ -244,7 +244,7 @@ class BackwardRun:
             return None
         if node._tensor_pre_hooks or node._retained_outputs or isinstance(node, AccumulateGrad):
             grads = run_tensor_pre_hooks(node, grads)
-        if node in self.capture_slots:
+        if self.capturing and node in self.capture_slots:
             for output_nr, index in self.capture_slots[node]:
                 self.captured[index] = grads[output_nr] if output_nr < len(grads) else None
             if not isinstance(node, AccumulateGrad) and not _leads_further(node, self.needed):
@@ -259,9 +259,6 @@ class BackwardRun:
                     grads[0], self.create_graph))
             else:
                 node.variable._accumulate_grad(grads[0], self.create_graph)
-
-    def send(self, node, input_grads):
-        send_gradients(node, input_grads, self.buffers, self.dependencies, self.ready)
 
     def pass_over(self, node):
         release_dependencies(node, self.dependencies, self.ready)
@@ -300,8 +297,9 @@ def _apply_detecting_anomalies(node, grads):
         raise
 
 
-def send_gradients(node, input_grads, buffers, dependencies, ready):
+def send_gradients(node, input_grads, run):
     """Fit each input gradient to its input and add it to the next node's buffer."""
+    buffers, dependencies, ready = run.buffers, run.dependencies, run.ready
     for (next_node, output_nr), grad, meta in zip(node.next_functions, input_grads, node._input_meta):
         if next_node is None:
             continue

@@ -14,6 +14,7 @@ and dtype so the engine can fit gradients to them.
 
 from ..autograd import forward_ad, grad_mode, profiler
 from ..autograd import graph
+from ..autograd.node import SavedTensor
 from ..tensor import Tensor
 
 OUTPUT = object()  # put this in `saved` to save the operation's own result
@@ -69,9 +70,10 @@ NO_EDGE = (None, 0)  # the edge of an input that needs no gradient (a constant)
 
 
 def _save(value, result, node_class):
+    saved_tensor = graph.HookedSavedTensor if graph._hooks else SavedTensor  # (hooks: graph.py)
     if isinstance(value, Tensor):
-        return graph.saved(value)
+        return saved_tensor(value)
     if value is OUTPUT:
-        return graph.saved(result, is_output=True, producer=node_class)
+        return saved_tensor(result, is_output=True, producer=node_class)
     return value
 
