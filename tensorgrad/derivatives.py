@@ -246,7 +246,7 @@ FillBackward0 = rule("FillBackward0", jvp=lambda self_t: creation.zeros_like(sel
 # s = Σ xᵢ:  ∂s/∂xᵢ = 1, so every element gets the gradient
 SumBackward0 = rule(
     "SumBackward0", jvp=lambda self_t: self_t.sum(), local="1",
-    self=lambda grad, self_sym_sizes: grad.expand(self_sym_sizes))
+    self=lambda grad, self_sym_sizes: S.expand(grad, self_sym_sizes))
 
 # the sum along some dims: each element gets the gradient of its own sum
 SumBackward1 = rule(
@@ -257,7 +257,7 @@ SumBackward1 = rule(
 # m = (1/N) Σ xᵢ:  ∂m/∂xᵢ = 1/N
 MeanBackward0 = rule(
     "MeanBackward0", jvp=lambda self_t: self_t.mean(), local="1/{self_sym_numel}",
-    self=lambda grad, self_sym_sizes, self_sym_numel: grad.expand(self_sym_sizes) / self_sym_numel)
+    self=lambda grad, self_sym_sizes, self_sym_numel: S.expand(grad, self_sym_sizes) / self_sym_numel)
 
 # the mean along some dims: each element gets its group's gradient over the group's size
 MeanBackward1 = rule(
@@ -404,7 +404,7 @@ ScatterAddBackward = rule(
 # -- shapes: the same values, rearranged; the gradient is rearranged back ------------------------
 def back_to_input_shape(grad, self_sym_sizes):
     """y = x with a new shape (view, reshape, squeeze): the gradient takes x's shape back."""
-    return grad.reshape(self_sym_sizes)
+    return S.reshape(grad, self_sym_sizes)
 
 
 ViewBackward0 = rule("ViewBackward0", jvp=lambda self_t, result: self_t.reshape(result.shape), self=back_to_input_shape)

@@ -13,6 +13,7 @@ from ..autograd import messages
 from ..autograd.node import Node
 from ..tensor import Tensor, _normalize_dim
 from . import elementwise as ew
+from . import shape as shape_ops
 from ..derivatives import (AmaxBackward0, AminBackward0, CumsumBackward0, GatherBackward0,
                            LinalgVectorNormBackward0, LogSoftmaxBackward0, LogsumexpBackward0,
                            MaxBackward0, MaxBackward1, MeanBackward0, MeanBackward1, MinBackward0,
@@ -44,11 +45,11 @@ def restore_dims(grad, dims, keepdim, input_shape):
     shape = list(grad.shape)
     for d in dims:
         shape.insert(d, 1)
-    return grad.reshape(shape)
+    return shape_ops.reshape(grad, shape)
 
 
 def expand_back(grad, dims, keepdim, input_shape):
-    return restore_dims(grad, dims, keepdim, input_shape).expand(input_shape)
+    return shape_ops.expand(restore_dims(grad, dims, keepdim, input_shape), input_shape)
 
 
 def _sum_dtype(x):
