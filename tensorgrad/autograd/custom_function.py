@@ -40,7 +40,7 @@ import numpy as np
 from . import forward_ad, graph
 from .engine import gradient_edge
 from .grad_mode import is_grad_enabled, no_grad
-from .node import Node, SavedTensor
+from .node import Node
 
 
 def _tensor_class():

@@ -36,7 +36,7 @@ import zipfile
 from importlib import metadata
 from pathlib import Path
 
-from .errors import CourseError, UsageError
+from .errors import UsageError
 
 #: What the grader imports beyond tensorgrad (pinned in setup.sh to the versions installed here).
 REQUIREMENTS = ("numpy", "nbformat", "nbclient", "ipykernel", "jupyter_client", "pyzmq", "traitlets")

@@ -11,7 +11,6 @@ shape, and the engine sums it back to `b`'s shape (see `autograd/engine.py: fit_
 import numpy as np
 
 from .. import dtypes
-from .. import creation
 from ..autograd import grad_mode, messages
 from ..tensor import Tensor
 from ..derivatives import (AbsBackward0, AddBackward0, ClampBackward1, CloneBackward0,

@@ -17,7 +17,6 @@ from ..dtypes import from_numpy_dtype
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.node import SavedTensor
 from ..derivatives import FillBackward0, ZeroBackward0
-from .. import creation
 from ..tensor import Tensor, _bracketed
 from .base import record
 from . import elementwise as ew

@@ -10,7 +10,6 @@ import numpy as np
 
 from .. import arguments, dtypes
 from ..autograd import messages
-from ..autograd.node import Node
 from ..tensor import Tensor, _normalize_dim
 from . import elementwise as ew
 from . import shape as shape_ops

@@ -10,7 +10,6 @@ For each parameter p with gradient g, one step does:
 """
 
 from .. import arguments
-from ..autograd import messages
 from .optimizer import Optimizer, _check_no_differentiable
 
 
