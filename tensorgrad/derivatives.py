@@ -238,32 +238,38 @@ ToCopyBackward0 = rule("ToCopyBackward0", local="1", elementwise=True, self=lamb
 CopyBackwards = rule("CopyBackwards", local="1", elementwise=True, self=lambda grad: grad)
 
 # x.zero_() and x.fill_(v): the old values no longer matter, so their gradient is zero
-ZeroBackward0 = rule("ZeroBackward0", jvp=lambda self_t: creation.zeros_like(self_t), self=lambda grad: creation.zeros_like(grad))
-FillBackward0 = rule("FillBackward0", jvp=lambda self_t: creation.zeros_like(self_t), self=lambda grad: creation.zeros_like(grad))
+ZeroBackward0 = rule("ZeroBackward0", self=lambda grad: creation.zeros_like(grad),
+                     jvp=lambda self_t: creation.zeros_like(self_t))
+FillBackward0 = rule("FillBackward0", self=lambda grad: creation.zeros_like(grad),
+                     jvp=lambda self_t: creation.zeros_like(self_t))
 
 
 # -- reductions: the gradient goes back to every element that contributed ------------------------
 # s = Σ xᵢ:  ∂s/∂xᵢ = 1, so every element gets the gradient
 SumBackward0 = rule(
-    "SumBackward0", jvp=lambda self_t: self_t.sum(), local="1",
-    self=lambda grad, self_sym_sizes: S.expand(grad, self_sym_sizes))
+    "SumBackward0", local="1",
+    self=lambda grad, self_sym_sizes: S.expand(grad, self_sym_sizes),
+    jvp=lambda self_t: self_t.sum())
 
 # the sum along some dims: each element gets the gradient of its own sum
 SumBackward1 = rule(
-    "SumBackward1", jvp=lambda self_t, dim, keepdim: self_t.sum(dim=dim, keepdim=keepdim),
+    "SumBackward1",
     self=lambda grad, dim, keepdim, self_sym_sizes: R.expand_back(grad, dim, keepdim,
-                                                                  self_sym_sizes))
+                                                                  self_sym_sizes),
+    jvp=lambda self_t, dim, keepdim: self_t.sum(dim=dim, keepdim=keepdim))
 
 # m = (1/N) Σ xᵢ:  ∂m/∂xᵢ = 1/N
 MeanBackward0 = rule(
-    "MeanBackward0", jvp=lambda self_t: self_t.mean(), local="1/{self_sym_numel}",
-    self=lambda grad, self_sym_sizes, self_sym_numel: S.expand(grad, self_sym_sizes) / self_sym_numel)
+    "MeanBackward0", local="1/{self_sym_numel}",
+    self=lambda grad, self_sym_sizes, self_sym_numel: S.expand(grad, self_sym_sizes) / self_sym_numel,
+    jvp=lambda self_t: self_t.mean())
 
 # the mean along some dims: each element gets its group's gradient over the group's size
 MeanBackward1 = rule(
-    "MeanBackward1", jvp=lambda self_t, dim, keepdim: self_t.mean(dim=dim, keepdim=keepdim),
+    "MeanBackward1",
     self=lambda grad, dim, keepdim, self_sym_sizes, count:
-        R.expand_back(grad, dim, keepdim, self_sym_sizes) / count)
+        R.expand_back(grad, dim, keepdim, self_sym_sizes) / count,
+    jvp=lambda self_t, dim, keepdim: self_t.mean(dim=dim, keepdim=keepdim))
 
 
 def shared_by_ties(grad, self, result):
@@ -273,8 +279,15 @@ def shared_by_ties(grad, self, result):
     return ew.where(winners, grad / winners.sum(), 0)
 
 
-MaxBackward1 = rule("MaxBackward1", jvp=lambda self_t, self, result: (shared_by_ties(1.0, self, result) * self_t).sum(), saves=("self", "result"), self=shared_by_ties)
-MinBackward1 = rule("MinBackward1", jvp=lambda self_t, self, result: (shared_by_ties(1.0, self, result) * self_t).sum(), saves=("self", "result"), self=shared_by_ties)
+def shared_by_ties_jvp(self_t, self, result):
+    """max()/min()'s forward rule: the tangents of the tied winners, averaged."""
+    return (shared_by_ties(1.0, self, result) * self_t).sum()
+
+
+MaxBackward1 = rule("MaxBackward1", saves=("self", "result"), self=shared_by_ties,
+                    jvp=shared_by_ties_jvp)
+MinBackward1 = rule("MinBackward1", saves=("self", "result"), self=shared_by_ties,
+                    jvp=shared_by_ties_jvp)
 
 
 def to_selected_index(grad, indices, dim, keepdim, self_sym_sizes):
@@ -290,8 +303,8 @@ def picked(self_t, indices, dim, keepdim):
     return picked if keepdim else picked.squeeze(dim)
 
 
-MaxBackward0 = rule("MaxBackward0", jvp=lambda self_t, indices, dim, keepdim: picked(self_t, indices, dim, keepdim), saves=("indices",), self=to_selected_index)
-MinBackward0 = rule("MinBackward0", jvp=lambda self_t, indices, dim, keepdim: picked(self_t, indices, dim, keepdim), saves=("indices",), self=to_selected_index)
+MaxBackward0 = rule("MaxBackward0", saves=("indices",), self=to_selected_index, jvp=picked)
+MinBackward0 = rule("MinBackward0", saves=("indices",), self=to_selected_index, jvp=picked)
 
 
 def shared_by_ties_along(grad, self, result, dim, keepdim, self_sym_sizes):
@@ -302,8 +315,22 @@ def shared_by_ties_along(grad, self, result, dim, keepdim, self_sym_sizes):
     return grad * winners / winners.sum(dim=dim, keepdim=True)
 
 
-AmaxBackward0 = rule("AmaxBackward0", jvp=lambda self_t, self, result, dim, keepdim, self_sym_sizes: (shared_by_ties_along(creation.ones_like(result), self, result, dim, keepdim, self_sym_sizes) * self_t).sum(dim=dim, keepdim=keepdim), saves=("self", "result"), self=shared_by_ties_along)
-AminBackward0 = rule("AminBackward0", jvp=lambda self_t, self, result, dim, keepdim, self_sym_sizes: (shared_by_ties_along(creation.ones_like(result), self, result, dim, keepdim, self_sym_sizes) * self_t).sum(dim=dim, keepdim=keepdim), saves=("self", "result"), self=shared_by_ties_along)
+def contracted(local, self_t, dim, keepdim):
+    """A reduction's forward rule from its backward: if the output's gradient reaches each
+    element as grad·D, then the output's tangent is Σ D·ẋ over the reduced dims."""
+    return (local * self_t).sum(dim=dim, keepdim=keepdim)
+
+
+def shared_by_ties_along_jvp(self_t, self, result, dim, keepdim, self_sym_sizes):
+    ones = creation.ones_like(result)
+    local = shared_by_ties_along(ones, self, result, dim, keepdim, self_sym_sizes)
+    return contracted(local, self_t, dim, keepdim)
+
+
+AmaxBackward0 = rule("AmaxBackward0", saves=("self", "result"), self=shared_by_ties_along,
+                     jvp=shared_by_ties_along_jvp)
+AminBackward0 = rule("AminBackward0", saves=("self", "result"), self=shared_by_ties_along,
+                     jvp=shared_by_ties_along_jvp)
 
 
 def product_rule(grad, self, result, dim, keepdim, self_sym_sizes):
@@ -320,15 +347,27 @@ def product_rule(grad, self, result, dim, keepdim, self_sym_sizes):
     return grad * R.product_of_others(self, dim)
 
 
-ProdBackward0 = rule("ProdBackward0", jvp=lambda self_t, self, result, dim, keepdim, self_sym_sizes: (product_rule(creation.ones_like(result), self, result, dim, keepdim, self_sym_sizes) * self_t).sum(dim=dim, keepdim=keepdim), saves=("self", "result"), self=product_rule)
-ProdBackward1 = rule("ProdBackward1", jvp=lambda self_t, self, result, dim, keepdim, self_sym_sizes: (product_rule(creation.ones_like(result), self, result, dim, keepdim, self_sym_sizes) * self_t).sum(dim=dim, keepdim=keepdim), saves=("self", "result"), self=product_rule)
+def product_jvp(self_t, self, result, dim, keepdim, self_sym_sizes):
+    local = product_rule(creation.ones_like(result), self, result, dim, keepdim, self_sym_sizes)
+    return contracted(local, self_t, dim, keepdim)
+
+
+ProdBackward0 = rule("ProdBackward0", saves=("self", "result"), self=product_rule, jvp=product_jvp)
+ProdBackward1 = rule("ProdBackward1", saves=("self", "result"), self=product_rule, jvp=product_jvp)
+
+def variance_jvp(self_t, self, result, dim, keepdim, correction, self_sym_sizes, whole):
+    ones = R.restore_dims(creation.ones_like(result), dim, keepdim, self_sym_sizes)
+    local = R.variance_rule(ones, self, dim, correction, self_sym_sizes, whole)
+    return contracted(local, self_t, dim, keepdim)
+
 
 # v = Σ (xᵢ - x̄)² / (N - correction):  ∂v/∂xᵢ = 2 (xᵢ - x̄) / (N - correction)
 VarBackward0 = rule(
-    "VarBackward0", jvp=lambda self_t, self, result, dim, keepdim, correction, self_sym_sizes, whole: (R.variance_rule(R.restore_dims(creation.ones_like(result), dim, keepdim, self_sym_sizes), self, dim, correction, self_sym_sizes, whole) * self_t).sum(dim=dim, keepdim=keepdim), saves=("self",),
+    "VarBackward0", saves=("self",),
     self=lambda grad, self, dim, keepdim, correction, self_sym_sizes, whole: R.variance_rule(
         R.restore_dims(grad, dim, keepdim, self_sym_sizes), self, dim, correction,
-        self_sym_sizes, whole))
+        self_sym_sizes, whole),
+    jvp=variance_jvp)
 
 
 def std_rule(grad, self, result, dim, keepdim, correction, self_sym_sizes, whole):
@@ -340,7 +379,13 @@ def std_rule(grad, self, result, dim, keepdim, correction, self_sym_sizes, whole
     return R.variance_rule(grad, self, dim, correction, self_sym_sizes, whole)
 
 
-StdBackward0 = rule("StdBackward0", jvp=lambda self_t, self, result, dim, keepdim, correction, self_sym_sizes, whole: (std_rule(creation.ones_like(result), self, result, dim, keepdim, correction, self_sym_sizes, whole) * self_t).sum(dim=dim, keepdim=keepdim), saves=("self", "result"), self=std_rule)
+def std_jvp(self_t, self, result, dim, keepdim, correction, self_sym_sizes, whole):
+    ones = creation.ones_like(result)
+    local = std_rule(ones, self, result, dim, keepdim, correction, self_sym_sizes, whole)
+    return contracted(local, self_t, dim, keepdim)
+
+
+StdBackward0 = rule("StdBackward0", saves=("self", "result"), self=std_rule, jvp=std_jvp)
 
 
 def norm_rule(grad, self, result, ord, dim, keepdim, self_sym_sizes):  # noqa: A002
@@ -358,47 +403,64 @@ def norm_rule(grad, self, result, ord, dim, keepdim, self_sym_sizes):  # noqa: A
     return grad * self * ew.abs(self) ** (ord - 2) / safe ** (ord - 1) * (result != 0)
 
 
+def norm_jvp(self_t, self, result, ord, dim, keepdim, self_sym_sizes):  # noqa: A002
+    local = norm_rule(creation.ones_like(result), self, result, ord, dim, keepdim, self_sym_sizes)
+    return contracted(local, self_t, dim, keepdim)
+
+
 LinalgVectorNormBackward0 = rule(
-    "LinalgVectorNormBackward0", jvp=lambda self_t, self, result, ord, dim, keepdim, self_sym_sizes: (norm_rule(creation.ones_like(result), self, result, ord, dim, keepdim, self_sym_sizes) * self_t).sum(dim=dim, keepdim=keepdim), saves=("self", "result"), self=norm_rule)
+    "LinalgVectorNormBackward0", saves=("self", "result"), self=norm_rule,
+    jvp=norm_jvp)
 
 # s = softmax(x):  the VJP is s ⊙ (g - Σ g⊙s), summed along the softmax dim
 SoftmaxBackward0 = rule(
-    "SoftmaxBackward0", jvp=lambda self_t, result, dim: result * (self_t - (self_t * result).sum(dim=dim, keepdim=True)), saves=("result",),
+    "SoftmaxBackward0", saves=("result",),
     self=lambda grad, result, dim: result * (grad - (grad * result).sum(dim=dim, keepdim=True)),
-    fast={"self": fused.softmax_backward_data})
+    fast={"self": fused.softmax_backward_data},
+    jvp=lambda self_t, result, dim:
+        result * (self_t - (self_t * result).sum(dim=dim, keepdim=True)))
 
 # l = log_softmax(x):  the VJP is g - softmax(x)·Σ g, and softmax(x) = exp(l)
 LogSoftmaxBackward0 = rule(
-    "LogSoftmaxBackward0", jvp=lambda self_t, result, dim: self_t - (ew.exp(result) * self_t).sum(dim=dim, keepdim=True), saves=("result",),
+    "LogSoftmaxBackward0", saves=("result",),
     self=lambda grad, result, dim: grad - ew.exp(result) * grad.sum(dim=dim, keepdim=True),
-    fast={"self": fused.log_softmax_backward_data})
+    fast={"self": fused.log_softmax_backward_data},
+    jvp=lambda self_t, result, dim:
+        self_t - (ew.exp(result) * self_t).sum(dim=dim, keepdim=True))
 
 # l = log Σ eˣ:  ∂l/∂xᵢ = e^(xᵢ - l) = softmax(x)ᵢ
 LogsumexpBackward0 = rule(
-    "LogsumexpBackward0", jvp=lambda self_t, self, result, dim, keepdim, self_sym_sizes: (ew.exp(self - R.restore_dims(result, dim, keepdim, self_sym_sizes)) * self_t).sum(dim=dim, keepdim=keepdim), saves=("self", "result"),
+    "LogsumexpBackward0", saves=("self", "result"),
     self=lambda grad, self, result, dim, keepdim, self_sym_sizes:
         R.restore_dims(grad, dim, keepdim, self_sym_sizes)
-        * ew.exp(self - R.restore_dims(result, dim, keepdim, self_sym_sizes)))
+        * ew.exp(self - R.restore_dims(result, dim, keepdim, self_sym_sizes)),
+    jvp=lambda self_t, self, result, dim, keepdim, self_sym_sizes: contracted(
+        ew.exp(self - R.restore_dims(result, dim, keepdim, self_sym_sizes)), self_t, dim, keepdim))
 
 # yᵢ = x₁ + ... + xᵢ: xⱼ affects every yᵢ with i ≥ j, so its gradient is the sum of the output
 # gradients from position j to the end: a cumsum of the reversed gradient, reversed
 CumsumBackward0 = rule(
-    "CumsumBackward0", jvp=lambda self_t, dim: R.cumsum(self_t, dim),
-    self=lambda grad, dim: S.flip(R.cumsum(S.flip(grad, dim), dim), dim))
+    "CumsumBackward0",
+    self=lambda grad, dim: S.flip(R.cumsum(S.flip(grad, dim), dim), dim),
+    jvp=lambda self_t, dim: R.cumsum(self_t, dim))
 
 # y = x[index] along dim (gather): the gradient is added back at the same places
 GatherBackward0 = rule(
-    "GatherBackward0", jvp=lambda self_t, index, dim: R.gather(self_t, dim, index), saves=("index",),
+    "GatherBackward0", saves=("index",),
     self=lambda grad, index, dim, self_sym_sizes: R.scatter_add_along(grad, index, dim,
-                                                                      self_sym_sizes))
+                                                                      self_sym_sizes),
+    jvp=lambda self_t, index, dim: R.gather(self_t, dim, index))
 
 # the scatters that gather's and max(dim)'s rules use: their derivative picks the places back out
 ScatterAlongBackward = rule(
-    "ScatterAlongBackward", jvp=lambda self_t, index, dim, result: R.scatter_along(self_t, index, dim, result.shape), saves=("index",),
-    self=lambda grad, index, dim: R.gather(grad, dim, index))
+    "ScatterAlongBackward", saves=("index",),
+    self=lambda grad, index, dim: R.gather(grad, dim, index),
+    jvp=lambda self_t, index, dim, result: R.scatter_along(self_t, index, dim, result.shape))
 ScatterAddBackward = rule(
-    "ScatterAddBackward", jvp=lambda self_t, index, dim, result: R.scatter_add_along(self_t, index, dim, result.shape), saves=("index",),
-    self=lambda grad, index, dim: R.gather(grad, dim, index))
+    "ScatterAddBackward", saves=("index",),
+    self=lambda grad, index, dim: R.gather(grad, dim, index),
+    jvp=lambda self_t, index, dim, result:
+        R.scatter_add_along(self_t, index, dim, result.shape))
 
 
 # -- shapes: the same values, rearranged; the gradient is rearranged back ------------------------
@@ -407,35 +469,45 @@ def back_to_input_shape(grad, self_sym_sizes):
     return S.reshape(grad, self_sym_sizes)
 
 
-ViewBackward0 = rule("ViewBackward0", jvp=lambda self_t, result: self_t.reshape(result.shape), self=back_to_input_shape)
-UnsafeViewBackward0 = rule("UnsafeViewBackward0", jvp=lambda self_t, result: self_t.reshape(result.shape), self=back_to_input_shape)
-ReshapeAliasBackward0 = rule("ReshapeAliasBackward0", jvp=lambda self_t, result: self_t.reshape(result.shape), self=back_to_input_shape)
+ViewBackward0 = rule("ViewBackward0", self=back_to_input_shape,
+                     jvp=lambda self_t, result: self_t.reshape(result.shape))
+UnsafeViewBackward0 = rule("UnsafeViewBackward0", self=back_to_input_shape,
+                           jvp=lambda self_t, result: self_t.reshape(result.shape))
+ReshapeAliasBackward0 = rule("ReshapeAliasBackward0", self=back_to_input_shape,
+                             jvp=lambda self_t, result: self_t.reshape(result.shape))
 
 # y = x with two dims swapped: swap them back
 TransposeBackward0 = rule(
-    "TransposeBackward0", jvp=lambda self_t, dim0, dim1: self_t.transpose(dim0, dim1), self=lambda grad, dim0, dim1: grad.transpose(dim0, dim1))
+    "TransposeBackward0", self=lambda grad, dim0, dim1: grad.transpose(dim0, dim1),
+    jvp=lambda self_t, dim0, dim1: self_t.transpose(dim0, dim1))
 
 # y = xᵀ of a matrix (a vector stays as it is)
-TBackward0 = rule("TBackward0", jvp=lambda self_t: self_t.t(), self=lambda grad: grad.t())
+TBackward0 = rule("TBackward0", self=lambda grad: grad.t(), jvp=lambda self_t: self_t.t())
 
 # y = x with its dims reordered: apply the inverse order
 PermuteBackward0 = rule(
-    "PermuteBackward0", jvp=lambda self_t, dims: self_t.permute(*dims),
-    self=lambda grad, dims: grad.permute(*[dims.index(d) for d in range(len(dims))]))
+    "PermuteBackward0",
+    self=lambda grad, dims: grad.permute(*[dims.index(d) for d in range(len(dims))]),
+    jvp=lambda self_t, dims: self_t.permute(*dims))
 
 # y = x with a new dim of size 1: remove it again
 UnsqueezeBackward0 = rule(
-    "UnsqueezeBackward0", jvp=lambda self_t, dim: self_t.unsqueeze(dim), self=lambda grad, dim: grad.squeeze(dim))
+    "UnsqueezeBackward0", self=lambda grad, dim: grad.squeeze(dim),
+    jvp=lambda self_t, dim: self_t.unsqueeze(dim))
 
 # y = x without some size-1 dims: give them back (squeeze(), squeeze(dim), squeeze(dims))
-SqueezeBackward0 = rule("SqueezeBackward0", jvp=lambda self_t, result: self_t.reshape(result.shape), self=back_to_input_shape)
-SqueezeBackward1 = rule("SqueezeBackward1", jvp=lambda self_t, result: self_t.reshape(result.shape), self=back_to_input_shape)
-SqueezeBackward4 = rule("SqueezeBackward4", jvp=lambda self_t, result: self_t.reshape(result.shape), self=back_to_input_shape)
+SqueezeBackward0 = rule("SqueezeBackward0", self=back_to_input_shape,
+                        jvp=lambda self_t, result: self_t.reshape(result.shape))
+SqueezeBackward1 = rule("SqueezeBackward1", self=back_to_input_shape,
+                        jvp=lambda self_t, result: self_t.reshape(result.shape))
+SqueezeBackward4 = rule("SqueezeBackward4", self=back_to_input_shape,
+                        jvp=lambda self_t, result: self_t.reshape(result.shape))
 
 # y = x broadcast to a larger shape: its derivative sums the gradient over the copies, which the
 # engine's fit_gradient does for every broadcast input, so the gradient passes on unchanged
 ExpandBackward0 = rule(
-    "ExpandBackward0", jvp=lambda self_t, result: self_t.expand(result.shape), settings=("self_sym_sizes",), self=lambda grad: grad)
+    "ExpandBackward0", settings=("self_sym_sizes",), self=lambda grad: grad,
+    jvp=lambda self_t, result: self_t.expand(result.shape))
 
 
 def untile(grad, repeats, self_sym_sizes):
@@ -448,7 +520,8 @@ def untile(grad, repeats, self_sym_sizes):
     return summed.reshape(self_sym_sizes)
 
 
-RepeatBackward0 = rule("RepeatBackward0", jvp=lambda self_t, repeats: self_t.repeat(*repeats), self=untile)
+RepeatBackward0 = rule("RepeatBackward0", self=untile,
+                       jvp=lambda self_t, repeats: self_t.repeat(*repeats))
 
 
 def cut_into_pieces(grad, dim, sizes):
@@ -465,15 +538,18 @@ def cut_into_pieces(grad, dim, sizes):
     return pieces
 
 
-CatBackward0 = rule("CatBackward0", jvp=lambda tensors_t, dim: S.cat(tensors_t, dim), tensors=cut_into_pieces)
+CatBackward0 = rule("CatBackward0", tensors=cut_into_pieces,
+                    jvp=lambda tensors_t, dim: S.cat(tensors_t, dim))
 
 # y = the inputs stacked along a new dim: each input gets its slice of the gradient
 StackBackward0 = rule(
-    "StackBackward0", jvp=lambda tensors_t, dim: S.stack(tensors_t, dim),
-    tensors=lambda grad, dim: [grad.select(dim, i) for i in range(grad.shape[dim])])
+    "StackBackward0",
+    tensors=lambda grad, dim: [grad.select(dim, i) for i in range(grad.shape[dim])],
+    jvp=lambda tensors_t, dim: S.stack(tensors_t, dim))
 
 # y = x reversed along some dims: reverse the gradient the same way
-FlipBackward0 = rule("FlipBackward0", jvp=lambda self_t, dims: S.flip(self_t, dims), self=lambda grad, dims: S.flip(grad, dims))
+FlipBackward0 = rule("FlipBackward0", self=lambda grad, dims: S.flip(grad, dims),
+                     jvp=lambda self_t, dims: S.flip(self_t, dims))
 
 
 # -- indexing -----------------------------------------------------------------------------------
@@ -482,17 +558,22 @@ def back_into_zeros(grad, index, self_sym_sizes):
     return I.index_put_into_zeros(grad, index, self_sym_sizes)
 
 
-SelectBackward0 = rule("SelectBackward0", jvp=lambda self_t, index: I.getitem(self_t, index), self=back_into_zeros)
-SliceBackward0 = rule("SliceBackward0", jvp=lambda self_t, index: I.getitem(self_t, index), self=back_into_zeros)
+SelectBackward0 = rule("SelectBackward0", self=back_into_zeros,
+                       jvp=lambda self_t, index: I.getitem(self_t, index))
+SliceBackward0 = rule("SliceBackward0", self=back_into_zeros,
+                      jvp=lambda self_t, index: I.getitem(self_t, index))
 # x[None]: PyTorch's name for it is the same as unsqueeze's
-IndexUnsqueezeBackward0 = rule("UnsqueezeBackward0", jvp=lambda self_t, index: I.getitem(self_t, index), self=back_into_zeros)
+IndexUnsqueezeBackward0 = rule("UnsqueezeBackward0", self=back_into_zeros,
+                               jvp=lambda self_t, index: I.getitem(self_t, index))
 # advanced indexing saves its index, as PyTorch saves the index tensors (a second backward
 # after they are freed raises)
-IndexBackward0 = rule("IndexBackward0", jvp=lambda self_t, index: I.getitem(self_t, index), saves=("index",), self=back_into_zeros)
+IndexBackward0 = rule("IndexBackward0", saves=("index",), self=back_into_zeros,
+                      jvp=lambda self_t, index: I.getitem(self_t, index))
 
 # the scatter into zeros that indexing's rule uses: its derivative reads the same places back
 IndexPutIntoZerosBackward = rule(
-    "IndexPutIntoZerosBackward", jvp=lambda self_t, index, result: I.index_put_into_zeros(self_t, index, result.shape), self=lambda grad, index: I.getitem(grad, index))
+    "IndexPutIntoZerosBackward", self=lambda grad, index: I.getitem(grad, index),
+    jvp=lambda self_t, index, result: I.index_put_into_zeros(self_t, index, result.shape))
 
 
 def outside_index(grad, index):
@@ -511,48 +592,55 @@ def written_at(self_t, index, value_t):
 
 # y = x with y[index] = value: x keeps the gradient outside the index, value gets it at the index
 CopySlices = rule(
-    "CopySlices", jvp=lambda self_t, value_t, index: written_at(self_t, index, value_t), saves=("index",), full_name="tensorgrad::autograd::CopySlices",
+    "CopySlices", saves=("index",), full_name="tensorgrad::autograd::CopySlices",
     self=outside_index,
-    value=lambda grad, index: I.getitem(grad, index))
+    value=lambda grad, index: I.getitem(grad, index),
+    jvp=lambda self_t, value_t, index: written_at(self_t, index, value_t))
 # the same, for writing through integer arrays or masks (PyTorch records an index_put)
 IndexPutBackward0 = rule(
-    "IndexPutBackward0", jvp=lambda self_t, values_t, index: written_at(self_t, index, values_t), saves=("index",),
+    "IndexPutBackward0", saves=("index",),
     self=outside_index,
-    values=lambda grad, index: I.getitem(grad, index))
+    values=lambda grad, index: I.getitem(grad, index),
+    jvp=lambda self_t, values_t, index: written_at(self_t, index, values_t))
 
 
 # -- products of vectors and matrices -----------------------------------------------------------
 # s = a·b:  ∂s/∂a = b,  ∂s/∂b = a
 DotBackward0 = rule(
-    "DotBackward0", jvp=lambda self_t, tensor_t, self, tensor: L.dot(self_t, tensor) + L.dot(self, tensor_t), saves=("self", "tensor"), computes="{a} @ {b}",
+    "DotBackward0", saves=("self", "tensor"), computes="{a} @ {b}",
     self=lambda grad, tensor: grad * tensor,
-    tensor=lambda grad, self: grad * self)
+    tensor=lambda grad, self: grad * self,
+    jvp=lambda self_t, tensor_t, self, tensor: L.dot(self_t, tensor) + L.dot(self, tensor_t))
 
 # C = A B:  ∂L/∂A = G Bᵀ,  ∂L/∂B = Aᵀ G
 MmBackward0 = rule(
-    "MmBackward0", jvp=lambda self_t, mat2_t, self, mat2: L.mm(self_t, mat2) + L.mm(self, mat2_t), saves=("self", "mat2"), computes="{a} @ {b}",
+    "MmBackward0", saves=("self", "mat2"), computes="{a} @ {b}",
     self=lambda grad, mat2: L.mm(grad, mat2.t()),
-    mat2=lambda grad, self: L.mm(self.t(), grad))
+    mat2=lambda grad, self: L.mm(self.t(), grad),
+    jvp=lambda self_t, mat2_t, self, mat2: L.mm(self_t, mat2) + L.mm(self, mat2_t))
 
 # y = M v:  ∂L/∂M = g vᵀ (an outer product),  ∂L/∂v = Mᵀ g
 MvBackward0 = rule(
-    "MvBackward0", jvp=lambda self_t, vec_t, self, vec: L.mv(self_t, vec) + L.mv(self, vec_t), saves=("self", "vec"), computes="{a} @ {b}",
+    "MvBackward0", saves=("self", "vec"), computes="{a} @ {b}",
     self=lambda grad, vec: S.unsqueeze(grad, 1) * S.unsqueeze(vec, 0),
-    vec=lambda grad, self: L.mv(self.t(), grad))
+    vec=lambda grad, self: L.mv(self.t(), grad),
+    jvp=lambda self_t, vec_t, self, vec: L.mv(self_t, vec) + L.mv(self, vec_t))
 
 # batched C = A B: the rule of mm, on the last two dims of every batch
 BmmBackward0 = rule(
-    "BmmBackward0", jvp=lambda self_t, mat2_t, self, mat2: L.bmm(self_t, mat2) + L.bmm(self, mat2_t), saves=("self", "mat2"),
+    "BmmBackward0", saves=("self", "mat2"),
     self=lambda grad, mat2: L.bmm(grad, mat2.transpose(-1, -2)),
-    mat2=lambda grad, self: L.bmm(self.transpose(-1, -2), grad))
+    mat2=lambda grad, self: L.bmm(self.transpose(-1, -2), grad),
+    jvp=lambda self_t, mat2_t, self, mat2: L.bmm(self_t, mat2) + L.bmm(self, mat2_t))
 
 # out = bias + mat1 @ mat2 (a Linear layer): the bias gets the gradient (the engine sums it
 # over the rows it was broadcast to), the product gets mm's rule
 AddmmBackward0 = rule(
-    "AddmmBackward0", jvp=lambda self_t, mat1_t, mat2_t, mat1, mat2: self_t + mat1_t.mm(mat2) + mat1.mm(mat2_t), saves=("mat1", "mat2"),
+    "AddmmBackward0", saves=("mat1", "mat2"),
     self=lambda grad: grad,
     mat1=lambda grad, mat2: grad.mm(mat2.t()),
-    mat2=lambda grad, mat1: mat1.t().mm(grad))
+    mat2=lambda grad, mat1: mat1.t().mm(grad),
+    jvp=lambda self_t, mat1_t, mat2_t, mat1, mat2: self_t + mat1_t.mm(mat2) + mat1.mm(mat2_t))
 
 
 # -- losses -------------------------------------------------------------------------------------
@@ -569,10 +657,12 @@ def mse_input(grad, self, target, reduction, count):
 
 
 MseLossBackward0 = rule(
-    "MseLossBackward0", jvp=lambda self_t, target_t, self, target, reduction: reduced(2 * (self - target) * (self_t - target_t), reduction), saves=("self", "target"),
+    "MseLossBackward0", saves=("self", "target"),
     self=mse_input,
     target=lambda grad, self, target, reduction, count: -mse_input(grad, self, target,
-                                                                   reduction, count))
+                                                                   reduction, count),
+    jvp=lambda self_t, target_t, self, target, reduction:
+        reduced(2 * (self - target) * (self_t - target_t), reduction))
 
 
 def per_element_weight(grad, weight, reduction, count):
@@ -596,8 +686,11 @@ def bce_target(grad, self, weight, reduction, count):
 
 
 BinaryCrossEntropyBackward0 = rule(
-    "BinaryCrossEntropyBackward0", jvp=lambda self_t, target_t, self, target, weight, reduction: reduced(bce_input(self_t, self, target, weight, "none", 1) + bce_target(target_t, self, weight, "none", 1), reduction), saves=("self", "target", "weight"),
-    self=bce_input, target=bce_target)
+    "BinaryCrossEntropyBackward0", saves=("self", "target", "weight"),
+    self=bce_input, target=bce_target,
+    jvp=lambda self_t, target_t, self, target, weight, reduction: reduced(
+        bce_input(self_t, self, target, weight, "none", 1)
+        + bce_target(target_t, self, weight, "none", 1), reduction))
 
 
 def nll_rule(grad, target, weight, reduction, ignore_index, total_weight, num_classes):
@@ -611,7 +704,9 @@ def nll_rule(grad, target, weight, reduction, ignore_index, total_weight, num_cl
     return grad * Tensor._make(table)
 
 
-NllLossBackward0 = rule("NllLossBackward0", jvp=lambda self_t, target, weight, reduction, ignore_index: F.nll_loss(self_t, target, weight, ignore_index=ignore_index, reduction=reduction), saves=("target", "weight"), self=nll_rule)
+NllLossBackward0 = rule("NllLossBackward0", saves=("target", "weight"), self=nll_rule,
+    jvp=lambda self_t, target, weight, reduction, ignore_index:
+        F.nll_loss(self_t, target, weight, ignore_index=ignore_index, reduction=reduction))
 
 
 def softplus(x):
@@ -636,10 +731,12 @@ def bce_logits_target(grad, self, weight, pos_weight, reduction, count):
 
 BinaryCrossEntropyWithLogitsBackward0 = rule(
     "BinaryCrossEntropyWithLogitsBackward0", saves=("self", "target", "weight", "pos_weight"),
-    jvp=lambda self_t, target_t, self, target, weight, pos_weight, reduction: reduced(
+   
+    self=bce_logits_input, target=bce_logits_target,
+    jvp=lambda self_t, target_t, self, target, weight, pos_weight, reduction:
+        reduced(
         bce_logits_input(self_t, self, target, weight, pos_weight, "none", 1)
-        + bce_logits_target(target_t, self, weight, pos_weight, "none", 1), reduction),
-    self=bce_logits_input, target=bce_logits_target)
+        + bce_logits_target(target_t, self, weight, pos_weight, "none", 1), reduction))
 
 
 def per_channel(values, ndim):
@@ -695,9 +792,10 @@ def batch_norm_jvp(self_t, weight_t, bias_t, self, weight, bias, running_mean, r
 
 NativeBatchNormBackward0 = rule(
     "NativeBatchNormBackward0", saves=("self", "weight", "running_mean", "running_var"),
-    jvp=batch_norm_jvp,
+   
     self=batch_norm_input, weight=batch_norm_weight,
-    bias=lambda grad, dims: grad.sum(dim=dims))
+    bias=lambda grad, dims: grad.sum(dim=dims),
+    jvp=batch_norm_jvp)
 
 
 # -- fused rules: one recorded operation each, as in PyTorch (ops/fused.py computes them) --------
@@ -734,18 +832,20 @@ def log_softmax_backward_jvp(grad_output_t, output_t, grad_output, output, dim):
 
 # z = s ⊙ (g - Σ g⊙s) (softmax's rule):  for g, the same rule;  for s, grad ⊙ (g - Σ g⊙s) - g·Σ grad⊙s
 SoftmaxBackwardDataBackward0 = rule(
-    "SoftmaxBackwardDataBackward0", jvp=softmax_backward_jvp, saves=("grad_output", "output"),
+    "SoftmaxBackwardDataBackward0", saves=("grad_output", "output"),
     grad_output=lambda grad, output, dim: fused.softmax_backward_data(grad, output, dim),
     output=lambda grad, grad_output, output, dim:
         grad * (grad_output - (grad_output * output).sum(dim=dim, keepdim=True))
-        - grad_output * (grad * output).sum(dim=dim, keepdim=True))
+        - grad_output * (grad * output).sum(dim=dim, keepdim=True),
+    jvp=softmax_backward_jvp)
 
 # z = g - eˡ·Σ g (log_softmax's rule):  for g, grad - Σ grad⊙eˡ;  for l, -eˡ⊙grad·Σ g
 LogSoftmaxBackwardDataBackward0 = rule(
-    "LogSoftmaxBackwardDataBackward0", jvp=log_softmax_backward_jvp, saves=("grad_output", "output"),
+    "LogSoftmaxBackwardDataBackward0", saves=("grad_output", "output"),
     grad_output=lambda grad, output, dim: grad - (grad * ew.exp(output)).sum(dim=dim, keepdim=True),
     output=lambda grad, grad_output, output, dim:
-        -grad_output.sum(dim=dim, keepdim=True) * ew.exp(output) * grad)
+        -grad_output.sum(dim=dim, keepdim=True) * ew.exp(output) * grad,
+    jvp=log_softmax_backward_jvp)
 
 
 # The operations that the formulas above are written with. Imported last, because these modules

@@ -469,12 +469,9 @@ def _assemble(pieces, k, out_shape, in_shape, *, row_major):
     (one per input element: J·t, each of the output's shape) into out_shape + in_shape."""
     if row_major:
         pieces = [row[k] for row in pieces]
-        if not pieces:
-            return creation.zeros(*(out_shape + in_shape))
-        return stack(pieces, dim=0).view(out_shape + in_shape)
     if not pieces:
         return creation.zeros(*(out_shape + in_shape))
-    return stack(pieces, dim=-1).view(out_shape + in_shape)
+    return stack(pieces, dim=0 if row_major else -1).view(out_shape + in_shape)
 
 
 def _shape_like(per_output, argnums, output):

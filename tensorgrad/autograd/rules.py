@@ -31,6 +31,7 @@ hand, so it costs nothing extra per call. `print(MulBackward0.source)` shows it:
                 d_other(grad, self) if to_other is not None else None)
 """
 
+import functools
 import inspect
 import linecache
 import os
@@ -77,14 +78,15 @@ class Rule(Node):
         sum over inputs of (the local derivative) times (that input's tangent), which is what
         each backward formula computes when given the tangent as `grad`.
         """
+        input_names = [name for name, _ in cls.formulas]
         values = dict(settings)
         values.update(zip(cls.saved_names, saved))
-        values.update(zip(list(dict(cls.formulas)), inputs))
+        values.update(zip(input_names, inputs))
         values["result"] = result
         if cls.jvp_formula is not None:
-            for name, value, tangent in zip(list(dict(cls.formulas)), inputs, tangents):
+            for name, value, tangent in zip(input_names, inputs, tangents):
                 values[name + "_t"] = _zeros_if_none(tangent, value)
-            if "tensors" in dict(cls.formulas):  # cat, stack: a list of inputs
+            if input_names == ["tensors"]:  # cat, stack: a list of inputs
                 values["tensors"] = list(inputs)
                 values["tensors_t"] = [_zeros_if_none(t, v) for t, v in zip(tangents, inputs)]
             return _call_by_names(cls.jvp_formula, values)
@@ -187,8 +189,13 @@ def _unbalanced(text):
     return sum(text.count(c) for c in "([{") > sum(text.count(c) for c in ")]}")
 
 
+@functools.lru_cache(maxsize=None)
+def _parameter_names(formula):
+    return tuple(inspect.signature(formula).parameters)
+
+
 def _call_by_names(formula, values):
-    return formula(*[values[name] for name in inspect.signature(formula).parameters])
+    return formula(*[values[name] for name in _parameter_names(formula)])
 
 
 def _zeros_if_none(tangent, value):

@@ -51,17 +51,18 @@ class _BackwardState:
         self.module = module
         self.grad_output = None
         self.input_count = 0
+        self.positions = []  # where the inputs that need a gradient stand among the arguments
 
     def wrap_inputs(self, args):
         positions = [i for i, a in enumerate(args) if isinstance(a, Tensor) and a.requires_grad]
         self.input_count = sum(1 for a in args if isinstance(a, Tensor))
         if not positions:
             return args
+        self.positions = positions
         wrapped = _apply(self, [args[i] for i in positions], self.on_grad_input)
         args = list(args)
         for position, tensor in zip(positions, wrapped):
             args[position] = tensor
-        self.positions = positions
         return tuple(args)
 
     def wrap_outputs(self, output):
@@ -76,7 +77,7 @@ class _BackwardState:
 
     def on_grad_output(self, grads):
         self.grad_output = tuple(grads)
-        if not getattr(self, "positions", None):  # no input needs a gradient: call the hooks now
+        if not self.positions:  # no input needs a gradient: call the hooks now
             self.call_hooks((None,) * self.input_count)
         return grads
 
