@@ -469,12 +469,14 @@ def back_to_input_shape(grad, self_sym_sizes):
     return S.reshape(grad, self_sym_sizes)
 
 
-ViewBackward0 = rule("ViewBackward0", self=back_to_input_shape,
-                     jvp=lambda self_t, result: self_t.reshape(result.shape))
-UnsafeViewBackward0 = rule("UnsafeViewBackward0", self=back_to_input_shape,
-                           jvp=lambda self_t, result: self_t.reshape(result.shape))
-ReshapeAliasBackward0 = rule("ReshapeAliasBackward0", self=back_to_input_shape,
-                             jvp=lambda self_t, result: self_t.reshape(result.shape))
+def to_output_shape(self_t, result):
+    """...and the forward rule: the tangent takes the output's shape."""
+    return S.reshape(self_t, result.shape)
+
+
+ViewBackward0 = rule("ViewBackward0", self=back_to_input_shape, jvp=to_output_shape)
+UnsafeViewBackward0 = rule("UnsafeViewBackward0", self=back_to_input_shape, jvp=to_output_shape)
+ReshapeAliasBackward0 = rule("ReshapeAliasBackward0", self=back_to_input_shape, jvp=to_output_shape)
 
 # y = x with two dims swapped: swap them back
 TransposeBackward0 = rule(
@@ -496,12 +498,9 @@ UnsqueezeBackward0 = rule(
     jvp=lambda self_t, dim: self_t.unsqueeze(dim))
 
 # y = x without some size-1 dims: give them back (squeeze(), squeeze(dim), squeeze(dims))
-SqueezeBackward0 = rule("SqueezeBackward0", self=back_to_input_shape,
-                        jvp=lambda self_t, result: self_t.reshape(result.shape))
-SqueezeBackward1 = rule("SqueezeBackward1", self=back_to_input_shape,
-                        jvp=lambda self_t, result: self_t.reshape(result.shape))
-SqueezeBackward4 = rule("SqueezeBackward4", self=back_to_input_shape,
-                        jvp=lambda self_t, result: self_t.reshape(result.shape))
+SqueezeBackward0 = rule("SqueezeBackward0", self=back_to_input_shape, jvp=to_output_shape)
+SqueezeBackward1 = rule("SqueezeBackward1", self=back_to_input_shape, jvp=to_output_shape)
+SqueezeBackward4 = rule("SqueezeBackward4", self=back_to_input_shape, jvp=to_output_shape)
 
 # y = x broadcast to a larger shape: its derivative sums the gradient over the copies, which the
 # engine's fit_gradient does for every broadcast input, so the gradient passes on unchanged
