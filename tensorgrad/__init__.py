@@ -24,7 +24,8 @@ Where to look:
     func.py              grad, vjp, jvp, jacrev, jacfwd, hessian, vmap, functional_call
     nn/, optim/          layers, losses and optimizers for the training lesson
     viz/                 pictures of graphs (graphviz), trace_backward, the step-through widget
-    course/              exercise generation, self-checks and the grader (tensorgrad-course)
+The course's exercise generation, self-checks and grader are not part of the library: they are
+their own package, course/tensorgrad_course (the tensorgrad-course command).
 Where each behaviour is pinned against PyTorch: tests/spec (one file per topic).
 """
 

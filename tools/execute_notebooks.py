@@ -19,7 +19,7 @@ by this script, never edited by hand. To keep re-runs byte-identical:
   before comparing, so a stray address does not churn the stored file;
 * a widget's view output is dropped where the output also has a text/plain form;
 * cells without an id get ``cell-<hash>`` ids from the file name and position (the same
-  scheme as tensorgrad.course.notebooks), instead of nbformat's random ones;
+  scheme as tensorgrad_course.notebooks), instead of nbformat's random ones;
 * files are written with nbformat's sorted-key, one-space-indent JSON, and only when
   their bytes change.
 

@@ -5,7 +5,7 @@ import shutil
 import pytest
 
 from course_helpers import BASICS
-from tensorgrad.course import kernel, sandbox
+from tensorgrad_course import kernel, sandbox
 
 # Kernels run in the bubblewrap sandbox whenever this machine has it (CI installs it);
 # without it the grading tests still run, unsandboxed, and the sandbox tests skip.

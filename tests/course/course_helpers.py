@@ -67,7 +67,7 @@ def source(cell: dict) -> str:
 
 def two_set_course(root: Path) -> tuple[dict, dict]:
     """``root/solutions`` with basics and named, built into ``root/exercises``: their two releases."""
-    from tensorgrad.course import generate
+    from tensorgrad_course import generate
 
     (root / "solutions").mkdir()
     (root / "solutions" / "basics.ipynb").write_bytes(BASICS.read_bytes())

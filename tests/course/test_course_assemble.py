@@ -8,11 +8,11 @@ import types
 import pytest
 from course_helpers import BASICS, cell_by_id, read_json
 
-from tensorgrad.course import assemble as asm
-from tensorgrad.course import generate, grade, guard, identify
-from tensorgrad.course.errors import UsageError
-from tensorgrad.course.exercise_set import load_exercise_sets
-from tensorgrad.course.kernel import CellResult, RunResult
+from tensorgrad_course import assemble as asm
+from tensorgrad_course import generate, grade, guard, identify
+from tensorgrad_course.errors import UsageError
+from tensorgrad_course.exercise_set import load_exercise_sets
+from tensorgrad_course.kernel import CellResult, RunResult
 
 
 @pytest.fixture
@@ -42,6 +42,12 @@ def test_exercise_set_tasks_points_and_answers(built):
 def test_honest_release_has_no_findings(built):
     exset, release = built
     assert asm.integrity_findings(exset, cells_of(release)) == []
+
+
+def test_the_old_module_name_is_read_as_the_new_one():
+    assert asm.current_imports("from tensorgrad.course import check\nimport tensorgrad.course.values as V") == (
+        "from tensorgrad_course import check\nimport tensorgrad_course.values as V")
+    assert asm.current_imports("tensorgrad.courses = my_tensorgrad.course") == "tensorgrad.courses = my_tensorgrad.course"
 
 
 def test_assembled_notebook_uses_instructor_tests_and_student_answers(built):

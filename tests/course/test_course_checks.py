@@ -10,9 +10,9 @@ import types
 import numpy as np
 import pytest
 
-from tensorgrad.course import CheckFailure, check as exported_check  # noqa: F401 (exported names)
-from tensorgrad.course import checks
-from tensorgrad.course.checks import check
+from tensorgrad_course import CheckFailure, check as exported_check  # noqa: F401 (exported names)
+from tensorgrad_course import checks
+from tensorgrad_course.checks import check
 
 tg = pytest.importorskip("tensorgrad")
 

@@ -9,9 +9,9 @@ import jsonschema
 import pytest
 from course_helpers import cell_by_id, read_json
 
-from tensorgrad.course import generate, grade, reports
-from tensorgrad.course.cli import _Progress, main, shard_of
-from tensorgrad.course.grade import Submission, grade_batch
+from tensorgrad_course import generate, grade, reports
+from tensorgrad_course.cli import _Progress, main, shard_of
+from tensorgrad_course.grade import Submission, grade_batch
 
 
 @pytest.fixture
@@ -197,7 +197,7 @@ def test_a_crashing_worker_process_does_not_lose_the_batch(graded_course, monkey
 
 
 def test_without_bubblewrap_grade_refuses_unless_told_no_sandbox(graded_course, monkeypatch, capsys):
-    from tensorgrad.course import sandbox
+    from tensorgrad_course import sandbox
 
     monkeypatch.setattr(sandbox, "bwrap", lambda: (None, "bubblewrap (bwrap) is not installed"))
     out = graded_course / "out"

@@ -7,12 +7,12 @@ import nbformat
 import pytest
 from course_helpers import NAMED, answer, graded, make_notebook
 
-from tensorgrad.course import assemble as asm
-from tensorgrad.course import expected as exp
-from tensorgrad.course import generate
-from tensorgrad.course.cli import main
-from tensorgrad.course.exercise_set import load_exercise_sets
-from tensorgrad.course.kernel import Limits, RunResult
+from tensorgrad_course import assemble as asm
+from tensorgrad_course import expected as exp
+from tensorgrad_course import generate
+from tensorgrad_course.cli import main
+from tensorgrad_course.exercise_set import load_exercise_sets
+from tensorgrad_course.kernel import Limits, RunResult
 
 LIMITS = Limits(cell_timeout=60, notebook_timeout=120)
 
@@ -119,7 +119,7 @@ def test_assert_style_sets_need_no_solution_run(course, monkeypatch):
 
 def test_a_solution_failing_its_own_tests_stops_grading_before_any_student(tmp_path, capsys):
     test_source = (
-        "from tensorgrad.course import check\n"
+        "from tensorgrad_course import check\n"
         "t = check('broken.task1')\n"
         "with t.test('the answer'):\n"
         "    t.submit('answer', answer, expected=42)\n"
@@ -141,7 +141,7 @@ def test_a_solution_failing_its_own_tests_stops_grading_before_any_student(tmp_p
 
 
 def test_a_test_cell_with_check_but_no_test_is_an_authoring_error(tmp_path):
-    make_notebook([answer("a", "x = 1"), graded("t", "from tensorgrad.course import check\nt = check('s.t')\nt.done()")],
+    make_notebook([answer("a", "x = 1"), graded("t", "from tensorgrad_course import check\nt = check('s.t')\nt.done()")],
                   tmp_path / "solutions" / "empty.ipynb")
     exset = load_exercise_sets(tmp_path / "solutions", None)["empty"]
     with pytest.raises(exp.SolutionError, match="calls check\\('s.t'\\) but ran no test"):
@@ -150,7 +150,7 @@ def test_a_test_cell_with_check_but_no_test_is_an_authoring_error(tmp_path):
 
 def test_raises_exception_cells_may_fail_in_the_solution(tmp_path):
     demo = nbformat.v4.new_code_cell("1 / 0", metadata={"tags": ["raises-exception"]})
-    test_source = ("from tensorgrad.course import check\nt = check('s.t')\n"
+    test_source = ("from tensorgrad_course import check\nt = check('s.t')\n"
                    "with t.test('x'):\n    t.submit('x', x)\nt.done()")
     make_notebook([demo, answer("a", "x = 1"), graded("t", test_source)], tmp_path / "solutions" / "demo.ipynb")
     exset = load_exercise_sets(tmp_path / "solutions", None)["demo"]

@@ -6,9 +6,9 @@ import nbformat
 import pytest
 from course_helpers import answer, cell_by_id, graded, make_notebook, nbg, read_json, source
 
-from tensorgrad.course import generate, markers
-from tensorgrad.course.cli import main
-from tensorgrad.course.errors import BuildError, LeakError, UsageError
+from tensorgrad_course import generate, markers
+from tensorgrad_course.cli import main
+from tensorgrad_course.errors import BuildError, LeakError, UsageError
 
 
 def build(course):

@@ -18,9 +18,9 @@ import time
 import pytest
 from course_helpers import BASICS, cell_by_id, two_set_course
 
-from tensorgrad.course import reports
-from tensorgrad.course.grade import discover, grade_batch
-from tensorgrad.course.kernel import Limits
+from tensorgrad_course import reports
+from tensorgrad_course.grade import discover, grade_batch
+from tensorgrad_course.kernel import Limits
 
 CORRECT = {
     "square": "def square(x):\n    return x * x",
@@ -147,8 +147,18 @@ def named(release, answers=None, edit=None):
     return nb
 
 
+def built_before_the_split(release, answers=None):
+    """A notebook released when the course tooling was still ``tensorgrad.course`` (locked cells
+    and an answer import ``check`` from it): graded as if built today."""
+    old = json.loads(json.dumps(release).replace("tensorgrad_course", "tensorgrad.course"))
+    assert "tensorgrad.course" in json.dumps(old)
+    return named(old, answers)
+
+
 NAMED_SCENARIOS = {
     "n_correct": lambda r: named(r),
+    "n_built_before_the_split": lambda r: built_before_the_split(r, {
+        "predict": "from tensorgrad.course import CheckFailure  # noqa: F401\nleaf = True\ncount = 3"}),
     "n_unattempted": lambda r: copy.deepcopy(r),
     # Right for vectors, wrong shape for matrices: 2 of the 3 tests pass.
     "n_partial": lambda r: named(r, {"scale": "def scale(v, k):\n    return np.asarray(v, dtype=float).ravel() * k"}),
@@ -158,7 +168,7 @@ NAMED_SCENARIOS = {
     # where the guard cannot undo it: only the grader's own comparison catches it.
     "n_patches_inside": lambda r: named(r, {"scale": (
         "def scale(v, k):\n"
-        "    import numpy, tensorgrad.course.values as V\n"
+        "    import numpy, tensorgrad_course.values as V\n"
         "    numpy.allclose = lambda *a, **kw: True\n"
         "    V.compare = lambda *a, **kw: None\n"
         "    return np.asarray(v, dtype=float) * k + 1"
@@ -423,6 +433,13 @@ def test_named_correct_scores_full_with_a_result_per_test(batch):
     ]
     assert all(t.duration >= 0 for t in scale.tests)
     assert [t.status for t in tasks(r)["test_double"].tests] == ["passed"]  # an assert-style task
+
+
+def test_a_notebook_built_with_the_old_module_name_is_graded_as_today(batch):
+    old, new = batch[0]["n_built_before_the_split"], batch[0]["n_correct"]
+    assert (old.status, old.score, old.max_score) == ("graded", 6, 6)
+    assert old.integrity == []  # its locked cells are not "edited"
+    assert [(t.grade_id, t.points) for t in old.tasks] == [(t.grade_id, t.points) for t in new.tasks]
 
 
 def test_named_unattempted_is_not_attempted_everywhere(batch):

@@ -1,8 +1,9 @@
 """The Gradescope autograder zip, run in a simulated /autograder: setup.sh, then run_autograder.
 
-The zip is built from the two fixture sets; ``setup.sh`` installs tensorgrad from the wheel
-in the zip into a folder of its own (``TG_PIP_ARGS=--target``; the dependencies, pinned in
-setup.sh, are this environment's, so ``TG_SKIP_DEPS`` skips downloading them), and
+The zip is built from the two fixture sets; ``setup.sh`` installs tensorgrad and
+tensorgrad-course from the wheels in the zip into a folder of their own
+(``TG_PIP_ARGS=--target``; the dependencies, pinned in setup.sh, are this environment's, so
+``TG_SKIP_DEPS`` skips downloading them), and
 ``run_autograder`` then runs on that copy, never on this checkout. Each upload is graded in a
 fresh ``/autograder`` layout: a full notebook, a blank one, a renamed one, a ``.py``, nothing.
 """
@@ -18,8 +19,8 @@ from pathlib import Path
 import pytest
 from course_helpers import BASICS, NAMED, cell_by_id, read_json
 
-from tensorgrad.course import gradescope
-from tensorgrad.course.cli import main
+from tensorgrad_course import gradescope
+from tensorgrad_course.cli import main
 
 
 @pytest.fixture(scope="module")
@@ -60,7 +61,7 @@ def run_upload(autograder, tmp_path, files: dict[str, str]) -> dict:
 
 
 def answered_basics(tmp_path) -> str:
-    from tensorgrad.course import generate
+    from tensorgrad_course import generate
 
     (tmp_path / "s").mkdir()
     shutil.copy(BASICS, tmp_path / "s" / "basics.ipynb")
@@ -75,13 +76,20 @@ def answered_basics(tmp_path) -> str:
 def test_the_zip_holds_what_gradescope_needs_and_never_installs_tensorgrad_by_name(autograder):
     names = autograder["names"]
     assert {"setup.sh", "run_autograder", "config.json", "solutions/basics.ipynb", "exercises/named.ipynb"} <= set(names)
-    assert any(n.startswith("wheels/tensorgrad-") and n.endswith(".whl") for n in names)
+    wheels = sorted(n for n in names if n.startswith("wheels/"))
+    assert [w.split("-")[0] for w in wheels] == ["wheels/tensorgrad", "wheels/tensorgrad_course"]
+    assert all(w.endswith("-py3-none-any.whl") for w in wheels)
     setup = autograder["setup"]
-    assert "wheels/tensorgrad-" in setup and "nbformat==" in setup and "nbclient==" in setup
+    assert all(w in setup for w in wheels) and "nbformat==" in setup and "nbclient==" in setup
     installs = [line.split() for line in setup.splitlines() if "pip install" in line and not line.lstrip().startswith("#")]
     assert installs and not any(w == "tensorgrad" or w.startswith(("tensorgrad=", "tensorgrad[", "tensorgrad>"))
                                 for words in installs for w in words)
-    assert (autograder["site"] / "tensorgrad" / "course" / "grade.py").is_file()  # installed from the wheel
+    assert not any(w.startswith(("tensorgrad-course", "tensorgrad_course")) for words in installs for w in words)
+    # installed from the wheels: the library, and the grader beside it (the library ships none)
+    assert (autograder["site"] / "tensorgrad" / "derivatives.py").is_file()
+    assert (autograder["site"] / "tensorgrad_course" / "grade.py").is_file()
+    assert not (autograder["site"] / "tensorgrad" / "course").exists()
+    assert (autograder["site"] / "bin" / "tensorgrad-course").is_file()
 
 
 def test_a_full_notebook_scores_full_marks(autograder, tmp_path):

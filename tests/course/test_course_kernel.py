@@ -11,8 +11,8 @@ from types import SimpleNamespace
 import nbformat
 import pytest
 
-from tensorgrad.course import kernel
-from tensorgrad.course.kernel import Limits, kernel_env, run_notebook
+from tensorgrad_course import kernel
+from tensorgrad_course.kernel import Limits, kernel_env, run_notebook
 
 LAUNCHER = kernel._LAUNCHER
 

@@ -2,8 +2,8 @@
 
 import pytest
 
-from tensorgrad.course import markers
-from tensorgrad.course.errors import MarkerError
+from tensorgrad_course import markers
+from tensorgrad_course.errors import MarkerError
 
 WHERE = markers.Where("solutions/set.ipynb", 4, "grad_w")
 

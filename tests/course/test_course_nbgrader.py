@@ -16,11 +16,11 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from tensorgrad.course import generate
-from tensorgrad.course.cli import main
-from tensorgrad.course.grade import Submission, grade_batch
-from tensorgrad.course.kernel import Limits
-from tensorgrad.course.notebooks import grade_id, points, role, source_of, TEST, ANSWER
+from tensorgrad_course import generate
+from tensorgrad_course.cli import main
+from tensorgrad_course.grade import Submission, grade_batch
+from tensorgrad_course.kernel import Limits
+from tensorgrad_course.notebooks import grade_id, points, role, source_of, TEST, ANSWER
 
 ROOT = Path(__file__).resolve().parents[2]
 NAME = "01_computation_graphs"

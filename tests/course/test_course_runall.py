@@ -12,7 +12,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from tensorgrad.course.notebooks import find_notebooks
+from tensorgrad_course.notebooks import find_notebooks
 
 ROOT = Path(__file__).resolve().parents[2]
 EXERCISES = sorted(find_notebooks(ROOT / "exercises"))

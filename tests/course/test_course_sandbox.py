@@ -21,10 +21,10 @@ from pathlib import Path
 import pytest
 from course_helpers import cell_by_id, two_set_course
 
-from tensorgrad.course import expected as exp
-from tensorgrad.course import reports, sandbox
-from tensorgrad.course.grade import Submission, discover, grade_batch
-from tensorgrad.course.kernel import Limits
+from tensorgrad_course import expected as exp
+from tensorgrad_course import reports, sandbox
+from tensorgrad_course.grade import Submission, discover, grade_batch
+from tensorgrad_course.kernel import Limits
 
 pytestmark = pytest.mark.skipif(sandbox.bwrap()[0] is None, reason="bubblewrap (bwrap) is not installed")
 

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from tensorgrad.course import selfcheck
-from tensorgrad.course.selfcheck import CheckFailure, check_close, check_equal, check_raises, check_tensor
+from tensorgrad_course import selfcheck
+from tensorgrad_course.selfcheck import CheckFailure, check_close, check_equal, check_raises, check_tensor
 
 
 class FakeTensor:

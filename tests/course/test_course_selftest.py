@@ -28,10 +28,10 @@ from pathlib import Path
 
 import pytest
 
-from tensorgrad.course.exercise_set import load_exercise_sets
-from tensorgrad.course.grade import discover, grade_batch
-from tensorgrad.course.kernel import Limits
-from tensorgrad.course.notebooks import find_notebooks
+from tensorgrad_course.exercise_set import load_exercise_sets
+from tensorgrad_course.grade import discover, grade_batch
+from tensorgrad_course.kernel import Limits
+from tensorgrad_course.notebooks import find_notebooks
 
 ROOT = Path(__file__).resolve().parents[2]
 SOLUTIONS = ROOT / "solutions"
@@ -447,7 +447,7 @@ def _count_twice(t):
 
 
 def test_a_public_check_catches_a_count_ops_that_counts_a_shared_node_twice(capsys):
-    from tensorgrad.course import CheckFailure
+    from tensorgrad_course import CheckFailure
 
     name = "01_computation_graphs"
     if name not in SETS:

@@ -6,8 +6,8 @@ import math
 import numpy as np
 import pytest
 
-from tensorgrad.course import values
-from tensorgrad.course.values import check_kind, compare, encode
+from tensorgrad_course import values
+from tensorgrad_course.values import check_kind, compare, encode
 
 tg = pytest.importorskip("tensorgrad")
 

@@ -64,17 +64,17 @@ MACHINERY_METHODS = (
     "_showtraceback", "showsyntaxerror", "do_execute", "execute_request",
 )
 
-#: Watched only when the set uses tensorgrad.course.checks (importing it costs a little).
+#: Watched only when the set uses tensorgrad_course.checks (importing it costs a little).
 CHECKS_WATCHED: tuple[tuple[str, str], ...] = (
-    ("tensorgrad.course", "check"),
-    *(("tensorgrad.course.checks", name) for name in (
+    ("tensorgrad_course", "check"),
+    *(("tensorgrad_course.checks", name) for name in (
         "check", "TaskCheck", "_Test", "_emit", "_explain", "_grading_nonce", "CheckFailure",
     )),
-    ("tensorgrad.course.values", "encode"), ("tensorgrad.course.values", "compare"),
+    ("tensorgrad_course.values", "encode"), ("tensorgrad_course.values", "compare"),
 )
 #: Classes whose methods are restored (module, class name).
 CHECKS_CLASSES: tuple[tuple[str, str], ...] = (
-    ("tensorgrad.course.checks", "TaskCheck"), ("tensorgrad.course.checks", "_Test"),
+    ("tensorgrad_course.checks", "TaskCheck"), ("tensorgrad_course.checks", "_Test"),
 )
 
 GUARD_ENAME = "GraderGuard"
@@ -94,6 +94,7 @@ def _tensorgrad_grader_setup(watched, machinery, preload, watched_classes):
             owner = importlib.import_module(modname)
         except Exception:
             continue
+        getattr(owner, name, None)  # a name a package provides lazily (PEP 562) is bound by now
         if name in vars(owner):
             originals.append((modname + "." + name, owner, name, vars(owner)[name]))
     shell = get_ipython()
@@ -175,7 +176,7 @@ del _tensorgrad_grader_setup
 def setup_source(uses_checks: bool = False) -> str:
     """The grader's first cell; with ``uses_checks``, also watches :mod:`.checks`."""
     watched = WATCHED + (CHECKS_WATCHED if uses_checks else ())
-    preload = ("tensorgrad.course.checks",) if uses_checks else ()
+    preload = ("tensorgrad_course.checks",) if uses_checks else ()
     classes = CHECKS_CLASSES if uses_checks else ()
     return _SETUP_TEMPLATE % (repr(watched), MACHINERY_METHODS, repr(preload), repr(classes))
 

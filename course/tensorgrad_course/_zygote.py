@@ -41,7 +41,7 @@ if sys.path and os.path.abspath(sys.path[0]) == os.path.dirname(os.path.abspath(
 PRELOAD = (
     "ipykernel.kernelapp", "ipykernel.ipkernel", "ipykernel.zmqshell", "ipykernel.debugger",
     "IPython", "IPython.core.completerlib", "IPython.core.debugger", "IPython.core.oinspect",
-    "IPython.extensions.storemagic", "numpy", "tensorgrad", "tensorgrad.course.checks",
+    "IPython.extensions.storemagic", "numpy", "tensorgrad", "tensorgrad_course.checks",
 )
 
 
@@ -120,7 +120,7 @@ def _isolated(request: dict, report: int) -> None:
     """In the forked child, in the sandbox: namespaces, then the kernel as their process 1. Never returns."""
     import signal
 
-    from tensorgrad.course import _isolate
+    from tensorgrad_course import _isolate
 
     try:
         _quiet(keep=(report,))

@@ -2,13 +2,13 @@
 
 The zip is what an instructor uploads to Gradescope as is::
 
-    setup.sh            installs the grader's dependencies (pinned to the versions that built
-                        the zip) and tensorgrad from the wheel inside the zip: never by name,
-                        since ``pip install tensorgrad`` installs an unrelated PyPI project
+    setup.sh            installs the dependencies (pinned to the versions that built the zip),
+                        then the library and the grader from the wheels inside the zip: never
+                        by name, since ``pip install tensorgrad`` installs an unrelated PyPI project
     run_autograder      grades whatever is in /autograder/submission
     solutions/          the instructor's notebooks (the source of the exercise sets)
     exercises/          their released versions, to tell edited locked cells
-    wheels/             tensorgrad's wheel
+    wheels/             the wheels of tensorgrad (the library) and tensorgrad-course (the grader)
     config.json         hidden-test visibility, time and memory limits
 
 ``run_autograder`` runs :func:`run`: it finds every file in the submission
@@ -36,12 +36,10 @@ import zipfile
 from importlib import metadata
 from pathlib import Path
 
+from . import library
 from .errors import UsageError
 
-#: What the grader imports beyond tensorgrad (pinned in setup.sh to the versions installed here).
-REQUIREMENTS = ("numpy", "nbformat", "nbclient", "ipykernel", "jupyter_client", "pyzmq", "traitlets")
 VISIBILITIES = ("after_published", "hidden")
-_PROJECT = Path(__file__).resolve().parents[2]
 
 SETUP_SH = """#!/usr/bin/env bash
 # Gradescope runs this once, in /autograder/source, to build the autograder's image.
@@ -55,45 +53,61 @@ fi
 if [[ -z "${{TG_SKIP_DEPS:-}}" ]]; then
     "$PY" -m pip install --no-cache-dir ${{TG_PIP_ARGS:-}} {requirements}
 fi
-# tensorgrad from the wheel in this zip, never by name (a different project owns the name on PyPI).
-"$PY" -m pip install --no-cache-dir --no-deps ${{TG_PIP_ARGS:-}} wheels/{wheel}
+# tensorgrad and tensorgrad-course from the wheels in this zip, never by name (a different
+# project owns the name tensorgrad on PyPI).
+"$PY" -m pip install --no-cache-dir --no-deps ${{TG_PIP_ARGS:-}} {wheels}
 """
 
 RUN_AUTOGRADER = """#!/usr/bin/env bash
 # Gradescope runs this for every submission; it always writes /autograder/results/results.json.
 cd "${AUTOGRADER_ROOT:-/autograder}/source" 2>/dev/null || cd "$(dirname "${BASH_SOURCE[0]}")"
-exec "${TG_PYTHON:-python3}" -m tensorgrad.course.gradescope run --root "${AUTOGRADER_ROOT:-/autograder}"
+exec "${TG_PYTHON:-python3}" -m tensorgrad_course.gradescope run --root "${AUTOGRADER_ROOT:-/autograder}"
 """
 
 
-def _pins() -> list[str]:
+#: The distributions the zip carries as wheels: (name, its package folder).
+def _distributions() -> list[tuple[str, Path]]:
+    return [("tensorgrad", library.require("building the autograder")), ("tensorgrad-course", library.course_dir())]
+
+
+def _pins(requirements: list[str]) -> list[str]:
+    """The distributions named in ``requirements``, pinned to the versions installed here."""
+    import re
+
     pins = []
-    for name in REQUIREMENTS:
+    for requirement in requirements:
+        name = re.match(r"[A-Za-z0-9._-]+", requirement).group(0)
         try:
             pins.append(f"{name}=={metadata.version(name)}")
         except metadata.PackageNotFoundError:
-            pins.append(name)
-    return pins
+            pins.append(requirement)
+    return list(dict.fromkeys(pins))
 
 
-def _project() -> dict:
-    """Name, version, dependencies and entry points from the checkout's pyproject.toml."""
-    import re
-
-    text = (_PROJECT / "pyproject.toml").read_text(encoding="utf-8")
+def _project(name: str, package: Path) -> dict:
+    """Version, dependencies and console scripts of distribution ``name``, whose package is ``package``:
+    from the pyproject.toml beside it (a checkout), else from the installed distribution's metadata."""
+    pyproject = package.parent / "pyproject.toml"
     try:
         import tomllib
+    except ModuleNotFoundError:  # Python 3.10: the installed metadata (./run installs the checkout)
+        tomllib = None
+    if tomllib is not None and pyproject.is_file():
+        data = tomllib.loads(pyproject.read_text(encoding="utf-8")).get("project", {})
+        if data.get("name") == name:
+            return {"version": data["version"], "dependencies": data.get("dependencies", []),
+                    "scripts": data.get("scripts", {})}
+    try:
+        dist = metadata.distribution(name)
+    except metadata.PackageNotFoundError:
+        raise UsageError(f"cannot build {name}'s wheel: {package} is neither in a checkout (no pyproject.toml "
+                         "beside it) nor installed with pip") from None
+    return {"version": dist.version, "dependencies": [r for r in dist.requires or [] if "extra ==" not in r],
+            "scripts": {ep.name: ep.value for ep in dist.entry_points if ep.group == "console_scripts"}}
 
-        data = tomllib.loads(text)
-    except ModuleNotFoundError:  # Python 3.10: the few fields needed, read plainly
-        version = re.search(r'^version\s*=\s*"([^"]+)"', text, re.M).group(1)
-        data = {"project": {"name": "tensorgrad", "version": version, "dependencies": ["numpy>=1.24"],
-                            "scripts": {"tensorgrad-course": "tensorgrad.course.cli:main"}}}
-    return data["project"]
 
-
-def _wheel(into: Path) -> Path:
-    """tensorgrad's wheel (pure Python), written from the package this grader runs from.
+def _wheel(name: str, package: Path, project: dict, into: Path) -> Path:
+    """The wheel (pure Python) of distribution ``name``, written from its package folder ``package``.
 
     Written directly (a wheel is a zip with a ``.dist-info`` folder), so that
     building the autograder needs neither the network nor the ``wheel`` package.
@@ -101,22 +115,18 @@ def _wheel(into: Path) -> Path:
     import base64
     import hashlib
 
-    if not (_PROJECT / "pyproject.toml").is_file():
-        raise UsageError("the autograder zip is built from a checkout of tensorgrad (pyproject.toml not found)")
-    project = _project()
-    name, version = project["name"], project["version"]
-    dist = f"{name}-{version}.dist-info"
+    version = project["version"]
+    stem = f"{name.replace('-', '_')}-{version}"
+    dist = f"{stem}.dist-info"
     files: dict[str, bytes] = {}
-    package = _PROJECT / name
     for path in sorted(package.rglob("*.py")):
         if "__pycache__" not in path.parts:
-            files[path.relative_to(_PROJECT).as_posix()] = path.read_bytes()
-    requires = "".join(f"Requires-Dist: {d}\n" for d in project.get("dependencies", []))
+            files[path.relative_to(package.parent).as_posix()] = path.read_bytes()
+    requires = "".join(f"Requires-Dist: {d}\n" for d in project["dependencies"])
     files[f"{dist}/METADATA"] = (f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n{requires}").encode()
     files[f"{dist}/WHEEL"] = b"Wheel-Version: 1.0\nGenerator: tensorgrad-course\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
-    scripts = project.get("scripts", {})
     files[f"{dist}/entry_points.txt"] = (
-        "[console_scripts]\n" + "".join(f"{k} = {v}\n" for k, v in scripts.items())).encode()
+        "[console_scripts]\n" + "".join(f"{k} = {v}\n" for k, v in project["scripts"].items())).encode()
     record = []
     for arcname, data in files.items():
         digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
@@ -124,7 +134,7 @@ def _wheel(into: Path) -> Path:
     record.append(f"{dist}/RECORD,,")
     files[f"{dist}/RECORD"] = ("\n".join(record) + "\n").encode()
     into.mkdir(parents=True, exist_ok=True)
-    wheel = into / f"{name}-{version}-py3-none-any.whl"
+    wheel = into / f"{stem}-py3-none-any.whl"
     with zipfile.ZipFile(wheel, "w", zipfile.ZIP_DEFLATED) as archive:
         for arcname, data in files.items():
             archive.writestr(zipfile.ZipInfo(arcname, date_time=(2020, 1, 1, 0, 0, 0)), data)
@@ -149,13 +159,19 @@ def build_zip(solutions: list[Path], out: Path, *, hidden_visibility: str = "aft
             shutil.copyfile(path, tmp / "solutions" / Path(path).name)
         generate.build(tmp / "solutions", tmp / "exercises")
         load_exercise_sets(tmp / "solutions", tmp / "exercises")  # every authoring error, before a zip exists
-        wheel = _wheel(tmp / "wheels")
+        wheels, requirements = [], []
+        for name, package in _distributions():
+            project = _project(name, package)
+            wheels.append(_wheel(name, package, project, tmp / "wheels"))
+            requirements += project["dependencies"]
         config = {"hidden_visibility": hidden_visibility, "cell_timeout": cell_timeout,
                   "notebook_timeout": notebook_timeout, "memory_mb": memory_mb}
         out = Path(out)
         out.parent.mkdir(parents=True, exist_ok=True)
         with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
-            for name, text in (("setup.sh", SETUP_SH.format(requirements=" ".join(_pins()), wheel=wheel.name)),
+            setup = SETUP_SH.format(requirements=" ".join(_pins(requirements)),
+                                    wheels=" ".join(f"wheels/{w.name}" for w in wheels))
+            for name, text in (("setup.sh", setup),
                                ("run_autograder", RUN_AUTOGRADER)):
                 info = zipfile.ZipInfo(name)
                 info.external_attr = 0o755 << 16
@@ -164,7 +180,8 @@ def build_zip(solutions: list[Path], out: Path, *, hidden_visibility: str = "aft
             for folder in ("solutions", "exercises"):
                 for path in sorted((tmp / folder).glob("*.ipynb")):
                     archive.write(path, f"{folder}/{path.name}")
-            archive.write(wheel, f"wheels/{wheel.name}")
+            for wheel in wheels:
+                archive.write(wheel, f"wheels/{wheel.name}")
     return out
 
 
@@ -236,7 +253,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if len(argv) == 3 and argv[0] == "run" and argv[1] == "--root":
         return run(Path(argv[2]))
-    print("usage: python -m tensorgrad.course.gradescope run --root /autograder", file=sys.stderr)
+    print("usage: python -m tensorgrad_course.gradescope run --root /autograder", file=sys.stderr)
     return 2
 
 

@@ -25,6 +25,12 @@ stays quiet for honest notebooks and real cases stand out.
 
 Around the cells, the grader adds the cells of :mod:`.guard`.
 
+Notebooks released before the course tooling became a package of its own
+(``tensorgrad_course``) import ``check`` from ``tensorgrad.course``, a module
+that no longer exists: the grader reads every submitted cell with that name
+mapped to the new one (:func:`current_imports`), so such a notebook is graded
+as if built today, and its locked cells are not reported as edited.
+
 A submission's saved outputs are never read, but grader records found in them
 are reported (:func:`saved_records_finding`): a student's own kernel never
 produces them.
@@ -34,6 +40,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import re
 from dataclasses import dataclass, field
 
 import nbformat
@@ -79,6 +86,15 @@ class Assembly:
         return [i for i, (r, g) in enumerate(self.roles) if r == cell_role and g == gid]
 
 
+#: The course tooling's module name before it became its own distribution.
+_LEGACY_MODULE = re.compile(r"\btensorgrad\.course\b")
+
+
+def current_imports(source: str) -> str:
+    """``source`` with the old module name ``tensorgrad.course`` read as ``tensorgrad_course``."""
+    return _LEGACY_MODULE.sub("tensorgrad_course", source)
+
+
 def submitted_cells(data: dict) -> list[SubmittedCell]:
     """The cells of a submission's JSON, read leniently (odd metadata is not an error)."""
     cells = []
@@ -90,7 +106,7 @@ def submitted_cells(data: dict) -> list[SubmittedCell]:
             SubmittedCell(
                 index=index,
                 cell_type=cell_type if isinstance(cell_type, str) else "code",
-                source=source_of(cell),
+                source=current_imports(source_of(cell)),
                 grade_id=grade_id(cell),
             )
         )

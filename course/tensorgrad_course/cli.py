@@ -16,15 +16,19 @@ Usage::
 Exit codes: 0 success; 1 the command ran and found problems (a bad source
 notebook, a solution failing its own tests, stale exercises for ``--check``, a
 submission the grader could not handle, a shard missing for ``report``); 2 bad
-usage (unknown option or format, missing folder or file). Student failures are
-*not* errors of the command: they are in the reports.
+usage or set-up (unknown option or format, missing folder or file, a missing
+dependency, no tensorgrad library to grade with). Student failures are *not*
+errors of the command: they are in the reports.
 
 User errors are printed as one line (``error: ...``), never as a traceback.
+This module imports nothing but the standard library at first, so that even a
+missing dependency is reported in one line.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import shutil
 import sys
 import time
@@ -35,8 +39,18 @@ from .errors import BuildError, CourseError, UsageError
 FORMATS = ("json", "csv", "gradescope")
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
-#: Packages the grader imports beyond NumPy: missing, they give one error line, not a traceback.
-_GRADER_MODULES = {"nbformat", "nbclient", "ipykernel", "jupyter_client", "zmq", "traitlets", "IPython"}
+#: The modules this tooling imports that are not in the standard library, and the distribution
+#: each comes from (course/pyproject.toml declares them all): missing, one error line, not a traceback.
+DEPENDENCIES = {"numpy": "numpy", "nbformat": "nbformat", "nbclient": "nbclient", "jupyter_client": "jupyter_client",
+                "ipykernel": "ipykernel", "IPython": "ipython", "zmq": "pyzmq", "traitlets": "traitlets"}
+
+
+def _require_dependencies() -> None:
+    """Raise ModuleNotFoundError for the first dependency that is missing: grading checks them all
+    before anything runs, since kernels import some that this process does not."""
+    for name in DEPENDENCIES:
+        if importlib.util.find_spec(name) is None:
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
 
 
 def _positive(kind):
@@ -191,8 +205,11 @@ class _Progress:
 
 
 def _grade(args) -> int:
-    from . import grade, reports, sandbox
+    from . import grade, library, reports, sandbox
     from .kernel import Limits
+
+    _require_dependencies()
+    library.require()  # the notebooks import it: say so in one line, before anything runs
 
     formats = tuple(dict.fromkeys(args.formats or reports.FORMATS))
     if not Path(args.solutions).is_dir():
@@ -247,9 +264,12 @@ def _gradescope(args) -> int:
 
 
 def _nbgrader(args) -> int:
-    from . import grade, nbgrader_source, sandbox
+    from . import grade, library, nbgrader_source, sandbox
     from .exercise_set import load_exercise_sets
     from .kernel import Limits
+
+    _require_dependencies()
+    library.require("writing nbgrader sources")  # it runs the solutions
 
     exercises = args.exercises if args.exercises.is_dir() else None
     sets = load_exercise_sets(args.solutions, exercises)
@@ -282,12 +302,12 @@ def main(argv: list[str] | None = None) -> int:
         return {"build": _build, "grade": _grade, "gradescope": _gradescope, "nbgrader": _nbgrader,
                 "report": _report}[args.command](args)
     except ModuleNotFoundError as exc:
-        if exc.name and exc.name.split(".")[0] in _GRADER_MODULES:
-            print(f"error: tensorgrad-course needs the Python package {exc.name.split('.')[0]!r}, which is not "
-                  "installed; install the grader's dependencies: pip install nbformat nbclient ipykernel",
-                  file=sys.stderr)
-            return EXIT_FAILED
-        raise
+        top = (exc.name or "").split(".")[0]
+        if top not in DEPENDENCIES:
+            raise
+        print(f"error: tensorgrad-course needs {top}, which is not installed (pip install {DEPENDENCIES[top]}; "
+              "installing tensorgrad-course with pip brings every dependency)", file=sys.stderr)
+        return EXIT_USAGE
     except UsageError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE

@@ -6,15 +6,16 @@ Everything else is derived from it:
 
 * :mod:`.generate` writes the student version, ``exercises/`` (``tensorgrad-course build``);
 * :mod:`.checks` declares a task's named tests once, for the student's self-check
-  (``from tensorgrad.course import check``) and for the grader;
+  (``from tensorgrad_course import check``) and for the grader;
 * :mod:`.grade` scores submissions with the instructor's tests, comparing values
   in its own process with those of the instructor's solution
   (``tensorgrad-course grade``).
 
-The tooling works on notebooks only: none of its modules imports the tensorgrad
-library (Python still runs ``tensorgrad/__init__.py`` when a submodule is
-imported). Building and reading reports do not depend on the library's code;
-grading runs the notebooks, which do.
+It is a distribution of its own, ``tensorgrad-course`` (``course/pyproject.toml``),
+installed beside the library: the library ships no grader. The tooling works on
+notebooks only: none of its modules imports the tensorgrad library. Building and
+reading reports do not depend on it; grading runs the notebooks, which do
+(:mod:`.library` finds it, without importing it).
 
 Authors: ``docs/authoring-exercises.md``. Instructors: ``docs/instructors.md``.
 
@@ -22,6 +23,7 @@ Module map:
 
 ========================  ====================================================
 ``errors``                the exception classes users see (one clear line each)
+``library``               where the tensorgrad library is (for kernels, the sandbox, the zip)
 ``markers``               ``### BEGIN/END SOLUTION`` and ``HIDDEN TESTS`` regions
 ``notebooks``             reading/writing notebooks byte-stably, nbgrader metadata
 ``generate``              solutions/ -> exercises/, with a leak check and ``--check``
@@ -42,6 +44,15 @@ Module map:
 ========================  ====================================================
 """
 
-from .checks import CheckFailure, check
-
 __all__ = ["CheckFailure", "check"]
+
+
+def __getattr__(name: str):
+    # ``check`` and ``CheckFailure`` are imported on first use (they need NumPy), so that the
+    # ``tensorgrad-course`` command starts, and reports a missing dependency in one line, without it.
+    if name in __all__:
+        from . import checks
+
+        globals().update(CheckFailure=checks.CheckFailure, check=checks.check)
+        return globals()[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

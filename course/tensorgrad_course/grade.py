@@ -68,7 +68,7 @@ from typing import Callable
 
 from . import assemble as asm
 from . import expected as exp
-from . import identify, sandbox
+from . import identify, library, sandbox
 from .errors import CourseError, NotebookError, UsageError
 from .exercise_set import ExerciseSet, load_exercise_sets
 from .kernel import CellResult, Limits, RunResult, kernel_env, new_scratch, run_notebook
@@ -81,7 +81,6 @@ __all__ = ["GRADER_VERSION", "Submission", "SubmissionResult", "TaskResult", "Te
 
 #: Exception names that mean "the test ran and the answer is wrong".
 _FAILURE_NAMES = {"AssertionError", "CheckFailure"}
-_PACKAGE_PARENT = exp.PACKAGE_PARENT
 STATUSES = ("passed", "failed", "error", "not_attempted", "timeout", "missing")
 
 
@@ -582,7 +581,7 @@ def _grade(
         # The kernel's folder holds a copy of the submission (a notebook may read
         # itself, or files next to it) and nothing of solutions/.
         (workdir / Path(sub.path).name).write_bytes(data)
-        run = run_notebook(assembly.notebook, limits, workdir, kernel_env(scratch, [_PACKAGE_PARENT]))
+        run = run_notebook(assembly.notebook, limits, workdir, kernel_env(scratch, library.import_roots()))
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     collected = exp.collect(assembly, run, nonce)

@@ -2,7 +2,7 @@
 
 An exercise's locked test cell declares its tests once::
 
-    from tensorgrad.course import check
+    from tensorgrad_course import check
 
     t = check("chain_rule.task2")
 

@@ -13,8 +13,8 @@ and every named test must pass; otherwise grading stops with a
 :class:`SolutionError` naming the test, before any student is graded.
 
 Results are cached per exercise set under a key made of the solution
-notebook's sha256, the grader and record versions, a hash of the tensorgrad
-package's source files, and the Python and NumPy versions: a change to any of
+notebook's sha256, the grader and record versions, a hash of the source files of
+the tensorgrad library and of this package, and the Python and NumPy versions: a change to any of
 them recomputes the values. The cache is a folder of JSON files, written
 atomically; deleting it is always safe.
 
@@ -38,17 +38,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from . import assemble as asm
-from . import markers
+from . import library, markers
 from .errors import CourseError
 from .exercise_set import ExerciseSet
 from .kernel import Limits, RunResult, kernel_env, new_scratch, run_notebook
 from .notebooks import atomic_write_text
 from .values import RECORD_VERSION
 from .version import GRADER_VERSION
-
-#: Where the tensorgrad package lives, so that kernels can import it from any folder.
-PACKAGE_PARENT = str(Path(__file__).resolve().parents[2])
-_PACKAGE_DIR = Path(__file__).resolve().parents[1]
 
 _OUTCOMES = ("passed", "failed", "error", "not_attempted")
 
@@ -176,15 +172,16 @@ class Expected:
 
 @functools.lru_cache(maxsize=1)
 def library_hash() -> str:
-    """sha256 over the tensorgrad package's .py files (paths and bytes)."""
+    """sha256 over the .py files (paths and bytes) of the tensorgrad library and of this package."""
     digest = hashlib.sha256()
-    for path in sorted(_PACKAGE_DIR.rglob("*.py")):
-        if "__pycache__" in path.parts:
-            continue
-        digest.update(path.relative_to(_PACKAGE_DIR).as_posix().encode())
-        digest.update(b"\0")
-        digest.update(path.read_bytes())
-        digest.update(b"\0")
+    for package in (library.require(), library.course_dir()):
+        for path in sorted(package.rglob("*.py")):
+            if "__pycache__" in path.parts:
+                continue
+            digest.update(path.relative_to(package.parent).as_posix().encode())
+            digest.update(b"\0")
+            digest.update(path.read_bytes())
+            digest.update(b"\0")
     return digest.hexdigest()
 
 
@@ -224,7 +221,7 @@ def compute(exset: ExerciseSet, limits: Limits) -> Expected:
     scratch = new_scratch("tg-solution-", limits)
     try:
         (scratch / "work").mkdir()
-        run = run_notebook(assembly.notebook, limits, scratch / "work", kernel_env(scratch, [PACKAGE_PARENT]))
+        run = run_notebook(assembly.notebook, limits, scratch / "work", kernel_env(scratch, library.import_roots()))
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 

@@ -4,9 +4,11 @@ A submission's code controls its whole kernel, so the kernel must not be able
 to reach anything that decides or records grades. Under the sandbox a kernel
 
 * sees a **read-only** view of the system (``/usr`` and the libraries), of the
-  Python it runs on and of the installed tensorgrad package, and nothing else
-  of the machine: no ``solutions/``, no ``--out`` folder or expected-values
-  cache, no other submission, no checkout beyond the package, no home folder;
+  Python it runs on and of the installed packages ``tensorgrad`` (the library)
+  and ``tensorgrad_course`` (this tooling, which test cells import ``check``
+  from), and nothing else of the machine: no ``solutions/``, no ``--out``
+  folder or expected-values cache, no other submission, no checkout beyond the
+  two packages, no home folder;
 * can write only to its own scratch folder (the working folder, which holds a
   copy of the submission and the kernel's ZeroMQ sockets) and a private
   ``/tmp``, both limited in size;
@@ -48,13 +50,13 @@ import sys
 import tempfile
 from pathlib import Path
 
+from . import library
 from .errors import CourseError
 
 #: The user and group a sandboxed kernel runs as (mapped to the grader's own).
 UID = GID = 1000
 #: Size of a kernel's private /tmp, in MiB (besides its scratch folder, limited by RLIMIT_FSIZE per file).
 TMP_MB = 256
-_PACKAGE_DIR = Path(__file__).resolve().parents[1]
 _SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 #: What a process needs of /etc: the dynamic linker's cache, users, time zone, fonts, alternatives.
 _ETC = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "nsswitch.conf", "passwd", "group",
@@ -102,9 +104,10 @@ def describe(enabled: bool) -> str:
 
 
 def _readonly_paths() -> list[str]:
-    """Folders kernels see read-only: the Python they run on, its site-packages, the package."""
+    """Folders kernels see read-only: the Python they run on, its site-packages, the library and this package."""
+    packages = (library.package_dir(), library.course_dir())
     paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,
-             str(Path(os.path.realpath(sys.executable)).parent), str(_PACKAGE_DIR)}
+             str(Path(os.path.realpath(sys.executable)).parent), *(str(p) for p in packages if p is not None)}
     import site
     import sysconfig
 
