@@ -207,9 +207,11 @@ class _Progress:
 def _grade(args) -> int:
     from . import grade, library, reports, sandbox
     from .kernel import Limits
+    from .notebooks import find_notebooks
 
     _require_dependencies()
-    library.require()  # the notebooks import it: say so in one line, before anything runs
+    if Path(args.solutions).is_dir():  # notebooks that import the library: say so in one line, before anything runs
+        library.require_for(find_notebooks(args.solutions))
 
     formats = tuple(dict.fromkeys(args.formats or reports.FORMATS))
     if not Path(args.solutions).is_dir():
@@ -267,9 +269,10 @@ def _nbgrader(args) -> int:
     from . import grade, library, nbgrader_source, sandbox
     from .exercise_set import load_exercise_sets
     from .kernel import Limits
+    from .notebooks import find_notebooks
 
     _require_dependencies()
-    library.require("writing nbgrader sources")  # it runs the solutions
+    library.require_for(find_notebooks(args.solutions), "writing nbgrader sources")  # it runs the solutions
 
     exercises = args.exercises if args.exercises.is_dir() else None
     sets = load_exercise_sets(args.solutions, exercises)

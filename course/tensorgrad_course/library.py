@@ -14,6 +14,8 @@ A different, unrelated project owns the name ``tensorgrad`` on PyPI, so a folder
 from __future__ import annotations
 
 import importlib.util
+import json
+import re
 from pathlib import Path
 
 from .errors import UsageError
@@ -51,10 +53,35 @@ def require(purpose: str = "grading") -> Path:
         return found
     other = _package_dir(NAME)
     if other is not None:
-        raise LibraryMissing(f"{purpose} runs notebooks that import the tensorgrad library, and the tensorgrad "
-                             f"at {other} is another project of the same name; {INSTALL_HINT}")
-    raise LibraryMissing(f"{purpose} runs notebooks that import the tensorgrad library, which is not "
-                         f"installed here; {INSTALL_HINT}")
+        raise LibraryMissing(f"{purpose} needs the tensorgrad library, and the tensorgrad at {other} is another "
+                             f"project of the same name; {INSTALL_HINT}")
+    raise LibraryMissing(f"{purpose} needs the tensorgrad library, which is not installed here; {INSTALL_HINT}")
+
+
+#: A line of code that imports the library (``import tensorgrad as tg``, ``from tensorgrad import nn``).
+_IMPORTS_LIBRARY = re.compile(r"^[ \t]*(?:import|from)[ \t]+tensorgrad(?![\w])", re.M)
+
+
+def users(notebooks: list[Path]) -> list[Path]:
+    """The notebooks among ``notebooks`` whose code cells import the library."""
+    found = []
+    for path in notebooks:
+        try:
+            cells = json.loads(Path(path).read_text(encoding="utf-8")).get("cells", [])
+        except (OSError, ValueError, AttributeError):
+            continue  # the build or the grader reports an unreadable notebook
+        sources = ("".join(c.get("source", "")) if isinstance(c.get("source"), list) else str(c.get("source", ""))
+                   for c in cells if isinstance(c, dict) and c.get("cell_type") == "code")
+        if any(_IMPORTS_LIBRARY.search(s) for s in sources):
+            found.append(Path(path))
+    return found
+
+
+def require_for(notebooks: list[Path], purpose: str = "grading") -> None:
+    """Raise :class:`LibraryMissing` if one of ``notebooks`` imports the library and it cannot be found."""
+    if package_dir() is None and (using := users(notebooks)):
+        more = f" and {len(using) - 1} more" if len(using) > 1 else ""
+        require(f"{purpose} {using[0].name}{more}")
 
 
 def course_dir() -> Path:

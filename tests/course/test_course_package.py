@@ -138,19 +138,35 @@ def test_help_needs_no_dependency(tmp_path):
     assert done.returncode == 0 and "build" in done.stdout and not done.stderr
 
 
+def solutions_using_the_library(folder: Path) -> Path:
+    """solutions/ with the basics set and a copy of it whose first cell imports tensorgrad."""
+    (folder / "solutions").mkdir()
+    shutil.copy(BASICS, folder / "solutions" / "basics.ipynb")
+    nb = json.loads(BASICS.read_text())
+    nb["cells"].insert(0, {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [],
+                           "source": ["import numpy as np\n", "import tensorgrad as tg\n"]})
+    (folder / "solutions" / "uses_tg.ipynb").write_text(json.dumps(nb))
+    return folder / "solutions"
+
+
 def test_grading_without_the_library_says_so_in_one_line(tmp_path):
-    (tmp_path / "solutions").mkdir()
-    shutil.copy(BASICS, tmp_path / "solutions" / "basics.ipynb")
+    solutions_using_the_library(tmp_path)
     for args in (["grade", "solutions", "--no-sandbox", "--out", "out"], ["nbgrader", "--out", "nbg"],
                  ["gradescope", "solutions/basics.ipynb", "--out", "a.zip"]):
         done = run_blocked("tensorgrad", *args, cwd=tmp_path)
         assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
         (line,) = done.stderr.splitlines()
-        assert line.startswith("error: ") and "the tensorgrad library, which is not installed here" in line
+        assert line.startswith("error: ") and "needs the tensorgrad library, which is not installed here" in line
         assert "never by name" in line
+        assert ("uses_tg.ipynb" in line) == (args[0] != "gradescope")
     assert not {"out", "nbg", "a.zip"} & {p.name for p in tmp_path.iterdir()}
     # Building exercises needs nothing of the library.
     assert run_blocked("tensorgrad", "build", cwd=tmp_path).returncode == 0
+
+
+def test_which_notebooks_import_the_library(tmp_path):
+    folder = solutions_using_the_library(tmp_path)
+    assert library.users(sorted(folder.glob("*.ipynb"))) == [folder / "uses_tg.ipynb"]
 
 
 def test_a_folder_named_tensorgrad_that_is_not_the_library_is_refused(tmp_path, monkeypatch):
@@ -235,8 +251,16 @@ def test_installing_the_course_folder_alone_is_enough(tmp_path):
     built = subprocess.run([str(script), "build"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
     assert built.returncode == 0 and "build: 1 written" in built.stdout, built.stderr
     assert json.loads((tmp_path / "exercises" / "basics.ipynb").read_text())["cells"]
-    # ... and grading says in one line that it needs the library.
-    graded = subprocess.run([str(script), "grade", "solutions", "--no-sandbox"], cwd=tmp_path, env=env,
-                            capture_output=True, text=True, timeout=60)
-    assert graded.returncode == 2 and graded.stderr.startswith("error: ") and len(graded.stderr.splitlines()) == 1
+    # It grades a set that does not need the library (the instructor's own solution, submitted) ...
+    graded = subprocess.run([str(script), "grade", "solutions", "--no-sandbox", "--no-progress"], cwd=tmp_path,
+                            env=env, capture_output=True, text=True, timeout=120)
+    assert graded.returncode == 0, graded.stderr
+    assert "Graded 1" in graded.stdout and json.loads((tmp_path / "grades" / "report.json").read_text())
+    # ... and says in one line that a set importing tensorgrad needs the library.
+    (tmp_path / "with_tg").mkdir()
+    solutions_using_the_library(tmp_path / "with_tg")
+    refused = subprocess.run([str(script), "grade", "solutions", "--no-sandbox"], cwd=tmp_path / "with_tg", env=env,
+                             capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 2 and refused.stderr.startswith("error: grading uses_tg.ipynb needs the tensorgrad")
+    assert len(refused.stderr.splitlines()) == 1
     assert time.monotonic() - start < 120

@@ -312,3 +312,33 @@ def test_without_the_sandbox_the_same_theft_succeeds(hostile, tmp_path):
     assert report["environment"]["sandbox"].startswith("none (--no-sandbox)")
     gradescope = json.loads((tmp_path / "out" / "gradescope" / r.student / "results.json").read_text())
     assert "graded without a sandbox" in gradescope["output"]
+
+
+def test_a_kernel_sees_the_library_and_the_grader_read_only_and_nothing_else_of_the_checkout():
+    """The library and the course tooling are two packages (tensorgrad/, course/tensorgrad_course/):
+    a sandboxed process imports both and can change neither; the rest of the checkout is not there."""
+    import subprocess
+    import sys
+
+    from tensorgrad_course import library
+
+    checkout = library.package_dir().parent
+    probe = (
+        "import os, sys, tensorgrad, tensorgrad_course\n"
+        "from tensorgrad_course import check\n"
+        "for module in (tensorgrad, tensorgrad_course):\n"
+        "    try:\n"
+        "        open(module.__file__, 'a')\n"
+        "        print('writable', module.__name__)\n"
+        "    except OSError:\n"
+        "        pass\n"
+        "print('seen', *sorted(p for p in sys.argv[1:] if os.path.exists(p)))\n"
+    )
+    outside = [checkout / "solutions", checkout / "README.md", checkout / "course" / "pyproject.toml"]
+    path, _ = sandbox.bwrap()
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": ":".join(library.import_roots()), "HOME": "/tmp"}
+    done = subprocess.run([path, *sandbox.bwrap_argv(None, env=env, per_kernel=True), sys.executable, "-c", probe,
+                           *map(str, outside)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["seen"]
+    assert all(p.exists() for p in outside)  # there outside the sandbox
