@@ -65,8 +65,8 @@ exec "${TG_PYTHON:-python3}" -m tensorgrad_course.gradescope run --root "${AUTOG
 """
 
 
-#: The distributions the zip carries as wheels: (name, its package folder).
 def _distributions() -> list[tuple[str, Path]]:
+    """The distributions the zip carries as wheels: (name, its package folder)."""
     return [("tensorgrad", library.require("building the autograder")), ("tensorgrad-course", library.course_dir())]
 
 
