@@ -133,6 +133,7 @@ def code_shape(source: str) -> list[str] | None:
         return None
     strings = _translatable_strings(tokens)
     shape = []
+    previous = None
     for i, tok in enumerate(tokens):
         if tok.type == tokenize.COMMENT:
             if _MARKER.match(tok.string):
@@ -140,7 +141,12 @@ def code_shape(source: str) -> list[str] | None:
             continue
         if tok.type == tokenize.NL:
             continue
-        shape.append("<text>" if i in strings else tok.string)
+        if i in strings:
+            if previous not in strings:  # "..." "..." is one text: it may become one string
+                shape.append("<text>")
+        else:
+            shape.append(tok.string)
+        previous = i
     return shape
 
 
@@ -213,6 +219,14 @@ def catalogue_path(english: Path) -> Path:
     """translations/zh/<folder>/<name>.md for lessons/<name>.ipynb or solutions/<name>.ipynb."""
     rel = english.relative_to(ROOT) if english.is_absolute() else english
     return ROOT / CATALOGUES / rel.parent / (rel.stem + ".md")
+
+
+def edition_of(path: Path) -> Path | None:
+    """The Chinese edition of an English lesson or exercise set (relative in, relative out), else None."""
+    rel = Path(path).resolve().relative_to(ROOT) if Path(path).is_absolute() else Path(path)
+    if len(rel.parts) != 2 or rel.parts[0] not in TRANSLATED or rel.suffix != ".ipynb":
+        return None
+    return Path(EDITIONS[rel.parts[0]]) / rel.name
 
 
 def edition_path(english: Path) -> Path:
