@@ -8,6 +8,7 @@ the tool at it (its ROOT); the last tests look at the real course.
 from __future__ import annotations
 
 import contextlib
+import re
 import io
 import subprocess
 import sys
@@ -242,3 +243,41 @@ def test_every_english_notebook_has_a_catalogue():
     missing = [p.relative_to(ROOT).as_posix() for p in translate.english_notebooks()
                if not translate.catalogue_path(p).exists()]
     assert not missing, f"no Chinese catalogue for: {missing}"
+
+
+# -- the map from the seed tutorials (lessons/zh/教程对照.md) -------------------------------------
+
+SEED_MAP = ROOT / "lessons" / "zh" / "教程对照.md"
+
+
+def _cells_by_id(lesson: str) -> dict[str, object]:
+    return {cell.get("id"): cell for cell in read(ROOT / "lessons" / lesson).cells}
+
+
+def test_the_seed_map_names_cells_that_exist_in_the_lessons_it_links():
+    rows = [line for line in SEED_MAP.read_text(encoding="utf-8").splitlines()
+            if line.startswith("| ") and "ipynb" in line]
+    assert len(rows) >= 20
+    problems = []
+    for row in rows:
+        lessons = re.findall(r"\]\((\d\d_[a-z0-9_]+\.ipynb)\)", row)
+        ids = re.findall(r"`((?:cell-[0-9a-f]{8})|(?:l\d\d-\d\d))`", row)
+        assert lessons and ids, f"a row without a lesson link or a cell id: {row}"
+        known = {}
+        for lesson in lessons:
+            assert (ROOT / "lessons" / lesson).exists(), f"no lesson {lesson}: {row}"
+            known.update(_cells_by_id(lesson))
+        problems += [f"{cell_id} is in none of {lessons}" for cell_id in ids if cell_id not in known]
+    assert not problems, problems
+
+
+def test_the_seed_map_lists_every_seed_example_and_misconception_box():
+    text = SEED_MAP.read_text(encoding="utf-8")
+    missing = []
+    for path in sorted((ROOT / "lessons").glob("*.ipynb")):
+        for cell in read(path).cells:
+            box = cell.cell_type == "markdown" and cell.source.lstrip().startswith(
+                ("> **Misconception:", "> **Out of date:"))
+            if (box or "seed" in cell.metadata.get("tags", [])) and f"`{cell.get('id')}`" not in text:
+                missing.append(f"{path.name} {cell.get('id')}: {cell.source.strip().splitlines()[0][:60]}")
+    assert not missing, "lessons/zh/教程对照.md does not mention: " + "; ".join(missing)
