@@ -75,9 +75,9 @@ WORDS = {
                 re.compile(r"^<details>\s*<summary>\s*<b>Answer</b> \(open it once you have run the cell above\)"
                            r"\s*</summary>\s*\n\s*\n"),
                 ("> **Misconception:", "> **Out of date:"), r"exercises/[A-Za-z0-9_]+\.ipynb"),
-    "zh": Words(r"# 第 (\d+) 课：\S", "## 你将学到什么", "## 小结", "**预测：**", "**答案：**",
+    "zh": Words(r"# 第 (\d+) 课：\S", "## 你将学到什么", "## 小结", "**预测**：", "**答案**：",
                 re.compile(r"^<details>\s*<summary>\s*<b>答案</b>（运行上面的单元格之后再展开）\s*</summary>\s*\n\s*\n"),
-                ("> **误区：", "> **已过时："), r"exercises/zh/[A-Za-z0-9_]+\.ipynb"),
+                ("> **误区**：", "> **已过时**："), r"exercises/zh/[A-Za-z0-9_]+\.ipynb"),
 }
 
 

@@ -65,6 +65,7 @@ import posixpath
 import re
 import sys
 import tokenize
+import unicodedata
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -162,6 +163,37 @@ def needs_translation(cell) -> bool:
     if _translatable_strings(tokens):
         return True
     return any(tok.type == tokenize.COMMENT and not _MARKER.match(tok.string) for tok in tokens)
+
+
+def unrendered_bold(markdown: str) -> list[str]:
+    """``**bold**`` that CommonMark (and so JupyterLab) leaves as asterisks, e.g. ``**预测：**运行``.
+
+    A closing ``**`` must be right-flanking: not after a space, and, when it follows punctuation
+    (``：``, ``。``, ``”``), followed by a space or punctuation. An opening one mirrors that. Chinese
+    prose hits this where English does not, since Chinese puts no space after its punctuation.
+    """
+    def punct(ch: str) -> bool:
+        return unicodedata.category(ch)[0] in "PS"
+
+    def space(ch: str) -> bool:
+        return ch == "" or ch.isspace()
+
+    found = []
+    text = re.sub(r"```.*?```", "\n\n", markdown, flags=re.DOTALL)
+    text = re.sub(r"`[^`\n]+`", "`x`", text)
+    text = _MATH.sub("$x$", text)
+    for paragraph in re.split(r"\n\s*\n", text):
+        runs = [m for m in re.finditer(r"(?<!\*)\*\*(?!\*)", paragraph)]
+        for k, run in enumerate(runs):
+            before = paragraph[run.start() - 1] if run.start() else ""
+            after = paragraph[run.end()] if run.end() < len(paragraph) else ""
+            if k % 2 == 0:  # opening
+                ok = not space(after) and (not punct(after) or space(before) or punct(before))
+            else:
+                ok = not space(before) and (not punct(before) or space(after) or punct(after))
+            if not ok:
+                found.append(paragraph[max(0, run.start() - 12):run.end() + 12].replace("\n", " "))
+    return found
 
 
 # -- catalogues --------------------------------------------------------------------------------
@@ -349,6 +381,11 @@ def translate_notebook(english: Path) -> Result:
             lost = sorted(set(_MATH.findall(cell.source)) - set(_MATH.findall(entry.text)))
             if lost:
                 problems.append(f"{label}: formulas must stay as they are; missing {lost[0]!r}")
+                continue
+            bold = unrendered_bold(entry.text)
+            if bold:
+                problems.append(f"{label}: Markdown shows this bold as asterisks (put the punctuation "
+                                f"outside the **, as in **预测**：): {bold[0]!r}")
                 continue
         cell.source = rewrite_links(entry.text, rel) if cell.cell_type == "markdown" else entry.text
         result.done += 1
