@@ -281,3 +281,10 @@ def test_the_seed_map_lists_every_seed_example_and_misconception_box():
             if (box or "seed" in cell.metadata.get("tags", [])) and f"`{cell.get('id')}`" not in text:
                 missing.append(f"{path.name} {cell.get('id')}: {cell.source.strip().splitlines()[0][:60]}")
     assert not missing, "lessons/zh/教程对照.md does not mention: " + "; ".join(missing)
+
+
+def test_the_chinese_readme_lists_exactly_the_chinese_lessons():
+    text = (ROOT / "lessons" / "zh" / "README.md").read_text(encoding="utf-8")
+    listed = sorted(set(re.findall(r"^- \[(\d\d_[a-z0-9_]+\.ipynb)\]\(\1\)", text, re.M)))
+    english = sorted(p.name for p in (ROOT / "lessons").glob("*.ipynb"))
+    assert listed == english, f"lessons/zh/README.md lists {listed}; the lessons are {english}"
