@@ -39,7 +39,8 @@ SET_CELLS = [
 ]
 CHINESE = {
     "intro": "# 第 1 课：计算图\n\n见[第 2 课](02_next.ipynb)、[练习](../exercises/01_graphs.ipynb)和"
-             "[文档](../docs/viz.md)。\n\n导数 $dy/dx$ 等于 $2x$。",
+             "[文档](../docs/viz.md)。\n\n导数 $dy/dx$ 等于 $2x$。练习在 `exercises/01_graphs.ipynb`；\n"
+             "第二行接着写。",
     "commented": "y = 2 * 3  # 六，算出来的\nprint(y)",
     "01-00": "# 练习 1：计算图",
     "01-02": "# 一个数：六。\n### BEGIN SOLUTION\nsix = 6\n### END SOLUTION",
@@ -107,6 +108,7 @@ def test_the_edition_is_written_and_checks_clean(course):
     lesson = read(course / "lessons" / "zh" / "01_graphs.ipynb")
     english = read(course / "lessons" / "01_graphs.ipynb")
     assert lesson.cells[0].source.startswith("# 第 1 课：计算图")
+    assert lesson.cells[0].source.endswith("；第二行接着写。")  # a break between Chinese: joined
     # code and outputs are the English ones; only the comment differs
     assert [c.source for c in lesson.cells[1:3]] == [c.source for c in english.cells[1:3]]
     assert lesson.cells[2].outputs == english.cells[2].outputs
@@ -120,6 +122,7 @@ def test_links_point_at_the_chinese_edition_where_there_is_one(course):
     assert "(../../exercises/zh/01_graphs.ipynb)" in intro  # a set with a catalogue: its zh edition
     assert "(../../docs/viz.md)" in intro  # no Chinese docs: the English file, from the new folder
     assert "(../02_next.ipynb)" in intro  # lesson 2 has no catalogue (yet): the English lesson
+    assert "练习在 `exercises/zh/01_graphs.ipynb`；" in intro  # a notebook named in inline code
 
 
 def test_exercise_sets_speak_chinese_and_have_their_own_cell_ids(course):
@@ -220,7 +223,8 @@ def test_which_cells_need_a_translation():
     assert not translate.needs_translation(code("### BEGIN SOLUTION\nx = 1\n### END SOLUTION"))
     assert translate.needs_translation(code('with t.test("name"):\n    pass'))
     assert translate.needs_translation(code('check_close(a, b, hint="look again")'))
-    assert not translate.needs_translation(code('t.submit("x", x, kind="int")'))
+    assert translate.needs_translation(code('t.submit("x after backward()", x, kind="int")'))
+    assert not translate.needs_translation(code('check("chain_rule.task2")\nprint("tensor")'))
 
 
 def test_chinese_share_counts_prose_letters_only():

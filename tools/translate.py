@@ -22,8 +22,8 @@ cell and records a hash of the English text it translates::
     ```
 
 Which cells need an entry: every Markdown cell, and every code cell with a comment
-that teaches or (in an exercise set) a student-facing string, the name of a
-``t.test(...)`` or a ``hint=...``. A code cell's entry is the whole cell as the Chinese
+that teaches or (in an exercise set) a student-facing string: the name of a
+``t.test(...)`` or of a value in ``t.submit(...)``, or a ``hint=...``. A code cell's entry is the whole cell as the Chinese
 edition shows it; it may differ from the English only in those comments and strings,
 and the nbgrader markers (``### BEGIN SOLUTION``...) stay as they are. Everything else
 of the notebook (code, stored outputs, metadata, tags) is copied from the English, so
@@ -33,10 +33,13 @@ Written here, beyond the catalogue's text:
 
 * links to other notebooks of the course point at their Chinese edition
   (``../exercises/03_chain_rule.ipynb`` -> ``../../exercises/zh/03_chain_rule.ipynb``),
-  other relative links at the English file they named;
+  other relative links at the English file they named; a notebook named in inline code
+  (`` `exercises/03_chain_rule.ipynb` ``) is named by its Chinese edition's path;
 * the exercise sets' setup cell gets one line, :data:`SPEAK_CHINESE`, so the
   self-check's lines are in Chinese too; their cell ids get a ``zh-`` prefix, since a
   cell id identifies the exercise set of a submission;
+* the lines of a Chinese paragraph are joined where the break falls between two Chinese
+  characters (Markdown would show it as a space);
 * the notebook's metadata records the edition (``metadata.translation``).
 
 Commands (``./run translations ...``; ``./run notebooks`` runs ``write``, ``./run test``
@@ -112,7 +115,9 @@ def _tokens(source: str) -> list[tokenize.TokenInfo] | None:
 
 
 def _translatable_strings(tokens: list[tokenize.TokenInfo]) -> set[int]:
-    """Positions of the strings a student reads: ``t.test("name", hint="...")``'s name and hints."""
+    """Positions of the strings a student reads: the names in ``t.test("name", hint="...")`` and
+    ``t.submit("name", ...)``, and hints. (The grader matches values by these names, and the
+    Chinese solution and exercise share them, since both come from the same catalogue.)"""
     significant = [i for i, tok in enumerate(tokens)
                    if tok.type not in (tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE)]
     found = set()
@@ -121,7 +126,7 @@ def _translatable_strings(tokens: list[tokenize.TokenInfo]) -> set[int]:
             continue
         before = [tokens[j].string for j in significant[max(0, k - 3):k]]
         continued = k > 0 and significant[k - 1] in found  # "..." "..." (implicit concatenation)
-        if continued or before[-3:] == [".", "test", "("] or before[-2:] == ["hint", "="]:
+        if continued or before[-3:] in ([".", "test", "("], [".", "submit", "("]) or before[-2:] == ["hint", "="]:
             found.add(i)
     return found
 
@@ -163,6 +168,49 @@ def needs_translation(cell) -> bool:
     if _translatable_strings(tokens):
         return True
     return any(tok.type == tokenize.COMMENT and not _MARKER.match(tok.string) for tok in tokens)
+
+
+_CJK_TEXT = "\u3400-\u9fff\uf900-\ufaff\u3000-\u303f\uff00-\uffef“”‘’…—"
+_ENDS_CJK = re.compile(f"[{_CJK_TEXT}](?:\\*\\*|\\*)?$")  # bold or italic may close the line
+_STARTS_CJK = re.compile(f"^(?:\\*\\*|\\*|\\[)?[{_CJK_TEXT}]")  # ... or open the next
+_BLOCK_START = re.compile(r"^\s*(?:[-*+]\s|\d+[.)]\s|#|\||<|```|\$\$)")
+_QUOTE = re.compile(r"^\s*>\s?")
+
+
+def join_chinese_lines(markdown: str) -> str:
+    """Join the lines of a paragraph where both sides of the break are Chinese.
+
+    A line break inside a Markdown paragraph is shown as a space, which Chinese does not put
+    between characters (``计算\n图`` would read ``计算 图``). Translators may wrap their lines;
+    the edition joins them. Code blocks, ``$$`` formulas, list items, tables and headings are left
+    as they are; a break next to Latin text stays a break (a space is right there).
+    """
+    out: list[str] = []
+    fenced = math = False
+    for line in markdown.split("\n"):
+        stripped = line.strip()
+        if stripped.startswith("```"):
+            fenced = not fenced
+            out.append(line)
+            continue
+        if not fenced and stripped.startswith("$$") and not (stripped.count("$$") >= 2 and len(stripped) > 2):
+            math = not math
+            out.append(line)
+            continue
+        if fenced or math or not out:
+            out.append(line)
+            continue
+        previous = out[-1]
+        quoted = _QUOTE.match(line) is not None and _QUOTE.match(previous) is not None
+        content = _QUOTE.sub("", line, count=1) if quoted else line.lstrip()
+        if (previous.strip() and _ENDS_CJK.search(previous.rstrip()) and _STARTS_CJK.match(content)
+                and not _BLOCK_START.match(content) and not previous.lstrip().startswith(("#", "|"))
+                and (quoted or _QUOTE.match(line) is None)
+                and not (previous.rstrip().endswith("*") and content.startswith("*"))):
+            out[-1] = previous.rstrip() + content
+        else:
+            out.append(line)
+    return "\n".join(out)
 
 
 def unrendered_bold(markdown: str) -> list[str]:
@@ -306,7 +354,12 @@ def rewrite_links(text: str, english_rel: str) -> str:
         new = posixpath.relpath(resolved, there) + (hash_ + anchor)
         return match.group(1) + new
 
-    return _LINK.sub(fix, text)
+    text = _LINK.sub(fix, text)
+    return _CODE_PATH.sub(lambda m: f"`{_edition_rel(m[1]) if _has_edition(m[1]) else m[1]}`", text)
+
+
+#: Inline code that names a course notebook, as in "open `exercises/03_chain_rule.ipynb`".
+_CODE_PATH = re.compile(r"`((?:lessons|exercises|solutions)/[A-Za-z0-9_]+\.ipynb)`")
 
 
 def _edition_rel(rel: str) -> str:
@@ -387,7 +440,8 @@ def translate_notebook(english: Path) -> Result:
                 problems.append(f"{label}: Markdown shows this bold as asterisks (put the punctuation "
                                 f"outside the **, as in **预测**：): {bold[0]!r}")
                 continue
-        cell.source = rewrite_links(entry.text, rel) if cell.cell_type == "markdown" else entry.text
+        cell.source = (join_chinese_lines(rewrite_links(entry.text, rel)) if cell.cell_type == "markdown"
+                       else entry.text)
         result.done += 1
     for cell_id, entry in catalogue.entries.items():
         if cell_id not in seen:
