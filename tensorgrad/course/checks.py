@@ -34,10 +34,12 @@ checked, and raises (one ``✗`` line, no traceback) if a test failed, so the
 cell also fails under nbgrader. An error inside a block fails that test only:
 the other tests still run. (``build`` tags the answer and check cells of the
 student versions ``raises-exception``, so that Run All in JupyterLab goes on
-past an unanswered task.)
+past an unanswered task.) The words of these lines come from :mod:`.texts`:
+English, or Chinese after ``use_language("zh")`` (the zh edition's setup cell).
 
 **Under the grader** (``tensorgrad-course grade``), the grader's own cell before
-each test cell arms this module with a nonce. Nothing is printed; instead each
+each test cell arms this module with a nonce. Nothing is printed, and messages
+are English whatever language was chosen; instead each
 test block sends one *record* to the grader as display data of MIME type
 :data:`.values.MIME`: the test's name, how its block ended, and every submitted
 value encoded by :func:`.values.encode`. The grader compares those values, in

@@ -17,7 +17,10 @@ The zh edition's notebooks call :func:`use_language` once, in their setup cell::
     from tensorgrad.course import check, use_language
     use_language("zh")
 
-From then on the self-check in that kernel speaks Chinese. **While grading**
+From then on the self-check in that kernel speaks Chinese. The language belongs
+to the kernel, not to a task: ``check()`` takes no language of its own, so that
+the check cells of both editions are the same code, graded by the same
+instructor's tests. **While grading**
 (the grader has armed :mod:`.checks` with its nonce) every text is English,
 whatever was set: the records sent to the grader and the instructors' reports
 stay English, and the grader reads the kernel's messages in one language only.
