@@ -19,6 +19,8 @@ Design choices:
   ``✗`` line (via IPython's ``_render_traceback_`` hook) instead of a traceback
   through this module's internals.
 * Each check prints one ``✓`` line when it passes (``quiet=True`` to silence it).
+* The words come from :mod:`.texts`: English, or Chinese after ``use_language("zh")``;
+  the values in them are reprs, never translated.
 """
 
 from __future__ import annotations
