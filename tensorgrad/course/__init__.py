@@ -6,7 +6,8 @@ Everything else is derived from it:
 
 * :mod:`.generate` writes the student version, ``exercises/`` (``tensorgrad-course build``);
 * :mod:`.checks` declares a task's named tests once, for the student's self-check
-  (``from tensorgrad.course import check``) and for the grader;
+  (``from tensorgrad.course import check``) and for the grader; the self-check
+  speaks English or, after ``use_language("zh")``, Chinese (:mod:`.texts`);
 * :mod:`.grade` scores submissions with the instructor's tests, comparing values
   in its own process with those of the instructor's solution
   (``tensorgrad-course grade``).
@@ -28,6 +29,7 @@ Module map:
 ``selfcheck``             ``check_tensor``, ``check_close``... for student notebooks
 ``checks``                ``check(name)``: named tests, self-check lines, grader records
 ``values``                values as JSON records; the comparison both sides use
+``texts``                 the student-facing texts in English and Chinese; ``use_language``
 ``exercise_set``          what the grader knows of a set: tasks, stubs, the release
 ``expected``              run the solution once per set (cached); read records
 ``assemble``              build the notebook the grader runs; the integrity report
@@ -43,5 +45,6 @@ Module map:
 """
 
 from .checks import CheckFailure, check
+from .texts import use_language
 
-__all__ = ["CheckFailure", "check"]
+__all__ = ["CheckFailure", "check", "use_language"]
