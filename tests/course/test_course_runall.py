@@ -36,6 +36,6 @@ def test_run_all_on_a_blank_exercise_runs_every_cell_and_sums_up_each_task(path,
     assert checks
     for cell in checks:
         lines = [line for o in cell.outputs for line in _text(o).splitlines() if line.strip()]
-        summaries = [line for line in lines if re.fullmatch(r"\N{BALLOT X} [\w.]+: not attempted yet", line)]
+        summaries = [line for line in lines if re.fullmatch(r"\N{BALLOT X} [\w.]+(?:: not attempted yet|：尚未作答)", line)]
         assert len(summaries) == 1, (cell.metadata["nbgrader"]["grade_id"], lines)
         assert not any(line.startswith("\N{CHECK MARK}") for line in lines)
