@@ -173,6 +173,7 @@ def needs_translation(cell) -> bool:
 _CJK_TEXT = "\u3400-\u9fff\uf900-\ufaff\u3000-\u303f\uff00-\uffef“”‘’…—"
 _ENDS_CJK = re.compile(f"[{_CJK_TEXT}](?:\\*\\*|\\*)?$")  # bold or italic may close the line
 _STARTS_CJK = re.compile(f"^(?:\\*\\*|\\*|\\[)?[{_CJK_TEXT}]")  # ... or open the next
+_ENDS_FULLWIDTH = re.compile(r"[，。：；？！、（“]$")
 _BLOCK_START = re.compile(r"^\s*(?:[-*+]\s|\d+[.)]\s|#|\||<|```|\$\$)")
 _QUOTE = re.compile(r"^\s*>\s?")
 
@@ -183,7 +184,8 @@ def join_chinese_lines(markdown: str) -> str:
     A line break inside a Markdown paragraph is shown as a space, which Chinese does not put
     between characters (``计算\n图`` would read ``计算 图``). Translators may wrap their lines;
     the edition joins them. Code blocks, ``$$`` formulas, list items, tables and headings are left
-    as they are; a break next to Latin text stays a break (a space is right there).
+    as they are; a break between Chinese and Latin text stays a break (a space belongs there),
+    except after full-width punctuation, which takes no space.
     """
     out: list[str] = []
     fenced = math = False
@@ -193,17 +195,23 @@ def join_chinese_lines(markdown: str) -> str:
             fenced = not fenced
             out.append(line)
             continue
-        if not fenced and stripped.startswith("$$") and not (stripped.count("$$") >= 2 and len(stripped) > 2):
-            math = not math
+        if math:  # inside a $$ ... $$ formula: kept line by line, until the line that closes it
+            math = "$$" not in stripped
             out.append(line)
             continue
-        if fenced or math or not out:
+        if not fenced and stripped.startswith("$$") and stripped.count("$$") == 1:
+            math = True
+            out.append(line)
+            continue
+        if fenced or not out:
             out.append(line)
             continue
         previous = out[-1]
         quoted = _QUOTE.match(line) is not None and _QUOTE.match(previous) is not None
         content = _QUOTE.sub("", line, count=1) if quoted else line.lstrip()
-        if (previous.strip() and _ENDS_CJK.search(previous.rstrip()) and _STARTS_CJK.match(content)
+        after_punctuation = _ENDS_FULLWIDTH.search(previous.rstrip()) is not None  # no space after ，。：
+        if (previous.strip() and _ENDS_CJK.search(previous.rstrip())
+                and (_STARTS_CJK.match(content) or after_punctuation)
                 and not _BLOCK_START.match(content) and not previous.lstrip().startswith(("#", "|"))
                 and (quoted or _QUOTE.match(line) is None)
                 and not (previous.rstrip().endswith("*") and content.startswith("*"))):
