@@ -30,3 +30,7 @@ def pytest_collectstart(collector):
     collector.skip_compare = tuple(skip) + tuple(
         key for key in NBVAL_SKIP_COMPARE if key not in skip
     )
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "lab_args(*args): more arguments for ./run lab in tests/test_browser.py")

@@ -76,13 +76,15 @@ def env_for(work: Path):
 
 
 @pytest.fixture
-def lab(tmp_path):
-    """./run lab on a fresh working copy; yields (base url, working copy)."""
+def lab(tmp_path, request):
+    """./run lab on a fresh working copy; yields (base url, working copy). A test may ask for
+    more arguments of ./run lab with ``@pytest.mark.lab_args(...)``."""
+    marker = request.node.get_closest_marker("lab_args")
     work = tmp_path / "work"
     port = free_port()
     log = open(tmp_path / "lab.log", "w")
     process = subprocess.Popen(
-        [str(ROOT / "run"), "lab", "--no-browser", f"--port={port}",
+        [str(ROOT / "run"), "lab", *(marker.args if marker else ()), "--no-browser", f"--port={port}",
          f"--IdentityProvider.token={TOKEN}", "--LabApp.expose_app_in_browser=True"],
         cwd=ROOT, env=env_for(work), stdout=log, stderr=subprocess.STDOUT,
         start_new_session=True)
@@ -143,8 +145,8 @@ SHOWS = """async ([index, selector]) => {
 }"""
 
 
-def open_lesson(page, base):
-    page.goto(f"{base}/lab/tree/lessons/{LESSON}?token={TOKEN}")
+def open_lesson(page, base, lesson=LESSON):
+    page.goto(f"{base}/lab/tree/lessons/{lesson}?token={TOKEN}")
     page.wait_for_function(
         "window.jupyterapp && window.jupyterapp.shell.currentWidget"
         " && window.jupyterapp.shell.currentWidget.content"
@@ -222,3 +224,54 @@ def test_a_lesson_runs_saves_and_reopens_with_its_pictures(lab, tmp_path):
     status = subprocess.run(["git", "status", "--porcelain", "--", "lessons", "exercises"],
                             cwd=ROOT, capture_output=True, text=True).stdout
     assert not status.strip() or os.environ.get("TENSORGRAD_ALLOW_DIRTY"), status
+
+
+RENDERED_MARKDOWN = """[...document.querySelectorAll('.jp-MarkdownCell .jp-RenderedMarkdown')]
+    .map(e => e.textContent)"""
+
+
+@pytest.mark.lab_args("--lang", "zh")
+def test_the_chinese_edition_opens_and_reads_as_chinese(lab, tmp_path):
+    """`./run lab --lang zh` opens lessons/zh/; a Chinese lesson renders its bold (no `**` shown
+    as text: Chinese punctuation next to a closing `**` can defeat Markdown), keeps its
+    predictions collapsed behind the neutral line, and shows its graph picture."""
+    sync_api = pytest.importorskip("playwright.sync_api",
+                                   reason="needs Playwright: pip install -e '.[browser]'")
+    base, work = lab
+    assert (work / "lessons" / "zh" / LESSON).exists(), "./run lab did not copy the Chinese lessons"
+
+    class NoRedirect(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *args, **kwargs):
+            return None
+
+    try:
+        urllib.request.build_opener(NoRedirect).open(f"{base}/?token={TOKEN}", timeout=10)
+        location = ""
+    except urllib.error.HTTPError as redirect:
+        location = redirect.headers.get("Location", "")
+    assert location.startswith("/lab/tree/lessons/zh"), f"./run lab --lang zh opens {location!r}"
+    shots = Path(os.environ.get("TENSORGRAD_SCREENSHOTS", tmp_path))
+    shots.mkdir(parents=True, exist_ok=True)
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                             args=["--no-sandbox", "--disable-dev-shm-usage"])
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            open_lesson(page, base, f"zh/{LESSON}")
+            for index in range(0, len(page.evaluate(FIND_CELLS)), 8):  # render every cell
+                page.evaluate(f"{NOTEBOOK}.scrollToItem({index}, 'start')")
+                page.wait_for_timeout(150)
+            texts = page.evaluate(RENDERED_MARKDOWN)
+            assert texts and texts[0].startswith("第 3 课"), texts[:1]
+            stray = [t[:60] for t in texts if "**" in t]
+            assert not stray, f"markdown shows ** as text: {stray}"
+            predictions = page.evaluate(PREDICTIONS)
+            assert predictions and all(c["hidden"] for c in predictions)
+            preview = page.evaluate(PREVIEW, predictions[0]["index"])
+            assert preview is not None and NEUTRAL_PREVIEW in preview, preview
+            cells = page.evaluate(FIND_CELLS)
+            graph = next(c["index"] for c in cells if c["svg"])
+            assert page.evaluate(SHOWS, [graph, ".jp-RenderedSVG"])["found"]
+            page.screenshot(path=str(shots / "zh_lesson.png"))
+        finally:
+            browser.close()

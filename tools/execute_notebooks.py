@@ -25,6 +25,11 @@ by this script, never edited by hand. To keep re-runs byte-identical:
 
 Cells tagged ``raises-exception`` may raise; any other error stops with a message that
 names the notebook and cell.
+
+The Chinese edition (``lessons/zh/``, ``solutions/zh/``) is generated, not executed on its
+own: after the English notebooks run, ``tools/translate.py`` writes their Chinese editions
+(lessons keep the English outputs), and the Chinese exercise sets are executed here, since
+their self-check prints Chinese. A folder argument therefore skips its ``zh/`` subfolder.
 """
 
 from __future__ import annotations
@@ -47,6 +52,8 @@ from nbclient import NotebookClient  # noqa: E402
 from nbclient.exceptions import CellExecutionError  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import translate  # noqa: E402  (tools/translate.py: the Chinese edition)
 SANITIZE_FILE = ROOT / "tests" / "nbval_sanitize.cfg"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 DEFAULT_FOLDERS = ("lessons", "solutions")
@@ -73,10 +80,17 @@ def find_notebooks(paths: list[str]) -> list[Path]:
             found.extend(
                 p for p in sorted(path.rglob("*.ipynb"))
                 if not any(part.startswith(".") for part in p.relative_to(path).parts)
+                and not _in_generated_edition(p, path)
             )
         elif not path.exists() and arg not in DEFAULT_FOLDERS:
             raise SystemExit(f"execute_notebooks: no such file or folder: {arg}")
     return found
+
+
+def _in_generated_edition(path: Path, folder: Path) -> bool:
+    """``lessons/zh/x.ipynb`` found under ``lessons/``: written by tools/translate.py."""
+    parts = path.relative_to(folder).parts
+    return len(parts) > 1 and parts[0] == translate.LANGUAGE and folder.resolve().name in translate.TRANSLATED
 
 
 def assign_ids(nb, seed: str) -> None:
@@ -191,6 +205,30 @@ def main(argv: list[str] | None = None) -> int:
     if not notebooks:
         print("execute_notebooks: no notebooks found in " + ", ".join(args.paths or DEFAULT_FOLDERS))
         return 0
+    changed, failed = run_all(notebooks, args)
+    untranslated = 0
+    english = [p for p in notebooks if translate.edition_of(p) is not None]
+    if english and not args.check:
+        # The Chinese edition of what just ran; its exercise sets run too (Chinese self-check).
+        untranslated = translate.cmd_write([str(p) for p in english])
+        editions = [translate.edition_of(p) for p in english if p.parts[0] == "solutions"]
+        more_changed, more_failed = run_all([p for p in editions if p.exists()], args)
+        changed += more_changed
+        failed += more_failed
+        notebooks += editions
+    verb = "would change" if args.check else "updated"
+    print(f"execute_notebooks: {len(notebooks)} notebook(s), {len(changed)} {verb}, "
+          f"{len(failed)} failed")
+    if untranslated:
+        print("execute_notebooks: the Chinese edition is not up to date (see the errors above): update "
+              "the entries in translations/zh/ and run ./run translations write", file=sys.stderr)
+    if failed or untranslated or (args.check and changed):
+        return 1
+    return 0
+
+
+def run_all(notebooks: list[Path], args) -> tuple[list[Path], list[Path]]:
+    """Execute each notebook; store its outputs unless --check. Returns (changed, failed)."""
     changed, failed = [], []
     for path in notebooks:
         print(f"executing {path} ...", flush=True)
@@ -213,12 +251,7 @@ def main(argv: list[str] | None = None) -> int:
             tmp.write_text(text, encoding="utf-8")
             os.replace(tmp, path)
             print("  updated")
-    verb = "would change" if args.check else "updated"
-    print(f"execute_notebooks: {len(notebooks)} notebook(s), {len(changed)} {verb}, "
-          f"{len(failed)} failed")
-    if failed or (args.check and changed):
-        return 1
-    return 0
+    return changed, failed
 
 
 if __name__ == "__main__":

@@ -6,7 +6,8 @@ Everything else is derived from it:
 
 * :mod:`.generate` writes the student version, ``exercises/`` (``tensorgrad-course build``);
 * :mod:`.checks` declares a task's named tests once, for the student's self-check
-  (``from tensorgrad_course import check``) and for the grader;
+  (``from tensorgrad_course import check``) and for the grader; the self-check
+  speaks English or, after ``use_language("zh")``, Chinese (:mod:`.texts`);
 * :mod:`.grade` scores submissions with the instructor's tests, comparing values
   in its own process with those of the instructor's solution
   (``tensorgrad-course grade``).
@@ -30,6 +31,7 @@ Module map:
 ``selfcheck``             ``check_tensor``, ``check_close``... for student notebooks
 ``checks``                ``check(name)``: named tests, self-check lines, grader records
 ``values``                values as JSON records; the comparison both sides use
+``texts``                 the student-facing texts in English and Chinese; ``use_language``
 ``exercise_set``          what the grader knows of a set: tasks, stubs, the release
 ``expected``              run the solution once per set (cached); read records
 ``assemble``              build the notebook the grader runs; the integrity report
@@ -44,15 +46,16 @@ Module map:
 ========================  ====================================================
 """
 
-__all__ = ["CheckFailure", "check"]
+__all__ = ["CheckFailure", "check", "use_language"]
 
 
 def __getattr__(name: str):
-    # ``check`` and ``CheckFailure`` are imported on first use (they need NumPy), so that the
-    # ``tensorgrad-course`` command starts, and reports a missing dependency in one line, without it.
+    # ``check``, ``CheckFailure`` and ``use_language`` are imported on first use (they need NumPy),
+    # so that the ``tensorgrad-course`` command starts, and reports a missing dependency in one
+    # line, without it.
     if name in __all__:
-        from . import checks
+        from . import checks, texts
 
-        globals().update(CheckFailure=checks.CheckFailure, check=checks.check)
+        globals().update(CheckFailure=checks.CheckFailure, check=checks.check, use_language=texts.use_language)
         return globals()[name]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -34,10 +34,12 @@ checked, and raises (one ``✗`` line, no traceback) if a test failed, so the
 cell also fails under nbgrader. An error inside a block fails that test only:
 the other tests still run. (``build`` tags the answer and check cells of the
 student versions ``raises-exception``, so that Run All in JupyterLab goes on
-past an unanswered task.)
+past an unanswered task.) The words of these lines come from :mod:`.texts`:
+English, or Chinese after ``use_language("zh")`` (the zh edition's setup cell).
 
 **Under the grader** (``tensorgrad-course grade``), the grader's own cell before
-each test cell arms this module with a nonce. Nothing is printed; instead each
+each test cell arms this module with a nonce. Nothing is printed, and messages
+are English whatever language was chosen; instead each
 test block sends one *record* to the grader as display data of MIME type
 :data:`.values.MIME`: the test's name, how its block ended, and every submitted
 value encoded by :func:`.values.encode`. The grader compares those values, in
@@ -65,6 +67,7 @@ from typing import Any
 
 from . import values
 from .selfcheck import CheckFailure
+from .texts import say
 
 __all__ = ["check", "TaskCheck", "CheckFailure"]
 
@@ -72,8 +75,6 @@ __all__ = ["check", "TaskCheck", "CheckFailure"]
 GUARD_MODULE = "_tensorgrad_grader_guard"
 
 _MISSING = object()
-_ANSWERED = "\N{BULLET}"  # a prediction's line: answered, not checked here
-_NOT_RUN_YET = "run your answer cell above first (if it raised an error, fix that first)"
 _PASSED, _FAILED, _ERROR, _NOT_ATTEMPTED = "passed", "failed", "error", "not_attempted"
 
 
@@ -101,14 +102,14 @@ def _explain(exc: BaseException) -> tuple[str, str]:
     """(outcome, message) for an exception raised inside a test block."""
     name = type(exc).__name__
     if isinstance(exc, NotImplementedError):
-        return _NOT_ATTEMPTED, "not attempted yet: your code still raises NotImplementedError"
+        return _NOT_ATTEMPTED, say("error.not_attempted")
     if isinstance(exc, NameError):
         missing = getattr(exc, "name", None) or str(exc)
-        return _ERROR, f"{missing!r} is not defined: {_NOT_RUN_YET}"
+        return _ERROR, say("error.not_defined", missing=missing, not_run_yet=say("error.not_run_yet"))
     if isinstance(exc, AssertionError):
-        return _FAILED, str(exc) or "an assertion failed"
+        return _FAILED, str(exc) or say("error.assertion")
     text = str(exc)
-    return _ERROR, f"your code raised {name}: {text}" if text else f"your code raised {name}"
+    return _ERROR, say("error.raised_with_text", error=name, text=text) if text else say("error.raised", error=name)
 
 
 class _Test:
@@ -243,7 +244,7 @@ class TaskCheck:
                 dtype=dtype, requires_grad=requires_grad,
             )
         if message is None and expected is _MISSING and record["type"] == "none" and kind is None:
-            message = f"your {name} is None (did you forget to set it, or to return it?)"
+            message = say("submit.none", name=name)
         known = self._known.get(test.name, {}).get(name) if expected is _MISSING else None
         if message is None and known is not None and _grading_nonce() is None:
             # Under nbgrader: the solution's value, from the hidden tests (see expect_values).
@@ -263,7 +264,7 @@ class TaskCheck:
         self.results.append((test.name, outcome, message))
         if outcome == _PASSED and test.values and not test.compared:
             self.unchecked.add(test.name)
-        if message.endswith(_NOT_RUN_YET):
+        if message.endswith(say("error.not_run_yet")):
             self.undefined.add(test.name)
         nonce = _grading_nonce()
         if nonce is not None:
@@ -275,14 +276,14 @@ class TaskCheck:
             })
             return
         if outcome == _PASSED and test.values and not test.compared:
-            print(f"{_ANSWERED} {test.name}: answered, checked when graded")
+            print(say("test.answered", test=test.name))
             return
         if outcome == _PASSED:
-            print(f"\N{CHECK MARK} {test.name}")
+            print(say("test.passed", test=test.name))
             return
-        lines = [f"\N{BALLOT X} {test.name}: {message}"]
+        lines = [say("test.failed", test=test.name, message=message)]
         if test.hint and outcome != _NOT_ATTEMPTED:
-            lines.append(f"  hint: {test.hint}")
+            lines.append(say("test.hint", hint=test.hint))
         print("\n".join(lines))
 
     def done(self) -> None:
@@ -294,22 +295,21 @@ class TaskCheck:
         total = len(self.results)
         passed = sum(outcome == _PASSED for _, outcome, _ in self.results)
         if not total:
-            print(f"{self.label}: no tests ran")
+            print(say("summary.none_ran", task=self.label))
             return
         if passed == total:
             later = len(self.unchecked)
             if not later:
-                print(f"{self.label}: all {total} checks pass. More tests run when your work is graded.")
+                print(say("summary.all_pass", task=self.label, total=total))
             elif later == total:
-                print(f"{self.label}: all {total} answered, in the right form; checked when graded.")
+                print(say("summary.all_answered", task=self.label, total=total))
             else:
-                print(f"{self.label}: {total - later} checks pass, {later} answered (checked when graded). "
-                      "More tests run when your work is graded.")
+                print(say("summary.some_answered", task=self.label, passed=total - later, answered=later))
             return
         unattempted = all(o in (_PASSED, _NOT_ATTEMPTED) or n in self.undefined for n, o, _ in self.results)
         if unattempted and passed == 0:
-            raise CheckFailure(f"{self.label}: not attempted yet")
-        raise CheckFailure(f"{self.label}: {total - passed} of {total} checks failed (see above)")
+            raise CheckFailure(say("summary.not_attempted", task=self.label))
+        raise CheckFailure(say("summary.failed", task=self.label, failed=total - passed, total=total))
 
     def __repr__(self) -> str:
         return f"TaskCheck({self.name!r})"

@@ -15,7 +15,9 @@ evidence, strongest first:
 2. **cell ids** that occur in one set only (the build makes the ids of the
    student versions unique across the course, and Jupyter keeps cell ids);
 3. **the file name**, once the course site's and the browser's additions are
-   stripped: it must name exactly one set (``03_chain_rule`` or ``chain_rule``);
+   stripped: it must name exactly one set (``03_chain_rule`` or ``chain_rule``), or one set's
+   English and Chinese editions (``03_chain_rule``, ``zh/03_chain_rule``), when the language
+   of the notebook's text tells which;
 4. with a single exercise set, grade ids in common with it.
 
 Evidence that contradicts itself (metadata naming one set and cells of
@@ -97,9 +99,37 @@ def set_names_in(file_name: str, sets: dict[str, ExerciseSet]) -> list[str]:
     return sorted(set(spans) - inside)
 
 
+_EDITION = re.compile(r"^[a-z]{2}(?:-[A-Za-z]+)?/")  # zh/03_chain_rule: a set's edition in another language
+_CJK = re.compile(r"[\u3400-\u9fff]")
+_LATIN = re.compile(r"[A-Za-z]")
+
+
+def _written_in_chinese(nb_json: dict) -> bool:
+    """Whether the notebook's markdown is mostly Chinese (at least 30% of its letters)."""
+    cells = nb_json.get("cells") if isinstance(nb_json.get("cells"), list) else []
+    text = "".join(source_of(c) for c in cells if isinstance(c, dict) and c.get("cell_type") == "markdown")
+    cjk, latin = len(_CJK.findall(text)), len(_LATIN.findall(text))
+    return cjk + latin > 0 and cjk / (cjk + latin) >= 0.3
+
+
+def one_edition(named: list[str], nb_json: dict) -> str | None:
+    """Of the editions of one set that a file name fits (``03_chain_rule`` and
+    ``zh/03_chain_rule``), the one in the notebook's own language; None if ``named`` holds
+    other sets too. A file with no readable text (invalid JSON) gets the English edition:
+    editions share their tasks and points."""
+    bases = {_EDITION.sub("", name) for name in named}
+    if len(named) < 2 or len(bases) != 1:
+        return None
+    wanted = [n for n in named if n.startswith("zh/")] if _written_in_chinese(nb_json) else \
+        [n for n in named if not _EDITION.match(n)]
+    return wanted[0] if len(wanted) == 1 else None
+
+
 def set_by_name(path: str, sets: dict[str, ExerciseSet]) -> ExerciseSet | None:
     """The one set a file's name gives (or the only set there is); None if not exactly one."""
     named = set_names_in(path, sets)
+    if len(named) > 1 and (edition := one_edition(named, {})) is not None:
+        named = [edition]
     if len(named) == 1:
         return sets[named[0]]
     return next(iter(sets.values())) if len(sets) == 1 and not named else None
@@ -142,6 +172,8 @@ def identify(path: str, nb_json: dict, grade_ids: set[str], sets: dict[str, Exer
         found = ", ".join(f"{n!r} ({k} cells)" for n, k in sorted(by_ids.items()))
         return Match(None, "", f"its cells come from several exercise sets: {found}; check which set the student meant")
     named = set_names_in(path, sets)
+    if len(named) > 1 and (edition := one_edition(named, nb_json)) is not None:
+        named = [edition]  # the set's English and Chinese editions: the notebook's language decides
     if len(named) == 1:
         exset = sets[named[0]]
         if grade_ids and not grade_ids & exset.all_ids:

@@ -19,6 +19,8 @@ Design choices:
   ``✗`` line (via IPython's ``_render_traceback_`` hook) instead of a traceback
   through this module's internals.
 * Each check prints one ``✓`` line when it passes (``quiet=True`` to silence it).
+* The words come from :mod:`.texts`: English, or Chinese after ``use_language("zh")``;
+  the values in them are reprs, never translated.
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ import re
 from typing import Any, Callable
 
 import numpy as np
+
+from .texts import say
 
 __all__ = ["CheckFailure", "check_tensor", "check_close", "check_equal", "check_raises"]
 
@@ -50,20 +54,24 @@ def _show(obj: Any) -> str:
     return text if len(text) <= _MAX_REPR else text[: _MAX_REPR - 3] + "..."
 
 
-def _prefix(task: str | None) -> str:
-    return f"{task}: " if task else ""
+def _with_task(task: str | None, text: str) -> str:
+    return say("helper.task", task=task, text=text) if task else text
+
+
+def _yours(name: str, actual: Any) -> str:
+    return say("yours", name=name, value=_show(actual))
 
 
 def _fail(task: str | None, message: str, hint: str | None = None) -> CheckFailure:
-    text = _prefix(task) + message
+    text = _with_task(task, message)
     if hint:
-        text += f"\nhint: {hint}"
+        text += "\n" + say("helper.hint", hint=hint)
     return CheckFailure(text)
 
 
 def _passed(task: str | None, what: str, quiet: bool) -> None:
     if not quiet:
-        print(f"\N{CHECK MARK} {_prefix(task)}{what}")
+        print(say("helper.passed", text=_with_task(task, what)))
 
 
 # ------------------------------------------------------------ duck typing
@@ -104,10 +112,10 @@ def _numeric(arr: np.ndarray) -> bool:
 def _largest_difference(actual: np.ndarray, expected: np.ndarray) -> str:
     diff = np.abs(actual.astype(np.complex128 if actual.dtype.kind == "c" else np.float64) - expected)
     diff = np.where(np.isnan(diff), np.inf, diff)
-    index = np.unravel_index(int(np.argmax(diff)), diff.shape) if diff.shape else ()
-    size = diff[index] if diff.shape else diff
-    where = f" at index {tuple(int(i) for i in index)}" if diff.shape else ""
-    return f"largest difference {float(size):.3g}{where}"
+    if not diff.shape:
+        return say("details.largest", diff=float(diff))
+    index = np.unravel_index(int(np.argmax(diff)), diff.shape)
+    return say("details.largest_at", diff=float(diff[index]), index=tuple(int(i) for i in index))
 
 
 # ------------------------------------------------------------------ checks
@@ -136,51 +144,38 @@ def check_tensor(
     """
     __tracebackhide__ = True
     if actual is None:
-        raise _fail(
-            task,
-            f"your {name} is None, expected a tensor of shape {_shape(expected)} "
-            "(did you forget to return it, or to call backward()?)",
-            hint,
-        )
+        want = say("kind.of_shape", kind=say("kind.tensor"), shape=_shape(expected))
+        raise _fail(task, say("expected", yours=_yours(name, None), want=want) + say("forgot_return"), hint)
     try:
         got = _as_array(actual)
     except Exception:
-        raise _fail(task, f"your {name} is {_show(actual)}, which is not a tensor or array", hint) from None
+        raise _fail(task, say("helper.not_a_tensor", yours=_yours(name, actual)), hint) from None
     want = _as_array(expected)
     got_shape, want_shape = _shape(actual), _shape(expected)
     if got_shape != want_shape:
-        raise _fail(
-            task,
-            f"your {name} is {_show(actual)}, expected shape {want_shape} but it has shape {got_shape}",
-            hint,
-        )
+        raise _fail(task, say("shape_differs", yours=_yours(name, actual), expected=want_shape, actual=got_shape), hint)
     if check_dtype:
         got_dtype, want_dtype = getattr(actual, "dtype", got.dtype), getattr(expected, "dtype", want.dtype)
         if str(got_dtype) != str(want_dtype):
             raise _fail(
-                task,
-                f"your {name} is {_show(actual)}, expected dtype {want_dtype} but it has dtype {got_dtype}",
-                hint,
-            )
+                task, say("dtype_differs", yours=_yours(name, actual), expected=want_dtype, actual=got_dtype), hint)
     if requires_grad is not None:
         got_rg = getattr(actual, "requires_grad", None)
         if got_rg is not requires_grad and got_rg != requires_grad:
             raise _fail(
-                task,
-                f"your {name} has requires_grad={got_rg}, expected requires_grad={requires_grad}",
-                hint,
-            )
+                task, say("requires_grad_differs", name=name, actual=got_rg, expected=requires_grad), hint)
     if not (_numeric(got) and _numeric(want)):
-        raise _fail(task, f"your {name} is {_show(actual)}, which does not hold numbers", hint)
+        raise _fail(task, say("helper.not_numbers", yours=_yours(name, actual)), hint)
     if not np.allclose(got, want, atol=atol, rtol=rtol, equal_nan=True):
-        message = f"your {name} is {_show(actual)}, expected shape {want_shape} but a different value"
-        details = [f"expected {_show(expected)}"] if show_expected else []
+        details = [say("expected.value", value=_show(expected))] if show_expected else []
         details.append(_largest_difference(got, want))
         if np.isnan(got.astype(np.complex128)).any() and not np.isnan(want.astype(np.complex128)).any():
-            details.append("yours contains nan")
-        message += ": " + details[0] + (f" ({'; '.join(details[1:])})" if len(details) > 1 else "")
+            details.append(say("details.nan"))
+        if len(details) > 1:
+            details[1:] = [say("in_parentheses", text=say("details.separator").join(details[1:]))]
+        message = say("value_differs", yours=_yours(name, actual), shape=want_shape, details="".join(details))
         raise _fail(task, message, hint)
-    _passed(task, f"your {name} is right", quiet)
+    _passed(task, say("helper.right", name=name), quiet)
 
 
 def check_close(
@@ -204,15 +199,13 @@ def check_close(
         )
         return
     if isinstance(actual, bool) or not isinstance(actual, numbers.Number):
-        raise _fail(task, f"your {name} is {_show(actual)}, expected a number", hint)
+        raise _fail(task, say("expected", yours=_yours(name, actual), want=say("kind.number")), hint)
     if not np.isclose(actual, expected, atol=atol, rtol=rtol, equal_nan=True):
-        shown = f", expected {_show(expected)}" if show_expected else ""
-        raise _fail(
-            task,
-            f"your {name} is {_show(actual)}{shown} (tolerance atol={atol:g}, rtol={rtol:g})",
-            hint,
-        )
-    _passed(task, f"your {name} is right", quiet)
+        yours = _yours(name, actual)
+        shown = say("expected", yours=yours, want=_show(expected)) if show_expected else yours
+        tolerance = say("details.tolerance", atol=atol, rtol=rtol)
+        raise _fail(task, shown + say("in_parentheses", text=tolerance), hint)
+    _passed(task, say("helper.right", name=name), quiet)
 
 
 def check_equal(
@@ -234,12 +227,15 @@ def check_equal(
     except Exception:
         equal = False
     if not equal:
-        shown = f", expected {_show(expected)}" if show_expected else ", which is not right"
-        message = f"your {name} is {_show(actual)}{shown}"
+        yours = _yours(name, actual)
+        if show_expected:
+            message = say("expected", yours=yours, want=_show(expected))
+        else:
+            message = say("not_right", yours=yours)
         if show_expected and type(actual) is not type(expected) and actual is not None:
-            message += f" (yours is a {type(actual).__name__}, expected a {type(expected).__name__})"
+            message += say("helper.types_differ", actual=type(actual).__name__, expected=type(expected).__name__)
         raise _fail(task, message, hint)
-    _passed(task, f"your {name} is right", quiet)
+    _passed(task, say("helper.right", name=name), quiet)
 
 
 def check_raises(
@@ -258,24 +254,20 @@ def check_raises(
     ``name`` describes the call ("calling backward twice"); returns the exception.
     """
     __tracebackhide__ = True
-    what = name or f"calling {getattr(fn, '__name__', _show(fn))}()"
+    what = name or say("helper.calling", function=getattr(fn, "__name__", _show(fn)))
     wanted = (
-        " or ".join(t.__name__ for t in exc_type) if isinstance(exc_type, tuple) else exc_type.__name__
+        say("or").join(t.__name__ for t in exc_type) if isinstance(exc_type, tuple) else exc_type.__name__
     )
     try:
         result = fn(*args, **kwargs)
     except exc_type as exc:
         if match is not None and not re.search(match, str(exc)):
-            raise _fail(
-                task,
-                f"{what} raised {type(exc).__name__}({str(exc)!r}) as expected, "
-                f"but the message does not match {match!r}",
-                hint,
-            ) from None
-        _passed(task, f"{what} raises {type(exc).__name__} as expected", quiet)
+            message = say("helper.raised_other_message", call=what, error=type(exc).__name__, text=str(exc),
+                          match=match)
+            raise _fail(task, message, hint) from None
+        _passed(task, say("helper.raises", call=what, error=type(exc).__name__), quiet)
         return exc
     except Exception as exc:
-        raise _fail(
-            task, f"{what} raised {type(exc).__name__}({str(exc)!r}), expected {wanted}", hint
-        ) from None
-    raise _fail(task, f"{what} returned {_show(result)}, expected it to raise {wanted}", hint)
+        message = say("helper.raised_other", call=what, error=type(exc).__name__, text=str(exc), wanted=wanted)
+        raise _fail(task, message, hint) from None
+    raise _fail(task, say("helper.returned", call=what, value=_show(result), wanted=wanted), hint)

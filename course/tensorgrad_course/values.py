@@ -40,6 +40,8 @@ import math
 import numbers
 from typing import Any
 
+from .texts import say
+
 #: The MIME type of grader records in a cell's display_data output.
 MIME = "application/vnd.tensorgrad.grade+json"
 #: Version of the record format (part of the expected-values cache key).
@@ -204,13 +206,20 @@ def _encode(value: Any, depth: int) -> dict:
 # --------------------------------------------------------------- comparing
 
 
+_KIND_NAMED = ("none", "bool", "int", "float", "complex", "str", "tensor", "ndarray", "list", "tuple", "dict",
+               "too_large")
+
+
 def _kind_name(record: dict) -> str:
     kind = record.get("type")
-    return {
-        "none": "None", "bool": "a bool", "int": "an int", "float": "a float", "complex": "a complex number",
-        "str": "a str", "tensor": "a tensor", "ndarray": "a NumPy array", "list": "a list", "tuple": "a tuple",
-        "dict": "a dict", "too_large": "a very large tensor",
-    }.get(kind, f"a {record.get('class', 'value')}")
+    if kind in _KIND_NAMED:
+        return say(f"kind.{kind}")
+    return say("kind.object", cls=record.get("class", "value"))
+
+
+def _of_shape(record: dict) -> str:
+    """E.g. "a tensor of shape (2,)"."""
+    return say("kind.of_shape", kind=_kind_name(record), shape=tuple(record.get("shape", ())))
 
 
 def _want(record: dict, reveal: bool) -> str:
@@ -219,9 +228,9 @@ def _want(record: dict, reveal: bool) -> str:
     if reveal:
         return record.get("repr", "?")
     if kind == "bool":
-        return "True or False"
+        return say("kind.true_or_false")
     if kind in _ARRAYS:
-        return f"{_kind_name(record)} of shape {tuple(record.get('shape', ()))}"
+        return _of_shape(record)
     return _kind_name(record)
 
 
@@ -255,9 +264,9 @@ def _largest_difference(actual, expected) -> str:
     diff = np.abs(actual - expected)
     diff = np.where(np.isnan(diff), np.inf, diff)
     if diff.ndim == 0:
-        return f"difference {float(diff):.3g}"
+        return say("details.difference", diff=float(diff))
     index = np.unravel_index(int(np.argmax(diff)), diff.shape)
-    return f"largest difference {float(diff[index]):.3g} at index {tuple(int(i) for i in index)}"
+    return say("details.largest_at", diff=float(diff[index]), index=tuple(int(i) for i in index))
 
 
 def _shape_of(record: dict) -> tuple:
@@ -292,47 +301,56 @@ def compare(
     numbers = ("int", "float", "bool")
     same_kind = akind == ekind or (akind in numbers and ekind in numbers)
     if akind == "too_large" or not same_kind or _shape_of(actual) != _shape_of(expected):
-        return f"your {name} is {_want(actual, False)}, expected {_want(expected, False)}"
-    return f"your {name} is not the expected value"
+        return say("expected", yours=say("yours", name=name, value=_want(actual, False)), want=_want(expected, False))
+    return say("not_expected", name=name)
 
 
 def _compare(exp, act, name, atol, rtol, check_dtype, check_rg, reveal) -> str | None:
     import numpy as np
 
     ekind, akind = exp.get("type"), act.get("type")
-    yours = f"your {name} is {act.get('repr', '?')}"
+    yours = say("yours", name=name, value=act.get("repr", "?"))
+
+    def wrong(want: str) -> str:
+        """Not the expected value: say which one was, unless it is hidden."""
+        return say("expected", yours=yours, want=want) if reveal else say("not_right", yours=yours)
+
+    def wrong_kind(want: str) -> str:
+        return say("wrong_kind", yours=yours, kind=_kind_name(act), want=want)
+
     if akind == "too_large":
-        return f"your {name} is too large to grade (shape {tuple(act.get('shape', ()))})"
+        return say("too_large", name=name, shape=tuple(act.get("shape", ())))
     if ekind == "too_large":
-        return f"{name}: the expected value is too large to compare (an authoring problem)"
+        return say("too_large.expected", name=name)
 
     if ekind == "none":
-        return None if akind == "none" else f"{yours}, expected None"
+        return None if akind == "none" else say("expected", yours=yours, want="None")
     if akind == "none" and ekind != "none":
-        hint = " (did you forget to return it, or to call backward()?)" if ekind in _NUMERIC else ""
-        return f"{yours}, expected {_want(exp, reveal)}{hint}"
+        hint = say("forgot_return") if ekind in _NUMERIC else ""
+        return say("expected", yours=yours, want=_want(exp, reveal)) + hint
 
     if ekind == "bool":
         if akind != "bool":
-            return f"{yours} ({_kind_name(act)}), expected True or False (a bool)"
+            return wrong_kind(say("kind.true_or_false_bool"))
         if act["data"] != exp["data"]:
-            return f"{yours}, expected {exp['repr']}" if reveal else f"{yours}, which is not right"
+            return wrong(exp["repr"])
         return None
 
     if ekind == "str":
         if akind != "str":
-            return f"{yours} ({_kind_name(act)}), expected a str"
+            return wrong_kind(say("kind.str"))
         if act["data"].strip() != exp["data"].strip():
-            return f"{yours}, expected {exp['repr']}" if reveal else f"{yours}, which is not right"
+            return wrong(exp["repr"])
         return None
 
     if ekind in ("list", "tuple"):
         if akind not in ("list", "tuple"):
-            return f"{yours} ({_kind_name(act)}), expected {_kind_name(exp)} of length {len(exp['items'])}"
+            return wrong_kind(say("kind.of_length", kind=_kind_name(exp), length=len(exp["items"])))
         if len(act["items"]) != len(exp["items"]) or act.get("truncated") != exp.get("truncated"):
             n_act = act.get("truncated", len(act["items"]))
             n_exp = exp.get("truncated", len(exp["items"]))
-            return f"{yours}, expected {_kind_name(exp)} of length {n_exp} but it has length {n_act}"
+            return say("length_differs", yours=yours, length=n_act,
+                       want=say("kind.of_length", kind=_kind_name(exp), length=n_exp))
         for i, (e, a) in enumerate(zip(exp["items"], act["items"])):
             message = _compare(e, a, f"{name}[{i}]", atol, rtol, check_dtype, check_rg, reveal)
             if message:
@@ -341,14 +359,14 @@ def _compare(exp, act, name, atol, rtol, check_dtype, check_rg, reveal) -> str |
 
     if ekind == "dict":
         if akind != "dict":
-            return f"{yours} ({_kind_name(act)}), expected a dict"
+            return wrong_kind(say("kind.dict"))
         ekeys, akeys = [k for k, _ in exp["items"]], [k for k, _ in act["items"]]
         missing = [k for k in ekeys if k not in akeys]
         extra = [k for k in akeys if k not in ekeys]
         if missing:
-            return f"{yours}, which has no key {missing[0]!r}"
+            return say("key_missing", yours=yours, key=missing[0])
         if extra:
-            return f"{yours}, which has an unexpected key {extra[0]!r}"
+            return say("key_extra", yours=yours, key=extra[0])
         avalues = dict(act["items"])
         for key, e in exp["items"]:
             message = _compare(e, avalues[key], f"{name}[{key!r}]", atol, rtol, check_dtype, check_rg, reveal)
@@ -358,37 +376,36 @@ def _compare(exp, act, name, atol, rtol, check_dtype, check_rg, reveal) -> str |
 
     if ekind in _NUMERIC:
         if akind not in _NUMERIC or (akind in _ARRAYS and act.get("numeric") is False):
-            wanted = f"{_kind_name(exp)} of shape {tuple(exp['shape'])}" if ekind in _ARRAYS else "a number"
-            return f"{yours} ({_kind_name(act)}), expected {wanted}"
+            return wrong_kind(_of_shape(exp) if ekind in _ARRAYS else say("kind.number"))
         if ekind in _ARRAYS and akind not in _ARRAYS and exp.get("shape"):
-            return f"{yours} ({_kind_name(act)}), expected {_kind_name(exp)} of shape {tuple(exp['shape'])}"
+            return wrong_kind(_of_shape(exp))
         eshape, ashape = _shape_of(exp), _shape_of(act)
         if eshape != ashape:
-            return f"{yours}, expected shape {eshape} but it has shape {ashape}"
+            return say("shape_differs", yours=yours, expected=eshape, actual=ashape)
         if check_dtype and ekind in _ARRAYS and act.get("dtype") != exp.get("dtype"):
-            return f"{yours}, expected dtype {exp.get('dtype')} but it has dtype {act.get('dtype')}"
+            return say("dtype_differs", yours=yours, expected=exp.get("dtype"), actual=act.get("dtype"))
         if check_rg and ekind == "tensor" and act.get("requires_grad") != exp.get("requires_grad"):
-            return (f"your {name} has requires_grad={act.get('requires_grad')}, "
-                    f"expected requires_grad={exp.get('requires_grad')}")
+            return say("requires_grad_differs", name=name, actual=act.get("requires_grad"),
+                       expected=exp.get("requires_grad"))
         if ekind == "int" and akind == "int":
-            if exp["data"] != act["data"]:
-                return f"{yours}, expected {exp['repr']}" if reveal else f"{yours}, which is not right"
-            return None
+            return wrong(exp["repr"]) if exp["data"] != act["data"] else None
         want, got = _elements(exp), _elements(act)
         if np.allclose(got, want, atol=atol, rtol=rtol, equal_nan=True):
             return None
-        shown = f"expected {exp['repr']}" if reveal else "not the expected value"
+        shown = say("expected.value", value=exp["repr"]) if reveal else say("expected.hidden")
         details = [_largest_difference(got, want)]
         if np.isnan(got).any() and not np.isnan(want).any():
-            details.append("yours contains nan")
-        tolerance = f"tolerance atol={atol:g}, rtol={rtol:g}"
+            details.append(say("details.nan"))
+        separator = say("details.separator")
         if ekind in _ARRAYS:
-            return f"{yours}, expected shape {eshape} but a different value: {shown} ({'; '.join(details)})"
-        return f"{yours}, {shown} ({'; '.join(details)}; {tolerance})"
+            return say("value_differs", yours=yours, shape=eshape,
+                       details=shown + say("in_parentheses", text=separator.join(details)))
+        details.append(say("details.tolerance", atol=atol, rtol=rtol))
+        return say("number_differs", yours=yours, shown=shown, details=separator.join(details))
 
     # ``object``: compared by repr, the only thing known about it.
     if akind != ekind or act.get("repr") != exp.get("repr"):
-        return f"{yours}, expected {exp.get('repr')}" if reveal else f"{yours}, which is not right"
+        return wrong(exp.get("repr"))
     return None
 
 
@@ -420,8 +437,6 @@ def check_kind(record: dict, kind: str, *, name: str) -> str | None:
     if any(record.get("type") in KINDS[k] for k in kinds):
         return None
 
-    def said(k: str) -> str:
-        return "None" if k == "none" else ("an " if k[0] in "aeiou" else "a ") + k
-
-    wanted = " or ".join(said(k) for k in kinds)
-    return f"your {name} is {record.get('repr', '?')} ({_kind_name(record)}), expected {wanted}"
+    wanted = say("or").join(say(f"kind.{k}") for k in kinds)
+    return say("wrong_kind", yours=say("yours", name=name, value=record.get("repr", "?")),
+               kind=_kind_name(record), want=wanted)

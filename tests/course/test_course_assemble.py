@@ -269,3 +269,22 @@ def test_manual_cells_are_listed_but_not_scored(tmp_path):
 
 def test_fixture_is_plain_python():
     assert "tensorgrad" not in json.dumps(read_json(BASICS))
+
+
+def test_a_file_name_that_fits_both_editions_of_a_set_goes_by_the_notebooks_language():
+    sets = {n: types.SimpleNamespace(short_name=n.split("/")[-1], all_ids=set(), unique_ids=frozenset(), name=n)
+            for n in ("03_chain_rule", "zh/03_chain_rule", "04_scalar_backward")}
+    assert identify.set_names_in("smithjane_1_2_03_chain_rule.ipynb", sets) == ["03_chain_rule", "zh/03_chain_rule"]
+
+    def notebook(text):  # nbformat 4.4 and stripped: no metadata, no cell ids
+        return {"cells": [{"cell_type": "markdown", "source": text}], "metadata": {}}
+
+    chinese = notebook("## 任务 1：先求局部导数，再相乘（代码，2 分）\n\n取 $y = \\sin(x^2)$，拆成两步。")
+    english = notebook("## Task 1: Local derivatives, then multiply (code, 2 points)")
+    name = "smithjane_1_2_03_chain_rule.ipynb"
+    assert identify.identify(name, chinese, set(), sets).exset is sets["zh/03_chain_rule"]
+    assert identify.identify(name, english, set(), sets).exset is sets["03_chain_rule"]
+    # unreadable (invalid JSON): the English edition, whose tasks and points the editions share
+    assert identify.set_by_name(name, sets) is sets["03_chain_rule"]
+    # two different sets are still not told apart by language
+    assert identify.identify("03_chain_rule_04_scalar_backward.ipynb", chinese, set(), sets).exset is None

@@ -143,7 +143,11 @@ RENAMED = {
     "truncated": "{}.ipynb",  # an upload cut short
 }
 #: Which set each broken or renamed kind is made from: the sets in turn.
-BROKEN_FROM = {kind: SETS[i % len(SETS)] for i, kind in enumerate(BROKEN + tuple(RENAMED))} if SETS else {}
+# The broken kinds test the grader, whatever the language: they are made from the English sets.
+# The Chinese edition's sets (zh/...) are graded as solution (full marks) and blank (zero).
+ENGLISH_SETS = [name for name in SETS if "/" not in name]
+BROKEN_FROM = ({kind: ENGLISH_SETS[i % len(ENGLISH_SETS)] for i, kind in enumerate(BROKEN + tuple(RENAMED))}
+               if ENGLISH_SETS else {})
 
 
 def make_submissions(name, exset, root, kinds):
@@ -248,7 +252,8 @@ def make_submissions(name, exset, root, kinds):
     }
     paths = {}
     for scenario, content in made.items():
-        path = root / scenario / RENAMED.get(scenario, "{}.ipynb").format(Path(name).name)
+        stem = name.replace("/", "_")  # zh/03_chain_rule -> zh_03_chain_rule: one file per set
+        path = root / scenario / RENAMED.get(scenario, "{}.ipynb").format(stem)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(content, encoding="utf-8")
         paths[scenario] = path

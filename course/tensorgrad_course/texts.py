@@ -1,0 +1,275 @@
+"""The course's own student-facing texts, in English and Simplified Chinese, and the language switch.
+
+Every line the self-check shows a student (:mod:`.checks`, :mod:`.selfcheck`) and
+every message of the shared comparison (:mod:`.values`) is a named template in
+:data:`TEXTS`, with one text per language. The modules format them with
+:func:`say`::
+
+    say("yours", name="dy_dw", value="4.0")     # 'your dy_dw is 4.0' / '你的 dy_dw 是 4.0'
+
+The placeholders are :meth:`str.format` fields, the same in every language, so
+that code names, values and Python reprs reach the student unchanged; only the
+words around them are translated. The Chinese follows the words of PyTorch's
+Chinese documentation and community (张量, 梯度, 形状, 提示).
+
+The zh edition's notebooks call :func:`use_language` once, in their setup cell::
+
+    from tensorgrad_course import check, use_language
+    use_language("zh")
+
+From then on the self-check in that kernel speaks Chinese. The language belongs
+to the kernel, not to a task: ``check()`` takes no language of its own, so that
+the check cells of both editions are the same code, graded by the same
+instructor's tests. **While grading**
+(the grader has armed :mod:`.checks` with its nonce) every text is English,
+whatever was set: the records sent to the grader and the instructors' reports
+stay English, and the grader reads the kernel's messages in one language only.
+Texts that only the grader or an author sees (authoring mistakes, grader
+records, reports) are not here: they are English. Library error messages are
+not here either: they are PyTorch's, word for word.
+"""
+
+from __future__ import annotations
+
+__all__ = ["LANGUAGES", "TEXTS", "language", "say", "use_language"]
+
+#: The languages the texts are written in: code -> the language's own name.
+LANGUAGES = {"en": "English", "zh": "简体中文"}
+
+_chosen = "en"
+
+
+def use_language(language: str) -> None:
+    """Show the self-check's messages in ``language`` (``"en"`` or ``"zh"``) in this kernel.
+
+    Under the grader the messages stay English whatever is set here (see the
+    module docstring). An unknown language raises ValueError naming the known ones.
+    """
+    global _chosen
+    if not isinstance(language, str) or language not in LANGUAGES:
+        known = ", ".join(f"{code!r} ({name})" for code, name in LANGUAGES.items())
+        raise ValueError(f"use_language({language!r}): unknown language; the known ones are {known}")
+    _chosen = language
+
+
+def language() -> str:
+    """The language that messages are shown in now: English while grading, else the one chosen."""
+    from .checks import _grading_nonce  # imported here: checks imports this module
+
+    return "en" if _grading_nonce() is not None else _chosen
+
+
+def say(key: str, /, **fields) -> str:
+    """The text ``key`` of :data:`TEXTS` in the current :func:`language`, its fields filled in."""
+    return TEXTS[key][language()].format(**fields)
+
+
+#: name -> {language: template}. Placeholders keep their values unchanged: ``{value}``
+#: is a repr, ``{name}`` a code name, ``{shape}`` a shape tuple, ``{diff:.3g}`` a number.
+TEXTS: dict[str, dict[str, str]] = {
+    # ---- check(): one line per test, and the summary of t.done()
+    "test.passed": {
+        "en": "\N{CHECK MARK} {test}",
+        "zh": "\N{CHECK MARK} {test}",
+    },
+    "test.answered": {
+        "en": "\N{BULLET} {test}: answered, checked when graded",
+        "zh": "\N{BULLET} {test}：已作答，评分时检查",
+    },
+    "test.failed": {
+        "en": "\N{BALLOT X} {test}: {message}",
+        "zh": "\N{BALLOT X} {test}：{message}",
+    },
+    "test.hint": {
+        "en": "  hint: {hint}",
+        "zh": "  提示：{hint}",
+    },
+    "summary.none_ran": {
+        "en": "{task}: no tests ran",
+        "zh": "{task}：没有运行任何测试",
+    },
+    "summary.all_pass": {
+        "en": "{task}: all {total} checks pass. More tests run when your work is graded.",
+        "zh": "{task}：全部 {total} 项检查通过。评分时还会运行更多测试。",
+    },
+    "summary.all_answered": {
+        "en": "{task}: all {total} answered, in the right form; checked when graded.",
+        "zh": "{task}：全部 {total} 项已作答，形式正确；评分时检查。",
+    },
+    "summary.some_answered": {
+        "en": "{task}: {passed} checks pass, {answered} answered (checked when graded). "
+              "More tests run when your work is graded.",
+        "zh": "{task}：{passed} 项检查通过，{answered} 项已作答（评分时检查）。评分时还会运行更多测试。",
+    },
+    "summary.not_attempted": {
+        "en": "{task}: not attempted yet",
+        "zh": "{task}：尚未作答",
+    },
+    "summary.failed": {
+        "en": "{task}: {failed} of {total} checks failed (see above)",
+        "zh": "{task}：{total} 项检查中有 {failed} 项未通过（见上文）",
+    },
+    # ---- check(): how a test block ended
+    "error.not_attempted": {
+        "en": "not attempted yet: your code still raises NotImplementedError",
+        "zh": "尚未作答（你的代码仍然抛出 NotImplementedError）",
+    },
+    "error.not_defined": {
+        "en": "{missing!r} is not defined: {not_run_yet}",
+        "zh": "{missing!r} 未定义，{not_run_yet}",
+    },
+    "error.not_run_yet": {
+        "en": "run your answer cell above first (if it raised an error, fix that first)",
+        "zh": "请先运行上面的答案单元格（如果它报错了，先修正错误）",
+    },
+    "error.assertion": {
+        "en": "an assertion failed",
+        "zh": "断言失败",
+    },
+    "error.raised": {
+        "en": "your code raised {error}",
+        "zh": "你的代码抛出了 {error}",
+    },
+    "error.raised_with_text": {
+        "en": "your code raised {error}: {text}",
+        "zh": "你的代码抛出了 {error}：{text}",
+    },
+    "submit.none": {
+        "en": "your {name} is None (did you forget to set it, or to return it?)",
+        "zh": "你的 {name} 是 None（是不是忘了给它赋值，或者忘了 return 它？）",
+    },
+    # ---- kinds of values, as the messages name them
+    "kind.none": {"en": "None", "zh": "None"},
+    "kind.bool": {"en": "a bool", "zh": "布尔值"},
+    "kind.int": {"en": "an int", "zh": "整数"},
+    "kind.float": {"en": "a float", "zh": "浮点数"},
+    "kind.number": {"en": "a number", "zh": "数值"},
+    "kind.complex": {"en": "a complex number", "zh": "复数"},
+    "kind.str": {"en": "a str", "zh": "字符串"},
+    "kind.tensor": {"en": "a tensor", "zh": "张量"},
+    "kind.ndarray": {"en": "a NumPy array", "zh": "NumPy 数组"},
+    "kind.list": {"en": "a list", "zh": "列表"},
+    "kind.tuple": {"en": "a tuple", "zh": "元组"},
+    "kind.dict": {"en": "a dict", "zh": "字典"},
+    "kind.too_large": {"en": "a very large tensor", "zh": "非常大的张量"},
+    "kind.object": {"en": "a {cls}", "zh": "{cls} 对象"},
+    "kind.of_shape": {"en": "{kind} of shape {shape}", "zh": "形状为 {shape} 的{kind}"},
+    "kind.of_length": {"en": "{kind} of length {length}", "zh": "长度为 {length} 的{kind}"},
+    "kind.true_or_false": {"en": "True or False", "zh": "True 或 False"},
+    "kind.true_or_false_bool": {"en": "True or False (a bool)", "zh": "True 或 False（布尔值）"},
+    "or": {"en": " or ", "zh": " 或 "},
+    # ---- comparing a value with the expected one
+    "yours": {
+        "en": "your {name} is {value}",
+        "zh": "你的 {name} 是 {value}",
+    },
+    "expected": {
+        "en": "{yours}, expected {want}",
+        "zh": "{yours}，应为 {want}",
+    },
+    "expected.value": {
+        "en": "expected {value}",
+        "zh": "应为 {value}",
+    },
+    "expected.hidden": {
+        "en": "not the expected value",
+        "zh": "不是期望的值",
+    },
+    "not_right": {
+        "en": "{yours}, which is not right",
+        "zh": "{yours}，不正确",
+    },
+    "not_expected": {
+        "en": "your {name} is not the expected value",
+        "zh": "你的 {name} 不是期望的值",
+    },
+    "wrong_kind": {
+        "en": "{yours} ({kind}), expected {want}",
+        "zh": "{yours}（{kind}），应为 {want}",
+    },
+    "forgot_return": {
+        "en": " (did you forget to return it, or to call backward()?)",
+        "zh": "（是不是忘了 return 它，或者忘了调用 backward()？）",
+    },
+    "too_large": {
+        "en": "your {name} is too large to grade (shape {shape})",
+        "zh": "你的 {name} 太大，无法评分（形状 {shape}）",
+    },
+    "too_large.expected": {
+        "en": "{name}: the expected value is too large to compare (an authoring problem)",
+        "zh": "{name}：期望值太大，无法比较（这是出题的问题）",
+    },
+    "length_differs": {
+        "en": "{yours}, expected {want} but it has length {length}",
+        "zh": "{yours}，应为 {want}，但它的长度是 {length}",
+    },
+    "key_missing": {
+        "en": "{yours}, which has no key {key!r}",
+        "zh": "{yours}，其中没有键 {key!r}",
+    },
+    "key_extra": {
+        "en": "{yours}, which has an unexpected key {key!r}",
+        "zh": "{yours}，其中有多余的键 {key!r}",
+    },
+    "shape_differs": {
+        "en": "{yours}, expected shape {expected} but it has shape {actual}",
+        "zh": "{yours}，形状应为 {expected}，但它的形状是 {actual}",
+    },
+    "dtype_differs": {
+        "en": "{yours}, expected dtype {expected} but it has dtype {actual}",
+        "zh": "{yours}，dtype 应为 {expected}，但它的 dtype 是 {actual}",
+    },
+    "requires_grad_differs": {
+        "en": "your {name} has requires_grad={actual}, expected requires_grad={expected}",
+        "zh": "你的 {name} 的 requires_grad={actual}，应为 requires_grad={expected}",
+    },
+    "value_differs": {
+        "en": "{yours}, expected shape {shape} but a different value: {details}",
+        "zh": "{yours}，形状 {shape} 正确，但值不同：{details}",
+    },
+    "number_differs": {
+        "en": "{yours}, {shown} ({details})",
+        "zh": "{yours}，{shown}（{details}）",
+    },
+    "in_parentheses": {"en": " ({text})", "zh": "（{text}）"},
+    "details.separator": {"en": "; ", "zh": "；"},
+    "details.difference": {"en": "difference {diff:.3g}", "zh": "相差 {diff:.3g}"},
+    "details.largest": {"en": "largest difference {diff:.3g}", "zh": "最大差值 {diff:.3g}"},
+    "details.largest_at": {
+        "en": "largest difference {diff:.3g} at index {index}",
+        "zh": "最大差值 {diff:.3g}，位于索引 {index}",
+    },
+    "details.nan": {"en": "yours contains nan", "zh": "你的值含有 nan"},
+    "details.tolerance": {"en": "tolerance atol={atol:g}, rtol={rtol:g}", "zh": "容差 atol={atol:g}, rtol={rtol:g}"},
+    # ---- selfcheck's helpers (check_tensor, check_close, check_equal, check_raises)
+    "helper.task": {"en": "{task}: {text}", "zh": "{task}：{text}"},
+    "helper.hint": {"en": "hint: {hint}", "zh": "提示：{hint}"},
+    "helper.passed": {"en": "\N{CHECK MARK} {text}", "zh": "\N{CHECK MARK} {text}"},
+    "helper.right": {"en": "your {name} is right", "zh": "你的 {name} 正确"},
+    "helper.not_a_tensor": {
+        "en": "{yours}, which is not a tensor or array",
+        "zh": "{yours}，它不是张量或数组",
+    },
+    "helper.not_numbers": {
+        "en": "{yours}, which does not hold numbers",
+        "zh": "{yours}，其中的元素不是数值",
+    },
+    "helper.types_differ": {
+        "en": " (yours is a {actual}, expected a {expected})",
+        "zh": "（你的是 {actual}，应为 {expected}）",
+    },
+    "helper.calling": {"en": "calling {function}()", "zh": "调用 {function}()"},
+    "helper.raises": {"en": "{call} raises {error} as expected", "zh": "{call} 按预期抛出了 {error}"},
+    "helper.raised_other_message": {
+        "en": "{call} raised {error}({text!r}) as expected, but the message does not match {match!r}",
+        "zh": "{call} 按预期抛出了 {error}({text!r})，但错误信息与 {match!r} 不匹配",
+    },
+    "helper.raised_other": {
+        "en": "{call} raised {error}({text!r}), expected {wanted}",
+        "zh": "{call} 抛出了 {error}({text!r})，应抛出 {wanted}",
+    },
+    "helper.returned": {
+        "en": "{call} returned {value}, expected it to raise {wanted}",
+        "zh": "{call} 返回了 {value}，应抛出 {wanted}",
+    },
+}

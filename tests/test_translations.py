@@ -1,0 +1,294 @@
+"""tools/translate.py: the Chinese edition is generated from the English and its catalogues,
+and its check fails, naming the cell, on a stale, a missing or a hand-edited translation.
+
+Each test builds a small course (one lesson, one exercise set) in a temporary folder and points
+the tool at it (its ROOT); the last tests look at the real course.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import io
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+import translate  # noqa: E402
+
+LESSON_CELLS = [
+    ("markdown", "intro", "# Lesson 1: Graphs\n\nSee [lesson 2](02_next.ipynb), "
+                          "[the exercises](../exercises/01_graphs.ipynb) and [the docs](../docs/viz.md).\n\n"
+                          "The derivative $dy/dx$ is $2x$."),
+    ("code", "setup", "import math"),
+    ("code", "plain", "print(math.sqrt(4))"),
+    ("code", "commented", "y = 2 * 3  # six, computed\nprint(y)"),
+]
+SET_CELLS = [
+    ("markdown", "01-00", "# Exercises 1: Graphs"),
+    ("code", "01-01", "import math"),
+    ("code", "01-02", "# One number: six.\n### BEGIN SOLUTION\nsix = 6\n### END SOLUTION"),
+    ("code", "01-03", 'from tensorgrad_course import check\n\nt = check("graphs.task1")\n\n'
+                      'with t.test("six is six", hint="multiply " "two by three"):\n'
+                      '    t.submit("six", six, expected=6, kind="int")\n\nt.done()'),
+]
+CHINESE = {
+    "intro": "# 第 1 课：计算图\n\n见[第 2 课](02_next.ipynb)、[练习](../exercises/01_graphs.ipynb)和"
+             "[文档](../docs/viz.md)。\n\n导数 $dy/dx$ 等于 $2x$。练习在 `exercises/01_graphs.ipynb`；\n"
+             "第二行接着写。",
+    "commented": "y = 2 * 3  # 六，算出来的\nprint(y)",
+    "01-00": "# 练习 1：计算图",
+    "01-02": "# 一个数：六。\n### BEGIN SOLUTION\nsix = 6\n### END SOLUTION",
+    "01-03": 'from tensorgrad_course import check\n\nt = check("graphs.task1")\n\n'
+             'with t.test("六就是六", hint="二乘以三"):\n'
+             '    t.submit("six", six, expected=6, kind="int")\n\nt.done()',
+}
+
+
+def notebook(cells) -> nbformat.NotebookNode:
+    nb = nbformat.v4.new_notebook()
+    for kind, cell_id, source in cells:
+        cell = nbformat.v4.new_markdown_cell(source) if kind == "markdown" else nbformat.v4.new_code_cell(source)
+        cell["id"] = cell_id
+        nb.cells.append(cell)
+    if cells is LESSON_CELLS:
+        nb.cells[2].outputs = [nbformat.v4.new_output("stream", text="2.0\n")]
+    return nb
+
+
+@pytest.fixture
+def course(tmp_path, monkeypatch):
+    """A course with one lesson, one set, and complete Chinese catalogues."""
+    monkeypatch.setattr(translate, "ROOT", tmp_path)
+    for folder, name, cells in [("lessons", "01_graphs", LESSON_CELLS), ("solutions", "01_graphs", SET_CELLS)]:
+        (tmp_path / folder).mkdir()
+        nbformat.write(notebook(cells), tmp_path / folder / f"{name}.ipynb")
+    (tmp_path / "lessons" / "02_next.ipynb").write_text(
+        nbformat.writes(notebook([("markdown", "n", "# Lesson 2")])))
+    for folder in ("lessons", "solutions"):
+        assert tool(tmp_path, "skeleton", f"{folder}/01_graphs.ipynb").returncode == 0
+        path = tmp_path / "translations" / "zh" / folder / "01_graphs.md"
+        text = path.read_text(encoding="utf-8")
+        for entry in translate.read_catalogue(path).entries.values():
+            english = next(source for _, cell_id, source in LESSON_CELLS + SET_CELLS if cell_id == entry.cell_id)
+            text = text.replace(english, CHINESE[entry.cell_id], 1)
+        path.write_text(text.replace(" todo -->", " -->"), encoding="utf-8")
+    # lesson 02 has no catalogue: the course is only partly translated
+    (tmp_path / "lessons" / "02_next.ipynb").unlink()
+    return tmp_path
+
+
+def tool(root: Path, *args: str) -> subprocess.CompletedProcess:
+    """Run the tool's command line on the course at ``root`` (in this process: it is quicker)."""
+    assert translate.ROOT == root
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = translate.main(list(args))
+    return subprocess.CompletedProcess(args, code, out.getvalue(), err.getvalue())
+
+
+def write_and_check(root: Path) -> subprocess.CompletedProcess:
+    written = tool(root, "write")
+    assert written.returncode == 0, written.stderr
+    return tool(root, "--check")
+
+
+def read(path: Path):
+    return nbformat.read(path, as_version=4)
+
+
+def test_the_edition_is_written_and_checks_clean(course):
+    checked = write_and_check(course)
+    assert checked.returncode == 0, checked.stderr
+    lesson = read(course / "lessons" / "zh" / "01_graphs.ipynb")
+    english = read(course / "lessons" / "01_graphs.ipynb")
+    assert lesson.cells[0].source.startswith("# 第 1 课：计算图")
+    assert lesson.cells[0].source.endswith("；第二行接着写。")  # a break between Chinese: joined
+    # code and outputs are the English ones; only the comment differs
+    assert [c.source for c in lesson.cells[1:3]] == [c.source for c in english.cells[1:3]]
+    assert lesson.cells[2].outputs == english.cells[2].outputs
+    assert lesson.cells[3].source == CHINESE["commented"]
+    assert lesson.metadata["translation"] == {"language": "zh-Hans", "source": "lessons/01_graphs.ipynb"}
+
+
+def test_links_point_at_the_chinese_edition_where_there_is_one(course):
+    write_and_check(course)
+    intro = read(course / "lessons" / "zh" / "01_graphs.ipynb").cells[0].source
+    assert "(../../exercises/zh/01_graphs.ipynb)" in intro  # a set with a catalogue: its zh edition
+    assert "(../../docs/viz.md)" in intro  # no Chinese docs: the English file, from the new folder
+    assert "(../02_next.ipynb)" in intro  # lesson 2 has no catalogue (yet): the English lesson
+    assert "练习在 `exercises/zh/01_graphs.ipynb`；" in intro  # a notebook named in inline code
+
+
+def test_exercise_sets_speak_chinese_and_have_their_own_cell_ids(course):
+    write_and_check(course)
+    zh = read(course / "solutions" / "zh" / "01_graphs.ipynb")
+    assert zh.cells[1].source == "import math\n" + translate.SPEAK_CHINESE
+    assert [c.id for c in zh.cells] == ["zh-01-00", "zh-01-01", "zh-01-02", "zh-01-03"]
+    assert 'with t.test("六就是六", hint="二乘以三"):' in zh.cells[3].source
+
+
+def test_check_fails_on_a_stale_translation(course):
+    write_and_check(course)
+    english = course / "lessons" / "01_graphs.ipynb"
+    nb = read(english)
+    nb.cells[0].source = nb.cells[0].source.replace("is $2x$", "equals $2x$")
+    nbformat.write(nb, english)
+    checked = tool(course, "--check")
+    assert checked.returncode == 1
+    assert "cell intro (cell 0 of lessons/01_graphs.ipynb): stale" in checked.stderr
+
+
+def test_check_fails_on_a_missing_translation(course):
+    write_and_check(course)
+    path = course / "translations" / "zh" / "solutions" / "01_graphs.md"
+    text = path.read_text(encoding="utf-8")
+    start = text.index("<!-- cell 01-02 ")
+    end = text.index("<!-- cell 01-03 ")
+    path.write_text(text[:start] + text[end:], encoding="utf-8")
+    checked = tool(course, "--check")
+    assert checked.returncode == 1
+    assert "cell 01-02 (cell 2 of solutions/01_graphs.ipynb): no translation" in checked.stderr
+
+
+def test_check_fails_on_a_hand_edited_edition(course):
+    write_and_check(course)
+    path = course / "lessons" / "zh" / "01_graphs.ipynb"
+    nb = read(path)
+    nb.cells[0].source = nb.cells[0].source.replace("计算图", "计算图（改过）")
+    nbformat.write(nb, path)
+    checked = tool(course, "--check")
+    assert checked.returncode == 1
+    assert "lessons/zh/01_graphs.ipynb: differs from what its catalogue and the English generate" in checked.stderr
+
+
+def test_check_fails_on_a_todo_entry_and_on_a_missing_edition(course):
+    write_and_check(course)
+    (course / "solutions" / "zh" / "01_graphs.ipynb").unlink()
+    path = course / "translations" / "zh" / "lessons" / "01_graphs.md"
+    path.write_text(path.read_text(encoding="utf-8").replace("en:", "en:", 1).replace(
+        f"en:{translate.english_hash(LESSON_CELLS[0][2])} -->", f"en:{translate.english_hash(LESSON_CELLS[0][2])} todo -->"),
+        encoding="utf-8")
+    checked = tool(course, "--check")
+    assert checked.returncode == 1
+    assert "cell intro (cell 0 of lessons/01_graphs.ipynb): no translation (marked todo)" in checked.stderr
+    assert "solutions/zh/01_graphs.ipynb: missing" in checked.stderr
+
+
+@pytest.mark.parametrize("change, message", [
+    (("six = 6", "six = 7"), "the code differs from the English"),
+    (('kind="int"', 'kind="整数"'), "the code differs from the English"),
+    (('check("graphs.task1")', 'check("计算图.task1")'), "the code differs from the English"),
+    (("### END SOLUTION", "### 结束"), "the code differs from the English"),
+])
+def test_only_comments_test_names_and_hints_may_change_in_code(course, change, message):
+    path = course / "translations" / "zh" / "solutions" / "01_graphs.md"
+    path.write_text(path.read_text(encoding="utf-8").replace(*change), encoding="utf-8")
+    written = tool(course, "write")
+    assert written.returncode == 1
+    assert message in written.stderr
+
+
+def test_formulas_stay_as_they_are(course):
+    path = course / "translations" / "zh" / "lessons" / "01_graphs.md"
+    path.write_text(path.read_text(encoding="utf-8").replace("$2x$", "$2 x$"), encoding="utf-8")
+    written = tool(course, "write")
+    assert written.returncode == 1
+    assert "formulas must stay as they are; missing '$2x$'" in written.stderr
+
+
+def test_an_entry_for_no_cell_and_a_catalogue_for_no_notebook_are_reported(course):
+    path = course / "translations" / "zh" / "lessons" / "01_graphs.md"
+    path.write_text(path.read_text(encoding="utf-8") + "\n<!-- cell gone en:0123456789ab -->\n旧的\n",
+                    encoding="utf-8")
+    (course / "translations" / "zh" / "lessons" / "07_gone.md").write_text("", encoding="utf-8")
+    written = tool(course, "write")
+    checked = tool(course, "--check")
+    assert written.returncode == checked.returncode == 1
+    assert "cell gone: no such cell to translate in lessons/01_graphs.ipynb" in checked.stderr
+    assert "07_gone.md: no English notebook 07_gone.ipynb for this catalogue" in checked.stderr
+
+
+def test_which_cells_need_a_translation():
+    md, code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
+    assert translate.needs_translation(md("Some text"))
+    assert not translate.needs_translation(md("  "))
+    assert not translate.needs_translation(code("x = 1\nprint(x)"))
+    assert translate.needs_translation(code("x = 1  # one"))
+    assert not translate.needs_translation(code("### BEGIN SOLUTION\nx = 1\n### END SOLUTION"))
+    assert translate.needs_translation(code('with t.test("name"):\n    pass'))
+    assert translate.needs_translation(code('check_close(a, b, hint="look again")'))
+    assert translate.needs_translation(code('t.submit("x after backward()", x, kind="int")'))
+    assert not translate.needs_translation(code('check("chain_rule.task2")\nprint("tensor")'))
+
+
+def test_chinese_share_counts_prose_letters_only():
+    assert translate.prose_of("见 `backward()` 与 $\\partial y$ 和 [链接](lessons/x.ipynb)").split() == ["见", "与", "和", "[链接]"]
+
+
+# -- the real course ----------------------------------------------------------------------------
+
+EDITION_LESSONS = sorted((ROOT / "lessons" / "zh").glob("*.ipynb"))
+
+
+@pytest.mark.parametrize("path", EDITION_LESSONS + sorted((ROOT / "solutions" / "zh").glob("*.ipynb")),
+                         ids=lambda p: f"{p.parent.parent.name}/zh/{p.name}")
+def test_the_chinese_edition_is_mostly_chinese(path):
+    share = translate.chinese_share(path)
+    assert share >= 0.5, f"{path.name}: only {share:.0%} of the prose letters are Chinese (at least 50%)"
+
+
+def test_every_english_notebook_has_a_catalogue():
+    missing = [p.relative_to(ROOT).as_posix() for p in translate.english_notebooks()
+               if not translate.catalogue_path(p).exists()]
+    assert not missing, f"no Chinese catalogue for: {missing}"
+
+
+# -- the map from the seed tutorials (lessons/zh/教程对照.md) -------------------------------------
+
+SEED_MAP = ROOT / "lessons" / "zh" / "教程对照.md"
+
+
+def _cells_by_id(lesson: str) -> dict[str, object]:
+    return {cell.get("id"): cell for cell in read(ROOT / "lessons" / lesson).cells}
+
+
+def test_the_seed_map_names_cells_that_exist_in_the_lessons_it_links():
+    rows = [line for line in SEED_MAP.read_text(encoding="utf-8").splitlines()
+            if line.startswith("| ") and "ipynb" in line]
+    assert len(rows) >= 20
+    problems = []
+    for row in rows:
+        lessons = re.findall(r"\]\((\d\d_[a-z0-9_]+\.ipynb)\)", row)
+        ids = re.findall(r"`((?:cell-[0-9a-f]{8})|(?:l\d\d-\d\d))`", row)
+        assert lessons and ids, f"a row without a lesson link or a cell id: {row}"
+        known = {}
+        for lesson in lessons:
+            assert (ROOT / "lessons" / lesson).exists(), f"no lesson {lesson}: {row}"
+            known.update(_cells_by_id(lesson))
+        problems += [f"{cell_id} is in none of {lessons}" for cell_id in ids if cell_id not in known]
+    assert not problems, problems
+
+
+def test_the_seed_map_lists_every_seed_example_and_misconception_box():
+    text = SEED_MAP.read_text(encoding="utf-8")
+    missing = []
+    for path in sorted((ROOT / "lessons").glob("*.ipynb")):
+        for cell in read(path).cells:
+            box = cell.cell_type == "markdown" and cell.source.lstrip().startswith(
+                ("> **Misconception:", "> **Out of date:"))
+            if (box or "seed" in cell.metadata.get("tags", [])) and f"`{cell.get('id')}`" not in text:
+                missing.append(f"{path.name} {cell.get('id')}: {cell.source.strip().splitlines()[0][:60]}")
+    assert not missing, "lessons/zh/教程对照.md does not mention: " + "; ".join(missing)
+
+
+def test_the_chinese_readme_lists_exactly_the_chinese_lessons():
+    text = (ROOT / "lessons" / "zh" / "README.md").read_text(encoding="utf-8")
+    listed = sorted(set(re.findall(r"^- \[(\d\d_[a-z0-9_]+\.ipynb)\]\(\1\)", text, re.M)))
+    english = sorted(p.name for p in (ROOT / "lessons").glob("*.ipynb"))
+    assert listed == english, f"lessons/zh/README.md lists {listed}; the lessons are {english}"

@@ -1,0 +1,648 @@
+"""The Chinese edition (简体中文), generated from the English notebooks and one catalogue each.
+
+The English notebooks are the one source of code and outputs. Each has a translation
+catalogue, a Markdown file that holds only the Chinese text, cell by cell:
+
+    translations/zh/lessons/03_chain_rule.md     ->  lessons/zh/03_chain_rule.ipynb
+    translations/zh/solutions/03_chain_rule.md   ->  solutions/zh/03_chain_rule.ipynb
+                                                     (-> exercises/zh/ by the course build)
+
+A catalogue is a sequence of entries, each headed by a comment line that names the
+cell and records a hash of the English text it translates::
+
+    <!-- cell cell-82ec4ea7 en:3f2a9c1b7d4e -->
+    ## 你将学到什么
+    ...
+
+    <!-- cell 03-04 en:9d0e1f2a3b4c code -->
+    ```python
+    t = check("chain_rule.task2")
+    with t.test("(2, 1) 处的 dy/dw", hint="把两条路径的贡献相加"):
+        t.submit("dy_dw", dy_dw, expected=5.0)
+    ```
+
+Which cells need an entry: every Markdown cell, and every code cell with a comment
+that teaches or (in an exercise set) a student-facing string: the name of a
+``t.test(...)`` or of a value in ``t.submit(...)``, or a ``hint=...``. A code cell's entry is the whole cell as the Chinese
+edition shows it; it may differ from the English only in those comments and strings,
+and the nbgrader markers (``### BEGIN SOLUTION``...) stay as they are. Everything else
+of the notebook (code, stored outputs, metadata, tags) is copied from the English, so
+code and outputs cannot drift: nbval runs the Chinese lessons strictly too.
+
+Written here, beyond the catalogue's text:
+
+* links to other notebooks of the course point at their Chinese edition
+  (``../exercises/03_chain_rule.ipynb`` -> ``../../exercises/zh/03_chain_rule.ipynb``),
+  other relative links at the English file they named; a notebook named in inline code
+  (`` `exercises/03_chain_rule.ipynb` ``) is named by its Chinese edition's path;
+* the exercise sets' setup cell gets one line, :data:`SPEAK_CHINESE`, so the
+  self-check's lines are in Chinese too; their cell ids get a ``zh-`` prefix, since a
+  cell id identifies the exercise set of a submission;
+* the lines of a Chinese paragraph are joined where the break falls between two Chinese
+  characters (Markdown would show it as a space);
+* the notebook's metadata records the edition (``metadata.translation``).
+
+Commands (``./run translations ...``; ``./run notebooks`` runs ``write``, ``./run test``
+runs ``--check``):
+
+    python tools/translate.py write              write lessons/zh/ and solutions/zh/
+    python tools/translate.py --check            fail, naming the cells, if a translation
+                                                 is stale, missing or hand-edited
+    python tools/translate.py status             per notebook: entries done, stale, missing
+    python tools/translate.py skeleton NB...     add the missing entries to NB's catalogue,
+                                                 marked ``todo``, with the English as a start
+
+An entry whose header ends in ``todo`` counts as missing. When the English text of a
+cell changes, its hash no longer matches and the entry is stale until a translator
+updates the text and the hash (``skeleton`` prints the new hash of each stale entry).
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import hashlib
+import io
+import json
+import posixpath
+import re
+import sys
+import tokenize
+import unicodedata
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parents[1]
+LANGUAGE = "zh"
+LANGUAGE_TAG = "zh-Hans"
+#: The English folders that have a Chinese edition, and where the edition of each lives.
+EDITIONS = {"lessons": "lessons/zh", "solutions": "solutions/zh", "exercises": "exercises/zh"}
+TRANSLATED = ("lessons", "solutions")  # exercises/zh/ is built from solutions/zh/
+CATALOGUES = Path("translations") / LANGUAGE
+#: The line the generator adds to an exercise set's setup cell.
+SPEAK_CHINESE = 'from tensorgrad_course import use_language; use_language("zh")  # 自检信息用中文显示'
+
+_HEADER = re.compile(r"^<!-- cell (?P<id>[A-Za-z0-9_-]+) en:(?P<hash>[0-9a-f]{12})"
+                     r"(?P<code> code)?(?P<todo> todo)? -->[ \t]*$", re.MULTILINE)
+_FENCE = re.compile(r"\A```python\n(?P<body>.*?)\n?```\Z", re.DOTALL)
+_MARKER = re.compile(r"^\s*#+\s*(BEGIN|END) (SOLUTION|HIDDEN TESTS)\b")
+_MATH = re.compile(r"\$\$.+?\$\$|\$[^$\n]+?\$", re.DOTALL)
+_LINK = re.compile(r"(\]\(|<img [^>]*src=\")(?P<target>[^)\"\s]+)")
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+_LATIN = re.compile(r"[A-Za-z]")
+
+
+class TranslationError(Exception):
+    """A problem an author must fix; the message names the catalogue and cell."""
+
+
+# -- the English side --------------------------------------------------------------------------
+
+def english_hash(text: str) -> str:
+    """The first 12 hex digits of the SHA-256 of a cell's English source."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+
+
+def _tokens(source: str) -> list[tokenize.TokenInfo] | None:
+    """The cell's Python tokens, or None when it is not plain Python (a magic, say)."""
+    try:
+        return list(tokenize.generate_tokens(io.StringIO(source + "\n").readline))
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        return None
+
+
+def _translatable_strings(tokens: list[tokenize.TokenInfo]) -> set[int]:
+    """Positions of the strings a student reads: the names in ``t.test("name", hint="...")`` and
+    ``t.submit("name", ...)``, and hints. (The grader matches values by these names, and the
+    Chinese solution and exercise share them, since both come from the same catalogue.)"""
+    significant = [i for i, tok in enumerate(tokens)
+                   if tok.type not in (tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE)]
+    found = set()
+    for k, i in enumerate(significant):
+        if tokens[i].type != tokenize.STRING:
+            continue
+        before = [tokens[j].string for j in significant[max(0, k - 3):k]]
+        continued = k > 0 and significant[k - 1] in found  # "..." "..." (implicit concatenation)
+        if continued or before[-3:] in ([".", "test", "("], [".", "submit", "("]) or before[-2:] == ["hint", "="]:
+            found.add(i)
+    return found
+
+
+def code_shape(source: str) -> list[str] | None:
+    """What must stay identical between the editions: the tokens, with comments and the
+    student-facing strings left out (their places kept), and the nbgrader markers."""
+    tokens = _tokens(source)
+    if tokens is None:
+        return None
+    strings = _translatable_strings(tokens)
+    shape = []
+    previous = None
+    for i, tok in enumerate(tokens):
+        if tok.type == tokenize.COMMENT:
+            if _MARKER.match(tok.string):
+                shape.append(tok.string.strip())
+            continue
+        if tok.type == tokenize.NL:
+            continue
+        if i in strings:
+            if previous not in strings:  # "..." "..." is one text: it may become one string
+                shape.append("<text>")
+        else:
+            shape.append(tok.string)
+        previous = i
+    return shape
+
+
+def needs_translation(cell) -> bool:
+    """Markdown cells always; code cells with a teaching comment or a student-facing string."""
+    if cell.cell_type == "markdown":
+        return bool(cell.source.strip())
+    if cell.cell_type != "code":
+        return False
+    tokens = _tokens(cell.source)
+    if tokens is None:
+        return "#" in cell.source
+    if _translatable_strings(tokens):
+        return True
+    return any(tok.type == tokenize.COMMENT and not _MARKER.match(tok.string) for tok in tokens)
+
+
+_CJK_TEXT = "\u3400-\u9fff\uf900-\ufaff\u3000-\u303f\uff00-\uffef“”‘’…—"
+_ENDS_CJK = re.compile(f"[{_CJK_TEXT}](?:\\*\\*|\\*)?$")  # bold or italic may close the line
+_STARTS_CJK = re.compile(f"^(?:\\*\\*|\\*|\\[)?[{_CJK_TEXT}]")  # ... or open the next
+_ENDS_FULLWIDTH = re.compile(r"[，。：；？！、（“]$")
+_BLOCK_START = re.compile(r"^\s*(?:[-*+]\s|\d+[.)]\s|#|\||<|```|\$\$)")
+_QUOTE = re.compile(r"^\s*>\s?")
+
+
+def join_chinese_lines(markdown: str) -> str:
+    """Join the lines of a paragraph where both sides of the break are Chinese.
+
+    A line break inside a Markdown paragraph is shown as a space, which Chinese does not put
+    between characters (``计算\n图`` would read ``计算 图``). Translators may wrap their lines;
+    the edition joins them. Code blocks, ``$$`` formulas, list items, tables and headings are left
+    as they are; a break between Chinese and Latin text stays a break (a space belongs there),
+    except after full-width punctuation, which takes no space.
+    """
+    out: list[str] = []
+    fenced = math = False
+    for line in markdown.split("\n"):
+        stripped = line.strip()
+        if stripped.startswith("```"):
+            fenced = not fenced
+            out.append(line)
+            continue
+        if math:  # inside a $$ ... $$ formula: kept line by line, until the line that closes it
+            math = "$$" not in stripped
+            out.append(line)
+            continue
+        if not fenced and stripped.startswith("$$") and stripped.count("$$") == 1:
+            math = True
+            out.append(line)
+            continue
+        if fenced or not out:
+            out.append(line)
+            continue
+        previous = out[-1]
+        quoted = _QUOTE.match(line) is not None and _QUOTE.match(previous) is not None
+        content = _QUOTE.sub("", line, count=1) if quoted else line.lstrip()
+        after_punctuation = _ENDS_FULLWIDTH.search(previous.rstrip()) is not None  # no space after ，。：
+        if (previous.strip() and _ENDS_CJK.search(previous.rstrip())
+                and (_STARTS_CJK.match(content) or after_punctuation)
+                and not _BLOCK_START.match(content) and not previous.lstrip().startswith(("#", "|"))
+                and (quoted or _QUOTE.match(line) is None)
+                and not (previous.rstrip().endswith("*") and content.startswith("*"))):
+            out[-1] = previous.rstrip() + content
+        else:
+            out.append(line)
+    return "\n".join(out)
+
+
+def unrendered_bold(markdown: str) -> list[str]:
+    """``**bold**`` that CommonMark (and so JupyterLab) leaves as asterisks, e.g. ``**预测：**运行``.
+
+    A closing ``**`` must be right-flanking: not after a space, and, when it follows punctuation
+    (``：``, ``。``, ``”``), followed by a space or punctuation. An opening one mirrors that. Chinese
+    prose hits this where English does not, since Chinese puts no space after its punctuation.
+    """
+    def punct(ch: str) -> bool:
+        return unicodedata.category(ch)[0] in "PS"
+
+    def space(ch: str) -> bool:
+        return ch == "" or ch.isspace()
+
+    found = []
+    text = re.sub(r"```.*?```", "\n\n", markdown, flags=re.DOTALL)
+    text = re.sub(r"`[^`\n]+`", "`x`", text)
+    text = _MATH.sub("$x$", text)
+    for paragraph in re.split(r"\n\s*\n", text):
+        runs = [m for m in re.finditer(r"(?<!\*)\*\*(?!\*)", paragraph)]
+        for k, run in enumerate(runs):
+            before = paragraph[run.start() - 1] if run.start() else ""
+            after = paragraph[run.end()] if run.end() < len(paragraph) else ""
+            if k % 2 == 0:  # opening
+                ok = not space(after) and (not punct(after) or space(before) or punct(before))
+            else:
+                ok = not space(before) and (not punct(before) or space(after) or punct(after))
+            if not ok:
+                found.append(paragraph[max(0, run.start() - 12):run.end() + 12].replace("\n", " "))
+    return found
+
+
+# -- catalogues --------------------------------------------------------------------------------
+
+@dataclass
+class Entry:
+    cell_id: str
+    hash: str
+    text: str
+    code: bool
+    todo: bool
+    line: int
+
+
+@dataclass
+class Catalogue:
+    path: Path
+    entries: dict[str, Entry] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+
+
+def read_catalogue(path: Path) -> Catalogue:
+    """Parse a catalogue; duplicate cells and malformed code entries become problems."""
+    catalogue = Catalogue(path)
+    if not path.exists():
+        return catalogue
+    text = path.read_text(encoding="utf-8")
+    headers = list(_HEADER.finditer(text))
+    for k, match in enumerate(headers):
+        end = headers[k + 1].start() if k + 1 < len(headers) else len(text)
+        body = text[match.end():end].strip("\n")
+        line = text.count("\n", 0, match.start()) + 1
+        is_code = bool(match["code"])
+        if is_code:
+            fenced = _FENCE.match(body.strip())
+            if not fenced:
+                catalogue.problems.append(f"{_show(path)}:{line}: cell {match['id']}: a code entry is one "
+                                          "```python block")
+                continue
+            body = fenced["body"]
+        if match["id"] in catalogue.entries:
+            catalogue.problems.append(f"{_show(path)}:{line}: cell {match['id']} has two entries")
+            continue
+        catalogue.entries[match["id"]] = Entry(match["id"], match["hash"], body, is_code, bool(match["todo"]), line)
+    return catalogue
+
+
+def format_entry(cell_id: str, english: str, text: str, *, code: bool, todo: bool) -> str:
+    header = f"<!-- cell {cell_id} en:{english_hash(english)}{' code' if code else ''}{' todo' if todo else ''} -->"
+    body = f"```python\n{text}\n```" if code else text
+    return f"{header}\n{body}\n"
+
+
+def catalogue_path(english: Path) -> Path:
+    """translations/zh/<folder>/<name>.md for lessons/<name>.ipynb or solutions/<name>.ipynb."""
+    rel = english.relative_to(ROOT) if english.is_absolute() else english
+    return ROOT / CATALOGUES / rel.parent / (rel.stem + ".md")
+
+
+def edition_of(path: Path) -> Path | None:
+    """The Chinese edition of an English lesson or exercise set (relative in, relative out), else None."""
+    rel = Path(path).resolve().relative_to(ROOT) if Path(path).is_absolute() else Path(path)
+    if len(rel.parts) != 2 or rel.parts[0] not in TRANSLATED or rel.suffix != ".ipynb":
+        return None
+    return Path(EDITIONS[rel.parts[0]]) / rel.name
+
+
+def edition_path(english: Path) -> Path:
+    rel = english.relative_to(ROOT) if english.is_absolute() else english
+    return ROOT / EDITIONS[rel.parts[0]] / Path(*rel.parts[1:])
+
+
+def _show(path: Path) -> str:
+    try:
+        return path.relative_to(ROOT).as_posix()
+    except ValueError:
+        return str(path)
+
+
+# -- writing the edition -----------------------------------------------------------------------
+
+def _read(path: Path):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return nbformat.read(path, as_version=4)
+
+
+def dumps(nb) -> str:
+    """nbformat's sorted-key JSON, as tools/execute_notebooks.py writes it."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        text = nbformat.writes(nb)
+    return text if text.endswith("\n") else text + "\n"
+
+
+def rewrite_links(text: str, english_rel: str) -> str:
+    """Relative links of a notebook at ``english_rel`` as seen from its Chinese edition."""
+    here = posixpath.dirname(english_rel)
+    there = posixpath.dirname(_edition_rel(english_rel))
+
+    def fix(match: re.Match) -> str:
+        target = match["target"]
+        if re.match(r"^[a-z][a-z0-9+.-]*:|^#|^/", target):
+            return match.group(0)
+        path, hash_, anchor = target.partition("#")
+        resolved = posixpath.normpath(posixpath.join(here, path))
+        translated = _edition_rel(resolved)
+        if translated != resolved and _has_edition(resolved):
+            resolved = translated
+        new = posixpath.relpath(resolved, there) + (hash_ + anchor)
+        return match.group(1) + new
+
+    text = _LINK.sub(fix, text)
+    return _CODE_PATH.sub(lambda m: f"`{_edition_rel(m[1]) if _has_edition(m[1]) else m[1]}`", text)
+
+
+#: Inline code that names a course notebook, as in "open `exercises/03_chain_rule.ipynb`".
+_CODE_PATH = re.compile(r"`((?:lessons|exercises|solutions)/[A-Za-z0-9_]+\.ipynb)`")
+
+
+def _edition_rel(rel: str) -> str:
+    top, _, rest = rel.partition("/")
+    if top in EDITIONS and rest and not rest.startswith(LANGUAGE + "/"):
+        if rest.endswith(".ipynb") or rest == "README.md":
+            return f"{EDITIONS[top]}/{rest}"
+    return rel
+
+
+def _has_edition(rel: str) -> bool:
+    """Whether the English file ``rel`` has a Chinese edition: a notebook whose source has a
+    catalogue (decided from the sources, so the output never depends on what was written
+    first), or a README.md with a hand-written Chinese version beside it."""
+    top, _, rest = rel.partition("/")
+    if rest.endswith(".ipynb"):
+        source = f"{'solutions' if top == 'exercises' else top}/{rest}"
+        return (ROOT / source).exists() and catalogue_path(Path(source)).exists()
+    return (ROOT / _edition_rel(rel)).exists()
+
+
+@dataclass
+class Result:
+    english: Path
+    text: str | None  # the Chinese notebook's file text; None when it cannot be written
+    problems: list[str]
+    done: int = 0
+    stale: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+
+
+def translate_notebook(english: Path) -> Result:
+    """The Chinese edition of one English notebook, and every problem of its catalogue."""
+    rel = english.relative_to(ROOT).as_posix()
+    catalogue = read_catalogue(catalogue_path(english))
+    where = _show(catalogue.path)
+    problems = list(catalogue.problems)
+    if not catalogue.path.exists():
+        problems.append(f"{where}: no catalogue for {rel}")
+    nb = _read(english)
+    zh = copy.deepcopy(nb)
+    result = Result(english, None, problems)
+    is_exercise_set = rel.startswith("solutions/")
+    seen = set()
+    for index, cell in enumerate(zh.cells):
+        cell_id = cell.get("id", "")
+        label = f"{where}: cell {cell_id} (cell {index} of {rel})"
+        if not needs_translation(cell):
+            continue
+        seen.add(cell_id)
+        entry = catalogue.entries.get(cell_id)
+        if entry is None or entry.todo:
+            result.missing.append(cell_id)
+            problems.append(f"{label}: no translation" + (" (marked todo)" if entry else ""))
+            continue
+        if entry.hash != english_hash(cell.source):
+            result.stale.append(cell_id)
+            problems.append(f"{label}: stale: the English changed since it was translated "
+                            f"(entry en:{entry.hash}, English now en:{english_hash(cell.source)})")
+            continue
+        if entry.code != (cell.cell_type == "code"):
+            problems.append(f"{label}: the entry is marked {'code' if entry.code else 'text'}, "
+                            f"the cell is {cell.cell_type}")
+            continue
+        if cell.cell_type == "code":
+            if code_shape(entry.text) != code_shape(cell.source) or code_shape(cell.source) is None \
+                    and entry.text != cell.source:
+                problems.append(f"{label}: the code differs from the English; only comments, "
+                                "t.test() names and hints may be translated")
+                continue
+        else:
+            lost = sorted(set(_MATH.findall(cell.source)) - set(_MATH.findall(entry.text)))
+            if lost:
+                problems.append(f"{label}: formulas must stay as they are; missing {lost[0]!r}")
+                continue
+            bold = unrendered_bold(entry.text)
+            if bold:
+                problems.append(f"{label}: Markdown shows this bold as asterisks (put the punctuation "
+                                f"outside the **, as in **预测**：): {bold[0]!r}")
+                continue
+        cell.source = (join_chinese_lines(rewrite_links(entry.text, rel)) if cell.cell_type == "markdown"
+                       else entry.text)
+        result.done += 1
+    for cell_id, entry in catalogue.entries.items():
+        if cell_id not in seen:
+            problems.append(f"{where}:{entry.line}: cell {cell_id}: no such cell to translate in {rel}")
+    if is_exercise_set:
+        _speak_chinese(zh)
+        for cell in zh.cells:
+            if cell.get("id"):
+                cell["id"] = f"{LANGUAGE}-{cell['id']}"[:64]
+    zh.metadata["translation"] = {"language": LANGUAGE_TAG, "source": rel}
+    if not problems:
+        result.text = dumps(zh)
+    return result
+
+
+def _speak_chinese(nb) -> None:
+    """Add SPEAK_CHINESE to the set's setup cell (the first code cell)."""
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.source = cell.source.rstrip("\n") + "\n" + SPEAK_CHINESE
+            return
+
+
+def english_notebooks(paths: list[str] | None = None) -> list[Path]:
+    """The English notebooks that have (or are given) a Chinese edition."""
+    found = []
+    for folder in TRANSLATED:
+        for path in sorted((ROOT / folder).glob("*.ipynb")):
+            found.append(path)
+    if paths:
+        wanted = {(ROOT / p).resolve() for p in paths}
+        found = [p for p in found if p.resolve() in wanted or catalogue_path(p).resolve() in wanted]
+    return found
+
+
+def orphan_catalogues() -> list[str]:
+    known = {catalogue_path(p).resolve() for p in english_notebooks()}
+    return [f"{_show(p)}: no English notebook {p.stem}.ipynb for this catalogue"
+            for p in sorted((ROOT / CATALOGUES).rglob("*.md")) if p.resolve() not in known
+            and p.parent.name in TRANSLATED]
+
+
+# -- commands ----------------------------------------------------------------------------------
+
+def cmd_write(paths: list[str]) -> int:
+    failed = 0
+    for english in english_notebooks(paths):
+        result = translate_notebook(english)
+        target = edition_path(english)
+        if result.text is None:
+            failed += 1
+            for problem in result.problems:
+                print(f"error: {problem}", file=sys.stderr)
+            continue
+        old = target.read_text(encoding="utf-8") if target.exists() else None
+        is_set = english.relative_to(ROOT).parts[0] == "solutions"
+        if old == result.text or (is_set and old is not None and _same_except_outputs(old, result.text)):
+            continue  # an exercise set keeps the outputs of its own run (its self-check speaks Chinese)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(result.text, encoding="utf-8")
+        print(f"wrote {_show(target)}" + (" (with the English outputs, until ./run notebooks runs it)"
+                                          if is_set else ""))
+    if failed:
+        print(f"error: {failed} notebook(s) not written; fix the entries named above", file=sys.stderr)
+    return 1 if failed else 0
+
+
+def _same_except_outputs(committed: str, generated: str) -> bool:
+    """Solutions' Chinese check cells print Chinese, so their outputs come from a run."""
+    def strip(text):
+        nb = json.loads(text)
+        for cell in nb["cells"]:
+            cell.pop("outputs", None)
+            cell.pop("execution_count", None)
+        return nb
+    return strip(committed) == strip(generated)
+
+
+def cmd_check(paths: list[str]) -> int:
+    problems = [] if paths else orphan_catalogues()
+    for english in english_notebooks(paths):
+        result = translate_notebook(english)
+        problems += result.problems
+        target = edition_path(english)
+        if result.text is None:
+            continue
+        if not target.exists():
+            problems.append(f"{_show(target)}: missing; run ./run translations write")
+            continue
+        committed = target.read_text(encoding="utf-8")
+        solutions = english.relative_to(ROOT).parts[0] == "solutions"
+        same = _same_except_outputs(committed, result.text) if solutions else committed == result.text
+        if not same:
+            problems.append(f"{_show(target)}: differs from what its catalogue and the English generate "
+                            "(edited by hand?); change the catalogue and run ./run translations write")
+    if not paths:
+        expected = {edition_path(p).resolve() for p in english_notebooks()}
+        for folder in TRANSLATED:
+            for path in sorted((ROOT / EDITIONS[folder]).glob("*.ipynb")):
+                if path.resolve() not in expected:
+                    problems.append(f"{_show(path)}: no English notebook generates this file")
+    for problem in problems:
+        print(f"error: {problem}", file=sys.stderr)
+    if problems:
+        print(f"translations check: {len(problems)} problem(s)", file=sys.stderr)
+        return 1
+    print(f"translations check: {len(english_notebooks(paths))} notebooks up to date")
+    return 0
+
+
+def cmd_status(paths: list[str]) -> int:
+    for english in english_notebooks(paths):
+        result = translate_notebook(english)
+        nb = _read(english)
+        total = sum(needs_translation(c) for c in nb.cells)
+        print(f"{english.relative_to(ROOT).as_posix():50s} {result.done:3d}/{total:<3d} done"
+              f"  {len(result.stale):3d} stale  {len(result.missing):3d} missing"
+              f"  {chinese_share(edition_path(english)):4.0%} Chinese")
+    return 0
+
+
+def cmd_skeleton(paths: list[str]) -> int:
+    """Append a ``todo`` entry, with the English text, for every cell that has none."""
+    if not paths:
+        print("error: name the English notebooks, e.g. lessons/03_chain_rule.ipynb", file=sys.stderr)
+        return 2
+    for english in english_notebooks(paths):
+        path = catalogue_path(english)
+        catalogue = read_catalogue(path)
+        nb = _read(english)
+        added = []
+        for cell in nb.cells:
+            if not needs_translation(cell):
+                continue
+            entry = catalogue.entries.get(cell["id"])
+            if entry is None:
+                added.append(format_entry(cell["id"], cell.source, cell.source,
+                                          code=cell.cell_type == "code", todo=True))
+            elif entry.hash != english_hash(cell.source):
+                print(f"{_show(path)}:{entry.line}: cell {cell['id']} is stale; once updated, its header "
+                      f"is <!-- cell {cell['id']} en:{english_hash(cell.source)}"
+                      f"{' code' if entry.code else ''} -->")
+        if added:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            old = path.read_text(encoding="utf-8") if path.exists() else (
+                f"<!-- 中文版翻译：{english.relative_to(ROOT).as_posix()}。每个条目以 cell 行开头；"
+                "格式见 tools/translate.py。 -->\n")
+            path.write_text(old.rstrip("\n") + "\n\n" + "\n".join(added), encoding="utf-8")
+            print(f"{_show(path)}: {len(added)} todo entries added")
+    return 0
+
+
+def chinese_share(path: Path) -> float:
+    """The share of a notebook's prose letters that are Chinese (code, formulas, links left out)."""
+    if not path.exists():
+        return 0.0
+    nb = _read(path)
+    cjk = latin = 0
+    for cell in nb.cells:
+        if cell.cell_type != "markdown":
+            continue
+        prose = prose_of(cell.source)
+        cjk += len(_CJK.findall(prose))
+        latin += len(_LATIN.findall(prose))
+    return cjk / (cjk + latin) if cjk + latin else 0.0
+
+
+def prose_of(markdown: str) -> str:
+    """Markdown without fenced code, inline code, formulas, HTML tags and link targets."""
+    text = re.sub(r"```.*?```", " ", markdown, flags=re.DOTALL)
+    text = re.sub(r"`[^`\n]*`", " ", text)
+    text = _MATH.sub(" ", text)
+    text = re.sub(r"<[^>]+>", " ", text)
+    text = re.sub(r"\]\([^)]*\)", "]", text)
+    return text
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="translate", description=__doc__.split("\n\n")[0])
+    parser.add_argument("words", nargs="*", metavar="[write|check|status|skeleton] [NOTEBOOK ...]",
+                        help="a command (default: write), then English notebooks (default: all)")
+    parser.add_argument("--check", action="store_true", help="the same as the command check")
+    args = parser.parse_args(argv)
+    commands = {"write": cmd_write, "check": cmd_check, "status": cmd_status, "skeleton": cmd_skeleton}
+    words = list(args.words)
+    command = words.pop(0) if words and words[0] in commands else "write"
+    if args.check:
+        command = "check"
+    missing = [w for w in words if not (ROOT / w).exists()]
+    if missing:
+        parser.error(f"no such notebook: {missing[0]}")
+    return commands[command](words)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
