@@ -4,12 +4,12 @@ Every notebook in lessons/ is checked; the rules are those of docs/authoring-les
 
 * **Structure** (reads the stored notebooks, fast): a `# Lesson N: ...` title matching the file
   number, a `## What you will learn` cell, a closing `## Summary` that names an `exercises/`
-  notebook, exactly one `backend` cell `import tensorgrad as tg`, a **Predict:**/**Answer:** pair,
-  predictions that are not spoiled (the `predict` code cell stored with its output collapsed and
-  a neutral first line, the answer a closed `<details>` block), at least 24 predictions in the
-  course, a picture (SVG or PNG) in every lesson, no wider than the output area,
-  contiguous numbering from 01, lessons/README.md listing exactly the files present, few
-  `nbval-ignore-output` cells, every code cell executed in order, errors stored only in
+  notebook that exists, exactly one `backend` cell `import tensorgrad as tg`, a
+  **Predict:**/**Answer:** pair, predictions that are not spoiled (the `predict` code cell stored
+  with its output collapsed and a neutral first line, the answer a closed `<details>` block), at
+  least 24 predictions in the course, a picture (SVG or PNG) in every lesson, no wider than the
+  output area, contiguous numbering from 01, lessons/README.md listing exactly the files present,
+  few `nbval-ignore-output` cells, every code cell executed in order, errors stored only in
   `raises-exception` cells, and a reason for every `tensorgrad-only` tag.
 * **Errors still happen**: each lesson is run again (nbclient, PYTHONHASHSEED=0, a kernel on this
   interpreter), and every `raises-exception` cell must raise the stored exception class with the
@@ -350,9 +350,12 @@ def test_what_you_will_learn_and_summary(path):
     assert summary, f"{path.name}: needs a markdown cell starting '## Summary'"
     index, cell = summary[-1]
     assert index == len(nb.cells) - 1, f"{path.name}: the '## Summary' cell must be the last cell"
-    assert re.search(r"exercises/[A-Za-z0-9_]+\.ipynb", cell.source), (
+    named = re.findall(r"exercises/[A-Za-z0-9_]+\.ipynb", cell.source)
+    assert named, (
         f"{path.name}: the summary must point to its exercise set, e.g. "
         "`exercises/03_chain_rule.ipynb`")
+    missing = sorted({name for name in named if not (ROOT / name).is_file()})
+    assert not missing, f"{path.name}: the summary points to exercise sets that do not exist: {missing}"
 
 
 @pytest.mark.parametrize("path", lesson_params())
