@@ -5,7 +5,8 @@ Each case takes the solution's answers, breaks one of them the way learners do (
 before all its uses have reported, ``2 - x`` computed as ``x - 2``, a ``None`` gradient, float32
 tensors, gradients never zeroed), and runs the task's check cell as the student gets it (public
 tests only, from ``exercises/``): the named public test must fail and the cell must raise. The
-unbroken answers pass every public test.
+unbroken answers pass every public test, and the answer key of the prediction (task 4) is what its
+program gives.
 """
 
 import json
@@ -113,3 +114,26 @@ def test_a_public_check_catches_the_common_wrong_answer(task, wrong, broken, tes
     out = capsys.readouterr().out
     assert failure is not None and "checks failed" in failure, (wrong, out)
     assert any(line.startswith(f"\N{BALLOT X} {test}: ") for line in out.splitlines()), (wrong, out)
+
+
+def test_the_answer_key_of_the_prediction_is_what_the_program_prints():
+    # Task 4's answers are literals in the solution: run its program to confirm them.
+    import tensorgrad as tg
+
+    solution = cells_by_grade_id(SOLUTION)
+    namespace = {}
+    for gid in ("setup", "task1", "task2", "task3", "task4"):
+        exec(solution[gid], namespace)
+    Value = namespace["Value"]
+    x, w = Value(2.0), Value(1.0)
+    a = x + w
+    y = a * (w + 1)
+    y.backward()
+    y.backward()
+    assert (namespace["x_grad"], namespace["w_grad"], namespace["a_grad"]) == (x.grad, w.grad, a.grad)
+    x = tg.tensor(2., requires_grad=True)
+    w = tg.tensor(1., requires_grad=True)
+    y = (x + w) * (w + 1)
+    y.backward(retain_graph=True)
+    y.backward()
+    assert namespace["x_grad_tg"] == x.grad.item()
