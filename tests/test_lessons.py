@@ -7,12 +7,12 @@ tests that run lessons run the English edition only.
 
 * **Structure** (reads the stored notebooks, fast): a `# Lesson N: ...` title matching the file
   number, a `## What you will learn` cell, a closing `## Summary` that names an `exercises/`
-  notebook, exactly one `backend` cell `import tensorgrad as tg`, a **Predict:**/**Answer:** pair,
-  predictions that are not spoiled (the `predict` code cell stored with its output collapsed and
-  a neutral first line, the answer a closed `<details>` block), at least 24 predictions in the
-  course, a picture (SVG or PNG) in every lesson, no wider than the output area,
-  contiguous numbering from 01, lessons/README.md listing exactly the files present, few
-  `nbval-ignore-output` cells, every code cell executed in order, errors stored only in
+  notebook that exists, exactly one `backend` cell `import tensorgrad as tg`, a
+  **Predict:**/**Answer:** pair, predictions that are not spoiled (the `predict` code cell stored
+  with its output collapsed and a neutral first line, the answer a closed `<details>` block), at
+  least 24 predictions in the course, a picture (SVG or PNG) in every lesson, no wider than the
+  output area, contiguous numbering from 01, lessons/README.md listing exactly the files present,
+  few `nbval-ignore-output` cells, every code cell executed in order, errors stored only in
   `raises-exception` cells, and a reason for every `tensorgrad-only` tag.
 * **Errors still happen**: each lesson is run again (nbclient, PYTHONHASHSEED=0, a kernel on this
   interpreter), and every `raises-exception` cell must raise the stored exception class with the
@@ -390,9 +390,11 @@ def test_what_you_will_learn_and_summary(path):
     assert summary, f"{path.name}: needs a markdown cell starting {w.summary!r}"
     index, cell = summary[-1]
     assert index == len(nb.cells) - 1, f"{path.name}: the {w.summary!r} cell must be the last cell"
-    assert re.search(w.exercises, cell.source), (
-        f"{path.name}: the summary must point to its exercise set, e.g. "
+    named = re.findall(w.exercises, cell.source)
+    assert named, (        f"{path.name}: the summary must point to its exercise set, e.g. "
         "`exercises/03_chain_rule.ipynb`")
+    missing = sorted({name for name in named if not (ROOT / name).is_file()})
+    assert not missing, f"{path.name}: the summary points to exercise sets that do not exist: {missing}"
 
 
 @pytest.mark.parametrize("path", both_editions())

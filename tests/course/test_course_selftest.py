@@ -439,6 +439,43 @@ def test_files_that_are_not_notebooks_get_a_row_with_a_reason(made_from, request
     assert (r.notebook, r.score) == (exset.name, 0)  # its row is in its set's table, with 0 points
 
 
+def _bound(target):
+    """The names an assignment target binds: ``a``, ``a, b`` or ``*a`` (not ``a.b`` or ``a[0]``)."""
+    if isinstance(target, ast.Name):
+        yield target.id
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        for item in target.elts:
+            yield from _bound(item)
+    elif isinstance(target, ast.Starred):
+        yield from _bound(target.value)
+
+
+def bound_names(source):
+    """The top-level names an answer cell binds: functions, classes and assigned variables."""
+    names = set()
+    for node in ast.parse(source).body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                names.update(_bound(target))
+    return names
+
+
+@pytest.mark.parametrize("name", SETS)
+def test_no_two_tasks_of_a_set_answer_with_the_same_name(name):
+    # A later task that reuses an earlier task's name would find the earlier answer while its own
+    # is still blank: its self-check would say "answered", and the grader "failed", not "not attempted".
+    exset = load_exercise_sets(SOLUTIONS, EXERCISES)[name]
+    first_answer = {}
+    for task in exset.tasks:
+        for gid in task.answers:
+            for bound in sorted(bound_names(text(by_id(exset.notebook, gid)))):
+                earlier = first_answer.setdefault(bound, gid)
+                assert earlier in task.answers, (
+                    f"{name}: answer cell {gid!r} binds {bound!r}, as answer cell {earlier!r} of another task does")
+
+
 def _count_twice(t):
     """The common wrong count_ops of set 01 task 3: no memory of the nodes seen."""
     count, stack = 0, [t.grad_fn]

@@ -1,0 +1,139 @@
+"""Set 12 (the capstone): the public checks catch the common wrong answer of each code task.
+
+Each case takes the solution's answers, breaks one of them the way learners do (``=`` instead of
+``+=``, a recursive sort, a sort that forgets what it has seen, a backward pass that runs a value
+before all its uses have reported, ``2 - x`` computed as ``x - 2``, a ``None`` gradient, float32
+tensors, gradients never zeroed), and runs the task's check cell as the student gets it (public
+tests only, from ``exercises/``): the named public test must fail and the cell must raise. The
+unbroken answers pass every public test, and the answer key of the prediction (task 4) is what its
+program gives.
+"""
+
+import json
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+NAME = "12_build_your_own_engine"
+SOLUTION = ROOT / "solutions" / f"{NAME}.ipynb"
+EXERCISE = ROOT / "exercises" / f"{NAME}.ipynb"
+
+RECURSIVE_SORT = '''
+def topological_order(root):
+    order, seen = [], set()
+
+    def visit(value):
+        if id(value) not in seen:
+            seen.add(id(value))
+            for input_ in value._prev:
+                visit(input_)
+            order.append(value)
+    visit(root)
+    return order
+'''
+
+FIRST_REACHED_BACKWARD = '''
+def backward(self):
+    self.grad = 1.0
+    stack, seen = [self], set()
+    while stack:
+        value = stack.pop()
+        if id(value) not in seen:
+            seen.add(id(value))
+            value._backward()
+            stack.extend(value._prev)
+
+
+Value.backward = backward
+'''
+
+#: (task, what is wrong, edits of the solution's answer: (old, new) pairs or a whole new source,
+#: the public test that must fail)
+WRONG = [
+    ("task1", "= instead of +=", [("self.grad += out.grad", "self.grad = out.grad"),
+                                  ("other.grad += out.grad", "other.grad = out.grad")],
+     "a + a and a * a: a value used twice gets both contributions"),
+    ("task2", "a recursive sort", RECURSIVE_SORT, "a chain of 5,000 values, without RecursionError"),
+    ("task2", "no memory of the values seen", [("elif id(value) not in seen:", "else:")],
+     "b = a + a: a appears once"),
+    ("task3", "a value's _backward runs when it is first reached", FIRST_REACHED_BACKWARD,
+     "h = x * 3 used twice, in y = k + h and y = h + k with k = h * 2: x.grad is 9"),
+    ("task5", "2 - x computed as x - 2", [("return (-self) + other", "return self - other")],
+     "2 - x and 1 / x, with the number on the left"),
+    ("task5", "tanh's derivative from the input", [("(1 - out.data ** 2)", "(1 - self.data ** 2)")],
+     "tanh at 0.5"),
+    ("task6", "an unused input's None gradient", [("0.0 if t.grad is None else t.grad.item()", "t.grad.item()")],
+     "x * y + 3 at (2, -1, 0.5) with tensorgrad: z is not used"),
+    ("task6", "float32 tensors", [("dtype=tg.float64, ", "")],
+     "(x * y).tanh() + z ** 3 with tensorgrad, to 12 digits"),
+    ("task7", "gradients never zeroed", [("param.grad = 0.0", "pass")], "w * x: w is 1.5 after two steps"),
+]
+
+
+def cells_by_grade_id(path):
+    if not path.is_file():
+        pytest.skip(f"{path.relative_to(ROOT)} is missing")
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    return {c["metadata"]["nbgrader"]["grade_id"]: "".join(c["source"])
+            for c in nb["cells"] if "nbgrader" in c["metadata"]}
+
+
+def run_public_check(task, broken=None):
+    """Run the solution's setup and answers up to ``task`` (its own broken), then its public check."""
+    from tensorgrad_course import CheckFailure
+
+    solution, exercise = cells_by_grade_id(SOLUTION), cells_by_grade_id(EXERCISE)
+    namespace = {}
+    exec(solution["setup"], namespace)
+    for k in range(1, int(task.removeprefix("task")) + 1):
+        source = solution[f"task{k}"]
+        if f"task{k}" == task and broken is not None:
+            if isinstance(broken, str):
+                source = broken
+            for old, new in [] if isinstance(broken, str) else broken:
+                assert old in source, f"{task}: the solution no longer contains {old!r}"
+                source = source.replace(old, new)
+        exec(source, namespace)
+    try:
+        exec(exercise[f"{task}_check"], namespace)
+    except CheckFailure as failure:
+        return str(failure)
+    return None
+
+
+@pytest.mark.parametrize("task", ["task1", "task2", "task3", "task5", "task6", "task7"])
+def test_the_solution_passes_every_public_check(task, capsys):
+    assert run_public_check(task) is None
+    assert capsys.readouterr().out.splitlines()[-1].startswith(f"{task}: all ")
+
+
+@pytest.mark.parametrize("task, wrong, broken, test", WRONG, ids=[f"{t}-{w}" for t, w, _, _ in WRONG])
+def test_a_public_check_catches_the_common_wrong_answer(task, wrong, broken, test, capsys):
+    failure = run_public_check(task, broken)
+    out = capsys.readouterr().out
+    assert failure is not None and "checks failed" in failure, (wrong, out)
+    assert any(line.startswith(f"\N{BALLOT X} {test}: ") for line in out.splitlines()), (wrong, out)
+
+
+def test_the_answer_key_of_the_prediction_is_what_the_program_prints():
+    # Task 4's answers are literals in the solution: run its program to confirm them.
+    import tensorgrad as tg
+
+    solution = cells_by_grade_id(SOLUTION)
+    namespace = {}
+    for gid in ("setup", "task1", "task2", "task3", "task4"):
+        exec(solution[gid], namespace)
+    Value = namespace["Value"]
+    x, w = Value(2.0), Value(1.0)
+    a = x + w
+    y = a * (w + 1)
+    y.backward()
+    y.backward()
+    assert (namespace["x_grad"], namespace["w_grad"], namespace["a_grad"]) == (x.grad, w.grad, a.grad)
+    x = tg.tensor(2., requires_grad=True)
+    w = tg.tensor(1., requires_grad=True)
+    y = (x + w) * (w + 1)
+    y.backward(retain_graph=True)
+    y.backward()
+    assert namespace["x_grad_tg"] == x.grad.item()
