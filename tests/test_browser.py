@@ -147,8 +147,11 @@ SHOWS = """async ([index, selector]) => {
 
 def open_lesson(page, base, lesson=LESSON):
     page.goto(f"{base}/lab/tree/lessons/{lesson}?token={TOKEN}")
+    # (a workspace saved by an earlier run may reopen other notebooks too: wait for this one)
     page.wait_for_function(
         "window.jupyterapp && window.jupyterapp.shell.currentWidget"
+        " && window.jupyterapp.shell.currentWidget.context"
+        f" && window.jupyterapp.shell.currentWidget.context.path === 'lessons/{lesson}'"
         " && window.jupyterapp.shell.currentWidget.content"
         " && window.jupyterapp.shell.currentWidget.content.widgets.length > 10", timeout=90_000)
     page.wait_for_function(
@@ -226,8 +229,8 @@ def test_a_lesson_runs_saves_and_reopens_with_its_pictures(lab, tmp_path):
     assert not status.strip() or os.environ.get("TENSORGRAD_ALLOW_DIRTY"), status
 
 
-RENDERED_MARKDOWN = """[...document.querySelectorAll('.jp-MarkdownCell .jp-RenderedMarkdown')]
-    .map(e => e.textContent)"""
+RENDERED_MARKDOWN = """[...window.jupyterapp.shell.currentWidget.node
+    .querySelectorAll('.jp-MarkdownCell .jp-RenderedMarkdown')].map(e => e.textContent)"""
 
 
 @pytest.mark.lab_args("--lang", "zh")
