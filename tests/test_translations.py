@@ -292,3 +292,19 @@ def test_the_chinese_readme_lists_exactly_the_chinese_lessons():
     listed = sorted(set(re.findall(r"^- \[(\d\d_[a-z0-9_]+\.ipynb)\]\(\1\)", text, re.M)))
     english = sorted(p.name for p in (ROOT / "lessons").glob("*.ipynb"))
     assert listed == english, f"lessons/zh/README.md lists {listed}; the lessons are {english}"
+
+
+@pytest.mark.parametrize("markdown, shown", [
+    ("第一行中文，\n第二行。", "第一行中文，第二行。"),
+    ("第一段。\n\n第二段。\n接着。", "第一段。\n\n第二段。接着。"),  # paragraphs stay apart
+    ("说明：\n\n- 一项\n- 二项", "说明：\n\n- 一项\n- 二项"),
+    ("中文\n`code` 后面", "中文\n`code` 后面"),  # the break shows as the space that belongs there
+    ("中文，\n`x` 是", "中文，`x` 是"),  # but not after full-width punctuation
+    ("- 列表中文\n  继续中文", "- 列表中文继续中文"),
+    ("> 引用中文\n> 继续中文", "> 引用中文继续中文"),
+    ("中文\n$$\na = b\n= c$$\n后面\n继续", "中文\n$$\na = b\n= c$$\n后面继续"),
+    ("```\n代码\n行\n```", "```\n代码\n行\n```"),
+    ("中文**\n**粗体**", "中文**\n**粗体**"),
+])
+def test_lines_of_a_chinese_paragraph_are_joined(markdown, shown):
+    assert translate.join_chinese_lines(markdown) == shown

@@ -210,7 +210,7 @@ def join_chinese_lines(markdown: str) -> str:
         quoted = _QUOTE.match(line) is not None and _QUOTE.match(previous) is not None
         content = _QUOTE.sub("", line, count=1) if quoted else line.lstrip()
         after_punctuation = _ENDS_FULLWIDTH.search(previous.rstrip()) is not None  # no space after ，。：
-        if (previous.strip() and _ENDS_CJK.search(previous.rstrip())
+        if (stripped and previous.strip() and _ENDS_CJK.search(previous.rstrip())
                 and (_STARTS_CJK.match(content) or after_punctuation)
                 and not _BLOCK_START.match(content) and not previous.lstrip().startswith(("#", "|"))
                 and (quoted or _QUOTE.match(line) is None)
