@@ -145,6 +145,12 @@ SHOWS = """async ([index, selector]) => {
 }"""
 
 
+def launch(playwright):
+    """The system Chromium, headless (Playwright's own browser download is not used)."""
+    return playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                      args=["--no-sandbox", "--disable-dev-shm-usage"])
+
+
 def open_lesson(page, base, lesson=LESSON):
     page.goto(f"{base}/lab/tree/lessons/{lesson}?token={TOKEN}")
     # (a workspace saved by an earlier run may reopen other notebooks too: wait for this one)
@@ -175,8 +181,7 @@ def test_a_lesson_runs_saves_and_reopens_with_its_pictures(lab, tmp_path):
     shots = Path(os.environ.get("TENSORGRAD_SCREENSHOTS", tmp_path))
     shots.mkdir(parents=True, exist_ok=True)
     with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                             args=["--no-sandbox", "--disable-dev-shm-usage"])
+        browser = launch(playwright)
         try:
             page = browser.new_page(viewport={"width": 1280, "height": 900})
             open_lesson(page, base)
@@ -256,8 +261,7 @@ def test_the_chinese_edition_opens_and_reads_as_chinese(lab, tmp_path):
     shots = Path(os.environ.get("TENSORGRAD_SCREENSHOTS", tmp_path))
     shots.mkdir(parents=True, exist_ok=True)
     with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                             args=["--no-sandbox", "--disable-dev-shm-usage"])
+        browser = launch(playwright)
         try:
             page = browser.new_page(viewport={"width": 1280, "height": 900})
             open_lesson(page, base, f"zh/{LESSON}")

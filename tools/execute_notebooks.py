@@ -39,7 +39,6 @@ import hashlib
 import os
 import re
 import sys
-import warnings
 from pathlib import Path
 
 os.environ["PYTHONHASHSEED"] = "0"  # inherited by the kernel process
@@ -54,6 +53,7 @@ from nbclient.exceptions import CellExecutionError  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import translate  # noqa: E402  (tools/translate.py: the Chinese edition)
+from tensorgrad_course.notebooks import dumps  # noqa: E402  (byte-stable notebook JSON)
 SANITIZE_FILE = ROOT / "tests" / "nbval_sanitize.cfg"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 DEFAULT_FOLDERS = ("lessons", "solutions")
@@ -157,13 +157,6 @@ def normalise(nb) -> None:
     info = nb.metadata.get("language_info")
     if isinstance(info, dict):
         info.pop("version", None)
-
-
-def dumps(nb) -> str:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        text = nbformat.writes(nb)
-    return text if text.endswith("\n") else text + "\n"
 
 
 def execute(path: Path, timeout: int) -> str:

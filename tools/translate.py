@@ -74,6 +74,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
+from tensorgrad_course.notebooks import dumps  # nbformat's sorted-key JSON, as every tool writes it
 
 ROOT = Path(__file__).resolve().parents[1]
 LANGUAGE = "zh"
@@ -335,14 +336,6 @@ def _read(path: Path):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return nbformat.read(path, as_version=4)
-
-
-def dumps(nb) -> str:
-    """nbformat's sorted-key JSON, as tools/execute_notebooks.py writes it."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        text = nbformat.writes(nb)
-    return text if text.endswith("\n") else text + "\n"
 
 
 def rewrite_links(text: str, english_rel: str) -> str:
