@@ -164,6 +164,7 @@ class TaskCheck:
         self._known: dict[str, dict[str, dict]] = {}  # test -> value name -> the solution's value
         self._weights: dict[str, float] = {}  # test -> its weight
         self._points: float | None = None  # the cell's points, armed by expect_values (nbgrader)
+        self._hidden: set[str] = set()  # the hidden tests, named by expect_values (nbgrader)
 
     @property
     def label(self) -> str:
@@ -171,7 +172,7 @@ class TaskCheck:
 
     # ----------------------------------------------------------- declaring
 
-    def expect_values(self, table: str, points: float | None = None) -> None:
+    def expect_values(self, table: str, points: float | None = None, hidden: list[str] = ()) -> None:
         """The solution's values for the tests that give no ``expected=`` (JSON text).
 
         ``tensorgrad-course nbgrader`` writes this call into a hidden-test region
@@ -186,6 +187,10 @@ class TaskCheck:
         cell evaluates to as the cell's score (partial credit), so a task whose
         tests partly pass gets the same points under nbgrader as under
         ``tensorgrad-course grade``.
+
+        ``hidden`` names the hidden tests: their messages never show an expected
+        value or the difference from it, even one given with ``expected=``
+        (nbgrader's feedback shows the students these outputs).
         """
         import json
 
@@ -194,6 +199,7 @@ class TaskCheck:
             if isinstance(points, bool) or not isinstance(points, (int, float)) or not points >= 0:
                 raise ValueError(f"{self.name}: expect_values(points=...) must be a number >= 0")
             self._points = float(points)
+        self._hidden = {name for name in hidden if isinstance(name, str)}
 
     def test(self, name: str, *, hint: str | None = None, weight: float = 1.0) -> _Test:
         """A context manager for one test: ``with t.test("name"): ...``.
@@ -255,7 +261,7 @@ class TaskCheck:
         if message is None and expected is not _MISSING:
             message = values.compare(
                 values.encode(expected), record, name=name, atol=atol, rtol=rtol,
-                dtype=dtype, requires_grad=requires_grad,
+                dtype=dtype, requires_grad=requires_grad, reveal=test.name not in self._hidden,
             )
         if message is None and expected is _MISSING and record["type"] == "none" and kind is None:
             message = f"your {name} is None (did you forget to set it, or to return it?)"

@@ -20,6 +20,8 @@ the solution's, with the solution's tolerances. ``points=`` is the cell's
 points: with it ``t.done()`` evaluates to the points the passed tests earn,
 shared by weight as ``tensorgrad-course grade`` shares them, and nbgrader takes
 that number as the cell's score (its partial credit) instead of all or nothing.
+``hidden=`` names the hidden tests, whose messages then never show an expected
+value (nbgrader's feedback shows students the outputs of the test cells).
 """
 
 from __future__ import annotations
@@ -60,7 +62,9 @@ def with_values(nb_json: dict, expected) -> dict:
             lines[index] += "\n"
         text = json.dumps(table, sort_keys=True, separators=(",", ":"))
         worth = points(cell)
-        call = f"{var}.expect_values({text!r}" + (f", points={worth:g})" if worth is not None else ")")
+        hidden = [test.name for test in task.tests if test.hidden]
+        call = (f"{var}.expect_values({text!r}" + (f", points={worth:g}" if worth is not None else "")
+                + (f", hidden={hidden!r}" if hidden else "") + ")")
         lines[index + 1:index + 1] = [f"{indent}### BEGIN HIDDEN TESTS\n", f"{indent}{call}\n",
                                       f"{indent}### END HIDDEN TESTS\n"]
         cell["source"] = lines

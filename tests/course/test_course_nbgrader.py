@@ -132,7 +132,9 @@ def test_every_check_cell_of_the_sources_is_armed_with_its_points(sources):
     for name in SETS:
         for cell in load(sources / f"{name}.ipynb")["cells"]:
             if role(cell) == TEST and "t.done()" in source_of(cell):
-                assert f", points={points(cell):g})" in source_of(cell), (name, grade_id(cell))
+                assert f", points={points(cell):g}" in source_of(cell), (name, grade_id(cell))
+                if source_of(cell).count("### BEGIN HIDDEN TESTS") > 1:  # the solution's own hidden tests
+                    assert ", hidden=[" in source_of(cell), (name, grade_id(cell))
 
 
 def test_a_guessing_submission_loses_the_same_points_under_nbgrader(sources, ours):
@@ -182,6 +184,19 @@ def test_armed_with_points_done_returns_the_points_earned_by_weight(capsys):
     assert _cell(t, fail_second=False) == 4.0
     with pytest.raises(ValueError, match="points"):
         check("demo.task1").expect_values("{}", points=-1)
+
+
+def test_armed_hidden_tests_never_show_an_expected_value(capsys):
+    t = check("demo.task1")
+    t.expect_values("{}", points=2, hidden=["secret"])
+    with t.test("secret"):
+        t.submit("x", 3.0, expected=5.0)
+    with t.test("public"):
+        t.submit("y", 3.0, expected=5.0)
+    assert t.done() == 0.0
+    secret, public, summary = capsys.readouterr().out.splitlines()
+    assert secret == "\N{BALLOT X} secret: your x is not the expected value"
+    assert public.startswith("\N{BALLOT X} public: your y is 3.0, expected 5.0")  # a public test shows it, as always
 
 
 # ------------------------------------------------------- nbgrader itself, every set
