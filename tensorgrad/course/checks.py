@@ -32,10 +32,11 @@ graded`` (or ``✗`` when the answer has the wrong form). ``t.done()`` prints on
 summary line, which says "all checks pass" only when every test was really
 checked, and raises (one ``✗`` line, no traceback) if a test failed. (Under
 nbgrader, with the sources of ``tensorgrad-course nbgrader``, it returns the
-points the passed tests earn instead: see :meth:`TaskCheck.expect_values`.) An error inside a block fails that test only:
-the other tests still run. (``build`` tags the answer and check cells of the
-student versions ``raises-exception``, so that Run All in JupyterLab goes on
-past an unanswered task.)
+points the passed tests earn instead: see :meth:`TaskCheck.expect_values`.)
+An error inside a block fails that test only: the other tests still run.
+(``build`` tags the answer and check cells of the student versions
+``raises-exception``, so that Run All in JupyterLab goes on past an unanswered
+task.)
 
 **Under the grader** (``tensorgrad-course grade``), the grader's own cell before
 each test cell arms this module with a nonce. Nothing is printed; instead each
@@ -328,8 +329,8 @@ class TaskCheck:
 
     def _earned(self) -> float:
         """The cell's points shared among its tests by weight, as the grader shares them."""
-        total = sum(self._weights.get(name, 1.0) for name, _, _ in self.results)
-        passed = sum(self._weights.get(name, 1.0) for name, outcome, _ in self.results if outcome == _PASSED)
+        total = sum(self._weights[name] for name, _, _ in self.results)
+        passed = sum(self._weights[name] for name, outcome, _ in self.results if outcome == _PASSED)
         return round(self._points * passed / total, 6) if total else 0.0
 
     def _summary(self) -> None:
