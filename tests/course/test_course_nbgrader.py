@@ -267,6 +267,7 @@ def nbgrader_course(sources, tmp_path_factory):
                     if (course / "submitted" / student / name).is_dir():
                         nb = gb.find_submission_notebook(name, name, student)
                         scores[name, student] = (nb.score, nb.max_score)
+                        scores[name, student, "cells"] = {g.name: g.score for g in nb.grades}
     return home, scores
 
 
@@ -294,5 +295,7 @@ def test_under_nbgrader_the_guessing_submission_scores_as_under_grade(nbgrader_c
     score, max_score = scores[NAME, "guess"]
     assert max_score == ours.max_score
     assert abs(score - ours.score) <= 1, (score, ours.score)
+    cells = scores[NAME, "guess", "cells"]  # task for task: nbgrader's partial credit is the grader's share
+    assert cells == pytest.approx({t.grade_id: t.points for t in ours.tasks}, abs=1e-6)
     print(f"guessing submission of {NAME}: nbgrader autograde {score}/{max_score}, "
           f"tensorgrad-course grade {ours.score}/{ours.max_score}")
