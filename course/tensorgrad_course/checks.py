@@ -30,12 +30,14 @@ values *without* ``expected=`` (a prediction: the expected value would give it
 away) is never shown as passed: its line says ``• leaf: answered, checked when
 graded`` (or ``✗`` when the answer has the wrong form). ``t.done()`` prints one
 summary line, which says "all checks pass" only when every test was really
-checked, and raises (one ``✗`` line, no traceback) if a test failed, so the
-cell also fails under nbgrader. An error inside a block fails that test only:
-the other tests still run. (``build`` tags the answer and check cells of the
-student versions ``raises-exception``, so that Run All in JupyterLab goes on
-past an unanswered task.) The words of these lines come from :mod:`.texts`:
-English, or Chinese after ``use_language("zh")`` (the zh edition's setup cell).
+checked, and raises (one ``✗`` line, no traceback) if a test failed. (Under
+nbgrader, with the sources of ``tensorgrad-course nbgrader``, it returns the
+points the passed tests earn instead: see :meth:`TaskCheck.expect_values`.)
+An error inside a block fails that test only: the other tests still run.
+(``build`` tags the answer and check cells of the student versions
+``raises-exception``, so that Run All in JupyterLab goes on past an unanswered
+task.) The words of these lines come from :mod:`.texts`: English, or Chinese
+after ``use_language("zh")`` (the zh edition's setup cell).
 
 **Under the grader** (``tensorgrad-course grade``), the grader's own cell before
 each test cell arms this module with a nonce. Nothing is printed, and messages
@@ -162,6 +164,9 @@ class TaskCheck:
         self.unchecked: set[str] = set()  # passed only in form: compared with the solution when graded
         self.undefined: set[str] = set()  # failed on a name the answer cell did not define (yet)
         self._known: dict[str, dict[str, dict]] = {}  # test -> value name -> the solution's value
+        self._weights: dict[str, float] = {}  # test -> its weight
+        self._points: float | None = None  # the cell's points, armed by expect_values (nbgrader)
+        self._hidden: set[str] = set()  # the hidden tests, named by expect_values (nbgrader)
 
     @property
     def label(self) -> str:
@@ -169,7 +174,7 @@ class TaskCheck:
 
     # ----------------------------------------------------------- declaring
 
-    def expect_values(self, table: str) -> None:
+    def expect_values(self, table: str, points: float | None = None, hidden: list[str] = ()) -> None:
         """The solution's values for the tests that give no ``expected=`` (JSON text).
 
         ``tensorgrad-course nbgrader`` writes this call into a hidden-test region
@@ -177,10 +182,26 @@ class TaskCheck:
         student's kernel, predictions and hidden tests compare values too (the
         region is removed from the student's version). ``tensorgrad-course
         grade`` ignores it: it compares in its own process.
+
+        ``points`` is the cell's points. With it, :meth:`done` shares them among
+        the tests as the grader does (by weight) and *returns* the points the
+        passed tests earn instead of raising: nbgrader takes a number that a test
+        cell evaluates to as the cell's score (partial credit), so a task whose
+        tests partly pass gets the same points under nbgrader as under
+        ``tensorgrad-course grade``.
+
+        ``hidden`` names the hidden tests: their messages never show an expected
+        value or the difference from it, even one given with ``expected=``
+        (nbgrader's feedback shows the students these outputs).
         """
         import json
 
         self._known = json.loads(table)
+        if points is not None:
+            if isinstance(points, bool) or not isinstance(points, (int, float)) or not points >= 0:
+                raise ValueError(f"{self.name}: expect_values(points=...) must be a number >= 0")
+            self._points = float(points)
+        self._hidden = {name for name in hidden if isinstance(name, str)}
 
     def test(self, name: str, *, hint: str | None = None, weight: float = 1.0) -> _Test:
         """A context manager for one test: ``with t.test("name"): ...``.
@@ -195,6 +216,7 @@ class TaskCheck:
         if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not weight > 0:
             raise ValueError(f"{self.name}: the weight of test {name!r} must be a number > 0")
         self._seen.add(name)
+        self._weights[name] = float(weight)
         frame = sys._getframe(1)
         return _Test(self, name, hint, float(weight), frame.f_lineno if frame else None)
 
@@ -241,7 +263,7 @@ class TaskCheck:
         if message is None and expected is not _MISSING:
             message = values.compare(
                 values.encode(expected), record, name=name, atol=atol, rtol=rtol,
-                dtype=dtype, requires_grad=requires_grad,
+                dtype=dtype, requires_grad=requires_grad, reveal=test.name not in self._hidden,
             )
         if message is None and expected is _MISSING and record["type"] == "none" and kind is None:
             message = say("submit.none", name=name)
@@ -286,12 +308,33 @@ class TaskCheck:
             lines.append(say("test.hint", hint=test.hint))
         print("\n".join(lines))
 
-    def done(self) -> None:
-        """End of the test cell: a summary line; raises if a test failed (not while grading)."""
+    def done(self) -> float | None:
+        """End of the test cell: a summary line; raises if a test failed (not while grading).
+
+        Armed with the cell's points (``expect_values(..., points=N)``, only in the
+        sources of ``tensorgrad-course nbgrader``), it returns the points earned
+        instead, failing or not, for nbgrader's partial credit.
+        """
         if self._current is not None:
             raise RuntimeError("t.done() inside a test block")
         if _grading_nonce() is not None:
-            return
+            return None
+        earned = self._earned() if self._points is not None else None
+        try:
+            self._summary()
+        except CheckFailure as failure:
+            if earned is None:
+                raise
+            print(f"\N{BALLOT X} {failure}")
+        return earned
+
+    def _earned(self) -> float:
+        """The cell's points shared among its tests by weight, as the grader shares them."""
+        total = sum(self._weights[name] for name, _, _ in self.results)
+        passed = sum(self._weights[name] for name, outcome, _ in self.results if outcome == _PASSED)
+        return round(self._points * passed / total, 6) if total else 0.0
+
+    def _summary(self) -> None:
         total = len(self.results)
         passed = sum(outcome == _PASSED for _, outcome, _ in self.results)
         if not total:

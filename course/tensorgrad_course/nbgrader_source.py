@@ -9,15 +9,19 @@ region that hands the check the solution's values::
 
     t = check("computation_graphs.task1")
     ### BEGIN HIDDEN TESTS
-    t.expect_values('{"x: is_leaf and requires_grad": {"x_is_leaf": {"value": ...}}}')
+    t.expect_values('{"x: is_leaf and requires_grad": {"x_is_leaf": {"value": ...}}}', points=2)
     ### END HIDDEN TESTS
 
 (:meth:`.checks.TaskCheck.expect_values`). The values come from running the
 solution exactly as ``tensorgrad-course grade`` does. nbgrader removes the region
 from the release, so the student version is byte for byte the one ``build``
 writes; under nbgrader each such test then compares the student's value with
-the solution's, with the solution's tolerances. Points stay nbgrader's: all or
-nothing per check cell.
+the solution's, with the solution's tolerances. ``points=`` is the cell's
+points: with it ``t.done()`` evaluates to the points the passed tests earn,
+shared by weight as ``tensorgrad-course grade`` shares them, and nbgrader takes
+that number as the cell's score (its partial credit) instead of all or nothing.
+``hidden=`` names the hidden tests, whose messages then never show an expected
+value (nbgrader's feedback shows students the outputs of the test cells).
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ import json
 import re
 from pathlib import Path
 
-from .notebooks import dumps, grade_id, load_json, role, source_of, TEST
+from .notebooks import dumps, grade_id, load_json, points, role, source_of, TEST
 
 _CHECK_LINE = re.compile(r"^(?P<indent>[ \t]*)(?P<var>[A-Za-z_]\w*)\s*=\s*check\(")
 
@@ -46,8 +50,6 @@ def with_values(nb_json: dict, expected) -> dict:
                        for v in test.values if not v.get("expected_given")}
             if entries:
                 table[test.name] = entries
-        if not table:
-            continue
         lines = source_of(cell).splitlines(keepends=True)
         for index, line in enumerate(lines):
             match = _CHECK_LINE.match(line)
@@ -59,7 +61,11 @@ def with_values(nb_json: dict, expected) -> dict:
         if not lines[index].endswith("\n"):
             lines[index] += "\n"
         text = json.dumps(table, sort_keys=True, separators=(",", ":"))
-        lines[index + 1:index + 1] = [f"{indent}### BEGIN HIDDEN TESTS\n", f"{indent}{var}.expect_values({text!r})\n",
+        worth = points(cell)
+        hidden = [test.name for test in task.tests if test.hidden]
+        call = (f"{var}.expect_values({text!r}" + (f", points={worth:g}" if worth is not None else "")
+                + (f", hidden={hidden!r}" if hidden else "") + ")")
+        lines[index + 1:index + 1] = [f"{indent}### BEGIN HIDDEN TESTS\n", f"{indent}{call}\n",
                                       f"{indent}### END HIDDEN TESTS\n"]
         cell["source"] = lines
     return out

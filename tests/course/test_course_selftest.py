@@ -1,263 +1,33 @@
-"""The grader's self-test over the real course: every set in solutions/, one batch at --jobs 2.
+"""The grader's self-test over the real course: a realistic class of 60 files, one batch at --jobs 2.
 
-For each exercise set found in ``solutions/`` (the test is parametrized over what is
-there), the batch grades:
+The class (tests/course/realistic_class.py) holds every set's solution and blank exercise and
+the kinds of file a real class hands in: fully, partly and wrongly answered notebooks; an
+infinite loop, ``os._exit(1)``, an edited and a deleted check cell, a 50 MB print, a wrong answer
+behind a monkeypatched ``numpy.allclose``, an answer in a cell the student added; the names
+course sites and browsers give files (Jupyter's ``-Copy1``, ``(1)``, Canvas, Moodle, Gradescope's
+submission folders); JupyterLab 4, nbformat 4.4 and Colab files; foreign or missing kernelspecs;
+empty, truncated and invalid files, a ``.py``, a PDF, HTML, a zip; the instructor's solution
+under other names.
 
-* the solution notebook itself: full marks;
-* the committed exercise (``exercises/``): 0, every task ``not_attempted``;
-
-and deliberately broken submissions made here from the solutions: an infinite loop,
-``os._exit(1)``, an edited test cell, a deleted graded cell (and a deleted answer), a 50 MB
-print, a monkeypatched ``numpy.allclose`` with a wrong answer, and invalid JSON. Each broken
-kind is made from one set, the sets taken in turn (kind i from set i modulo the number of
-sets), so every kind is tested on real course content while the runtime stays flat as sets
-are added.
-
-Each must get the right status within its timeouts, the batch must finish, and no
-submission file may change. The wrong answer is made generically: the solution's answer
-cell runs, then every name it defines is replaced by a wrong value (bools flipped, numbers
-and tensors plus one, functions wrapped to do the same to their results).
+Every file must get the status, the score and the tampering findings a careful human would give
+(``CAREFUL_HUMAN``, the deliberate differences marked), the batch must finish within its time,
+no submission file may change, no message may show a hidden test's or a prediction's expected
+value, and "needs attention" must list what a person should look at. The other tests look
+closer at single kinds.
 """
 
-import ast
-import copy
 import hashlib
 import json
 import time
 from pathlib import Path
 
 import pytest
+from realistic_class import (BROKEN, BROKEN_FROM, CAREFUL_HUMAN, EXERCISES, LIMITS, RENAMED, SETS, SOLUTIONS, build,
+                             by_id, mismatches, perturbed_task, text)
 
+from tensorgrad_course import reports
 from tensorgrad_course.exercise_set import load_exercise_sets
-from tensorgrad_course.grade import discover, grade_batch
-from tensorgrad_course.kernel import Limits
-from tensorgrad_course.notebooks import find_notebooks
-
-ROOT = Path(__file__).resolve().parents[2]
-SOLUTIONS = ROOT / "solutions"
-EXERCISES = ROOT / "exercises"
-SETS = [p.relative_to(SOLUTIONS).with_suffix("").as_posix() for p in find_notebooks(SOLUTIONS)]
-# Generous for a loaded machine (the slowest solution cell takes ~3 s there); the loop costs one cell timeout.
-LIMITS = Limits(cell_timeout=15, notebook_timeout=240, interrupt_grace=3)
-
-WRONG = '''
-def _tg_wrong(value):
-    if isinstance(value, bool):
-        return not value
-    if value is None:
-        return 0
-    if isinstance(value, str):
-        return value + "?"
-    if isinstance(value, (tuple, list)):
-        return type(value)(_tg_wrong(v) for v in value)
-    try:
-        return value + 1
-    except Exception:
-        return value
-
-
-def _tg_wrap(fn):
-    def wrong(*args, **kwargs):
-        return _tg_wrong(fn(*args, **kwargs))
-    return wrong
-
-
-import numpy, math
-numpy.allclose = lambda *a, **k: True
-numpy.isclose = lambda *a, **k: True
-math.isclose = lambda *a, **k: True
-'''
-
-
-def nbgrader(cell):
-    return cell.get("metadata", {}).get("nbgrader", {})
-
-
-def by_id(nb, gid):
-    (cell,) = [c for c in nb["cells"] if nbgrader(c).get("grade_id") == gid]
-    return cell
-
-
-def text(cell):
-    return "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
-
-
-def defined_names(source):
-    """Top-level names an answer cell defines: (variables, functions)."""
-    variables, functions = [], []
-    for node in ast.parse(source).body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            functions.append(node.name)
-        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            for target in targets:
-                for n in ast.walk(target):
-                    if isinstance(n, ast.Name):
-                        variables.append(n.id)
-    return list(dict.fromkeys(variables)), list(dict.fromkeys(functions))
-
-
-def wrong_answer(source):
-    variables, functions = defined_names(source)
-    lines = [source, WRONG]
-    lines += [f"{v} = _tg_wrong({v})" for v in variables]
-    lines += [f"{f} = _tg_wrap({f})" for f in functions]
-    return "\n".join(lines)
-
-
-def perturbed_task(exset):
-    """The first task whose answer cell defines values or functions (no classes) to make wrong."""
-    for task in exset.tasks:
-        source = text(by_id(exset.notebook, task.answers[-1])) if task.answers else ""
-        variables, functions = defined_names(source) if source else ([], [])
-        classes = [n for n in ast.parse(source).body if isinstance(n, ast.ClassDef)] if source else []
-        if (variables or functions) and not classes:
-            return task
-    raise AssertionError(f"{exset.name}: no task has an answer cell whose values can be made wrong")
-
-
-def perturbed_answer(exset):
-    return perturbed_task(exset).answers[-1]
-
-
-def tasks_of(exset):
-    return [(t.grade_id, t.answers) for t in exset.tasks]
-
-
-BROKEN = ("loop", "exit", "edited", "deleted", "flood", "patched", "invalid")
-#: Files under the names course sites and browsers give them, and files that are not notebooks:
-#: kind -> the file name ({} is the set's short name).
-RENAMED = {
-    "copy1": "{}-Copy1.ipynb",  # Jupyter's copy, metadata kept
-    "browser": "{} (1).ipynb",  # a second download; metadata lost: found by its cell ids
-    "canvas": "smithjane_12345_678901_{}.ipynb",  # nbformat 4.4 without ids or metadata: by name
-    "moodle": "Jane Smith_12345_assignsubmission_file_{}-1.ipynb",
-    "solution_renamed": "my homework.ipynb",  # the instructor's notebook under another name
-    "anonymous": "homework.ipynb",  # no metadata, no ids, no name: unmatched
-    "script": "{}.py",
-    "empty": "{}.ipynb",
-    "pdf": "{}.pdf",
-    "colab": "Copy of {}.ipynb",  # a Colab export: its metadata, another kernelspec, no ids
-    "julia_kernel": "{}.ipynb",  # a kernelspec that does not exist here
-    "partial": "{}.ipynb",  # only the first task answered
-    "truncated": "{}.ipynb",  # an upload cut short
-}
-#: Which set each broken or renamed kind is made from: the sets in turn.
-# The broken kinds test the grader, whatever the language: they are made from the English sets.
-# The Chinese edition's sets (zh/...) are graded as solution (full marks) and blank (zero).
-ENGLISH_SETS = [name for name in SETS if "/" not in name]
-BROKEN_FROM = ({kind: ENGLISH_SETS[i % len(ENGLISH_SETS)] for i, kind in enumerate(BROKEN + tuple(RENAMED))}
-               if ENGLISH_SETS else {})
-
-
-def make_submissions(name, exset, root, kinds):
-    """{scenario: path} for one exercise set: its solution, its exercise, and the broken ``kinds``."""
-    solution = json.loads((SOLUTIONS / f"{name}.ipynb").read_text(encoding="utf-8"))
-    release_path = EXERCISES / f"{name}.ipynb"
-    (first_test, first_answers), (second_test, second_answers) = tasks_of(exset)[:2]
-    last_answer = exset.tasks[-1].answers[-1]
-
-    def variant(edit):
-        nb = copy.deepcopy(solution)
-        edit(nb)
-        return json.dumps(nb, indent=1)
-
-    def loop(nb):
-        by_id(nb, first_answers[0])["source"] = "while True:\n    pass"
-
-    def exit_(nb):
-        cell = by_id(nb, last_answer)
-        cell["source"] = "import os\nos._exit(1)\n" + text(cell)
-
-    def edited(nb):
-        release = json.loads(release_path.read_text(encoding="utf-8"))
-        for gid in first_answers:
-            by_id(nb, gid)["source"] = text(by_id(release, gid))  # the stub
-        by_id(nb, first_test)["source"] = "pass  # no more tests"
-
-    def deleted(nb):
-        nb["cells"] = [c for c in nb["cells"] if nbgrader(c).get("grade_id") not in (first_test, second_answers[0])]
-
-    def flood(nb):
-        cell = by_id(nb, first_answers[0])
-        cell["source"] = "print('x' * 50_000_000)\n" + text(cell)
-
-    def patched(nb):
-        cell = by_id(nb, perturbed_answer(exset))
-        cell["source"] = wrong_answer(text(cell))
-
-    def answered():
-        """The release with the solution's answers typed in (marker lines left out)."""
-        nb = json.loads(release_path.read_text(encoding="utf-8"))
-        for cell in nb["cells"]:
-            gid = nbgrader(cell).get("grade_id")
-            if gid in exset.answer_ids:
-                lines = text(by_id(solution, gid)).splitlines()
-                cell["source"] = "\n".join(line for line in lines if "### BEGIN" not in line and "### END" not in line)
-        return nb
-
-    def without_metadata(nb):
-        del nb["metadata"]["tensorgrad"]
-        return nb
-
-    def without_ids(nb):
-        for cell in nb["cells"]:
-            cell.pop("id", None)
-        nb["nbformat_minor"] = 4
-        return without_metadata(nb)
-
-    def colab(nb):
-        nb = without_ids(nb)
-        nb["metadata"] = {"colab": {"provenance": [], "name": f"Copy of {name}.ipynb"},
-                          "kernelspec": {"name": "python3", "display_name": "Python 3"}, "accelerator": "GPU"}
-        return nb
-
-    def julia(nb):
-        nb["metadata"]["kernelspec"] = {"name": "julia-1.9", "display_name": "Julia 1.9", "language": "julia"}
-        return nb
-
-    def partial(nb):
-        release = json.loads(release_path.read_text(encoding="utf-8"))
-        for task in exset.tasks[1:]:
-            for gid in task.answers:
-                by_id(nb, gid)["source"] = text(by_id(release, gid))
-        return nb
-
-    makers = {
-        "copy1": lambda: json.dumps(answered()),
-        "browser": lambda: json.dumps(without_metadata(answered())),
-        "canvas": lambda: json.dumps(without_ids(answered())),
-        "moodle": lambda: json.dumps(without_ids(answered())),
-        "solution_renamed": lambda: json.dumps(solution),
-        "anonymous": lambda: json.dumps(without_ids(answered())),
-        "colab": lambda: json.dumps(colab(answered())),
-        "julia_kernel": lambda: json.dumps(julia(answered())),
-        "partial": lambda: json.dumps(partial(answered())),
-        "truncated": lambda: json.dumps(answered())[:5000],
-        "script": lambda: "import tensorgrad as tg\n",
-        "empty": lambda: "",
-        "pdf": lambda: "%PDF-1.7\n...",
-        "loop": lambda: variant(loop),
-        "exit": lambda: variant(exit_),
-        "edited": lambda: variant(edited),
-        "deleted": lambda: variant(deleted),
-        "flood": lambda: variant(flood),
-        "patched": lambda: variant(patched),
-        "invalid": lambda: '{"cells": [ this is not JSON',
-    }
-    made = {
-        "solution": (SOLUTIONS / f"{name}.ipynb").read_text(encoding="utf-8"),
-        "exercise": release_path.read_text(encoding="utf-8"),
-        **{kind: makers[kind]() for kind in kinds},
-    }
-    paths = {}
-    for scenario, content in made.items():
-        stem = name.replace("/", "_")  # zh/03_chain_rule -> zh_03_chain_rule: one file per set
-        path = root / scenario / RENAMED.get(scenario, "{}.ipynb").format(stem)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(content, encoding="utf-8")
-        paths[scenario] = path
-    return paths
+from tensorgrad_course.grade import discover, grade_batch, prepare_expected
 
 
 @pytest.fixture(scope="module")
@@ -265,11 +35,7 @@ def selftest(tmp_path_factory):
     assert SETS, "solutions/ holds no exercise set"
     root = tmp_path_factory.mktemp("selftest")
     sets = load_exercise_sets(SOLUTIONS, EXERCISES)
-    paths = {
-        name: make_submissions(name, sets[name], root / "submissions",
-                               [kind for kind in BROKEN + tuple(RENAMED) if BROKEN_FROM[kind] == name])
-        for name in SETS
-    }
+    paths = build(root / "submissions", sets)
     files = [p for per_set in paths.values() for p in per_set.values()]
     before = {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in files}
     start = time.monotonic()
@@ -279,8 +45,10 @@ def selftest(tmp_path_factory):
     after = {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in files}
     by_path = {Path(r.path).resolve(): r for r in results}
     graded = {name: {s: by_path[p.resolve()] for s, p in per_set.items()} for name, per_set in paths.items()}
+    expected = prepare_expected(SETS, sets, SOLUTIONS, EXERCISES, LIMITS, cache_dir=root / "cache")  # cached
     return {"results": graded, "sets": sets, "elapsed": elapsed, "before": before, "after": after,
-            "count": len(results), "files": len(files)}
+            "count": len(results), "files": len(files), "expected": expected,
+            "attention": reports.needs_attention(results)}
 
 
 def statuses(result):
@@ -311,6 +79,57 @@ def test_the_batch_finishes_and_leaves_submissions_untouched(selftest):
         for result in per_set.values():
             assert result.status != "grader_error", result.reason
             assert result.duration < LIMITS.notebook_timeout + 30
+
+
+def test_the_class_has_about_60_files_of_every_kind():
+    assert set(CAREFUL_HUMAN) == {"solution", "exercise", *BROKEN, *RENAMED}
+    assert set(BROKEN_FROM.values()) == set(SETS)  # every set provides some kinds
+    assert 2 * len(SETS) + len(BROKEN_FROM) >= 55
+
+
+def test_every_file_gets_the_status_and_score_a_careful_human_gives(selftest):
+    wrong = mismatches(selftest["results"], selftest["sets"])
+    assert not wrong, "\n".join(wrong)
+
+
+def test_no_message_gives_a_hidden_or_predicted_value_away(selftest):
+    """Over the whole class: a failed hidden test or prediction never shows the solution's value or the difference."""
+    looked = 0
+    for name, per_set in selftest["results"].items():
+        wanted = selftest["expected"][name].tasks
+        for kind, r in per_set.items():
+            for task in r.tasks:
+                solution_tests = {t.name: t for t in wanted[task.grade_id].tests} if task.grade_id in wanted else {}
+                for test in task.tests:
+                    ref = solution_tests.get(test.name)
+                    if test.status == "passed" or ref is None:
+                        continue
+                    secret = [v["value"].get("repr", "") for v in ref.values if ref.hidden or not v.get("expected_given")]
+                    if not secret:
+                        continue
+                    looked += 1
+                    for text_ in (test.message, task.reason):
+                        text_ = text_.replace("expected True or False", "a bool")  # the form, not the value
+                        assert "difference" not in text_, (kind, name, test.name, text_)
+                        for value in secret:
+                            assert not value or f"expected {value}" not in text_, (kind, name, test.name, text_)
+    assert looked >= 5  # the wrong and patched answers fail hidden tests and predictions
+
+
+def test_needs_attention_lists_timeouts_added_answers_and_files_not_graded(selftest):
+    attention = selftest["attention"]
+
+    def listed(kind, words):
+        r = selftest["results"][BROKEN_FROM[kind]][kind]
+        return any(line.startswith(f"{r.student} {r.path}") and words in line for line in attention)
+
+    loop_set = selftest["sets"][BROKEN_FROM["loop"]]
+    assert listed("loop", f"task {loop_set.tasks[0].grade_id} timed out")
+    assert listed("added_answer", "which the student added, defines")
+    assert listed("exit", "kernel_died")
+    assert listed("empty", "empty file")
+    assert listed("anonymous", "unmatched")
+    assert not listed("jupyterlab4", "")  # a file graded to the end, with nothing odd, is not listed
 
 
 def test_the_solution_scores_full_marks(one):

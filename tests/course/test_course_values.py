@@ -104,6 +104,8 @@ def test_hidden_comparisons_never_show_the_expected_value():
         assert "SumBackward0" not in msg and "1234" not in msg and "difference" not in msg
         assert "3.0" not in msg and "4321" not in msg and "MulBackward0" not in msg  # nor the student's text
     assert cmp(tg.tensor([7.25]), 3.0, reveal=False) == "your x is a float, expected a tensor of shape (1,)"
+    # Whether it is None is often the answer (does x.grad hold a tensor?): neither way is told.
+    assert cmp(None, 3, reveal=False) == cmp(tg.tensor([1.0]), None, reveal=False) == "your x is not the expected value"
     assert cmp(tg.tensor([7.25]), tg.tensor([1.0, 2.0]), reveal=False) == (
         "your x is a tensor of shape (2,), expected a tensor of shape (1,)")
 
