@@ -96,10 +96,6 @@ _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _LATIN = re.compile(r"[A-Za-z]")
 
 
-class TranslationError(Exception):
-    """A problem an author must fix; the message names the catalogue and cell."""
-
-
 # -- the English side --------------------------------------------------------------------------
 
 def english_hash(text: str) -> str:
@@ -257,6 +253,8 @@ def unrendered_bold(markdown: str) -> list[str]:
 
 @dataclass
 class Entry:
+    """One cell's Chinese text, with the hash of the English it was translated from."""
+
     cell_id: str
     hash: str
     text: str
@@ -267,6 +265,8 @@ class Entry:
 
 @dataclass
 class Catalogue:
+    """A notebook's translation catalogue: its entries by cell id, and what is wrong with it."""
+
     path: Path
     entries: dict[str, Entry] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
@@ -319,6 +319,7 @@ def edition_of(path: Path) -> Path | None:
 
 
 def edition_path(english: Path) -> Path:
+    """Where the Chinese edition of an English notebook is written (absolute)."""
     rel = english.relative_to(ROOT) if english.is_absolute() else english
     return ROOT / EDITIONS[rel.parts[0]] / Path(*rel.parts[1:])
 
