@@ -21,6 +21,7 @@ $TENSORGRAD_SCREENSHOTS when set.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -151,6 +152,26 @@ def launch(playwright):
                                       args=["--no-sandbox", "--disable-dev-shm-usage"])
 
 
+@contextlib.contextmanager
+def browser_page():
+    """A page of the system Chromium (headless), closed afterwards; skips without Playwright."""
+    sync_api = pytest.importorskip("playwright.sync_api",
+                                   reason="needs Playwright: pip install -e '.[browser]'")
+    with sync_api.sync_playwright() as playwright:
+        browser = launch(playwright)
+        try:
+            yield browser.new_page(viewport={"width": 1280, "height": 900})
+        finally:
+            browser.close()
+
+
+def screenshots(tmp_path) -> Path:
+    """Where screenshots go: $TENSORGRAD_SCREENSHOTS when set, else the test's folder."""
+    shots = Path(os.environ.get("TENSORGRAD_SCREENSHOTS", tmp_path))
+    shots.mkdir(parents=True, exist_ok=True)
+    return shots
+
+
 def open_lesson(page, base, lesson=LESSON):
     page.goto(f"{base}/lab/tree/lessons/{lesson}?token={TOKEN}")
     # (a workspace saved by an earlier run may reopen other notebooks too: wait for this one)
@@ -174,60 +195,52 @@ def wait_until_idle(page):
 
 
 def test_a_lesson_runs_saves_and_reopens_with_its_pictures(lab, tmp_path):
-    sync_api = pytest.importorskip("playwright.sync_api",
-                                   reason="needs Playwright: pip install -e '.[browser]'")
     base, work = lab
     before = shipped_digest()
-    shots = Path(os.environ.get("TENSORGRAD_SCREENSHOTS", tmp_path))
-    shots.mkdir(parents=True, exist_ok=True)
-    with sync_api.sync_playwright() as playwright:
-        browser = launch(playwright)
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            open_lesson(page, base)
-            cells = page.evaluate(FIND_CELLS)
-            untrusted = [c["index"] for c in cells if not c["trusted"]]
-            assert not untrusted, f"the shipped {LESSON} opens untrusted (cells {untrusted})"
-            predictions = page.evaluate(PREDICTIONS)
-            assert predictions, f"{LESSON} has no cell tagged 'predict'"
-            open_outputs = [c["index"] for c in predictions if not c["hidden"]]
-            assert not open_outputs, f"prediction cells {open_outputs} open with their output shown"
-            preview = page.evaluate(PREVIEW, predictions[0]["index"])
-            assert preview is not None and NEUTRAL_PREVIEW in preview, (
-                f"the collapsed prediction previews {preview!r}")
-            graph = next(c["index"] for c in cells if c["svg"])
-            shown = page.evaluate(SHOWS, [graph, ".jp-RenderedSVG"])
-            assert shown["found"], f"cell {graph}'s graph does not show as a picture on open"
+    shots = screenshots(tmp_path)
+    with browser_page() as page:
+        open_lesson(page, base)
+        cells = page.evaluate(FIND_CELLS)
+        untrusted = [c["index"] for c in cells if not c["trusted"]]
+        assert not untrusted, f"the shipped {LESSON} opens untrusted (cells {untrusted})"
+        predictions = page.evaluate(PREDICTIONS)
+        assert predictions, f"{LESSON} has no cell tagged 'predict'"
+        open_outputs = [c["index"] for c in predictions if not c["hidden"]]
+        assert not open_outputs, f"prediction cells {open_outputs} open with their output shown"
+        preview = page.evaluate(PREVIEW, predictions[0]["index"])
+        assert preview is not None and NEUTRAL_PREVIEW in preview, (
+            f"the collapsed prediction previews {preview!r}")
+        graph = next(c["index"] for c in cells if c["svg"])
+        shown = page.evaluate(SHOWS, [graph, ".jp-RenderedSVG"])
+        assert shown["found"], f"cell {graph}'s graph does not show as a picture on open"
 
-            page.evaluate(f"{NOTEBOOK}.activeCellIndex = 0")
-            page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
-            page.wait_for_timeout(2000)
-            wait_until_idle(page)
-            cells = page.evaluate(FIND_CELLS)
-            widget = next((c["index"] for c in cells if c["widget"]), None)
-            assert widget is not None, "after Run All no cell shows a widget (the stepper)"
-            shown = page.evaluate(SHOWS, [widget, ".jupyter-widgets"])
-            assert shown["found"] and not shown["error"], f"cell {widget}: the widget does not show"
+        page.evaluate(f"{NOTEBOOK}.activeCellIndex = 0")
+        page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
+        page.wait_for_timeout(2000)
+        wait_until_idle(page)
+        cells = page.evaluate(FIND_CELLS)
+        widget = next((c["index"] for c in cells if c["widget"]), None)
+        assert widget is not None, "after Run All no cell shows a widget (the stepper)"
+        shown = page.evaluate(SHOWS, [widget, ".jupyter-widgets"])
+        assert shown["found"] and not shown["error"], f"cell {widget}: the widget does not show"
 
-            page.evaluate("window.jupyterapp.commands.execute('docmanager:save')")
-            page.wait_for_function(
-                "!window.jupyterapp.shell.currentWidget.context.model.dirty", timeout=30_000)
-            saved = json.loads((work / "lessons" / LESSON).read_text(encoding="utf-8"))
-            state = saved.get("metadata", {}).get("widgets", {})
-            assert state, "the saved notebook holds no widget state (saveState is off)"
+        page.evaluate("window.jupyterapp.commands.execute('docmanager:save')")
+        page.wait_for_function(
+            "!window.jupyterapp.shell.currentWidget.context.model.dirty", timeout=30_000)
+        saved = json.loads((work / "lessons" / LESSON).read_text(encoding="utf-8"))
+        state = saved.get("metadata", {}).get("widgets", {})
+        assert state, "the saved notebook holds no widget state (saveState is off)"
 
-            page.reload()
-            open_lesson(page, base)
-            shown = page.evaluate(SHOWS, [widget, ".jupyter-widgets"])
-            assert shown["found"] and not shown["error"], (
-                f"after reopening, cell {widget}'s widget does not show "
-                f"(error text: {shown['error']})")
-            page.screenshot(path=str(shots / "reopened_widget.png"))
-            shown = page.evaluate(SHOWS, [graph, ".jp-RenderedSVG"])
-            assert shown["found"], f"after reopening, cell {graph}'s graph is not a picture"
-            page.screenshot(path=str(shots / "reopened_graph.png"))
-        finally:
-            browser.close()
+        page.reload()
+        open_lesson(page, base)
+        shown = page.evaluate(SHOWS, [widget, ".jupyter-widgets"])
+        assert shown["found"] and not shown["error"], (
+            f"after reopening, cell {widget}'s widget does not show "
+            f"(error text: {shown['error']})")
+        page.screenshot(path=str(shots / "reopened_widget.png"))
+        shown = page.evaluate(SHOWS, [graph, ".jp-RenderedSVG"])
+        assert shown["found"], f"after reopening, cell {graph}'s graph is not a picture"
+        page.screenshot(path=str(shots / "reopened_graph.png"))
     assert shipped_digest() == before, "the shipped lessons/ or exercises/ changed"
     status = subprocess.run(["git", "status", "--porcelain", "--", "lessons", "exercises"],
                             cwd=ROOT, capture_output=True, text=True).stdout
@@ -249,8 +262,6 @@ def test_the_chinese_edition_opens_and_reads_as_chinese(lab, tmp_path):
     """`./run lab --lang zh` opens lessons/zh/; a Chinese lesson renders its bold (no `**` shown
     as text: Chinese punctuation next to a closing `**` can defeat Markdown), keeps its
     predictions collapsed behind the neutral line, and shows its graph picture."""
-    sync_api = pytest.importorskip("playwright.sync_api",
-                                   reason="needs Playwright: pip install -e '.[browser]'")
     base, work = lab
     assert (work / "lessons" / "zh" / LESSON).exists(), "./run lab did not copy the Chinese lessons"
 
@@ -264,27 +275,21 @@ def test_the_chinese_edition_opens_and_reads_as_chinese(lab, tmp_path):
     except urllib.error.HTTPError as redirect:
         location = redirect.headers.get("Location", "")
     assert location.startswith("/lab/tree/lessons/zh"), f"./run lab --lang zh opens {location!r}"
-    shots = Path(os.environ.get("TENSORGRAD_SCREENSHOTS", tmp_path))
-    shots.mkdir(parents=True, exist_ok=True)
-    with sync_api.sync_playwright() as playwright:
-        browser = launch(playwright)
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            open_lesson(page, base, f"zh/{LESSON}")
-            for index in range(0, len(page.evaluate(FIND_CELLS)), 8):  # render every cell
-                page.evaluate(f"{NOTEBOOK}.scrollToItem({index}, 'start')")
-                page.wait_for_timeout(150)
-            texts = page.evaluate(RENDERED_MARKDOWN)
-            assert texts and texts[0].startswith("第 3 课"), texts[:1]
-            stray = [t[:60] for t in texts if "**" in t]
-            assert not stray, f"markdown shows ** as text: {stray}"
-            predictions = page.evaluate(PREDICTIONS)
-            assert predictions and all(c["hidden"] for c in predictions)
-            preview = page.evaluate(PREVIEW, predictions[0]["index"])
-            assert preview is not None and NEUTRAL_PREVIEW in preview, preview
-            cells = page.evaluate(FIND_CELLS)
-            graph = next(c["index"] for c in cells if c["svg"])
-            assert page.evaluate(SHOWS, [graph, ".jp-RenderedSVG"])["found"]
-            page.screenshot(path=str(shots / "zh_lesson.png"))
-        finally:
-            browser.close()
+    shots = screenshots(tmp_path)
+    with browser_page() as page:
+        open_lesson(page, base, f"zh/{LESSON}")
+        for index in range(0, len(page.evaluate(FIND_CELLS)), 8):  # render every cell
+            page.evaluate(f"{NOTEBOOK}.scrollToItem({index}, 'start')")
+            page.wait_for_timeout(150)
+        texts = page.evaluate(RENDERED_MARKDOWN)
+        assert texts and texts[0].startswith("第 3 课"), texts[:1]
+        stray = [t[:60] for t in texts if "**" in t]
+        assert not stray, f"markdown shows ** as text: {stray}"
+        predictions = page.evaluate(PREDICTIONS)
+        assert predictions and all(c["hidden"] for c in predictions)
+        preview = page.evaluate(PREVIEW, predictions[0]["index"])
+        assert preview is not None and NEUTRAL_PREVIEW in preview, preview
+        cells = page.evaluate(FIND_CELLS)
+        graph = next(c["index"] for c in cells if c["svg"])
+        assert page.evaluate(SHOWS, [graph, ".jp-RenderedSVG"])["found"]
+        page.screenshot(path=str(shots / "zh_lesson.png"))

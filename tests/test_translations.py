@@ -171,9 +171,8 @@ def test_check_fails_on_a_todo_entry_and_on_a_missing_edition(course):
     write_and_check(course)
     (course / "solutions" / "zh" / "01_graphs.ipynb").unlink()
     path = course / "translations" / "zh" / "lessons" / "01_graphs.md"
-    path.write_text(path.read_text(encoding="utf-8").replace("en:", "en:", 1).replace(
-        f"en:{translate.english_hash(LESSON_CELLS[0][2])} -->", f"en:{translate.english_hash(LESSON_CELLS[0][2])} todo -->"),
-        encoding="utf-8")
+    header = f"en:{translate.english_hash(LESSON_CELLS[0][2])}"
+    path.write_text(path.read_text(encoding="utf-8").replace(f"{header} -->", f"{header} todo -->"), encoding="utf-8")
     checked = tool(course, "--check")
     assert checked.returncode == 1
     assert "cell intro (cell 0 of lessons/01_graphs.ipynb): no translation (marked todo)" in checked.stderr

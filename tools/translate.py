@@ -74,6 +74,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
+from tensorgrad_course import texts
 from tensorgrad_course.notebooks import dumps  # nbformat's sorted-key JSON, as every tool writes it
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -92,8 +93,6 @@ _FENCE = re.compile(r"\A```python\n(?P<body>.*?)\n?```\Z", re.DOTALL)
 _MARKER = re.compile(r"^\s*#+\s*(BEGIN|END) (SOLUTION|HIDDEN TESTS)\b")
 _MATH = re.compile(r"\$\$.+?\$\$|\$[^$\n]+?\$", re.DOTALL)
 _LINK = re.compile(r"(\]\(|<img [^>]*src=\")(?P<target>[^)\"\s]+)")
-_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
-_LATIN = re.compile(r"[A-Za-z]")
 
 
 # -- the English side --------------------------------------------------------------------------
@@ -312,16 +311,16 @@ def catalogue_path(english: Path) -> Path:
 
 def edition_of(path: Path) -> Path | None:
     """The Chinese edition of an English lesson or exercise set (relative in, relative out), else None."""
-    rel = Path(path).resolve().relative_to(ROOT) if Path(path).is_absolute() else Path(path)
-    if len(rel.parts) != 2 or rel.parts[0] not in TRANSLATED or rel.suffix != ".ipynb":
+    rel = (Path(path).resolve().relative_to(ROOT) if Path(path).is_absolute() else Path(path)).as_posix()
+    if rel.partition("/")[0] not in TRANSLATED or not rel.endswith(".ipynb"):
         return None
-    return Path(EDITIONS[rel.parts[0]]) / rel.name
+    edition = _edition_rel(rel)
+    return None if edition == rel else Path(edition)
 
 
 def edition_path(english: Path) -> Path:
     """Where the Chinese edition of an English notebook is written (absolute)."""
-    rel = english.relative_to(ROOT) if english.is_absolute() else english
-    return ROOT / EDITIONS[rel.parts[0]] / Path(*rel.parts[1:])
+    return ROOT / edition_of(english)
 
 
 def _show(path: Path) -> str:
@@ -365,6 +364,8 @@ _CODE_PATH = re.compile(r"`((?:lessons|exercises|solutions)/[A-Za-z0-9_]+\.ipynb
 
 
 def _edition_rel(rel: str) -> str:
+    """The path (from the checkout) of the Chinese edition of the course file ``rel``, or ``rel``
+    itself when it is not one that has an edition (an edition's own file, a docs page...)."""
     top, _, rest = rel.partition("/")
     if top in EDITIONS and rest and not rest.startswith(LANGUAGE + "/"):
         if rest.endswith(".ipynb") or rest == "README.md":
@@ -600,15 +601,7 @@ def chinese_share(path: Path) -> float:
     """The share of a notebook's prose letters that are Chinese (code, formulas, links left out)."""
     if not path.exists():
         return 0.0
-    nb = _read(path)
-    cjk = latin = 0
-    for cell in nb.cells:
-        if cell.cell_type != "markdown":
-            continue
-        prose = prose_of(cell.source)
-        cjk += len(_CJK.findall(prose))
-        latin += len(_LATIN.findall(prose))
-    return cjk / (cjk + latin) if cjk + latin else 0.0
+    return texts.chinese_share("".join(prose_of(c.source) for c in _read(path).cells if c.cell_type == "markdown"))
 
 
 def prose_of(markdown: str) -> str:

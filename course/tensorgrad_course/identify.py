@@ -37,6 +37,7 @@ from pathlib import Path
 from .exercise_set import ExerciseSet
 from .generate import METADATA_KEY
 from .notebooks import source_of
+from .texts import chinese_share
 
 #: The largest submission file read, in bytes (a notebook of a few MB is already large).
 MAX_FILE_BYTES = 100 * 1024 * 1024
@@ -100,16 +101,13 @@ def set_names_in(file_name: str, sets: dict[str, ExerciseSet]) -> list[str]:
 
 
 _EDITION = re.compile(r"^[a-z]{2}(?:-[A-Za-z]+)?/")  # zh/03_chain_rule: a set's edition in another language
-_CJK = re.compile(r"[\u3400-\u9fff]")
-_LATIN = re.compile(r"[A-Za-z]")
 
 
 def _written_in_chinese(nb_json: dict) -> bool:
     """Whether the notebook's markdown is mostly Chinese (at least 30% of its letters)."""
     cells = nb_json.get("cells") if isinstance(nb_json.get("cells"), list) else []
     text = "".join(source_of(c) for c in cells if isinstance(c, dict) and c.get("cell_type") == "markdown")
-    cjk, latin = len(_CJK.findall(text)), len(_LATIN.findall(text))
-    return cjk + latin > 0 and cjk / (cjk + latin) >= 0.3
+    return chinese_share(text) >= 0.3
 
 
 def one_edition(named: list[str], nb_json: dict) -> str | None:

@@ -31,12 +31,27 @@ not here either: they are PyTorch's, word for word.
 
 from __future__ import annotations
 
-__all__ = ["LANGUAGES", "TEXTS", "language", "say", "use_language"]
+import re
+
+__all__ = ["LANGUAGES", "TEXTS", "chinese_share", "language", "say", "use_language"]
 
 #: The languages the texts are written in: code -> the language's own name.
 LANGUAGES = {"en": "English", "zh": "简体中文"}
 
 _chosen = "en"
+
+_CHINESE_LETTER = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+_LATIN_LETTER = re.compile(r"[A-Za-z]")
+
+
+def chinese_share(text: str) -> float:
+    """The share of the letters of ``text`` that are Chinese (0.0 for text without letters).
+
+    How the course tells its editions apart by their words: the grader, a submission whose
+    name fits both editions of a set; tools/translate.py, how Chinese an edition's prose is.
+    """
+    chinese, latin = len(_CHINESE_LETTER.findall(text)), len(_LATIN_LETTER.findall(text))
+    return chinese / (chinese + latin) if chinese + latin else 0.0
 
 
 def use_language(language: str) -> None:
