@@ -204,7 +204,7 @@ def main(argv: list[str] | None = None) -> int:
     if english and not args.check:
         # The Chinese edition of what just ran; its exercise sets run too (Chinese self-check).
         untranslated = translate.cmd_write([str(p) for p in english])
-        editions = [translate.edition_of(p) for p in english if p.parts[0] == "solutions"]
+        editions = [translate.edition_of(p) for p in english if translate.is_exercise_set(p)]
         more_changed, more_failed = run_all([p for p in editions if p.exists()], args)
         changed += more_changed
         failed += more_failed

@@ -303,19 +303,31 @@ def format_entry(cell_id: str, english: str, text: str, *, code: bool, todo: boo
     return f"{header}\n{body}\n"
 
 
+def _relative(path: Path) -> Path:
+    """``path`` from the checkout's root (paths given on the command line are relative already)."""
+    path = Path(path)
+    return path.resolve().relative_to(ROOT) if path.is_absolute() else path
+
+
 def catalogue_path(english: Path) -> Path:
     """translations/zh/<folder>/<name>.md for lessons/<name>.ipynb or solutions/<name>.ipynb."""
-    rel = english.relative_to(ROOT) if english.is_absolute() else english
+    rel = _relative(english)
     return ROOT / CATALOGUES / rel.parent / (rel.stem + ".md")
 
 
 def edition_of(path: Path) -> Path | None:
     """The Chinese edition of an English lesson or exercise set (relative in, relative out), else None."""
-    rel = (Path(path).resolve().relative_to(ROOT) if Path(path).is_absolute() else Path(path)).as_posix()
+    rel = _relative(path).as_posix()
     if rel.partition("/")[0] not in TRANSLATED or not rel.endswith(".ipynb"):
         return None
     edition = _edition_rel(rel)
     return None if edition == rel else Path(edition)
+
+
+def is_exercise_set(english: Path) -> bool:
+    """An English exercise set (solutions/...): its Chinese edition is run, not copied, since
+    its self-check prints Chinese."""
+    return _relative(english).parts[0] == "solutions"
 
 
 def edition_path(english: Path) -> Path:
@@ -405,7 +417,6 @@ def translate_notebook(english: Path) -> Result:
     nb = _read(english)
     zh = copy.deepcopy(nb)
     result = Result(english, None, problems)
-    is_exercise_set = rel.startswith("solutions/")
     seen = set()
     for index, cell in enumerate(zh.cells):
         cell_id = cell.get("id", "")
@@ -449,7 +460,7 @@ def translate_notebook(english: Path) -> Result:
     for cell_id, entry in catalogue.entries.items():
         if cell_id not in seen:
             problems.append(f"{where}:{entry.line}: cell {cell_id}: no such cell to translate in {rel}")
-    if is_exercise_set:
+    if is_exercise_set(english):
         _speak_chinese(zh)
         for cell in zh.cells:
             if cell.get("id"):
@@ -500,7 +511,7 @@ def cmd_write(paths: list[str]) -> int:
                 print(f"error: {problem}", file=sys.stderr)
             continue
         old = target.read_text(encoding="utf-8") if target.exists() else None
-        is_set = english.relative_to(ROOT).parts[0] == "solutions"
+        is_set = is_exercise_set(english)
         if old == result.text or (is_set and old is not None and _same_except_outputs(old, result.text)):
             continue  # an exercise set keeps the outputs of its own run (its self-check speaks Chinese)
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -535,8 +546,8 @@ def cmd_check(paths: list[str]) -> int:
             problems.append(f"{_show(target)}: missing; run ./run translations write")
             continue
         committed = target.read_text(encoding="utf-8")
-        solutions = english.relative_to(ROOT).parts[0] == "solutions"
-        same = _same_except_outputs(committed, result.text) if solutions else committed == result.text
+        same = (_same_except_outputs(committed, result.text) if is_exercise_set(english)
+                else committed == result.text)
         if not same:
             problems.append(f"{_show(target)}: differs from what its catalogue and the English generate "
                             "(edited by hand?); change the catalogue and run ./run translations write")
