@@ -332,7 +332,7 @@ class TaskCheck:
         """The cell's points shared among its tests by weight, as the grader shares them."""
         total = sum(self._weights[name] for name, _, _ in self.results)
         passed = sum(self._weights[name] for name, outcome, _ in self.results if outcome == _PASSED)
-        return round(self._points * passed / total, 6) if total else 0.0
+        return values.share_of_points(self._points, passed, total)
 
     def _summary(self) -> None:
         total = len(self.results)

@@ -73,7 +73,7 @@ from .errors import CourseError, NotebookError, UsageError
 from .exercise_set import ExerciseSet, load_exercise_sets
 from .kernel import CellResult, Limits, RunResult, kernel_env, new_scratch, run_notebook
 from .notebooks import grade_id, parse_json, source_of
-from .values import compare
+from .values import compare, share_of_points
 from .version import GRADER_VERSION
 
 __all__ = ["GRADER_VERSION", "Submission", "SubmissionResult", "TaskResult", "TestResult",
@@ -359,7 +359,7 @@ def _score_named(task, expected: exp.ExpectedTask, assembly, run, collected, ind
     total_weight = sum(t.weight for t in expected.tests)
     tests: list[TestResult] = []
     for test in expected.tests:
-        share = task.points * test.weight / total_weight if total_weight else 0.0
+        share = share_of_points(task.points, test.weight, total_weight)
         record = records.get(test.name)
         duration = 0.0
         if test.name in duplicated:
@@ -384,11 +384,11 @@ def _score_named(task, expected: exp.ExpectedTask, assembly, run, collected, ind
         if test.hint and status in ("failed", "error") and message:
             message = f"{message}\nhint: {test.hint}"
         tests.append(TestResult(
-            name=test.name, status=status, points=_round(share) if status == "passed" else 0.0,
-            max_points=_round(share), message=message, duration=round(duration, 4), hidden=test.hidden,
+            name=test.name, status=status, points=share if status == "passed" else 0.0,
+            max_points=share, message=message, duration=round(duration, 4), hidden=test.hidden,
         ))
     passed_weight = sum(t.weight for t, r in zip(expected.tests, tests) if r.status == "passed")
-    points = _round(task.points * passed_weight / total_weight) if total_weight else 0.0
+    points = share_of_points(task.points, passed_weight, total_weight)
     status = _task_status([t.status for t in tests])
     bad = [t for t in tests if t.status != "passed"]
     if not bad:

@@ -273,6 +273,15 @@ def _shape_of(record: dict) -> tuple:
     return tuple(record.get("shape", ())) if record["type"] in _ARRAYS else ()
 
 
+def share_of_points(points: float, weight: float, total_weight: float) -> float:
+    """What ``weight`` of a task's ``total_weight`` earns of its ``points`` (to 6 decimals).
+
+    Named tests share their task's points by weight: the grader scores with it, and under
+    nbgrader a check cell's ``t.done()`` returns it, so both paths give the same points.
+    """
+    return round(points * weight / total_weight, 6) if total_weight else 0.0
+
+
 def compare(
     expected: dict,
     actual: dict,
