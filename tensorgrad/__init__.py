@@ -12,7 +12,7 @@ Where to look:
                          node to the graph; ops/fused.py holds the fused derivative formulations
     autograd/engine.py   the backward pass: the main loop, in dependency order
     autograd/node.py     graph nodes (grad_fn), AccumulateGrad, saved tensors and version checks
-    autograd/rules.py    how an entry of derivatives.py becomes a node class
+    autograd/rule.py     how an entry of derivatives.py becomes a node class
     autograd/backward_and_grad.py   tensor.backward(), autograd.backward() and autograd.grad()
     autograd/custom_function.py     autograd.Function: your own operation and its derivative
     autograd/functional.py          jacobian, hessian, vjp, jvp, hvp of a whole function

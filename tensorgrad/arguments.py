@@ -399,56 +399,71 @@ def type_name(value):
 
 
 # -- guards: the quick "plainly fine" test ------------------------------------------------------------
-_QUICK = {  # an expression that is True only for plainly valid values; False sends to the parser
-    "Tensor": "type({v}) is _Tensor",
-    "int": "type({v}) is int",
-    "float": "type({v}) in (float, int)",
-    "bool": "type({v}) is bool",
-    "Number": "type({v}) in (float, int, bool)",
-    "tensorgrad.dtype": "type({v}) is _dtype",
-}
+def _quick_types(param):
+    """The exact types that make an argument plainly valid for `param` (None: let the parser
+    decide every value given for it). A value of any other type goes to the parser, which
+    either accepts it by PyTorch's fuller rules or raises PyTorch's message."""
+    from .tensor import Tensor
+
+    if param.numbers_ok:
+        return (Tensor, float, int)
+    return {"Tensor": (Tensor,), "int": (int,), "float": (float, int), "bool": (bool,),
+            "Number": (float, int, bool), "tensorgrad.dtype": (dtypes.dtype,),
+            "tuple of ints": ()}.get(param.type)
 
 
 def _make_guard(overload):
-    """A function with the overload's parameters that returns True for a plainly valid call.
-    Python itself binds the arguments, so a wrong count or name is a TypeError (the parser
-    then says what is wrong)."""
-    params, tests, keyword_only_seen = [], [], False
-    for p in overload.params:
-        if p.varargs and overload.max_positional == 1:  # ones(2, 3) or ones((2, 3))
-            params.append(f"*{p.name}")
-            tests.append(f"_quick_sizes({p.name})")
-            keyword_only_seen = True
-            continue
-        if p.keyword_only and not keyword_only_seen:
-            params.append("*")
-            keyword_only_seen = True
-        name = f"{p.name}_" if keyword.iskeyword(p.name) else p.name
-        params.append(f"{name}=_DEFAULT" if p.has_default else name)
-        quick = _QUICK.get(p.type)
-        if p.numbers_ok:
-            quick = "type({v}) in (_Tensor, float, int)"
-        if p.type == "tuple of ints":
-            quick = "_quick_int_list({v})" if not p.single_int else \
-                "(type({v}) is int or _quick_int_list({v}))"
-        if quick is None:
-            test = f"{name} is _DEFAULT"  # rarely used types: leave them to the parser
+    """A function that returns True for a plainly valid call of `overload`: every argument
+    given is of a type the declaration names, and every parameter without a default is given.
+    It only answers yes or "ask the parser"; the parser (below) says what is wrong.
+
+    For each parameter the guard knows: which exact types pass, whether None passes, and
+    whether a list of ints passes (`tuple of ints`). That is a few `type(v) in ...` tests per
+    call, which is all a correct call pays."""
+    params = list(overload.params)
+    sizes = bool(params) and params[0].varargs and overload.max_positional == 1  # ones(2, 3)
+    if sizes:
+        params = params[1:]  # the sizes are the positional arguments; the rest keyword-only
+    specs = []
+    for p in params:
+        types = _quick_types(p)
+        int_list = p.type == "tuple of ints"
+        if int_list and p.single_int:
+            types = (int,)
+        specs.append((types, p.default_is_none, int_list))
+    positional = 0 if sizes else sum(not p.keyword_only for p in params)
+    index_of = {p.name: i for i, p in enumerate(params) if not keyword.iskeyword(p.name)}
+    required = [(i, p.name) for i, p in enumerate(params) if not p.has_default]
+
+    def fits(value, spec):
+        types, none_ok, int_list = spec
+        if types is None:
+            return False
+        return (type(value) in types or none_ok and value is None
+                or int_list and _quick_int_list(value))
+
+    def guard(*args, **kwargs):
+        if sizes:
+            if not _quick_sizes(args):
+                return False
+            given = 0
         else:
-            test = f"({name} is _DEFAULT or {quick.format(v=name)})" if p.has_default else \
-                quick.format(v=name)
-            if p.default_is_none:
-                test = f"({name} is None or {test})"
-        tests.append(test)
-    source = f"def guard({', '.join(params)}):\n    return {' and '.join(tests) or 'True'}\n"
-    from .tensor import Tensor
+            if len(args) > positional:
+                return False
+            for value, spec in zip(args, specs):
+                if not fits(value, spec):
+                    return False
+            given = len(args)
+        for name, value in kwargs.items():
+            index = index_of.get(name)
+            if index is None or index < given or not fits(value, specs[index]):
+                return False
+        for index, name in required:
+            if index >= given and name not in kwargs:
+                return False
+        return True
 
-    scope = {"_Tensor": Tensor, "_dtype": dtypes.dtype, "_DEFAULT": _DEFAULT,
-             "_quick_int_list": _quick_int_list, "_quick_sizes": _quick_sizes}
-    exec(source, scope)  # noqa: S102  (our own declarations, made into code once at import)
-    return scope["guard"]
-
-
-_DEFAULT = object()
+    return guard
 
 
 def _quick_int_list(value):

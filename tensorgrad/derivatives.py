@@ -9,7 +9,7 @@ reads: the node that `tanh` records is called TanhBackward0 (PyTorch's name); th
 saves its result y; the gradient for the input (`self`, as PyTorch calls the first input) is
 the incoming gradient times 1 - y². Each entry is the chain rule for one operation: the
 incoming gradient `grad` (∂L/∂out) times the local derivative ∂out/∂input. How an entry becomes
-a node class, and how a formula's parameters are filled in, is in autograd/rules.py.
+a node class, and how a formula's parameters are filled in, is in autograd/rule.py.
 
 What an entry holds, besides its formulas:
     saves        what the forward pass keeps for backward (`grad_fn._saved_self`, ...)
@@ -17,8 +17,9 @@ What an entry holds, besides its formulas:
     computes     how pictures write the operation: "{a} * {b}"
     local        how pictures write each local derivative: "{b}", "1 - {out}²"
     elementwise  output element i depends only on element i of each input
-    fast         a fused formulation used instead of the plain formula, for speed and to record
-                 the same graph as PyTorch under create_graph=True (ops/fused.py)
+    same_as      where the formula is a fused NumPy formulation (ops/fused.py), for speed and to
+                 record the same graph as PyTorch under create_graph=True: the plain formula it
+                 computes, which tests check it against (tests/test_derivative_table.py)
 
 Broadcasting is undone in one place for all of them (autograd/engine.py: fit_gradient), so no
 formula sums a gradient back to its input's shape. Every rule is checked against finite
@@ -28,7 +29,7 @@ differences, at first and second order, in tests/test_derivatives.py and tests/t
 import numpy as np
 
 from . import creation
-from .autograd.rules import rule
+from .autograd.rule import rule
 from .ops import fused
 from .tensor import Tensor
 
@@ -162,20 +163,20 @@ CosBackward0 = rule(
 # y = tanh x:  dy/dx = 1 - tanh²x = 1 - y²
 TanhBackward0 = rule(
     "TanhBackward0", saves=("result",), local="1 - {out}²", elementwise=True,
-    self=lambda grad, result: grad * (1 - result * result),
-    fast={"self": fused.tanh_backward})
+    self=fused.tanh_backward,  # grad * (1 - result²) as one recorded operation, as PyTorch
+    same_as={"self": lambda grad, result: grad * (1 - result * result)})
 
 # y = σ(x) = 1 / (1 + e⁻ˣ):  dy/dx = y·(1 - y)
 SigmoidBackward0 = rule(
     "SigmoidBackward0", saves=("result",), local="{out}·(1 - {out})", elementwise=True,
-    self=lambda grad, result: grad * result * (1 - result),
-    fast={"self": fused.sigmoid_backward})
+    self=fused.sigmoid_backward,  # grad * result * (1 - result), fused
+    same_as={"self": lambda grad, result: grad * result * (1 - result)})
 
 # y = max(x, 0):  dy/dx = 1 where x > 0, else 0 (and the gradient passes where y is nan)
 ReluBackward0 = rule(
     "ReluBackward0", saves=("result",), local="1 where {out} > 0, else 0", elementwise=True,
-    self=lambda grad, result: ew.where(result <= 0, 0.0, grad),
-    fast={"self": fused.threshold_backward})
+    self=fused.threshold_backward,  # grad where result > 0, else 0, fused
+    same_as={"self": lambda grad, result: ew.where(result <= 0, 0.0, grad)})
 
 # y = |x|:  dy/dx = sign(x) (0 at x = 0)
 AbsBackward0 = rule(
@@ -415,16 +416,17 @@ LinalgVectorNormBackward0 = rule(
 # s = softmax(x):  the VJP is s ⊙ (g - Σ g⊙s), summed along the softmax dim
 SoftmaxBackward0 = rule(
     "SoftmaxBackward0", saves=("result",),
-    self=lambda grad, result, dim: result * (grad - (grad * result).sum(dim=dim, keepdim=True)),
-    fast={"self": fused.softmax_backward_data},
+    self=fused.softmax_backward_data,  # result * (grad - Σ grad·result), fused
+    same_as={"self": lambda grad, result, dim:
+             result * (grad - (grad * result).sum(dim=dim, keepdim=True))},
     jvp=lambda self_t, result, dim:
         result * (self_t - (self_t * result).sum(dim=dim, keepdim=True)))
 
 # l = log_softmax(x):  the VJP is g - softmax(x)·Σ g, and softmax(x) = exp(l)
 LogSoftmaxBackward0 = rule(
     "LogSoftmaxBackward0", saves=("result",),
-    self=lambda grad, result, dim: grad - ew.exp(result) * grad.sum(dim=dim, keepdim=True),
-    fast={"self": fused.log_softmax_backward_data},
+    self=fused.log_softmax_backward_data,  # grad - exp(result)·Σ grad, fused
+    same_as={"self": lambda grad, result, dim: grad - ew.exp(result) * grad.sum(dim=dim, keepdim=True)},
     jvp=lambda self_t, result, dim:
         self_t - (ew.exp(result) * self_t).sum(dim=dim, keepdim=True))
 

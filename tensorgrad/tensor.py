@@ -19,17 +19,11 @@ import numpy as np
 from . import dtypes, printing
 from .autograd import messages
 from .autograd.grad_mode import is_grad_enabled
-from .autograd.node import AccumulateGrad, RemovableHandle
+from .utils.hooks import RemovableHandle
 from .size import Size
+from .version_counter import VersionCounter
 
 
-class VersionCounter:
-    """How many times some memory was changed in place. Shared by tensors that share memory."""
-
-    __slots__ = ("value",)
-
-    def __init__(self):
-        self.value = 0
 
 
 class Tensor:
@@ -209,14 +203,6 @@ class Tensor:
         return self.dtype.is_floating_point
 
     # -- gradients arriving from the engine ------------------------------------------------
-    def _grad_accumulator(self):
-        """This leaf's AccumulateGrad node: one per leaf, shared by all uses (held weakly)."""
-        node = None if self._accumulator_ref is None else self._accumulator_ref()
-        if node is None:
-            node = AccumulateGrad(self)
-            self._accumulator_ref = weakref.ref(node)
-        return node
-
     def _accumulate_grad(self, grad, create_graph):
         """Add a gradient into `.grad`, as PyTorch's AccumulateGrad does.
 

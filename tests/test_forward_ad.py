@@ -11,7 +11,7 @@ import pytest
 
 import tensorgrad as tg
 import tensorgrad.autograd.forward_ad as fwAD
-from tensorgrad.autograd import rules
+from tensorgrad.autograd import rule
 from parity import lib, raises, show  # noqa: F401  (lib is a fixture)
 from test_derivative_table import PROGRAMS
 
@@ -49,7 +49,7 @@ def test_forward_rule_against_finite_differences(name):
 
 
 def test_every_rule_has_a_forward_rule():
-    missing = {cls.__name__ for cls in rules.Rule.__subclasses__()
+    missing = {cls.__name__ for cls in rule.Rule.__subclasses__()
                if cls.jvp_formula is None and not cls.elementwise}
     assert missing == NO_FORWARD_RULE
 

@@ -607,7 +607,7 @@ def test_trace_order_is_the_engines_and_its_gradients_are_the_grads(seed):
     order = []
     tensors = leaves + made + [root]
     for tensor in tensors:
-        node = tensor.grad_fn if tensor.grad_fn is not None else tensor._grad_accumulator()
+        node = tensor.grad_fn if tensor.grad_fn is not None else tg.autograd.AccumulateGrad(tensor)
         tensor.register_hook(lambda grad, node=node: order.append(node))
     root.backward()
     fired = list(dict.fromkeys(order))  # a node used by several tensors fires once per tensor

@@ -1,7 +1,7 @@
 """Automatic differentiation: graph nodes, the backward engine, and grad modes.
 
     node.py               Node (a grad_fn), AccumulateGrad, saved tensors with version checks
-    rules.py              how an entry of the derivative table (../derivatives.py) becomes a node
+    rule.py               how an entry of the derivative table (../derivatives.py) becomes a node
     engine.py             the backward pass itself
     backward_and_grad.py  autograd.backward() and autograd.grad(): check, then run the engine
     grad_mode.py          no_grad, enable_grad, set_grad_enabled
@@ -21,7 +21,8 @@ import sys
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .backward_and_grad import backward, grad
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
-from .node import AccumulateGrad, Node, RemovableHandle
+from .node import AccumulateGrad, Node
+from ..utils.hooks import RemovableHandle
 from . import custom_function, forward_ad, functional, graph, profiler
 from .custom_function import Function
 

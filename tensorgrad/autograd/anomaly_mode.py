@@ -9,6 +9,8 @@ so it is for debugging only, as in PyTorch.
 import traceback
 import warnings
 
+from . import instruments
+
 ANOMALY_WARNING = (
     "Anomaly Detection has been enabled. This mode will increase the runtime and should only be "
     "enabled for debugging."
@@ -26,9 +28,19 @@ def is_anomaly_check_nan_enabled():
     return _check_nan
 
 
+_plugged = ()  # what this module has plugged into autograd/instruments.py while it is on
+
+
 def _set(mode, check_nan):
-    global _enabled, _check_nan
+    """Switch anomaly mode on or off: while on, its three functions below are plugged in."""
+    global _enabled, _check_nan, _plugged
     _enabled, _check_nan = bool(mode), bool(check_nan)
+    instruments.unplug(_plugged)
+    _plugged = ()
+    if _enabled:
+        _plugged = instruments.plug_in(on_node=remember_forward_stack,
+                                       around_node=_reporting_failures,
+                                       after_node=_checking_for_nan)
 
 
 class detect_anomaly:
@@ -72,6 +84,20 @@ class set_detect_anomaly:
 def remember_forward_stack(node):
     """Store the creating stack in `node.metadata`, under PyTorch's key."""
     node.metadata["traceback_"] = traceback.format_stack()[:-3]
+
+
+def _reporting_failures(node, run):
+    """Run a node's backward; if it fails, first warn with the forward stack that made it."""
+    try:
+        return run()
+    except Exception:
+        report_backward_error(node)
+        raise
+
+
+def _checking_for_nan(node, grads_in, grads_out):
+    if _check_nan:
+        check_for_nan(node, grads_out)
 
 
 def report_backward_error(node):

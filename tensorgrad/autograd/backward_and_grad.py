@@ -24,7 +24,8 @@ def _as_tensor_list(values):
 def check_arguments(name, outputs, inputs=None, flags=()):
     """The entry checks of backward() and grad(), before the graph is touched: tensors where
     tensors are wanted, flags that are flags. Returns the outputs and inputs as lists."""
-    if type(outputs) is Tensor and inputs is None and _plain_flags(flags):
+    if type(outputs) is Tensor and inputs is None and all(
+            value is None or type(value) is bool for _, value in flags):
         return [outputs], None  # the common case, y.backward(): nothing to check
     try:  # PyTorch takes any iterable of tensors, a str too (and then fails on its letters)
         outputs = _as_tensor_list(outputs)
@@ -52,25 +53,17 @@ def check_arguments(name, outputs, inputs=None, flags=()):
     return outputs, inputs
 
 
-def _as_grad_list(grads, count):
-    if grads is None:
-        return [None] * count
-    if isinstance(grads, Tensor):
-        return [grads]
-    if isinstance(grads, (list, tuple)):
-        return list(grads)
-    return [grads]
-
-
-def _plain_flags(flags):
-    for _, value in flags:
-        if value is not None and type(value) is not bool:
-            return False
-    return True
-
-
 def make_root_grads(outputs, grads):
-    """Check the gradients given for the outputs; create the implicit 1 for scalar outputs."""
+    """Check the gradients given for the outputs (None, a tensor, or a sequence with one per
+    output); create the implicit 1 for scalar outputs."""
+    if grads is None:
+        grads = [None] * len(outputs)
+    elif isinstance(grads, Tensor):
+        grads = [grads]
+    elif isinstance(grads, (list, tuple)):
+        grads = list(grads)
+    else:
+        grads = [grads]
     result = []
     for index, (output, grad) in enumerate(zip(outputs, grads)):  # extra gradients are ignored
         if grad is None:
@@ -96,14 +89,9 @@ def _ones_like_data(tensor):
     return np.ones(tensor._data.shape, dtype=tensor._data.dtype)
 
 
-def _root_edges(outputs):
-    edges = []
-    for index, output in enumerate(outputs):
-        edge = engine.gradient_edge(output)
-        if edge is None:
-            raise RuntimeError(messages.NO_GRAD_FN.format(index=index))
-        edges.append(edge)
-    return edges
+def _refuse_missing_edges(edges):
+    """The error for an output that requires no grad: it has no edge into the graph."""
+    raise RuntimeError(messages.NO_GRAD_FN.format(index=edges.index(None)))
 
 
 _warned_create_graph = False
@@ -118,13 +106,15 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     outputs, inputs = check_arguments("backward", tensors, inputs, (
         ("retain_graph", retain_graph), ("create_graph", create_graph)))
     create_graph = bool(create_graph)
-    grads = make_root_grads(outputs, _as_grad_list(grad_tensors, len(outputs)))
+    grads = make_root_grads(outputs, grad_tensors)
     if retain_graph is None:
         retain_graph = create_graph
     if create_graph and not _warned_create_graph:
         _warned_create_graph = True
         warnings.warn(messages.CREATE_GRAPH_CYCLE, UserWarning, stacklevel=3)
-    edges = _root_edges(outputs)
+    edges = [engine.gradient_edge(output) for output in outputs]  # where backward starts
+    if None in edges:
+        _refuse_missing_edges(edges)
     capture = None
     if inputs is not None:
         capture = [_input_edge(t, index) for index, t in enumerate(inputs)]
@@ -166,10 +156,12 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         ("retain_graph", retain_graph), ("create_graph", create_graph),
         ("allow_unused", allow_unused)))
     create_graph = bool(create_graph)
-    grads = make_root_grads(output_list, _as_grad_list(grad_outputs, len(output_list)))
+    grads = make_root_grads(output_list, grad_outputs)
     if retain_graph is None:
         retain_graph = create_graph
-    edges = _root_edges(output_list)
+    edges = [engine.gradient_edge(output) for output in output_list]
+    if None in edges:
+        _refuse_missing_edges(edges)
     capture = [_input_edge(t, index) for index, t in enumerate(input_list)]
     captured = engine.execute(edges, grads[:len(edges)], keep_graph=retain_graph,
                               create_graph=create_graph, capture=capture, accumulate=False)

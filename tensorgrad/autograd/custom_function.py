@@ -37,10 +37,10 @@ import warnings
 
 import numpy as np
 
-from . import forward_ad, graph
+from . import forward_ad, graph, instruments
 from .engine import gradient_edge
 from .grad_mode import is_grad_enabled, no_grad
-from .node import Node
+from .node import SEQUENCE, Node
 
 
 def _tensor_class():
@@ -102,7 +102,9 @@ class BackwardCFunction(Node, FunctionCtx):
     _forward_cls = None  # the Function subclass; set on each generated class
 
     def __init__(self):
-        super().__init__()
+        self._sequence_nr = next(SEQUENCE)  # what record does for a built-in operation's node
+        if instruments.on_node:
+            instruments.node_made(self)
         self.to_save = None
         self.dirty_tensors = ()
         self.non_differentiable = ()
@@ -114,6 +116,10 @@ class BackwardCFunction(Node, FunctionCtx):
     def __repr__(self):
         # Unlike built-in nodes, PyTorch prints these with their module, like a Python class.
         return f"<{MODULE_NAME}.{type(self).__name__} object at {id(self):#x}>"
+
+    @property
+    def num_outputs(self):
+        return len(self._output_meta)
 
     @property
     def needs_input_grad(self):

@@ -17,11 +17,122 @@ operations deep works with Python's default recursion limit.
 """
 
 import heapq
+import itertools
 
-from . import anomaly_mode, messages, profiler
-from .grad_mode import set_grad_enabled
+from . import grad_mode, instruments, messages
+from .node import FREED, AccumulateGrad
 from ..dtypes import from_numpy_dtype
-from .node import AccumulateGrad, building_gradient_graph
+
+
+def execute(root_edges, root_grads, *, keep_graph, create_graph, capture=None, accumulate=True):
+    """Run the backward pass: from `root_edges` (one `(node, output_nr)` per output, with its
+    gradient in `root_grads`) back to the leaves. `capture`: edges whose incoming gradients
+    to return instead (autograd.grad, or backward(inputs=...)); only the graph leading to them
+    runs. `accumulate`: add into `.grad` of leaves (backward) or not (autograd.grad)."""
+    roots = list(dict.fromkeys(node for node, _ in root_edges))
+    dependencies = count_dependencies(roots)
+    buffers = {}  # (node, output_nr) -> the gradient that has reached it so far, summed
+    for edge, grad in zip(root_edges, root_grads):
+        buffers[edge] = grad if edge not in buffers else buffers[edge] + grad
+    ready = [(-node._sequence_nr, next(_pushes), node) for node in roots if not dependencies[node]]
+    wanted = Capture(roots, capture, accumulate) if capture is not None else None
+    grad_was_enabled, grad_mode._grad_enabled = grad_mode._grad_enabled, create_graph
+    marker = instruments.plug_in(on_node=mark_as_gradient_graph) if create_graph else ()
+    try:
+        while ready:
+            node = heapq.heappop(ready)[2]  # the newest node whose gradients are all in
+            grads = [buffers.pop((node, i), None) for i in range(node.num_outputs)]
+            hooked = node._tensor_pre_hooks or node._retained_outputs or (
+                type(node) is AccumulateGrad and node.variable._backward_hooks)
+            if all(grad is None for grad in grads) or (wanted or hooked) and not prepare(
+                    node, grads, wanted, hooked):
+                input_grads = ()  # nothing reached it, or nothing wanted lies behind it
+            elif instruments.around_node or instruments.after_node:
+                input_grads = instruments.run_node(node, grads, run_step(node, grads, accumulate, wanted))
+            elif type(node) is AccumulateGrad:  # a leaf: add into leaf.grad
+                if accumulate and (wanted is None or node in wanted.slots):
+                    node.variable._accumulate_grad(grads[0], create_graph)
+                input_grads = ()
+            else:
+                input_grads = node.apply(grads)  # the chain rule for one operation
+            if type(input_grads) is not tuple:
+                input_grads = (input_grads,)
+            if input_grads and len(input_grads) != len(node.next_functions):
+                raise RuntimeError(messages.WRONG_GRADIENT_COUNT.format(
+                    name=type(node).__name__, expected=len(node.next_functions), got=len(input_grads)))
+            if input_grads and not keep_graph and node._for_backward:
+                node._for_backward = FREED  # free what the forward pass saved for this node
+            for (next_node, output_nr), grad, meta in zip(
+                    node.next_functions, input_grads or (None,) * len(node.next_functions),
+                    node._input_meta):
+                if next_node is None:
+                    continue
+                if grad is not None:  # fit it to its input, then add it to what reached there
+                    if grad._data.shape != meta[0] or grad._data.dtype != meta[1]:
+                        grad = fit_gradient(grad, *meta)
+                    edge = (next_node, output_nr)
+                    buffers[edge] = grad if edge not in buffers else buffers[edge] + grad
+                dependencies[next_node] -= 1
+                if not dependencies[next_node]:
+                    heapq.heappush(ready, (-next_node._sequence_nr, next(_pushes), next_node))
+    finally:
+        grad_mode._grad_enabled = grad_was_enabled
+        if marker:
+            instruments.unplug(marker)
+    return None if wanted is None else wanted.captured
+
+
+_pushes = itertools.count()  # breaks ties in the ready heap: the node pushed first goes first
+
+
+def prepare(node, grads, wanted, hooked):
+    """Before a node runs: tensor hooks and retain_grad on the gradients that reached it
+    (`hooked`: a leaf's hooks live on the leaf), which may change `grads` in place; then take
+    any that autograd.grad wants. False when the node need not run at all."""
+    if wanted is not None and node not in wanted.needed:
+        return False  # nothing wanted lies behind it
+    if hooked:
+        grads[:] = run_tensor_pre_hooks(node, grads)
+    return wanted is None or wanted.take(node, grads)
+
+
+def run_step(node, grads, accumulate, wanted):
+    """One node's work, as a function for the instruments to wrap (profiler, anomaly mode)."""
+    if type(node) is not AccumulateGrad:
+        return lambda: node.apply(grads)
+
+    def add():
+        if accumulate and (wanted is None or node in wanted.slots):
+            node.variable._accumulate_grad(grads[0], grad_mode._grad_enabled)
+        return ()
+    return add
+
+
+def mark_as_gradient_graph(node):
+    """Nodes recorded while a create_graph=True backward runs compute gradients: tensorgrad.viz
+    draws them in their own colour."""
+    node._built_by_backward = True
+
+
+class Capture:
+    """What autograd.grad (or backward(inputs=...)) wants back: the gradient arriving at each
+    capture edge. Only the nodes that lead to one of them need to run."""
+
+    def __init__(self, roots, capture, accumulate):
+        self.captured = [None] * len(capture)
+        self.slots = {}  # node -> [(output_nr, index in captured)]
+        for index, (node, output_nr) in enumerate(capture):
+            self.slots.setdefault(node, []).append((output_nr, index))
+        self.needed = nodes_leading_to(roots, self.slots)
+
+    def take(self, node, grads):
+        """Keep the gradients wanted at `node`; False if the node need not run after that."""
+        if node not in self.slots:
+            return True
+        for output_nr, index in self.slots[node]:
+            self.captured[index] = grads[output_nr] if output_nr < len(grads) else None
+        return type(node) is AccumulateGrad or any(
+            next_node in self.needed for next_node, _ in node.next_functions if next_node is not None)
 
 
 def gradient_edge(tensor):
@@ -31,7 +142,7 @@ def gradient_edge(tensor):
     if tensor._grad_fn is not None:
         return tensor._grad_fn, tensor._output_nr
     if tensor._requires_grad:
-        return tensor._grad_accumulator(), 0
+        return AccumulateGrad(tensor), 0
     return None
 
 
@@ -134,7 +245,7 @@ def run_tensor_pre_hooks(node, grads):
 
 def call_hooks(hooks, grad):
     """Run tensor hooks in registration order; a hook may return a replacement gradient."""
-    from ..tensor import Tensor
+    from ..tensor import Tensor  # (tensor.py imports the engine: see issue 19's layering)
 
     for hook in list(hooks):
         result = hook(grad)
@@ -152,188 +263,4 @@ def call_hooks(hooks, grad):
     return grad
 
 
-class _ReadyQueue:
-    """Nodes whose gradients are complete. The newest node (highest sequence number) comes first."""
-
-    def __init__(self):
-        self._heap = []
-        self._pushed = 0
-
-    def push(self, node):
-        self._pushed += 1
-        heapq.heappush(self._heap, (-node._sequence_nr, self._pushed, node))
-
-    def pop(self):
-        return heapq.heappop(self._heap)[2]
-
-    def __bool__(self):
-        return bool(self._heap)
-
-
-def execute(root_edges, root_grads, *, keep_graph, create_graph, capture=None, accumulate=True,
-            observer=None):
-    """Run the backward pass.
-
-    root_edges: one `(node, output_nr)` per output, root_grads: the gradient for each.
-    capture: optional list of edges whose incoming gradient should be returned (autograd.grad,
-        or backward(inputs=...)); then only the parts of the graph leading to them run.
-    accumulate: add into `.grad` of leaves (backward) or not (autograd.grad).
-    observer: optional function called as `observer(node, grads_in, grads_out)` right after each
-        node runs, in execution order: the gradients that reached the node, then what its
-        derivative rule returned (one per next_function, before fitting; `()` for AccumulateGrad).
-        It only watches; tensorgrad.viz.trace_backward uses it to show backward step by step.
-    Returns the captured gradients, one per capture edge (None where nothing arrived).
-    """
-    run = BackwardRun(root_edges, root_grads, capture, accumulate, create_graph)
-    with set_grad_enabled(create_graph), building_gradient_graph(create_graph):
-        while run.ready:
-            node = run.ready.pop()  # the newest node whose gradients are complete
-            grads = run.gradients_for(node)  # summed, through hooks; None: nothing to do here
-            if grads is None:
-                run.pass_over(node)
-            elif isinstance(node, AccumulateGrad):
-                run.accumulate(node, grads)  # a leaf: add into leaf.grad
-                if observer is not None:
-                    observer(node, grads, ())
-            else:
-                input_grads = call_backward(node, grads)  # the chain rule for one operation
-                if observer is not None:
-                    observer(node, grads, input_grads)
-                if not keep_graph:
-                    node.release_for_backward()
-                send_gradients(node, input_grads, run)  # on to the nodes of the inputs
-    return run.captured
-
-
-class BackwardRun:
-    """The state of one backward pass: gradients summed so far, dependency counts, ready nodes,
-    and what `autograd.grad` wants back (capture).
-
-    The main loop above asks it four things; each is a method here, so the loop reads as the
-    algorithm and the bookkeeping stays out of its way.
-    """
-
-    def __init__(self, root_edges, root_grads, capture, accumulate, create_graph):
-        root_nodes = list(dict.fromkeys(node for node, _ in root_edges))
-        self.dependencies = count_dependencies(root_nodes)
-        self.buffers = {}
-        for (node, output_nr), grad in zip(root_edges, root_grads):
-            add_to_buffer(self.buffers, node, output_nr, grad)
-        self.ready = _ReadyQueue()
-        for node in root_nodes:
-            if self.dependencies[node] == 0:
-                self.ready.push(node)
-        self.accumulating = accumulate
-        self.create_graph = create_graph
-        self.capturing = capture is not None
-        self.capture_slots = {}  # node -> [(output_nr, index in captured)]
-        self.captured = None
-        self.needed = None  # when capturing: the nodes that lead to a captured edge
-        if self.capturing:
-            self.captured = [None] * len(capture)
-            for index, (node, output_nr) in enumerate(capture):
-                self.capture_slots.setdefault(node, []).append((output_nr, index))
-            self.needed = nodes_leading_to(root_nodes, self.capture_slots)
-
-    def gradients_for(self, node):
-        """The gradients that reached `node`, after tensor hooks and retain_grad; taken if
-        captured. None when the node need not run: nothing reached it, nothing wanted lies
-        behind it, or the gradient wanted was this one."""
-        grads = self.buffers.pop(node, None)
-        if grads is None or (self.needed is not None and node not in self.needed):
-            return None
-        if node._tensor_pre_hooks or node._retained_outputs or isinstance(node, AccumulateGrad):
-            grads = run_tensor_pre_hooks(node, grads)
-        if self.capturing and node in self.capture_slots:
-            for output_nr, index in self.capture_slots[node]:
-                self.captured[index] = grads[output_nr] if output_nr < len(grads) else None
-            if not isinstance(node, AccumulateGrad) and not _leads_further(node, self.needed):
-                return None  # the gradient we wanted has been taken; go no further
-        return grads
-
-    def accumulate(self, node, grads):
-        """Add into `.grad` (backward), only of the leaves asked for when `inputs=` was given."""
-        if self.accumulating and (not self.capturing or node in self.capture_slots):
-            if profiler._active is not None:
-                profiler.backward_step(node, lambda: node.variable._accumulate_grad(
-                    grads[0], self.create_graph))
-            else:
-                node.variable._accumulate_grad(grads[0], self.create_graph)
-
-    def pass_over(self, node):
-        release_dependencies(node, self.dependencies, self.ready)
-
-
-def _leads_further(node, needed):
-    return any(n in needed for n, _ in node.next_functions if n is not None)
-
-
-def call_backward(node, grads):
-    """Run one node's derivative rule and check that it returned one gradient per input."""
-    if profiler._active is not None:
-        input_grads = profiler.backward_step(node, lambda: node.apply(grads))
-    elif anomaly_mode._enabled:
-        input_grads = _apply_detecting_anomalies(node, grads)
-    else:
-        input_grads = node.apply(grads)
-    if not isinstance(input_grads, tuple):
-        input_grads = (input_grads,)
-    if len(input_grads) != len(node.next_functions):
-        raise RuntimeError(
-            f"function {type(node).__name__} returned an incorrect number of gradients "
-            f"(expected {len(node.next_functions)}, got {len(input_grads)})"
-        )
-    if anomaly_mode._enabled and anomaly_mode._check_nan:
-        anomaly_mode.check_for_nan(node, input_grads)
-    return input_grads
-
-
-def _apply_detecting_anomalies(node, grads):
-    """node.apply, but a failure first warns with the forward stack that created the node."""
-    try:
-        return node.apply(grads)
-    except Exception:
-        anomaly_mode.report_backward_error(node)
-        raise
-
-
-def send_gradients(node, input_grads, run):
-    """Fit each input gradient to its input and add it to the next node's buffer."""
-    buffers, dependencies, ready = run.buffers, run.dependencies, run.ready
-    for (next_node, output_nr), grad, meta in zip(node.next_functions, input_grads, node._input_meta):
-        if next_node is None:
-            continue
-        if grad is not None:
-            shape, dtype = meta
-            if grad._data.shape != shape or grad._data.dtype != dtype:
-                grad = fit_gradient(grad, shape, dtype)
-            add_to_buffer(buffers, next_node, output_nr, grad)
-        dependencies[next_node] -= 1
-        if dependencies[next_node] == 0:
-            ready.push(next_node)
-
-
-def release_dependencies(node, dependencies, ready):
-    """A node that will not run still counts as done for the nodes behind it."""
-    for next_node, _ in node.next_functions:
-        if next_node is None:
-            continue
-        dependencies[next_node] -= 1
-        if dependencies[next_node] == 0:
-            ready.push(next_node)
-
-
-def add_to_buffer(buffers, node, output_nr, grad):
-    """Sum gradients arriving at the same output of a node (a value used twice gets both)."""
-    grads = buffers.get(node)
-    if grads is None:
-        grads = buffers[node] = [None]
-    if output_nr >= len(grads):
-        grads.extend([None] * (output_nr + 1 - len(grads)))
-    if grads[output_nr] is None:
-        grads[output_nr] = grad
-    else:
-        grads[output_nr] = grads[output_nr] + grad
-
-
-__all__ = ["execute", "gradient_edge", "fit_gradient", "BackwardRun"]
+__all__ = ["execute", "gradient_edge", "fit_gradient"]

@@ -20,7 +20,8 @@ made in, and are gone when it ends.
 
 from collections import namedtuple
 
-from . import messages
+from . import instruments, messages
+from .node import OUTPUT
 
 _level = None  # the current dual level (an int), or None outside every `dual_level`
 _levels_made = 0
@@ -35,6 +36,7 @@ def enter_dual_level():
         raise RuntimeError(messages.NESTED_FORWARD_AD)
     _level = _levels_made
     _levels_made += 1
+    instruments.plug_in(on_operation=_propagate)
     return _level
 
 
@@ -44,6 +46,7 @@ def exit_dual_level(*, level=None):
     if _level is None or (level is not None and level != _level):
         raise RuntimeError(messages.EXIT_UNKNOWN_DUAL_LEVEL)
     _level = None
+    instruments.unplug([("on_operation", _propagate)])
 
 
 class dual_level:  # noqa: N801  (PyTorch's name; used like no_grad)
@@ -116,11 +119,14 @@ class _paused:  # noqa: N801  (used like no_grad)
 def _propagate(rule, result, inputs, saved, attributes):
     """Give `result` its tangent, if any input has one: the rule's JVP of the inputs' tangents.
 
-    Called by `record` for every operation while a dual level is active; `saved` holds what the
-    operation saves for backward (the result itself in place of ops.base.OUTPUT).
+    Called by `record` for every operation while a dual level is active (plugged in through
+    autograd/instruments.py); `saved` holds what the operation saves for backward.
     """
     from ..tensor import Tensor
 
+    if _level is None:
+        return  # paused: a rule's own arithmetic
+    saved = [result if value is OUTPUT else value for value in saved]
     tangents = [_tangent_of(value) if isinstance(value, Tensor) else None for value in inputs]
     if all(tangent is None for tangent in tangents):
         return

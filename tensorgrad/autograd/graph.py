@@ -13,8 +13,11 @@ original was, so backward and double backward work as usual. (tensorgrad keeps a
 the original array for its error messages, so hooks that move tensors away free no memory here.)
 """
 
-from . import messages
-from .node import SavedTensor
+import weakref
+
+from . import instruments, messages
+from .grad_mode import no_grad
+from .node import AccumulateGrad, SavedTensor
 
 _hooks = []  # the (pack, unpack) pairs in force, innermost last
 _disabled_message = None  # set by disable_saved_tensors_hooks
@@ -32,10 +35,14 @@ class saved_tensors_hooks:  # noqa: N801  (PyTorch's name; used like no_grad)
         if _disabled_message is not None:
             raise RuntimeError(_disabled_message)
         _hooks.append((self.pack_hook, self.unpack_hook))
+        if len(_hooks) == 1:
+            instruments.plug_in(savers=HookedSavedTensor)
         return self
 
     def __exit__(self, *exc_info):
         _hooks.pop()
+        if not _hooks:
+            instruments.unplug([("savers", HookedSavedTensor)])
         return False
 
 
@@ -70,8 +77,6 @@ class HookedSavedTensor(SavedTensor):
     __slots__ = ("_packed", "_unpack_hook", "_grad_fn", "_accumulator", "_requires_grad")
 
     def __init__(self, tensor, is_output=False, producer=None):
-        from .grad_mode import no_grad
-
         super().__init__(tensor, is_output, producer)
         pack, self._unpack_hook = _hooks[-1]
         with no_grad():  # as PyTorch: what the hooks compute is not part of the graph
@@ -80,17 +85,13 @@ class HookedSavedTensor(SavedTensor):
         self._grad_fn, self._accumulator = tensor._grad_fn, None
         self._requires_grad = tensor.requires_grad
         if not is_output and tensor._grad_fn is None and tensor.requires_grad:
-            self._accumulator = tensor._grad_accumulator()  # a leaf: its gradient goes there
+            self._accumulator = AccumulateGrad(tensor)  # a leaf: its gradient goes there
         if not is_output:
             self._data = tensor._data  # for the error messages only (see the module docstring)
             self._tensor_type = type(tensor)
             self._tensor = None
 
     def unpack(self, owner):
-        import weakref
-
-        from .grad_mode import no_grad
-
         current = self._version_counter.value
         if current != self._saved_version:
             raise RuntimeError(self._version_message(current))

@@ -19,44 +19,31 @@ never forms a reference cycle: when the last result goes away, the whole graph i
 
 import itertools
 import sys
+import weakref
 
-from . import anomaly_mode, messages
+from . import messages
+from ..dtypes import from_numpy_dtype
+from ..version_counter import VersionCounter
 
-_sequence_numbers = itertools.count()
-
-_building_gradient_graph = False  # set by `building_gradient_graph` below, read by Node.__init__
-
-
-class building_gradient_graph:  # noqa: N801  (used like a function, as no_grad is)
-    """While active with `flag=True`, new nodes are marked as built by a backward pass.
-
-    The engine enters it around a backward pass: `with building_gradient_graph(create_graph)`.
-    A flag read once per node is the cheapest way to know, later, which part of a graph
-    computes gradients (tensorgrad.viz draws those nodes in their own colour).
-    """
-
-    def __init__(self, flag):
-        self._flag = bool(flag)
-
-    def __enter__(self):
-        global _building_gradient_graph
-        self._previous = _building_gradient_graph
-        _building_gradient_graph = self._flag
-
-    def __exit__(self, *exc_info):
-        global _building_gradient_graph
-        _building_gradient_graph = self._previous
-        return False
-
+OUTPUT = object()  # in an operation's saved values: "save my own result" (see ops/base.py)
+SEQUENCE = itertools.count()  # numbers the nodes in the order they are made (see record)
 
 class Node:
     """Base class of every grad_fn. Subclasses define `backward(self, grad)`."""
 
-    __slots__ = ("next_functions", "_for_backward", "_input_meta", "_sequence_nr", "__dict__",
-                 "__weakref__")
+    __slots__ = ("__dict__", "__weakref__")
 
-    # Rarely used, so their defaults live on the class and a node gets its own value only when
-    # one is set (as Tensor does): creating a node, which every recorded operation does, stays cheap.
+    # What `record` (ops/base.py) fills in for every node it makes. Node has no __init__: a new
+    # node is these defaults until then, so making one, which every recorded operation does,
+    # runs no Python code.
+    next_functions = ()  # ((node, output_nr), ...): where each input's gradient goes next
+    _for_backward = ()  # the saved values (SavedTensor, or a plain value)
+    _input_meta = ()  # (shape, numpy dtype) of each input, None for a number
+    _sequence_nr = 0  # the order of creation: the engine runs newer nodes first
+    num_outputs = 1  # how many outputs the operation has (a custom Function may have more)
+
+    # Rarely used, so their defaults live on the class too, and a node gets its own value only
+    # when one is set (as Tensor does).
     _tensor_pre_hooks = None  # {output_nr: {handle_id: hook}}, from tensor.register_hook
     _retained_outputs = None  # {output_nr: weakref to tensor}, from tensor.retain_grad()
     _metadata = None
@@ -65,17 +52,8 @@ class Node:
     _built_by_backward = False
 
     saved_names = ()  # names of saved values, in order: gives `_saved_self`, `_saved_other`, ...
+    read_by = None  # for each saved value, the inputs whose gradient needs it (None: all of them)
     forward_name = None  # "Mul" for MulBackward0; None means: derive it from the class name
-
-    def __init__(self):
-        self.next_functions = ()
-        self._for_backward = ()
-        self._input_meta = ()
-        self._sequence_nr = next(_sequence_numbers)
-        if _building_gradient_graph:
-            self._built_by_backward = True
-        if anomaly_mode._enabled:
-            anomaly_mode.remember_forward_stack(self)
 
     # -- what learners inspect -------------------------------------------------------------
     def name(self):
@@ -95,9 +73,10 @@ class Node:
     def saved_tensors(self):
         """The values saved in the forward pass, checked to be unchanged since then."""
         saved = self._for_backward
-        if saved is _FREED:
+        if saved is FREED:
             raise RuntimeError(messages.SECOND_BACKWARD)
-        return tuple([_unpack(value, self) for value in saved])
+        return tuple([value.unpack(self) if isinstance(value, SavedTensor) else value
+                      for value in saved])
 
     def __dir__(self):
         return sorted(set(super().__dir__()) | {"_saved_" + n for n in type(self).saved_names})
@@ -131,11 +110,6 @@ class Node:
             return input_grads[0]
         return input_grads
 
-    def release_for_backward(self):
-        """Free what the forward pass saved; a later backward through this node then fails."""
-        if self._for_backward:
-            self._for_backward = _FREED
-
     @classmethod
     def op_name(cls):
         """The forward operation's name, used in the version-counter message: Mul, Exp, ..."""
@@ -147,14 +121,22 @@ class Node:
 
 
 class AccumulateGrad(Node):
-    """The end of every path: adds the gradient that reaches a leaf into `leaf.grad`."""
+    """The end of every path: adds the gradient that reaches a leaf into `leaf.grad`.
+
+    One per leaf, shared by all its uses: `AccumulateGrad(leaf)` is the leaf's own node, made
+    the first time it is needed. The leaf holds it only weakly (see the module's docstring).
+    """
 
     __slots__ = ("variable",)
+    _sequence_nr = sys.maxsize  # PyTorch runs these as soon as they are ready
 
-    def __init__(self, variable):
-        super().__init__()
-        self.variable = variable
-        self._sequence_nr = sys.maxsize  # PyTorch runs these as soon as they are ready
+    def __new__(cls, variable):
+        node = None if variable._accumulator_ref is None else variable._accumulator_ref()
+        if node is None:
+            node = super().__new__(cls)
+            node.variable = variable
+            variable._accumulator_ref = weakref.ref(node)
+        return node
 
     def name(self):
         return "tensorgrad::autograd::AccumulateGrad"
@@ -172,7 +154,7 @@ class _Freed:
         return "<freed>"
 
 
-_FREED = _Freed()
+FREED = _Freed()  # what `_for_backward` becomes when the engine frees it (retain_graph=False)
 
 
 class SavedTensor:
@@ -190,8 +172,11 @@ class SavedTensor:
                  "_output_nr", "_fw_tangent")
 
     def __init__(self, tensor, is_output=False, producer=None):
-        self._version_counter = tensor._shared_version_counter()
-        self._saved_version = self._version_counter.value
+        counter = tensor._version_counter  # (tensor._shared_version_counter(), spelled out)
+        if counter is None:
+            counter = tensor._version_counter = VersionCounter()
+        self._version_counter = counter
+        self._saved_version = counter.value
         self._output_nr = tensor._output_nr
         if is_output:
             self._tensor = None
@@ -224,8 +209,6 @@ class SavedTensor:
         return output
 
     def _version_message(self, current):
-        from ..dtypes import from_numpy_dtype
-
         producer, output_nr = self._producer, self._output_nr
         name = None
         if self._tensor is not None:
@@ -261,31 +244,3 @@ def _name_in_messages(node_class):
     if node_class.forward_name is not None or number == "0":
         return node_class.op_name()
     return node_class.op_name() + number
-
-
-def _unpack(value, owner):
-    if type(value) is SavedTensor or isinstance(value, SavedTensor):  # (the first test is quicker)
-        return value.unpack(owner)
-    return value
-
-
-class RemovableHandle:
-    """Returned by `register_hook`; `handle.remove()` takes the hook away again."""
-
-    _next_id = itertools.count()
-
-    def __init__(self, hooks_dict):
-        self.id = next(RemovableHandle._next_id)
-        self._hooks_dict = hooks_dict
-
-    def remove(self):
-        self._hooks_dict.pop(self.id, None)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc_info):
-        self.remove()
-
-    def __repr__(self):
-        return f"<tensorgrad.utils.hooks.RemovableHandle object at {id(self):#x}>"

@@ -22,6 +22,8 @@ operations counts towards the second one).
 import re
 import time
 
+from . import instruments
+
 _active = None  # the profile being recorded, or None
 
 
@@ -60,12 +62,15 @@ class profile:  # noqa: N801  (PyTorch's name; used like no_grad)
                 raise RuntimeError("Profiler is already enabled on this thread")
             _active = self
             self._mark = time.perf_counter()
+            self._plugged = instruments.plug_in(on_operation=operation_recorded,
+                                                around_node=backward_step)
         return self
 
     def __exit__(self, *exc_info):
         global _active
         if self.enabled:
             _active = None
+            instruments.unplug(self._plugged)
         return False
 
     # -- recording --------------------------------------------------------------------------------
@@ -211,7 +216,7 @@ def aten_name(node_class):
     return "aten::" + name
 
 
-def operation_recorded(node_class):
+def operation_recorded(node_class, result, inputs, saved, attributes):
     """Called by `record` for every operation while a profile is active."""
     _active._operation(aten_name(node_class))
 

@@ -17,7 +17,7 @@ from ..autograd.grad_mode import no_grad
 from .. import arguments
 from ..autograd import messages
 from ..tensor import Tensor, to_arguments
-from ..autograd.node import RemovableHandle
+from ..utils.hooks import RemovableHandle
 from . import hooks
 from .parameter import Parameter
 

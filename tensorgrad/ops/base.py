@@ -12,12 +12,13 @@ and dtype so the engine can fit gradients to them.
 """
 
 
-from ..autograd import forward_ad, grad_mode, profiler
-from ..autograd import graph
-from ..autograd.node import SavedTensor
+import numpy as np
+
+from ..autograd import grad_mode, instruments
+from ..autograd.node import OUTPUT, SEQUENCE, AccumulateGrad, SavedTensor
 from ..tensor import Tensor
 
-OUTPUT = object()  # put this in `saved` to save the operation's own result
+NO_EDGE = (None, 0)  # the edge of an input that needs no gradient (a constant)
 
 
 def record(node_class, data, inputs, saved=(), **attributes):
@@ -25,55 +26,67 @@ def record(node_class, data, inputs, saved=(), **attributes):
 
     inputs: the operation's inputs in argument order. Tensors become edges of the graph;
         anything else (a Python number) becomes the empty edge `(None, 0)`.
-    saved: values the derivative needs: tensors, `OUTPUT`, or plain Python values.
+    saved: values the derivative needs, in the order of the rule's `saves`: tensors, `OUTPUT`,
+        or plain Python values. A value that no formula which will run reads is not kept
+        (`a * b` with only `a` requiring grad keeps b, not a), as in PyTorch.
     attributes: non-tensor settings backward needs (a dim, an exponent), stored on the node.
     """
-    result = Tensor._make(data)
-    if profiler._active is not None:  # autograd.profiler.profile(): note the operation
-        profiler.operation_recorded(node_class)
-    if forward_ad._level is not None:  # forward mode: give the result its tangent
-        values = [result if value is OUTPUT else value for value in saved]
-        forward_ad._propagate(node_class, result, inputs, values, attributes)
+    result = object.__new__(Tensor)  # Tensor._make(data), spelled out: every operation comes here
+    result._data = data if type(data) is np.ndarray else np.asarray(data)
+    result._grad_fn = result._version_counter = None
+    if instruments.on_operation:  # forward-mode AD, the profiler
+        instruments.operation_ran(node_class, result, inputs, saved, attributes)
     if not grad_mode._grad_enabled:
         return result
-    edges, meta, any_requires_grad = [], [], False
+    edges, needs_grad = [], False
     for value in inputs:
-        if isinstance(value, Tensor):
-            if value._view_of_grad_fn is not None:
-                value._check_view_is_current()
-            if value._grad_fn is not None:
-                edges.append((value._grad_fn, value._output_nr))
-                any_requires_grad = True
-            elif value._requires_grad:
-                edges.append((value._grad_accumulator(), 0))
-                any_requires_grad = True
-            else:
-                edges.append(NO_EDGE)
-            meta.append((value._data.shape, value._data.dtype))
+        if not isinstance(value, Tensor):
+            edges.append(NO_EDGE)
+            continue
+        if value._view_of_grad_fn is not None:  # a view: is its graph still its base's?
+            value._check_view_is_current()
+        if value._grad_fn is not None:  # made by an operation: its gradient goes to that node
+            edges.append((value._grad_fn, value._output_nr))
+            needs_grad = True
+        elif value._requires_grad:  # a leaf: its gradient goes into its .grad
+            edges.append((AccumulateGrad(value), 0))
+            needs_grad = True
         else:
             edges.append(NO_EDGE)
-            meta.append(None)
-    if not any_requires_grad:
+    if not needs_grad:
         return result
     node = node_class()
     node.next_functions = tuple(edges)
-    node._input_meta = tuple(meta)
+    node._input_meta = tuple([(value._data.shape, value._data.dtype)
+                              if isinstance(value, Tensor) else None for value in inputs])
+    node._sequence_nr = next(SEQUENCE)
     result._grad_fn = node  # before saving: a hook on saved tensors sees the result as it is
     if saved:
-        node._for_backward = tuple([_save(value, result, node_class) for value in saved])
+        # A value that no formula about to run reads is not kept: `a * b` with only `a`
+        # requiring grad keeps b, not a (PyTorch does the same). `read_by` names, for each
+        # saved value, the inputs whose formulas read it (None: keep it).
+        read_by = node_class.read_by or (None,) * len(saved)
+        node._for_backward = tuple([
+            None if readers is not None and all(edges[i] is NO_EDGE for i in readers)
+            else SavedTensor(value) if type(value) is Tensor and not instruments.savers
+            else _save(value, result, node_class)
+            for value, readers in zip(saved, read_by)])
     for name, value in attributes.items():
         setattr(node, name, value)
+    if instruments.on_node:  # anomaly mode, the gradient-graph marker
+        instruments.node_made(node)
     return result
 
 
-NO_EDGE = (None, 0)  # the edge of an input that needs no gradient (a constant)
-
-
 def _save(value, result, node_class):
-    saved_tensor = graph.HookedSavedTensor if graph._hooks else SavedTensor  # (hooks: graph.py)
+    """How one value is kept for backward: a SavedTensor (or what a saved-tensor hook makes)."""
     if isinstance(value, Tensor):
-        return saved_tensor(value)
-    if value is OUTPUT:
-        return saved_tensor(result, is_output=True, producer=node_class)
-    return value
-
+        is_output = False
+    elif value is OUTPUT:
+        value, is_output = result, True
+    else:
+        return value  # a plain Python value
+    producer = node_class if is_output else None
+    if instruments.savers:  # saved_tensors_hooks in force (autograd/graph.py)
+        return instruments.savers[-1](value, is_output, producer)
+    return SavedTensor(value, is_output, producer)

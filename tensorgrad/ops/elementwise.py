@@ -57,7 +57,17 @@ def binary_data(ufunc, a, b, *, true_division=False):
         data = ufunc(x, y)
     except ValueError:
         raise RuntimeError(broadcast_error(np.shape(x), np.shape(y))) from None
-    if _numpy_dtype_is_pytorchs(x, y, data):
+    # The common cases, where NumPy's result dtype is surely PyTorch's: operands of one dtype,
+    # or a floating-point array with a Python number, and NumPy kept that dtype (it does not
+    # for true division of integers: PyTorch gives the default float dtype).
+    if type(x) is np.ndarray:
+        if type(y) is np.ndarray:
+            if x.dtype == y.dtype == data.dtype:
+                return data
+        elif type(y) in (float, int) and x.dtype.kind == "f" and data.dtype == x.dtype:
+            return data
+    elif type(x) in (float, int) and type(y) is np.ndarray and y.dtype.kind == "f" \
+            and data.dtype == y.dtype:
         return data
     dtype = dtypes.result_type(a, b).numpy
     if true_division and dtype.kind != "f":
@@ -73,18 +83,6 @@ def binary_data(ufunc, a, b, *, true_division=False):
 def _as_dtype(value, dtype):
     """An array converted to `dtype`; a Python number as it is (it takes the array's dtype)."""
     return value.astype(dtype, copy=False) if isinstance(value, np.ndarray) else value
-
-
-def _numpy_dtype_is_pytorchs(x, y, result):
-    """True in the common cases, where NumPy's result dtype is surely PyTorch's: operands of
-    one dtype, or a floating-point array with a Python number, and NumPy kept that dtype
-    (it does not for true division of integers: PyTorch gives the default float dtype)."""
-    if type(x) is np.ndarray:
-        if type(y) is np.ndarray:
-            return x.dtype == y.dtype == result.dtype
-        return type(y) in (float, int) and x.dtype.kind == "f" and result.dtype == x.dtype
-    return (type(x) in (float, int) and type(y) is np.ndarray and y.dtype.kind == "f"
-            and result.dtype == y.dtype)
 
 
 def broadcast_error(shape_a, shape_b):
@@ -149,18 +147,7 @@ def rsub(x, number):
 
 
 def mul(a, b):
-    return record(MulBackward0, binary_data(np.multiply, a, b), (a, b), saved=needed_factors(a, b))
-
-
-def needed_factors(a, b):
-    """What a product-like rule saves: each factor only if the *other* one needs a gradient.
-
-    PyTorch does the same, which is why `y.mul_(3)` after `y = x + 1` can still backpropagate:
-    the multiplication saved only the 3, not y.
-    """
-    if not grad_mode._grad_enabled:
-        return ()  # nothing is recorded, so nothing needs saving (as in every plain backward)
-    return (b if requires_grad(a) else None), (a if requires_grad(b) else None)
+    return record(MulBackward0, binary_data(np.multiply, a, b), (a, b), saved=(b, a))
 
 
 def requires_grad(value):

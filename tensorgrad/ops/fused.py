@@ -5,7 +5,7 @@ its own Tensor, node and NumPy call. PyTorch computes it as one operation, `tanh
 and records one node for it (TanhBackwardBackward0) when create_graph=True. These functions do
 the same: they are faster in every backward pass, and the graph that create_graph=True records
 is PyTorch's. Their own derivatives are entries of the table (derivatives.py: *BackwardBackward0),
-and the plain formulas stay there too, next to the rule that uses these (`fast=`); tests check
+and the plain formulas stay there too, as `same_as=` of the rule whose formula these are; tests check
 that both give the same gradients.
 """
 

@@ -22,16 +22,10 @@ from ..autograd import messages
 from ..tensor import Tensor
 from ..derivatives import BmmBackward0, DotBackward0, MmBackward0, MvBackward0
 from .base import record
-from .elementwise import broadcast_error, needed_factors
+from .elementwise import broadcast_error
 from .shape import squeeze, unsafe_view, unsqueeze
 
 _C_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "bool": "bool"}
-
-
-def _swap(pair):
-    """needed_factors gives (b-if-needed, a-if-needed): MulBackward0's order, which is PyTorch's
-    (other, self). These nodes store (self, mat2) instead, so the pair is reversed."""
-    return pair[::-1]
 
 
 def _check_same_dtype(a, b):
@@ -68,7 +62,7 @@ def dot(a, b):
             f"{a._data.shape[0]} and {b._data.shape[0]} elements respectively"
         )
     _refuse_bool(a, "dot")
-    return record(DotBackward0, np.dot(a._data, b._data), (a, b), saved=_swap(needed_factors(a, b)))
+    return record(DotBackward0, np.dot(a._data, b._data), (a, b), saved=(a, b))
 
 
 def mm(a, b):
@@ -80,7 +74,7 @@ def mm(a, b):
             a0=a._data.shape[0], a1=a._data.shape[1], b0=b._data.shape[0], b1=b._data.shape[1]))
     _check_same_dtype(a, b)
     _refuse_bool(a, "addmm_impl_cpu_", a._data.shape + b._data.shape[1:])
-    return record(MmBackward0, a._data @ b._data, (a, b), saved=_swap(needed_factors(a, b)))
+    return record(MmBackward0, a._data @ b._data, (a, b), saved=(a, b))
 
 
 def mv(m, v):
@@ -98,7 +92,7 @@ def mv(m, v):
         raise RuntimeError(f"addmv input tensors must have the same dtype, but got {vec}, {mat}, "
                            f"and {vec}")
     _refuse_bool(m, "addmv_impl_cpu", m._data.shape)
-    return record(MvBackward0, m._data @ v._data, (m, v), saved=_swap(needed_factors(m, v)))
+    return record(MvBackward0, m._data @ v._data, (m, v), saved=(m, v))
 
 
 def bmm(a, b):
@@ -115,7 +109,7 @@ def bmm(a, b):
         raise RuntimeError(f"expected scalar type {a.dtype.scalar_name} but found "
                            f"{b.dtype.scalar_name}")
     data = np.matmul(a._data, b._data)
-    return record(BmmBackward0, data, (a, b), saved=_swap(needed_factors(a, b)))
+    return record(BmmBackward0, data, (a, b), saved=(a, b))
 
 
 def matmul(a, b):

@@ -1,6 +1,6 @@
 """`trace_backward`: the backward pass, one node at a time, as a list of steps.
 
-The trace is made by the real engine (`autograd/engine.py: execute`) with an observer that
+The trace is made by the real engine (`autograd/engine.py: execute`) with an instrument that
 notes every node as it runs, so the order of the steps *is* the engine's order: there is no
 second implementation of backward to drift out of date. The run keeps the graph
 (`keep_graph=True`), so the learner's graph still works afterwards, and by default it writes
@@ -19,7 +19,7 @@ import contextlib
 
 import numpy as np
 
-from ..autograd import backward_and_grad, engine, messages
+from ..autograd import backward_and_grad, engine, instruments, messages
 from ..autograd.grad_mode import no_grad
 from ..tensor import Tensor
 from . import formulas, labels, nodes
@@ -106,9 +106,9 @@ def trace_backward(root, gradient=None, *, names=None, accumulate=False):
     model = GraphModel(root, names)
     recorder = _Recorder(model, edge, root_grad)
     suspended = contextlib.nullcontext() if accumulate else _hooks_suspended(model)
-    with suspended:
+    with suspended, instruments.plugged_in(after_node=recorder):
         engine.execute([edge], [root_grad], keep_graph=True, create_graph=False,
-                       accumulate=accumulate, observer=recorder)
+                       accumulate=accumulate)
     return Trace(recorder.steps, model)
 
 
@@ -194,7 +194,8 @@ def _local_factors(node, grads_in):
     ones = Tensor._make(np.ones_like(grad._data))
     try:
         with no_grad():
-            return tuple(engine.call_backward(node, [ones]))
+            local = node.apply([ones])
+            return local if isinstance(local, tuple) else (local,)
     except Exception:  # noqa: BLE001  (a display aid must never break the trace)
         return None
 

@@ -20,21 +20,14 @@ are written with Tensor operations, so with `create_graph=True` the gradient is 
 recorded and can be differentiated again. One more form: `tensors=...` is one formula that
 returns a gradient for each of a variable number of inputs (cat, stack).
 
-The node's `backward` method is written out as plain Python from the entry, the way the
-standard library's dataclasses write `__init__`: it is exactly the method one would write by
-hand, so it costs nothing extra per call. `print(MulBackward0.source)` shows it:
-
-    def backward(node, grad):
-        other, self = node.saved_tensors
-        (to_self, _), (to_other, _) = node.next_functions
-        return (d_self(grad, other) if to_self is not None else None,
-                d_other(grad, self) if to_other is not None else None)
+Every node class made here shares one `backward` (Rule.backward below): for each input that
+needs a gradient, call that input's formula with the values its parameters name. Which value
+each parameter names is worked out once, when the table is read, so a backward pass only looks
+the values up.
 """
 
 import functools
 import inspect
-import linecache
-import os
 import sys
 
 from .node import Node
@@ -44,28 +37,52 @@ class Rule(Node):
     """A node made from an entry of the derivative table. What the entry said, for viz and tests:
 
     formulas     ((input name, formula), ...) in input order: what backward calls
-    plain        for a rule with a fused formulation (`fast=`): the plain formulas, by input
+    same_as      for a rule whose formula is a fused NumPy formulation (ops/fused.py): the plain
+                 formula it computes, by input name (tests check that the two agree), or None
     computes     how pictures write the forward operation ("{a} * {b}"), or None
     local        how pictures write ∂out/∂input for each input ("{b}", "{a}"), or None
     elementwise  True when output element i depends only on element i of each input
-    source       the text of the generated `backward` method
     jvp_formula  the forward-mode rule (tangent of the output from the inputs' tangents), or
                  None; element-by-element rules need none: their backward formulas serve
     """
 
     __slots__ = ()
     formulas = ()
-    plain = None
+    parameters = ()  # for each formula, the names of its parameters (read once, in rule())
+    same_as = None
     computes = None
     local = None
     elementwise = False
-    source = ""
     jvp_formula = None
     _full_name = None
     _entry_line = None
 
     def name(self):
         return self._full_name or type(self).__name__
+
+    def apply(self, grads):
+        """The chain rule for one operation: each input that needs a gradient gets its formula,
+        called with the values the formula's parameters name (see the module's docstring).
+        `grads` holds the gradient of the output (these operations have one)."""
+        values = {"grad": grads[0]}
+        if self.saved_names:
+            values.update(zip(self.saved_names, self.saved_tensors))
+        gradients = []
+        for (input_name, formula), parameters, (next_node, _) in zip(
+                self.formulas, self.parameters, self.next_functions):
+            if next_node is None and input_name != "tensors":
+                gradients.append(None)  # this input needs no gradient: its formula never runs
+                continue
+            arguments = [values[name] if name in values else getattr(self, name)
+                         for name in parameters]
+            gradients.append(formula(*arguments))
+        if self.formulas[0][0] == "tensors":  # cat, stack: one formula, a gradient per input
+            return tuple(gradients[0])
+        return tuple(gradients)
+
+    def backward(self, grad):
+        """The gradient for each input, from the gradient of the output (`grad_fn(g)` by hand)."""
+        return self.apply([grad])
 
     @classmethod
     def jvp(cls, tangents, inputs, result, saved, settings):
@@ -117,71 +134,39 @@ class Rule(Node):
 
 
 def rule(name, *, saves=(), settings=(), computes=None, local=None, elementwise=False,
-         fast=None, jvp=None, full_name=None, **formulas):
+         same_as=None, jvp=None, full_name=None, **formulas):
     """Make the node class of one operation from its derivative formulas (see the module's
     docstring). `settings` lists node attributes that no formula reads but that PyTorch shows
     (`_saved_self_sym_sizes`) or viz prints; those a formula reads are found by themselves.
-    `fast` maps input names to fused formulas that backward runs instead of the plain ones;
-    the plain ones stay readable in the table, and tests check that both agree. `jvp` is the
-    forward-mode rule (see Rule.jvp)."""
+    `same_as` maps an input name to the plain formula that a fused formula computes (tests
+    check that both agree). `jvp` is the forward-mode rule (see Rule.jvp)."""
     saves = tuple(saves)
-    plain = dict(formulas) if fast else None
-    formulas = {**formulas, **(fast or {})}
-    found_settings = [parameter for formula in formulas.values()
-                      for parameter in inspect.signature(formula).parameters
+    parameters = tuple(_parameter_names(formula) for formula in formulas.values())
+    read_by = None  # for each saved value, the inputs whose formulas read it (see record)
+    if saves and list(formulas) != ["tensors"]:
+        read_by = tuple(tuple(i for i, names in enumerate(parameters) if name in names) or None
+                        for name in saves)  # (None: no formula reads it; always kept)
+    found_settings = [parameter for names in parameters for parameter in names
                       if parameter != "grad" and parameter not in saves]
-    source = _backward_source(list(formulas), formulas, saves)
-    namespace = {f"d_{input_name}": formula for input_name, formula in formulas.items()}
-    # Registered under a name inside the package, so that a traceback through it shows its
-    # lines (and the lessons' short tracebacks hide it with the other library frames).
-    filename = os.path.join(os.path.dirname(__file__), f"rules.py, the backward of {name}")
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    exec(compile(source, filename, "exec"), namespace)  # noqa: S102  (made from the entry)
     attributes = {
         "__slots__": tuple(dict.fromkeys([*settings, *found_settings])),
         "__module__": "tensorgrad.derivatives",
         "__qualname__": name,
         "__doc__": f"The node of one operation; its rule is the entry {name} in "
                    "tensorgrad/derivatives.py.",
-        "backward": namespace["backward"],
         "saved_names": saves,
+        "read_by": read_by,
         "formulas": tuple(formulas.items()),
-        "plain": plain,
+        "parameters": parameters,
+        "same_as": same_as,
         "computes": computes,
         "local": (local,) if isinstance(local, str) else local,
         "elementwise": elementwise,
-        "source": source,
         "jvp_formula": staticmethod(jvp) if jvp is not None else None,
         "_full_name": full_name,
         "_entry_line": sys._getframe(1).f_lineno,  # for entry(): the line that called rule
     }
     return type(name, (Rule,), attributes)
-
-
-def _backward_source(inputs, formulas, saves):
-    """The text of the `backward` method for these formulas: unpack the saved values, then call
-    each input's formula if that input needs a gradient."""
-    lines = ["def backward(node, grad):"]
-    if saves:
-        unpacked = ", ".join(saves) + ("," if len(saves) == 1 else "")
-        lines.append(f"    {unpacked} = node.saved_tensors")
-    calls = {name: f"d_{name}({', '.join(_arguments(formulas[name], saves))})" for name in inputs}
-    if inputs == ["tensors"]:
-        lines.append(f"    return tuple({calls['tensors']})")
-    elif len(inputs) == 1:  # the node exists because its one input needs a gradient
-        lines.append(f"    return ({calls[inputs[0]]},)")
-    else:
-        edges = ", ".join(f"(to_{name}, _)" for name in inputs)
-        lines.append(f"    {edges} = node.next_functions")
-        results = [f"{calls[name]} if to_{name} is not None else None" for name in inputs]
-        lines.append("    return (" + ",\n            ".join(results) + ")")
-    return "\n".join(lines) + "\n"
-
-
-def _arguments(formula, saves):
-    """How the generated code passes each parameter: `grad`, a saved value, or `node.<setting>`."""
-    return [parameter if parameter == "grad" or parameter in saves else f"node.{parameter}"
-            for parameter in inspect.signature(formula).parameters]
 
 
 def _unbalanced(text):
