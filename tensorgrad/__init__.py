@@ -98,16 +98,16 @@ def is_tensor(value):
     return isinstance(value, Tensor)
 
 
-def numel(t):
-    return t.numel()
+def numel(input):  # noqa: A002  (PyTorch's parameter name)
+    return input.numel()
 
 
-def detach(t):
-    return t.detach()
+def detach(input):  # noqa: A002
+    return input.detach()
 
 
-def expand_copy(t, *sizes):
-    return t.expand(*sizes).clone()
+def expand_copy(input, *sizes):  # noqa: A002
+    return input.expand(*sizes).clone()
 
 
 _arguments.check_functions(globals())  # each checks its arguments first (see arguments.py)

@@ -732,7 +732,7 @@ def bce_logits_target(grad, self, weight, pos_weight, reduction, count):
 
 BinaryCrossEntropyWithLogitsBackward0 = rule(
     "BinaryCrossEntropyWithLogitsBackward0", saves=("self", "target", "weight", "pos_weight"),
-   
+
     self=bce_logits_input, target=bce_logits_target,
     jvp=lambda self_t, target_t, self, target, weight, pos_weight, reduction:
         reduced(
@@ -793,7 +793,7 @@ def batch_norm_jvp(self_t, weight_t, bias_t, self, weight, bias, running_mean, r
 
 NativeBatchNormBackward0 = rule(
     "NativeBatchNormBackward0", saves=("self", "weight", "running_mean", "running_var"),
-   
+
     self=batch_norm_input, weight=batch_norm_weight,
     bias=lambda grad, dims: grad.sum(dim=dims),
     jvp=batch_norm_jvp)

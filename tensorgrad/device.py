@@ -18,7 +18,7 @@ class device:  # noqa: N801  (PyTorch's name)
 
     def __init__(self, type, index=None):  # noqa: A002  (PyTorch's argument name)
         if isinstance(type, device):
-            type, index = type.type, type.index
+            type, index = type.type, type.index  # noqa: A001  (PyTorch's parameter name)
         if not isinstance(type, str):
             raise TypeError(f"device(): argument 'type' (position 1) must be str, not "
                             f"{_type_name(type)}")

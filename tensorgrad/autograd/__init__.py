@@ -28,7 +28,7 @@ from .custom_function import Function
 
 function = custom_function  # torch.autograd.function is the module of Function
 sys.modules[__name__ + ".function"] = custom_function  # so `import ...autograd.function` works
-from .gradcheck import gradcheck, gradgradcheck  # the name `gradcheck` is now the function
+from .gradcheck import gradcheck, gradgradcheck  # noqa: E402  (after: the name is now the function)
 
 
 def Variable(tensor, requires_grad=False):  # noqa: N802  (the old PyTorch API, still in tutorials)

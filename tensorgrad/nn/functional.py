@@ -253,7 +253,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
                   num_classes=num_classes)
 
 
-def _check_nll_shapes(input, target, weight):
+def _check_nll_shapes(input, target, weight):  # noqa: A002  (PyTorch's name)
     if target.dtype is not dtypes.int64:
         raise RuntimeError(
             "expected target dtype to be Long or Byte, but got "

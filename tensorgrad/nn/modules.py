@@ -102,7 +102,7 @@ class Sequential(_NumberedChildren):
 
     def forward(self, input):  # noqa: A002
         for module in self:
-            input = module(input)
+            input = module(input)  # noqa: A001  (PyTorch's name)
         return input
 
 

@@ -11,7 +11,7 @@ shape, and the engine sums it back to `b`'s shape (see `autograd/engine.py: fit_
 import numpy as np
 
 from .. import dtypes
-from ..autograd import grad_mode, messages
+from ..autograd import messages
 from ..tensor import Tensor
 from ..derivatives import (AbsBackward0, AddBackward0, ClampBackward1, CloneBackward0,
                            CopyBackwards, CosBackward0, DivBackward0, ExpBackward0, Expm1Backward0,

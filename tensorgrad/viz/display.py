@@ -38,7 +38,7 @@ class GraphvizWarning(UserWarning):
     """A graph is shown as DOT text because `dot` is missing or failed."""
 
 
-def run_dot(source, format="svg", timeout=None):
+def run_dot(source, format="svg", timeout=None):  # noqa: A002  (graphviz's name)
     """Run `dot -T<format>` on DOT text and return the output bytes."""
     timeout = DOT_TIMEOUT if timeout is None else timeout
     executable = shutil.which("dot")
@@ -111,7 +111,7 @@ class Graph:
             bundle = {key: value for key, value in bundle.items() if key not in exclude}
         return bundle
 
-    def render(self, path, format=None):
+    def render(self, path, format=None):  # noqa: A002  (graphviz's name)
         """Draw the picture into a file and return its path.
 
         format: "svg", "png" or "pdf"; by default the path's suffix, else "svg" (which is then
@@ -121,7 +121,7 @@ class Graph:
         path = Path(path)
         suffix = path.suffix[1:].lower()
         if format is None:
-            format = suffix if suffix in FORMATS else "svg"
+            format = suffix if suffix in FORMATS else "svg"  # noqa: A001
         if format not in FORMATS:
             raise ValueError(f"render() can write {', '.join(FORMATS)}, not {format!r}")
         if suffix != format:

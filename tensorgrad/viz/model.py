@@ -23,7 +23,7 @@ class TensorInfo:
 
     __slots__ = ("id", "kind", "name", "tensor", "shape", "data", "producer", "output_nr")
 
-    def __init__(self, id, kind, shape, producer=None, output_nr=0):
+    def __init__(self, id, kind, shape, producer=None, output_nr=0):  # noqa: A002  (the DOT id)
         self.id = id
         self.kind = kind  # "output", "leaf", "intermediate" or "constant"
         self.name = None

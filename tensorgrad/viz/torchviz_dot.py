@@ -163,7 +163,7 @@ class _Builder:
 
     def add_function_saved(self, fn):
         """A custom Function's `ctx.saved_tensors`: torchviz always draws them, unnamed."""
-        for name, value, key in nodes.saved_values(fn):
+        for _name, value, key in nodes.saved_values(fn):
             if isinstance(value, Tensor):
                 self.seen.add(value)
                 self.edge(key, fn, dir="none")
