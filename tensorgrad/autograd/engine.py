@@ -35,6 +35,7 @@ def execute(root_edges, root_grads, *, keep_graph, create_graph, capture=None, a
     for edge, grad in zip(root_edges, root_grads):
         buffers[edge] = grad if edge not in buffers else buffers[edge] + grad
     ready = [(-node._sequence_nr, next(_pushes), node) for node in roots if not dependencies[node]]
+    heapq.heapify(ready)  # the newest node first, as in PyTorch (sequence numbers, negated)
     wanted = Capture(roots, capture, accumulate) if capture is not None else None
     grad_was_enabled, grad_mode._grad_enabled = grad_mode._grad_enabled, create_graph
     marker = instruments.plug_in(on_node=mark_as_gradient_graph) if create_graph else ()
@@ -54,17 +55,11 @@ def execute(root_edges, root_grads, *, keep_graph, create_graph, capture=None, a
                     node.variable._accumulate_grad(grads[0], create_graph)
                 input_grads = ()
             else:
-                input_grads = node.apply(grads)  # the chain rule for one operation
-            if type(input_grads) is not tuple:
-                input_grads = (input_grads,)
-            if input_grads and len(input_grads) != len(node.next_functions):
-                raise RuntimeError(messages.WRONG_GRADIENT_COUNT.format(
-                    name=type(node).__name__, expected=len(node.next_functions), got=len(input_grads)))
+                input_grads = node.apply(grads)  # the chain rule: one gradient per input
             if input_grads and not keep_graph and node._for_backward:
                 node._for_backward = FREED  # free what the forward pass saved for this node
             for (next_node, output_nr), grad, meta in zip(
-                    node.next_functions, input_grads or (None,) * len(node.next_functions),
-                    node._input_meta):
+                    node.next_functions, input_grads or _NONE_FOR_EACH, node._input_meta):
                 if next_node is None:
                     continue
                 if grad is not None:  # fit it to its input, then add it to what reached there
@@ -83,6 +78,7 @@ def execute(root_edges, root_grads, *, keep_graph, create_graph, capture=None, a
 
 
 _pushes = itertools.count()  # breaks ties in the ready heap: the node pushed first goes first
+_NONE_FOR_EACH = itertools.repeat(None)  # a node that did not run sends no gradient anywhere
 
 
 def prepare(node, grads, wanted, hooked):

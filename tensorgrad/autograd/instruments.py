@@ -77,8 +77,6 @@ def run_node(node, grads, run):
     for function in around_node:
         run = _wrapped(function, node, run)
     input_grads = run()
-    if not isinstance(input_grads, tuple):
-        input_grads = (input_grads,)
     for function in list(after_node):
         function(node, grads, input_grads)
     return input_grads

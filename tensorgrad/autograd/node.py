@@ -98,8 +98,15 @@ class Node:
         raise NotImplementedError(f"{type(self).__name__} does not define backward()")
 
     def apply(self, grads):
-        """Run the derivative rule for a list of output gradients (one per output)."""
-        return self.backward(grads[0])
+        """Run the derivative rule for a list of output gradients (one per output); returns
+        one gradient per input (None where an input needs none)."""
+        input_grads = self.backward(grads[0])
+        if not isinstance(input_grads, tuple):
+            input_grads = (input_grads,)
+        if len(input_grads) != len(self.next_functions):
+            raise RuntimeError(messages.WRONG_GRADIENT_COUNT.format(
+                name=type(self).__name__, expected=len(self.next_functions), got=len(input_grads)))
+        return input_grads
 
     def __call__(self, *grads):
         """`y.grad_fn(g)`: run this one derivative rule by hand, as PyTorch allows.
