@@ -1,0 +1,65 @@
+"""The README's "Reading the source" path: every file it names exists, and every line count it
+gives is what `wc -l` says today (so the figures cannot go stale when the library changes)."""
+
+import ast
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+ROW = re.compile(r"^\| (\d+) \| `([^`]+)`(?:, lines (\d+)-(\d+))? \| (\d+) \|", re.M)
+
+
+def section():
+    start = README.index("## Reading the source")
+    return README[start:README.index("\n## ", start + 1)]
+
+
+def wc_l(path):
+    return (ROOT / path).read_bytes().count(b"\n")  # what `wc -l` counts
+
+
+def rows():
+    found = [(int(n), path, first and int(first), last and int(last), int(count))
+             for n, path, first, last, count in ROW.findall(section())]
+    assert found, "no table rows found in README's 'Reading the source'"
+    return found
+
+
+def number(text):
+    return int(text.replace(",", ""))
+
+
+def test_each_row_counts_its_file_as_wc_does():
+    wrong = []
+    for n, path, first, last, count in rows():
+        assert (ROOT / path).is_file(), f"row {n}: {path} does not exist"
+        actual = last - first + 1 if first else wc_l(path)
+        if first:
+            assert last <= wc_l(path), f"row {n}: {path} has fewer than {last} lines"
+        if actual != count:
+            wrong.append(f"row {n} ({path}): README says {count}, the file has {actual}")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_totals_are_the_sums_of_their_rows():
+    counts = {n: count for n, _, _, _, count in rows()}
+    text = " ".join(section().split())
+    core, more = re.search(r"is ([\d,]+) lines, and ([\d,]+) with the table", text).groups()
+    assert number(core) == sum(counts[n] for n in (2, 3, 4, 5, 7, 8, 10))
+    assert number(more) == number(core) + counts[6] + counts[9] + counts[1]
+    whole = number(re.search(r"`tensor.py` as a whole is ([\d,]+) lines", text).group(1))
+    assert whole == wc_l("tensorgrad/tensor.py")
+    library = number(re.search(r"the library ([\d,]+)\.", text).group(1))
+    assert library == sum(wc_l(p.relative_to(ROOT)) for p in (ROOT / "tensorgrad").rglob("*.py"))
+
+
+def test_the_engine_loop_is_where_the_readme_says():
+    tree = ast.parse((ROOT / "tensorgrad/autograd/engine.py").read_text(encoding="utf-8"))
+    execute = next(node for node in tree.body
+                   if isinstance(node, ast.FunctionDef) and node.name == "execute")
+    text = " ".join(section().split())
+    first, last = map(int, re.search(r"the backward pass \(lines (\d+)-(\d+)\)", text).groups())
+    assert (first, last) == (execute.lineno, execute.end_lineno)
+    length = int(re.search(r"`execute` itself is (\d+) lines", text).group(1))
+    assert length == execute.end_lineno - execute.lineno + 1
