@@ -288,6 +288,14 @@ def test_the_seed_map_lists_every_seed_example_and_misconception_box():
     assert not missing, "lessons/zh/教程对照.md does not mention: " + "; ".join(missing)
 
 
+def test_the_seed_map_links_the_companions():
+    text = SEED_MAP.read_text(encoding="utf-8")
+    companions = sorted(p.name for p in (ROOT / "lessons").glob("seed_*.ipynb"))
+    assert companions, "no seed companions in lessons/"
+    missing = [name for name in companions if f"]({name})" not in text]
+    assert not missing, f"lessons/zh/教程对照.md does not link the companions {missing}"
+
+
 def test_the_chinese_readme_lists_exactly_the_chinese_lessons():
     text = (ROOT / "lessons" / "zh" / "README.md").read_text(encoding="utf-8")
     listed = sorted(set(re.findall(r"^- \[((?:\d\d|seed_\d)_[a-z0-9_]+\.ipynb)\]\(\1\)", text, re.M)))
