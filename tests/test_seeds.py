@@ -9,7 +9,8 @@ Chinese edition in lessons/zh/) that reads it section by section:
   the lines it says are printed must appear in the companion too (as comments or quoted text);
 * **every error of the tutorials that the course names** has its box: a markdown cell starting
   with one of the box labels that quotes the tutorial's words and links to a lesson cell
-  (``NN_name.ipynb#cell-id=...``) that exists.
+  (``NN_name.ipynb#cell-id=...``) that exists; and every link from a lesson to a companion cell
+  (``seed_N_name.ipynb#cell-id=...``) points at a cell that exists.
 
 The tutorials are third-party texts and live outside the repository. The first test reads them
 from the folder named by ``TENSORGRAD_SEEDS`` (``.ci/run`` sets it to ``../shared/seeds`` when that
@@ -217,3 +218,25 @@ def test_box_links_point_at_lesson_cells_that_exist(tutorial, edition):
             elif cell_id not in {c.get("id") for c in read(target).cells}:
                 problems.append(f"{cell.id}: {lesson} has no cell {cell_id}")
     assert not problems, f"{path.relative_to(ROOT)}:\n  " + "\n  ".join(problems)
+
+
+COMPANION_LINK = re.compile(r"\]\((seed_\d_[a-z0-9_]+\.ipynb)(?:#cell-id=([A-Za-z0-9_-]+))?\)")
+
+
+@pytest.mark.parametrize("edition", ["en", "zh"])
+def test_lesson_links_to_the_companions_point_at_cells_that_exist(edition):
+    folder = LESSONS / "zh" if edition == "zh" else LESSONS
+    problems, links = [], 0
+    for path in sorted(folder.glob("*.ipynb")):
+        for cell in read(path).cells:
+            if cell.cell_type != "markdown":
+                continue
+            for name, cell_id in COMPANION_LINK.findall(cell.source):
+                links += 1
+                target = folder / name
+                if not target.exists():
+                    problems.append(f"{path.name} {cell.id}: no {name}")
+                elif cell_id and cell_id not in {c.get("id") for c in read(target).cells}:
+                    problems.append(f"{path.name} {cell.id}: {name} has no cell {cell_id}")
+    assert links, f"no lesson in {folder.relative_to(ROOT)} links to a companion"
+    assert not problems, problems
