@@ -277,7 +277,9 @@ def test_the_seed_map_names_cells_that_exist_in_the_lessons_it_links():
 def test_the_seed_map_lists_every_seed_example_and_misconception_box():
     text = SEED_MAP.read_text(encoding="utf-8")
     missing = []
-    for path in sorted((ROOT / "lessons").glob("*.ipynb")):
+    # (the seed companions name every error in boxes of their own, checked by tests/test_seeds.py;
+    # the map links the companions as a whole, test_the_seed_map_links_the_companions)
+    for path in sorted(p for p in (ROOT / "lessons").glob("*.ipynb") if not p.name.startswith("seed_")):
         for cell in read(path).cells:
             box = cell.cell_type == "markdown" and cell.source.lstrip().startswith(
                 ("> **Misconception:", "> **Out of date:"))
@@ -286,9 +288,17 @@ def test_the_seed_map_lists_every_seed_example_and_misconception_box():
     assert not missing, "lessons/zh/教程对照.md does not mention: " + "; ".join(missing)
 
 
+def test_the_seed_map_links_the_companions():
+    text = SEED_MAP.read_text(encoding="utf-8")
+    companions = sorted(p.name for p in (ROOT / "lessons").glob("seed_*.ipynb"))
+    assert companions, "no seed companions in lessons/"
+    missing = [name for name in companions if f"]({name})" not in text]
+    assert not missing, f"lessons/zh/教程对照.md does not link the companions {missing}"
+
+
 def test_the_chinese_readme_lists_exactly_the_chinese_lessons():
     text = (ROOT / "lessons" / "zh" / "README.md").read_text(encoding="utf-8")
-    listed = sorted(set(re.findall(r"^- \[(\d\d_[a-z0-9_]+\.ipynb)\]\(\1\)", text, re.M)))
+    listed = sorted(set(re.findall(r"^- \[((?:\d\d|seed_\d)_[a-z0-9_]+\.ipynb)\]\(\1\)", text, re.M)))
     english = sorted(p.name for p in (ROOT / "lessons").glob("*.ipynb"))
     assert listed == english, f"lessons/zh/README.md lists {listed}; the lessons are {english}"
 
