@@ -37,7 +37,7 @@ import warnings
 
 import numpy as np
 
-from . import forward_ad, graph
+from . import forward_ad, graph, messages
 from .engine import gradient_edge
 from .grad_mode import is_grad_enabled, no_grad
 from .node import Node
@@ -125,6 +125,13 @@ class BackwardCFunction(Node, FunctionCtx):
         """In backward, what save_for_backward kept; in jvp, what save_for_forward kept."""
         if self.__dict__.get("_in_jvp"):
             return tuple(self.saved_for_forward)
+        if self._forward_cls.clear_saved_tensors_on_access:
+            if self.__dict__.get("_saved_accessed"):
+                raise RuntimeError(messages.SAVED_TENSORS_ACCESSED_TWICE)
+            saved = Node.saved_tensors.fget(self)
+            self._saved_accessed = True
+            self.release_for_backward()  # one access: the values go with it
+            return saved
         return Node.saved_tensors.fget(self)
 
     # -- what the engine calls -------------------------------------------------------------
@@ -137,7 +144,10 @@ class BackwardCFunction(Node, FunctionCtx):
                     shape, numpy_dtype = meta
                     grads[index] = _tensor_class()._make(np.zeros(shape, dtype=numpy_dtype))
         backward = self._user_backward()
-        results = backward(self, *grads)
+        if self._forward_cls.boxed_grads_call:  # one mutable list, which backward may empty
+            results = backward(self, grads)
+        else:
+            results = backward(self, *grads)
         return self._check_input_grads(results)
 
     def _user_backward(self):
@@ -253,6 +263,12 @@ class Function:
         )
 
     vjp = backward  # PyTorch's other name for backward: define one or the other
+
+    # Set to True on a subclass, as in PyTorch: backward(ctx, grads) then gets the output
+    # gradients as one list, so it can drop each (`grads.pop(0)`) as soon as it is used.
+    boxed_grads_call = False
+    # Set to True: `ctx.saved_tensors` may be read once, and frees the saved values as it does.
+    clear_saved_tensors_on_access = False
 
     @staticmethod
     def jvp(ctx, *grad_inputs):

@@ -9,6 +9,11 @@ differences (README).
 """
 
 # tests/spec/test_s3_backward.py::test_second_backward_through_pow_raises_and_keeps_first_grad
+SAVED_TENSORS_ACCESSED_TWICE = (
+    "saved_tensors can only be accessed once when clear_saved_tensors_on_access=True is set on "
+    "the autograd.Function. Either access saved_tensors only once, or set "
+    "clear_saved_tensors_on_access=False."
+)
 SECOND_BACKWARD = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "
     "they have already been freed). Saved intermediate values of the graph are freed when you call "
