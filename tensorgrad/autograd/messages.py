@@ -305,6 +305,15 @@ VARIABLE_DATA = "Variable data has to be a tensor, but got {type_name}"
 VIEW_AS_DTYPE = ("tensorgrad's view() does not reinterpret a tensor's memory as another dtype; "
                  "use .to(dtype) to convert the values.")
 # tensorgrad's own where PyTorch compares first ("'<' not supported between instances of ...")
+# an int out of PyTorch's int64 (its uint64 for a Scalar), as its argument parser unpacks it
+# (INT_OVERFLOW above); tests/test_misuse.py (kinds: 2 ** 70)
+NEGATIVE_DEVICE_INDEX = "Device index must not be negative"
+PIN_MEMORY = ("pin_memory=True requires a CUDA or other accelerator backend; no pinned memory "
+              "allocator is available on this system.")
+INT_TOO_BIG = "int too big to convert"
+NEGATIVE_TO_UNSIGNED = "can't convert negative int to unsigned"
+INT_LIST_OVERFLOW = ("{name}(): argument '{argument}' failed to unpack the object at pos {pos} "
+                     "with error \"Overflow when unpacking long long\"")
 NOT_A_NUMBER_ARGUMENT = "{name}(): argument '{argument}' must be a number, not {type_name}"
 OPTIMIZER_PARAMS = ("params argument given to the optimizer should be an iterable of Tensors or "
                     "dicts, but got {type_name}")
