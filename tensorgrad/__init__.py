@@ -117,3 +117,4 @@ __version__ = "0.1.0"
 from . import viz  # noqa: E402  (pictures of graphs; imported last, as it uses everything above)
 from . import nn, optim  # noqa: E402  (layers, losses and optimizers, built on everything above)
 from . import func  # noqa: E402  (grad, vjp, jvp, jacrev, jacfwd, hessian, vmap: as torch.func)
+from .serialization import load, save  # noqa: E402  (a Parameter comes back as one: uses nn)

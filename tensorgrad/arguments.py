@@ -128,10 +128,12 @@ SIGNATURES = {
     # reductions
     "all": ["(Tensor input, *, Tensor out = None)",
             "(Tensor input, tuple of ints[1]? dim = None, bool keepdim = False, *, "
-            "Tensor out = None)"],
+            "Tensor out = None)",
+            "(Tensor input, int dim, bool keepdim = False, *, Tensor out = None)"],
     "any": ["(Tensor input, *, Tensor out = None)",
             "(Tensor input, tuple of ints[1]? dim = None, bool keepdim = False, *, "
-            "Tensor out = None)"],
+            "Tensor out = None)",
+            "(Tensor input, int dim, bool keepdim = False, *, Tensor out = None)"],
     "sum": ["(Tensor input, *, tensorgrad.dtype dtype = None)",
             "(Tensor input, tuple of ints[1]? dim, bool keepdim = False, *, "
             "tensorgrad.dtype dtype = None, Tensor out = None)"],
@@ -243,6 +245,7 @@ METHOD_SIGNATURES = {
            "tensorgrad.memory_format memory_format = None)"],
     "split": ["(int split_size, int dim = 0)", "(tuple of ints split_size, int dim = 0)"],
     "pow": ["(Tensor exponent)", "(Number exponent)"],
+    "where": ["(Tensor condition, Tensor other)", "(Tensor condition, Number other)"],
     "clamp": ["(Tensor min = None, Tensor max = None)", "(Number min = None, Number max = None)"],
     "max": ["()", "(Tensor other)", "(int dim, bool keepdim = False)"],
     "min": ["()", "(Tensor other)", "(int dim, bool keepdim = False)"],
@@ -381,8 +384,10 @@ _TYPE_CHECKS = {
     "str": lambda value: isinstance(value, str),
     "tuple of ints": _is_int_list,
     "tuple of Tensors": lambda value: isinstance(value, (tuple, list)),
-    "tensorgrad.dtype": lambda value: isinstance(value, dtypes.dtype) or value in (float, int, bool),
-    "tensorgrad.device": lambda value: isinstance(value, (str, int)) or _is_device(value),
+    "tensorgrad.dtype": lambda value: isinstance(value, dtypes.dtype) or (
+        isinstance(value, type) and value in (float, int, bool)),
+    "tensorgrad.device": lambda value: isinstance(value, (str, int)) and not isinstance(
+        value, bool) or _is_device(value),
     "tensorgrad.layout": lambda value: False,
     "tensorgrad.memory_format": lambda value: isinstance(value, str),
     "tensorgrad.Generator": lambda value: False,
@@ -395,10 +400,19 @@ def type_name(value):
     """The name PyTorch's messages give the type of `value`."""
     if isinstance(value, dtypes.dtype):
         return "tensorgrad.dtype"
-    return type(value).__name__
+    cls = type(value)
+    if cls.__module__ == "numpy":  # a NumPy type: PyTorch prints its C name, numpy.ndarray
+        return "numpy." + cls.__name__
+    if cls.__module__ in ("tensorgrad.device", "tensorgrad.size"):  # torch.device, torch.Size
+        return "tensorgrad." + cls.__name__
+    return cls.__name__
 
 
 # -- guards: the quick "plainly fine" test ------------------------------------------------------------
+INT64 = (-2**63, 2**63 - 1)  # the ints an `int` parameter takes
+SCALAR_INTS = (-2**63, 2**64 - 1)  # the ints a Scalar (Number) takes in PyTorch
+
+
 def _quick_types(param):
     """The exact types that make an argument plainly valid for `param` (None: let the parser
     decide every value given for it). A value of any other type goes to the parser, which
@@ -430,15 +444,18 @@ def _make_guard(overload):
         int_list = p.type == "tuple of ints"
         if int_list and p.single_int:
             types = (int,)
-        specs.append((types, p.default_is_none, int_list))
+        ints = SCALAR_INTS if p.numbers_ok or p.type == "Number" else INT64  # out of range: parser
+        specs.append((types, p.default_is_none, int_list, ints))
     positional = 0 if sizes else sum(not p.keyword_only for p in params)
     index_of = {p.name: i for i, p in enumerate(params) if not keyword.iskeyword(p.name)}
     required = [(i, p.name) for i, p in enumerate(params) if not p.has_default]
 
     def fits(value, spec):
-        types, none_ok, int_list = spec
+        types, none_ok, int_list, ints = spec
         if types is None:
             return False
+        if type(value) is int and int in types:
+            return ints[0] <= value <= ints[1]
         return (type(value) in types or none_ok and value is None
                 or int_list and _quick_int_list(value))
 
@@ -470,7 +487,7 @@ def _quick_int_list(value):
     if type(value) not in (tuple, list):
         return False
     for v in value:  # (a loop, not all(...): no generator to make on every call)
-        if type(v) is not int:
+        if type(v) is not int or not -_INT64 <= v < _INT64:
             return False
     return True
 
@@ -480,9 +497,12 @@ def _quick_sizes(values):
     if len(values) == 1 and type(values[0]) in (tuple, list):
         values = values[0]
     for v in values:
-        if type(v) is not int:
+        if type(v) is not int or not -_INT64 <= v < _INT64:
             return False
     return len(values) > 0
+
+
+_INT64 = 2 ** 63
 
 
 # -- the parser -----------------------------------------------------------------------------------
@@ -519,6 +539,7 @@ class Signatures:
         for overload in self.overloads:
             if _bind(self.name, overload, args, kwargs, raise_error=False):
                 _check_int_lists(self.name, overload, args, kwargs)
+                _check_int_ranges(self.name, overload, args, kwargs)
                 return overload
         total = len(args) + len(kwargs)
         plausible = [o for o in self.overloads if o.min_args <= total <= o.max_args]
@@ -526,6 +547,7 @@ class Signatures:
             overload = self.overloads[0] if len(self.overloads) == 1 else plausible[0]
             _bind(self.name, overload, args, kwargs, raise_error=True)
             _check_int_lists(self.name, overload, args, kwargs)
+            _check_int_ranges(self.name, overload, args, kwargs)
             return overload
         raise TypeError(invalid_combination(self.name, self.overloads, args, kwargs))
 
@@ -602,6 +624,34 @@ def _check_int_lists(name, overload, args, kwargs):
             value = kwargs.get(param.name)
         if isinstance(value, (tuple, list)):
             _check_elements(name, param, value, raise_error=True)
+
+
+def _check_int_ranges(name, overload, args, kwargs):
+    """An int too large for PyTorch's int64 (or, as a Scalar, for its uint64): PyTorch's error
+    as it unpacks the argument."""
+    for position, param in enumerate(overload.params):
+        if position < len(args) and not param.keyword_only:
+            value = args[position]
+        elif param.name in kwargs:
+            value = kwargs[param.name]
+        else:
+            continue
+        if param.varargs and position < len(args) and _is_int(value):
+            value = args  # ones(2, 2 ** 70): the sizes one by one
+        if param.type == "tuple of ints" and isinstance(value, (tuple, list)):
+            for index, element in enumerate(value):
+                if _is_int(element) and not -_INT64 <= element < _INT64:
+                    raise TypeError(messages.INT_LIST_OVERFLOW.format(
+                        name=name, argument=param.name, pos=index + 1))
+        elif type(value) is not int:
+            continue
+        elif param.type in ("int", "tuple of ints") and not -_INT64 <= value < _INT64:
+            raise ValueError(messages.INT_OVERFLOW)
+        elif param.type == "Number" or param.numbers_ok and param.type == "Tensor":
+            if value < -_INT64:
+                raise OverflowError(messages.NEGATIVE_TO_UNSIGNED)
+            if value >= 2 * _INT64:
+                raise OverflowError(messages.INT_TOO_BIG)
 
 
 def _check_elements(name, param, values, raise_error):
@@ -791,6 +841,8 @@ def _as_the_function_takes(function, overload, args, kwargs, method):
             from .device import check_device
 
             check_device(value)
+        elif key == "pin_memory" and value:
+            raise RuntimeError(messages.PIN_MEMORY)
         elif key not in _IGNORED and value is not None:
             raise NotImplementedError(messages.UNSUPPORTED_KEYWORD.format(
                 name=function.__name__, keyword=key))
@@ -866,6 +918,6 @@ def require_numbers(name, **values):
     torch with "'<' not supported between instances of 'str' and 'float'"): tensorgrad names
     the setting and says a number is needed."""
     for argument, value in values.items():
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)):
+        if not isinstance(value, (int, float, np.number, np.bool_)):  # a bool too, as in torch
             raise TypeError(messages.NOT_A_NUMBER_ARGUMENT.format(
                 name=name, argument=argument, type_name=type_name(value)))

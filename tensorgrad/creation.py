@@ -257,9 +257,9 @@ def arange(start, end=None, step=1, dtype=None, requires_grad=False, device=None
     if end is None:
         start, end = 0, start
     values = [float(v) if isinstance(v, Tensor) else v for v in (start, end, step)]
-    if not all(np.isfinite(v) for v in values):
+    if not all(np.isfinite(float(v)) for v in values[:2]):  # (a step of inf: an empty range)
         raise RuntimeError("unsupported range: " + " -> ".join(str(v) for v in values[:2]))
-    if step == 0:
+    if not (step > 0 or step < 0):  # nan too, as in PyTorch
         raise RuntimeError("step must be nonzero")
     if (end - start) * step < 0:
         raise RuntimeError(messages.ARANGE_STEP_SIGN)

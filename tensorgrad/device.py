@@ -62,7 +62,9 @@ def check_device(where):
     if str(where).startswith("cuda"):
         raise AssertionError(messages.NO_CUDA)
     if isinstance(where, int):
-        raise RuntimeError(messages.NO_ACCELERATOR)
+        if not -2 ** 63 <= where < 2 ** 63:
+            raise ValueError(messages.INT_OVERFLOW)
+        raise RuntimeError(messages.NEGATIVE_DEVICE_INDEX if where < 0 else messages.NO_ACCELERATOR)
     if isinstance(where, str):
         device(where)  # an unknown type: PyTorch's list of the types there are
     raise RuntimeError(messages.NO_SUCH_DEVICE.format(device=where))

@@ -344,10 +344,9 @@ class Tensor:
         return self._data.shape[0]
 
     def __iter__(self):
-        if self._data.ndim == 0:
+        if self._data.ndim == 0:  # (not a generator, so that iter() itself raises, as in torch)
             raise TypeError("iteration over a 0-d tensor")
-        for index in range(self._data.shape[0]):
-            yield self[index]
+        return (self[index] for index in range(self._data.shape[0]))
 
     # -- conversions -------------------------------------------------------------------------
     def to(self, *args, **kwargs):
@@ -413,9 +412,13 @@ class Tensor:
         return bool(self._data.item())
 
     def __float__(self):
+        if self._data.size != 1:
+            raise ValueError(messages.ONE_ELEMENT_TENSORS)
         return float(self.item())
 
     def __int__(self):
+        if self._data.size != 1:
+            raise ValueError(messages.ONE_ELEMENT_TENSORS)
         return int(self.item())
 
     def __index__(self):
@@ -865,7 +868,7 @@ class Tensor:
         """Fill with normal samples (no graph: used to initialise weights)."""
         from . import random as _random
 
-        if std < 0:
+        if not std >= 0:  # nan too
             raise RuntimeError(messages.NEGATIVE_STD.format(std=std))
         self._check_random_fill()
         with _no_grad():
@@ -875,6 +878,10 @@ class Tensor:
         """Fill with uniform samples in [a, b) (no graph: used to initialise weights)."""
         from . import random as _random
 
+        limit = np.finfo(self._data.dtype).max if self.dtype.is_floating_point else None
+        for name, value in (("from", a), ("to", b)):
+            if limit is not None and not -limit <= value <= limit:  # inf and nan too
+                raise RuntimeError(f"{name} is out of bounds for {self.dtype.scalar_name.lower()}")
         if a > b:
             raise RuntimeError(messages.UNIFORM_RANGE.format(a=a, b=b))
         self._check_random_fill()

@@ -1,15 +1,21 @@
 """The misuse cases: calls a learner might get wrong, as program text run on tensorgrad or torch.
 
-Three sources, each a list of expressions evaluated with `lib` bound to tensorgrad or torch:
+Four sources, each a list of expressions evaluated with `lib` bound to tensorgrad or torch:
   * generated from the declared signatures (tensorgrad/arguments.py): for every overload of
     every function and Tensor method, each parameter in turn gets values of the wrong type, out
     of range, repeated or negative, passed by position and by keyword; plus an unknown keyword,
     too many arguments, and none at all;
+  * every kind of wrong value (KINDS: 2 ** 70, -1, True, 1.5, NumPy arrays, lists and ragged
+    lists, dicts, None, nan, inf, a dtype, a device, (), a string, an object) in every declared
+    parameter, a dim given to a 0-d tensor, and in every parameter of the nn modules and
+    optimizers (MODULES);
   * a walk of the public namespace (every function in tensorgrad, nn.functional, nn.init,
     autograd, every Tensor method, the nn modules and optimizers), whether declared or not,
     with a few bad first arguments;
   * value checks written out by hand (VALUE_CASES), one line each, by the categories of
-    issue 11: data for tensor(), dtypes, sizes and dims, flags, non-tensors, values, `to`.
+    issue 11: data for tensor(), dtypes, sizes and dims, flags, non-tensors, values, `to`; and
+    several-step programs (MULTI_STEP_CASES): in place on views, printing, optimizers after a
+    mistake.
 
 `environment(lib)` makes the names the expressions use: t (float32, 2×3), v (3,), m (3×3),
 i (int64, 2×3), idx (int64 zeros, 2×3), b (bool, 2×3), w (a leaf that requires grad), F, nn,
@@ -122,18 +128,107 @@ def _overload_cases(prefix, overload):
     return cases
 
 
-def signature_cases(lib_has_function, tensor_has_method):
-    """Bad calls of every declared function (as lib.name) and Tensor method (as t.name)."""
-    cases = set()
+def declared_overloads(lib_has_function, tensor_has_method):
+    """(prefix, overload, is a method) for every overload of every declared function (as
+    lib.name) and Tensor method (as t.name)."""
     for name in arguments.SIGNATURES:
         if lib_has_function(name):
             for overload in arguments.signatures(name).overloads:
-                cases |= _overload_cases(f"lib.{name}", overload)
-    for name in set(arguments.SIGNATURES) | set(arguments.METHOD_SIGNATURES):
+                yield f"lib.{name}", overload, False
+    for name in sorted(set(arguments.SIGNATURES) | set(arguments.METHOD_SIGNATURES)):
         if tensor_has_method(name):
             for overload in arguments.signatures(name, method=True).overloads:
                 subject = "i" if name in ("floor_divide", "remainder") else "t"
-                cases |= _overload_cases(f"{subject}.{name}", overload)
+                yield f"{subject}.{name}", overload, True
+
+
+def signature_cases(lib_has_function, tensor_has_method):
+    """Bad calls of every declared function (as lib.name) and Tensor method (as t.name)."""
+    cases = set()
+    for prefix, overload, _ in declared_overloads(lib_has_function, tensor_has_method):
+        cases |= _overload_cases(prefix, overload)
+    return cases
+
+
+# -- every kind of wrong value, in every argument ---------------------------------------------------
+# The kinds of issue 19: for each parameter of each declared overload (by keyword, and by
+# position for the first), of each nn module's constructor and each optimizer's.
+KINDS = ["2 ** 70", "-1", "True", "1.5", "np.ones(2)", "[1, 2]", "[[1, 2], [3]]", "{}", "{'a': 1}",
+         "None", "float('nan')", "float('inf')", "lib.float32", "lib.device('cpu')", "()", "'a'",
+         "object()"]
+_DIMS = ("dim", "dim0", "dim1", "start_dim", "end_dim", "dims", "index")
+_ZERO_D_DIMS = ["1", "-2", "(0, 1)"]  # given to a 0-d tensor, which takes only 0 and -1
+
+
+def _kind_cases(prefix, overload, subject_is_0d=False):
+    cases = set()
+    params = [p for p in overload.params if p.type not in _SKIPPED_TYPES - {"tensorgrad.device"}
+              and p.name != "out"]
+    required = [p for p in params if not p.has_default]
+    goods = [(p, _good(p)) for p in required if not p.keyword_only]
+    keywords = [(p.name, _good(p)) for p in required if p.keyword_only]
+    for param in params:
+        values = _ZERO_D_DIMS if subject_is_0d else KINDS
+        if subject_is_0d and param.name not in _DIMS:
+            continue
+        for value in values:
+            index = next((n for n, (p, _) in enumerate(goods) if p is param), None)
+            if index is None:
+                args = [good for _, good in goods]
+                rest = keywords
+            else:
+                args = [good for _, good in goods[:index]]
+                rest = [(p.name, good) for p, good in goods[index + 1:]] + keywords
+            rest = [(k, v) for k, v in rest if k != param.name]
+            if param.name != "from":
+                cases.add(_call(prefix, args, rest + [(param.name, value)]))
+            if index == 0:  # the first positional parameter, also by position
+                cases.add(_call(prefix, [value] + [good for _, good in goods[1:]], keywords))
+    return cases
+
+
+def kind_cases(lib_has_function, tensor_has_method):
+    """Every kind of wrong value in every parameter of every declared function and method, a
+    dim given to a 0-d tensor, and the parameters of the nn modules and optimizers."""
+    cases = set()
+    for prefix, overload, method in declared_overloads(lib_has_function, tensor_has_method):
+        cases |= _kind_cases(prefix, overload)
+        if method:
+            cases |= _kind_cases("s." + prefix.split(".", 1)[1], overload, subject_is_0d=True)
+    for call, parameters in MODULES.items():
+        cases |= _constructor_cases(call, parameters)
+    return cases
+
+
+# each module and optimizer: a good call, and its parameters as PyTorch names them
+MODULES = {
+    "nn.Linear(in_features=3, out_features=2)": ("in_features", "out_features", "bias", "dtype"),
+    "nn.Softmax(dim=1)": ("dim",), "nn.LogSoftmax(dim=1)": ("dim",),
+    "nn.Flatten()": ("start_dim", "end_dim"), "nn.Unflatten(dim=1, unflattened_size=(3, 1))":
+        ("dim", "unflattened_size"),
+    "nn.Dropout()": ("p", "inplace"), "nn.ReLU()": ("inplace",),
+    "nn.BatchNorm1d(num_features=3)": ("num_features", "eps", "momentum", "affine",
+                                       "track_running_stats", "dtype"),
+    "nn.MSELoss()": ("reduction",), "nn.BCELoss()": ("weight", "reduction"),
+    "nn.BCEWithLogitsLoss()": ("weight", "reduction", "pos_weight"),
+    "nn.NLLLoss()": ("weight", "ignore_index", "reduction"),
+    "nn.CrossEntropyLoss()": ("weight", "ignore_index", "reduction", "label_smoothing"),
+    "optim.SGD(params=[w], lr=0.1)": ("params", "lr", "momentum", "dampening", "weight_decay",
+                                      "nesterov", "maximize"),
+    "optim.Adam(params=[w], lr=0.1)": ("params", "lr", "betas", "eps", "weight_decay",
+                                       "amsgrad", "maximize"),
+}
+
+
+def _constructor_cases(call, parameters):
+    cases = set()
+    head, given = call[:-1].split("(", 1)
+    given = [part for part in given.split(", ") if part] if "=(" not in given else \
+        [given[:given.index(", unflattened_size")], given[given.index("unflattened_size"):]]
+    for name in parameters:
+        kept = [part for part in given if not part.startswith(name + "=")]
+        for value in KINDS:
+            cases.add(f"{head}({', '.join(kept + [f'{name}={value}'])})")
     return cases
 
 
@@ -145,6 +240,7 @@ _NOT_CALLED = {  # entries of the namespace that are not operations on tensors
     "Generator", "Size", "dtype", "Tensor", "detect_anomaly", "set_detect_anomaly", "Function",
     "Node", "RemovableHandle", "AccumulateGrad", "Module", "Parameter", "Sequential",
     "Identity", "Optimizer", "viz", "gradcheck", "gradgradcheck", "function", "functional",
+    "save", "load",  # write and read files: tests/test_serialization.py
 }
 
 
@@ -395,4 +491,67 @@ VALUE_CASES = [
     "t.to('cpu', lib.float64, False, True) is t", "t.to(memory_format=3)",
     "t.double().to(t).dtype", "t.to(lib.bool).dtype", "w.to(lib.float64).requires_grad",
     "w.to(lib.int64).requires_grad", "t.type(lib.float64)", "t.type()",
+]
+
+# -- several steps: in place on views, printing, optimizers after a mistake --------------------------
+MULTI_STEP_CASES = [
+    # in place on views
+    "w[0].mul_(2)", "w.view(3).add_(1)", "w.expand(2, 3).add_(1)", "w.t().add_(1)",
+    "w.detach()[0].add_(1).tolist()", "(w * 1)[0].mul_(2).tolist()",
+    "(lambda u: u.unbind()[0].mul_(2))(w * 1)", "(lambda u: u.split(1)[0].add_(1))(w * 1)",
+    "(lambda u: u.chunk(3)[0].add_(1))(w * 1)", "(lambda u: u.split([1, 2])[1].add_(1))(w * 1)",
+    "(lambda x: (lambda y: (x.add_(1), y.backward()))((x ** 2).sum()))(w * 1)",
+    "(lambda x: (lambda y: (x[0].add_(1), y.backward()))(x.exp().sum()))(w * 1)",
+    "(lambda x: (lambda v: (x.add_(1), v.sum().backward(), w.grad.tolist())[2])(x[0:2]))(w * 1)",
+    "(lambda v: (v.add_(1), t.tolist())[1])(t[0])", "(lambda v: (t.add_(1), v.tolist())[1])(t.t())",
+    "i[0].add_(1.5)", "t[0].add_(lib.ones(2))", "t.t().view(6)", "b[0].add_(1)", "i.t().mul_(0.5)",
+    "(lambda v: (v.requires_grad_(), v.add_(1)))(t[0])", "(lambda v: v.copy_(w))(t[0].clone())",
+    "(lambda v: (v.copy_(w), v.sum().backward(), w.grad.tolist())[2])(t[0].clone())",
+    "(lambda v: (t.zero_(), v.sum().item())[1])(t.view(6))", "t.view(3, 2).view(-1, 4)",
+    "(lambda x: (x[1:].mul_(2), x.sum().backward(), w.grad.tolist())[2])(w * 1)",
+    "(lambda x: (x.add_(w), x.sum().backward(), w.grad.tolist())[2])(lib.zeros(3))",
+    # printing
+    "repr(lib.tensor([float('nan'), float('inf'), -float('inf')]))", "repr(lib.ones(0, 3))",
+    "repr(lib.zeros(2, 0, 3))", "repr(lib.tensor(2 ** 62))", "repr(lib.tensor([1e-10, 1e10]))",
+    "repr(i.float() / 0)", "str(b)", "repr(w * 1)", "repr(lib.tensor(float('nan'), requires_grad=True))",
+    "format(t, '.2f')", "f'{s:.2f}'", "format(s, 'x')", "len(s)", "iter(s)", "list(s)", "bool(t)",
+    "int(t)", "float(lib.ones(0))", "lib.ones(0).item()", "t.item()", "repr(t.double() * 1e300)",
+    "repr(lib.tensor([1, -2 ** 63]))", "repr(lib.tensor([[True]]).expand(2, 3))", "repr(s.view(1, 1))",
+    "repr(lib.arange(2000.))", "str(lib.arange(12).view(2, 2, 3))", "repr(t.grad_fn)",
+    "repr((w * 2).grad_fn)", "repr(w.grad)", "repr(lib.Size([2, 3]))", "repr(lib.float64)",
+    "repr(lib.device('cpu'))", "repr(nn.Linear(3, 2))", "repr(optim.SGD([w], lr=0.1))",
+    # optimizers after a mistake
+    "(lambda o: (o.step(), w.tolist())[1])(optim.SGD([w], lr=0.1))",
+    "(lambda o: (o.zero_grad(), o.step(), w.tolist())[2])(optim.Adam([w]))",
+    "(lambda o: o.add_param_group({'params': [w]}))(optim.SGD([w], lr=0.1))",
+    "(lambda o: o.add_param_group({'params': [lib.ones(2)]}))(optim.SGD([w], lr=0.1))",
+    "(lambda o: o.add_param_group({'params': [w * 2]}))(optim.SGD([w], lr=0.1))",
+    "(lambda o: o.add_param_group({'params': w}))(optim.SGD([w], lr=0.1))",
+    "(lambda o: o.add_param_group({'lr': 0.1}))(optim.SGD([w], lr=0.1))",
+    "(lambda o: o.load_state_dict({}))(optim.SGD([w], lr=0.1))",
+    "(lambda o: o.load_state_dict({'state': {}, 'param_groups': []}))(optim.SGD([w], lr=0.1))",
+    "(lambda o: o.state_dict()['param_groups'][0]['lr'])(optim.SGD([w], lr=0.1))",
+    "(lambda o: ((w * 2).sum().backward(), o.step(), o.step(), [round(x, 4) for x in w.tolist()])[3])"
+    "(optim.Adam([w], lr=0.1))",
+    "(lambda o: ((w * 2).sum().backward(), setattr(w, 'grad', w.grad.double()), o.step()))"
+    "(optim.SGD([w], lr=0.1))",
+    "(lambda o: ((w * 2).sum().backward(), w.grad.mul_(float('nan')), o.step(), w.tolist())[3])"
+    "(optim.SGD([w], lr=0.1))",
+    "(lambda o: ((w * 2).sum().backward(), o.step(), o.zero_grad(), w.grad)[3])(optim.SGD([w], lr=0.1))",
+    "(lambda o: ((w * 2).sum().backward(), o.zero_grad(set_to_none=False), w.grad.tolist())[2])"
+    "(optim.SGD([w], lr=0.1))",
+    "(lambda o: ((w * 2).sum().backward(), w.requires_grad_(False), o.step(), w.tolist())[3])"
+    "(optim.SGD([w], lr=0.1))",
+    "(lambda o: ((w * 2).sum().backward(), w.add_(1)))(optim.SGD([w], lr=0.1))",
+    "(lambda o: ((w * 2).sum().backward(), o.step(lambda: 'a')))(optim.SGD([w], lr=0.1))",
+    "(lambda o: (setattr(o, 'param_groups', []), o.step()))(optim.SGD([w], lr=0.1))",
+    "(lambda o: ((w * 2).sum().backward(), o.step(), o.state[w]['step'].item())[2])"
+    "(optim.Adam([w], lr=0.1))",
+    "(lambda o: ((w * 2).sum().backward(), o.step(), sorted(o.state_dict()['state'][0]))[2])"
+    "(optim.Adam([w], lr=0.1))",
+    "(lambda m: (m(lib.ones(2, 3)).sum().backward(), optim.SGD(m.parameters(), lr=0.1).step(),"
+    " m.weight.grad.shape)[2])(nn.Linear(3, 2))",
+    "(lambda m: (optim.SGD(m.parameters(), lr=0.1), m(lib.ones(2, 4))))(nn.Linear(3, 2))",
+    "(lambda m: optim.SGD(m.parameters(), lr=0.1).add_param_group({'params': m.parameters()}))"
+    "(nn.Linear(3, 2))",
 ]

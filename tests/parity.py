@@ -23,6 +23,7 @@ def lib(request):
 def show(value):
     text = value if isinstance(value, str) else repr(value)
     text = re.sub(r"0x[0-9a-fA-F]+", "0x…", text)
+    text = re.sub(r"\b[Tt]orch( Tensor| not compiled)", r"tensorgrad\1", text)
     return re.sub(r"\btorch(\.|::)", r"tensorgrad\1", text)
 
 

@@ -208,3 +208,22 @@ def test_custom_function_jvp(lib):
                lambda: _cube(lib, False).apply(dual))
     y = _cube(lib, False).apply(x)  # outside forward mode, no jvp is needed
     assert show(y) == "tensor([1., 8.])"
+
+
+def test_unpack_dual_gives_back_the_tangent_itself(lib):
+    fw = lib.autograd.forward_ad
+    primal = lib.tensor([1., 2.])
+    tangent, wide = lib.tensor([3., 4.]), lib.tensor([3., 4.], dtype=lib.float64)
+    leaf = lib.tensor([3., 4.], requires_grad=True)
+    window = lib.tensor([0., 3., 4.])[1:]  # a view into a larger memory: kept as a copy
+    with fw.dual_level():
+        dual = fw.make_dual(primal, tangent)
+        assert fw.unpack_dual(dual).tangent is tangent
+        assert fw.unpack_dual(fw.make_dual(primal, wide)).tangent is wide
+        assert fw.unpack_dual(fw.make_dual(primal, leaf)).tangent is leaf
+        copied = fw.unpack_dual(fw.make_dual(primal, window)).tangent
+        assert copied is not window and copied.tolist() == [3., 4.]
+        window.mul_(2)
+        assert copied.tolist() == [3., 4.]
+        tangent.add_(1)  # the same tensor, so the dual sees the change
+        assert fw.unpack_dual(dual).tangent.tolist() == [4., 5.]

@@ -684,3 +684,69 @@ def test_function_in_a_larger_graph(lib):
     (Exp.apply(x * w) * w).sum().backward()
     expected_x = (x * w).detach().exp() * w.detach() * w.detach()
     assert lib.allclose(x.grad, expected_x)
+
+
+# -- the extending notes' QKVProjection: gradients boxed into one list --------------------------
+def make_qkv_projection(lib, *, clear_saved=False):
+    """One input projected by three weights; backward gets the three output gradients as one
+    mutable list (boxed_grads_call) and drops each as soon as it is used."""
+    class QKVProjection(lib.autograd.Function):
+        boxed_grads_call = True
+        clear_saved_tensors_on_access = clear_saved
+
+        @staticmethod
+        def forward(ctx, x, wq, wk, wv):
+            ctx.save_for_backward(x, wq, wk, wv)
+            return x @ wq, x @ wk, x @ wv
+
+        @staticmethod
+        def backward(ctx, grads):
+            ctx.seen = (type(grads), len(grads))
+            x, wq, wk, wv = ctx.saved_tensors
+            grad_x, grad_ws = None, []
+            for w in (wq, wk, wv):
+                g = grads.pop(0)  # freed as soon as it has been used
+                grad_x = g @ w.t() if grad_x is None else grad_x + g @ w.t()
+                grad_ws.append(x.t() @ g)
+            ctx.left = len(grads)
+            return (grad_x, *grad_ws)
+
+    return QKVProjection
+
+
+def _qkv_inputs(lib):
+    x = lib.tensor([[1., 2.], [3., 4.], [5., 6.]], requires_grad=True)
+    ws = [(lib.tensor([[0.5, -1.], [2., 0.25]]) * (k + 1)).requires_grad_() for k in range(3)]
+    return x, ws
+
+
+def test_boxed_grads_call_gives_backward_one_list(lib):
+    assert lib.autograd.Function.boxed_grads_call is False
+    x, ws = _qkv_inputs(lib)
+    q, k, v = make_qkv_projection(lib).apply(x, *ws)
+    (q.sum() + (k * 2).sum() + (v ** 2).sum()).backward()
+    assert q.grad_fn.seen == (list, 3) and q.grad_fn.left == 0
+    gq, gk, gv = lib.ones(3, 2), 2 * lib.ones(3, 2), 2 * v.detach()
+    expected_x = gq @ ws[0].detach().t() + gk @ ws[1].detach().t() + gv @ ws[2].detach().t()
+    assert x.grad.tolist() == expected_x.tolist()
+    for w, g in zip(ws, (gq, gk, gv)):
+        assert w.grad.tolist() == (x.detach().t() @ g).tolist()
+
+
+def test_boxed_grads_are_materialized_for_unused_outputs(lib):
+    x, ws = _qkv_inputs(lib)
+    q, _, _ = make_qkv_projection(lib).apply(x, *ws)
+    q.sum().backward()  # k and v get zero gradients in the list
+    assert q.grad_fn.seen == (list, 3)
+    assert x.grad.tolist() == (lib.ones(3, 2) @ ws[0].detach().t()).tolist()
+    assert ws[1].grad.tolist() == [[0., 0.], [0., 0.]]
+
+
+def test_clear_saved_tensors_on_access_allows_one_read(lib):
+    x, ws = _qkv_inputs(lib)
+    q, k, v = make_qkv_projection(lib, clear_saved=True).apply(x, *ws)
+    (q.sum() + k.sum() + v.sum()).backward(retain_graph=True)
+    raises(RuntimeError, "saved_tensors can only be accessed once when "
+           "clear_saved_tensors_on_access=True is set on the autograd.Function. Either access "
+           "saved_tensors only once, or set clear_saved_tensors_on_access=False.",
+           lambda: q.sum().backward())

@@ -37,10 +37,10 @@ import warnings
 
 import numpy as np
 
-from . import forward_ad, graph, instruments
+from . import forward_ad, graph, instruments, messages
 from .engine import gradient_edge
 from .grad_mode import is_grad_enabled, no_grad
-from .node import SEQUENCE, Node
+from .node import FREED, SEQUENCE, Node
 
 
 def _tensor_class():
@@ -131,6 +131,14 @@ class BackwardCFunction(Node, FunctionCtx):
         """In backward, what save_for_backward kept; in jvp, what save_for_forward kept."""
         if self.__dict__.get("_in_jvp"):
             return tuple(self.saved_for_forward)
+        if self._forward_cls.clear_saved_tensors_on_access:
+            if self.__dict__.get("_saved_accessed"):
+                raise RuntimeError(messages.SAVED_TENSORS_ACCESSED_TWICE)
+            saved = Node.saved_tensors.fget(self)
+            self._saved_accessed = True
+            if self._for_backward:  # one access: the values go with it
+                self._for_backward = FREED
+            return saved
         return Node.saved_tensors.fget(self)
 
     # -- what the engine calls -------------------------------------------------------------
@@ -143,7 +151,10 @@ class BackwardCFunction(Node, FunctionCtx):
                     shape, numpy_dtype = meta
                     grads[index] = _tensor_class()._make(np.zeros(shape, dtype=numpy_dtype))
         backward = self._user_backward()
-        results = backward(self, *grads)
+        if self._forward_cls.boxed_grads_call:  # one mutable list, which backward may empty
+            results = backward(self, grads)
+        else:
+            results = backward(self, *grads)
         return self._check_input_grads(results)
 
     def _user_backward(self):
@@ -259,6 +270,12 @@ class Function:
         )
 
     vjp = backward  # PyTorch's other name for backward: define one or the other
+
+    # Set to True on a subclass, as in PyTorch: backward(ctx, grads) then gets the output
+    # gradients as one list, so it can drop each (`grads.pop(0)`) as soon as it is used.
+    boxed_grads_call = False
+    # Set to True: `ctx.saved_tensors` may be read once, and frees the saved values as it does.
+    clear_saved_tensors_on_access = False
 
     @staticmethod
     def jvp(ctx, *grad_inputs):

@@ -76,8 +76,23 @@ def make_dual(tensor, tangent, *, level=None):
         raise RuntimeError(messages.TANGENT_SIZE.format(
             size=list(tensor.shape), tangent_size=list(tangent.shape)))
     dual = tensor.view(tensor.shape) if tensor.requires_grad else tensor.detach()
-    _set_tangent(dual, tangent.detach() if not tangent.requires_grad else tangent)
+    _set_tangent(dual, tangent if _same_layout(tangent, tensor) else tangent.clone())
     return dual
+
+
+def _same_layout(tangent, tensor):
+    """Can `tangent` be kept as it is (so `unpack_dual(d).tangent is tangent`, as in PyTorch)?
+    Yes unless it is a view into a larger memory, or laid out otherwise than `tensor`: PyTorch
+    then keeps a copy."""
+    root = tangent
+    while root._base is not None:
+        root = root._base
+    data, whole = tangent._data, root._data
+    primal = tensor._data
+    in_elements = [s // data.itemsize for s in data.strides]
+    return (in_elements == [s // primal.itemsize for s in primal.strides]
+            and data.size == whole.size
+            and data.__array_interface__["data"][0] == whole.__array_interface__["data"][0])
 
 
 def unpack_dual(tensor, *, level=None):

@@ -9,6 +9,11 @@ differences (README).
 """
 
 # tests/spec/test_s3_backward.py::test_second_backward_through_pow_raises_and_keeps_first_grad
+SAVED_TENSORS_ACCESSED_TWICE = (
+    "saved_tensors can only be accessed once when clear_saved_tensors_on_access=True is set on "
+    "the autograd.Function. Either access saved_tensors only once, or set "
+    "clear_saved_tensors_on_access=False."
+)
 SECOND_BACKWARD = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "
     "they have already been freed). Saved intermediate values of the graph are freed when you call "
@@ -304,6 +309,15 @@ VARIABLE_DATA = "Variable data has to be a tensor, but got {type_name}"
 VIEW_AS_DTYPE = ("tensorgrad's view() does not reinterpret a tensor's memory as another dtype; "
                  "use .to(dtype) to convert the values.")
 # tensorgrad's own where PyTorch compares first ("'<' not supported between instances of ...")
+# an int out of PyTorch's int64 (its uint64 for a Scalar), as its argument parser unpacks it
+# (INT_OVERFLOW above); tests/test_misuse.py (kinds: 2 ** 70)
+NEGATIVE_DEVICE_INDEX = "Device index must not be negative"
+PIN_MEMORY = ("pin_memory=True requires a CUDA or other accelerator backend; no pinned memory "
+              "allocator is available on this system.")
+INT_TOO_BIG = "int too big to convert"
+NEGATIVE_TO_UNSIGNED = "can't convert negative int to unsigned"
+INT_LIST_OVERFLOW = ("{name}(): argument '{argument}' failed to unpack the object at pos {pos} "
+                     "with error \"Overflow when unpacking long long\"")
 NOT_A_NUMBER_ARGUMENT = "{name}(): argument '{argument}' must be a number, not {type_name}"
 OPTIMIZER_PARAMS = ("params argument given to the optimizer should be an iterable of Tensors or "
                     "dicts, but got {type_name}")

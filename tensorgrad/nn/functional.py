@@ -337,7 +337,7 @@ def dropout(input, p=0.5, training=True, inplace=False):  # noqa: A002
     1/(1 - p), so the expected value is unchanged; otherwise the input is returned as it is."""
     arguments.require_tensors("dropout", ("input", input))
     arguments.require_numbers("dropout", p=p)
-    if not 0 <= p <= 1:
+    if p < 0 or p > 1:  # as PyTorch (so nan passes)
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0:
         return input

@@ -419,6 +419,8 @@ def _typename(value):
     cls = type(value)
     if cls.__module__ == "builtins":
         return cls.__qualname__
+    if cls.__module__ in ("tensorgrad.device", "tensorgrad.dtypes", "tensorgrad.size"):
+        return f"tensorgrad.{cls.__qualname__}"  # torch.device, torch.dtype, torch.Size
     return f"{cls.__module__}.{cls.__qualname__}"
 
 

@@ -250,12 +250,19 @@ class Unflatten(Module):
     def __init__(self, dim, unflattened_size):
         super().__init__()
         self.dim = dim
-        self.unflattened_size = tuple(unflattened_size)
+        if not isinstance(unflattened_size, (tuple, list)):  # PyTorch's checks, and texts
+            raise TypeError("unflattened_size must be a tuple of ints, but found type "
+                            f"{type(unflattened_size).__name__}")
+        for pos, size in enumerate(unflattened_size):
+            if not isinstance(size, int):
+                raise TypeError("unflattened_size must be tuple of ints, but found element of "
+                                f"type {type(size).__name__} at pos {pos}")
+        self.unflattened_size = unflattened_size
 
     def forward(self, input):  # noqa: A002
         dim = self.dim % input.dim()
         shape = tuple(input.shape)
-        return input.reshape(shape[:dim] + self.unflattened_size + shape[dim + 1:])
+        return input.reshape(shape[:dim] + tuple(self.unflattened_size) + shape[dim + 1:])
 
     def extra_repr(self):
         return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
@@ -268,7 +275,7 @@ class Dropout(Module):
     def __init__(self, p=0.5, inplace=False):
         super().__init__()
         arguments.require_numbers("Dropout", p=p)
-        if not 0 <= p <= 1:
+        if p < 0 or p > 1:  # as PyTorch (so nan passes)
             raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
         self.p = p
         self.inplace = inplace
@@ -287,6 +294,7 @@ class BatchNorm1d(Module):
     def __init__(self, num_features, eps=1e-05, momentum=0.1, affine=True,
                  track_running_stats=True, device=None, dtype=None):
         super().__init__()
+        arguments.check("empty", (num_features,), {"dtype": dtype})  # PyTorch's torch.empty
         self.num_features = num_features
         self.eps = eps
         self.momentum = momentum

@@ -107,8 +107,15 @@ def _float_input(x, op_name):
 
 # -- + - * / and negation ---------------------------------------------------------------------
 def add(a, b, *, alpha=1):
+    check_bool_alpha(a, b, alpha)
     data = binary_data(np.add, a, b if alpha == 1 else _times(b, alpha))
     return record(AddBackward0, data, (a, b), alpha=alpha)
+
+
+def check_bool_alpha(a, b, alpha):
+    if type(alpha) is bool and not all(isinstance(v, Tensor) and v.dtype is dtypes.bool_
+                                       for v in (a, b)):
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
 
 
 def _times(value, alpha):
@@ -119,6 +126,7 @@ def _times(value, alpha):
 
 
 def sub(a, b, *, alpha=1):
+    check_bool_alpha(a, b, alpha)
     refuse_bool_subtraction(a, b)
     data = binary_data(np.subtract, a, b if alpha == 1 else _times(b, alpha))
     return record(SubBackward0, data, (a, b), alpha=alpha)
@@ -440,21 +448,23 @@ def bitwise_not(x):
 
 
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-    check_tolerances(a, b, rtol, atol)
+    rtol, atol = check_tolerances(a, b, rtol, atol)
     return Tensor._make(np.isclose(_values(a), _values(b), rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
 def check_tolerances(a, b, rtol, atol):
-    """isclose and allclose, as PyTorch: tensors of one dtype, tolerances at least 0."""
+    """isclose and allclose, as PyTorch: tensors of one dtype, tolerances at least 0 (and not
+    nan); the tolerances as floats (PyTorch's doubles, so 2 ** 70 too)."""
     if a.dtype is not b.dtype:
         raise RuntimeError(f"{a.dtype.scalar_name} did not match {b.dtype.scalar_name}")
     for name, value in (("rtol", rtol), ("atol", atol)):
-        if value < 0:
+        if not value >= 0:
             raise RuntimeError(messages.NEGATIVE_TOLERANCE.format(name=name, value=value))
+    return float(rtol), float(atol)
 
 
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-    check_tolerances(a, b, rtol, atol)
+    rtol, atol = check_tolerances(a, b, rtol, atol)
     return bool(np.allclose(_values(a), _values(b), rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 

@@ -136,6 +136,8 @@ def apply_arithmetic(tensor, ufunc, other, alpha, compute):
     back. Anything else (recording, a dtype change, a shape the tensor would have to grow to)
     is written the general way, with PyTorch's messages; the checks come first, for both.
     """
+    if type(alpha) is bool:
+        ew.check_bool_alpha(tensor, other, alpha)
     check_allowed(tensor)
     if ufunc is np.subtract:
         ew.refuse_bool_subtraction(tensor, other)  # PyTorch's order: leaf rule, bools, memory

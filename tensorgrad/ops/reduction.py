@@ -30,7 +30,8 @@ def normalize_dims(dim, ndim):
     if dim is None or (isinstance(dim, (tuple, list)) and not dim):
         return tuple(range(ndim))
     if isinstance(dim, (int, np.integer)):
-        return (_normalize_dim(int(dim), ndim),) if ndim else ()
+        dim = _normalize_dim(int(dim), ndim)  # checked on a 0-d tensor too: 0 or -1
+        return (dim,) if ndim else ()
     dims = tuple(sorted(_normalize_dim(int(d), ndim) for d in dim))
     if len(set(dims)) != len(dims):
         raise RuntimeError(f"dim {dims[0]} appears multiple times in the list of dims")
@@ -412,6 +413,9 @@ def logsumexp(x, dim, keepdim=False):
     values = x._data  # integers and bools are summed as floats, as in PyTorch
     if not x.dtype.is_floating_point:
         values = values.astype(dtypes.get_default_dtype().numpy)
+    if isinstance(dim, (tuple, list)) and not dim and values.ndim:  # PyTorch refuses dim=()
+        raise RuntimeError(f"output with shape [] doesn't match the broadcast shape "
+                           f"{[1] * values.ndim}")
     dims = normalize_dims(dim, values.ndim)
     peak = np.max(values, axis=dims, keepdims=True)
     peak = np.where(np.isfinite(peak), peak, 0)

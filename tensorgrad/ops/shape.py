@@ -90,6 +90,7 @@ def view(x, *shape):
 
 def flatten(x, start_dim=0, end_dim=-1):
     if x._data.ndim == 0:
+        _normalize_dim(start_dim, 0), _normalize_dim(end_dim, 0)  # 0 or -1, as in PyTorch
         return reshape(x, 1)
     start = _normalize_dim(start_dim, x._data.ndim)
     end = _normalize_dim(end_dim, x._data.ndim)
@@ -339,7 +340,7 @@ def _tensor_list(tensors, name):
         raise ValueError("tensorgrad.cat(): expected a non-empty list of Tensors")
     for i, t in enumerate(tensors):
         if not isinstance(t, Tensor):
-            raise TypeError(f"{name}(): expected Tensor as element {i} in argument 0, but got "
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
                             f"{type(t).__name__}")
     return tuple(tensors)
 
@@ -352,6 +353,8 @@ def unbind(x, dim=0):
 def chunk(x, chunks, dim=0):
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    if x._data.ndim == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     d = _normalize_dim(dim, x._data.ndim)
     size = -(-x._data.shape[d] // chunks)
     return split(x, size, d)
@@ -361,6 +364,8 @@ def split(x, split_size_or_sections, dim=0):
     split_size = split_size_or_sections
     if not isinstance(split_size, int):  # a list of sizes: PyTorch calls split_with_sizes
         arguments.check("split_with_sizes", (x, split_size, dim))
+    if x._data.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
     d = _normalize_dim(dim, x._data.ndim)
     length = x._data.shape[d]
     check_split_sizes(split_size, length, d)

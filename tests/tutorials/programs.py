@@ -382,3 +382,63 @@ for t in range(500):
             p.grad = None
 print(f"y = {a.item():.4f} + {b.item():.4f} x + {c.item():.4f} x^2 + {d.item():.4f} x^3")
 """)
+
+program("extending: a Function whose backward takes its gradients boxed (QKVProjection)")("""
+class QKVProjection(torch.autograd.Function):
+    boxed_grads_call = True  # backward(ctx, grads): one list, emptied as each is used
+
+    @staticmethod
+    def forward(ctx, x, w_q, w_k, w_v):
+        ctx.save_for_backward(x, w_q, w_k, w_v)
+        return x @ w_q, x @ w_k, x @ w_v
+
+    @staticmethod
+    def backward(ctx, grads):
+        x, w_q, w_k, w_v = ctx.saved_tensors
+        grad_x, grad_ws = 0, []
+        for w in (w_q, w_k, w_v):
+            grad = grads.pop(0)
+            grad_x = grad_x + grad @ w.t()
+            grad_ws.append(x.t() @ grad)
+            del grad
+        left.append(len(grads))
+        return (grad_x, *grad_ws)
+
+left = []  # how many gradients each backward left in its list
+x = torch.randn(4, 3, dtype=torch.float64, requires_grad=True)
+ws = [torch.randn(3, 2, dtype=torch.float64, requires_grad=True) for _ in range(3)]
+q, k, v = QKVProjection.apply(x, *ws)
+(q.sum() + (k ** 2).sum() + (v * 3).sum()).backward()
+print(x.grad.shape, [tuple(w.grad.shape) for w in ws])
+print(torch.autograd.gradcheck(QKVProjection.apply, (x, *ws)), set(left))
+""")
+
+program("saved-tensor hooks: keep what the graph saves on disk (torch.save/torch.load)")("""
+import os, tempfile, uuid
+tmp_dir = tempfile.mkdtemp()
+def pack_hook(tensor):
+    name = os.path.join(tmp_dir, str(uuid.uuid4()))
+    torch.save(tensor, name)
+    return name
+def unpack_hook(name):
+    return torch.load(name, weights_only=True)
+x = torch.randn(5, requires_grad=True)
+with torch.autograd.graph.saved_tensors_hooks(pack_hook, unpack_hook):
+    y = x.pow(2).sin()
+print("files written:", len(os.listdir(tmp_dir)))
+y.sum().backward()
+print(torch.allclose(x.grad, 2 * x * x.pow(2).cos()))
+state = {"weight": torch.ones(2, requires_grad=True), "steps": [torch.arange(3), 1.5]}
+torch.save(state, os.path.join(tmp_dir, "state.pt"))
+print(torch.load(os.path.join(tmp_dir, "state.pt")))
+""")
+
+program("forward AD: unpack_dual gives back the tangent that make_dual got")("""
+import torch.autograd.forward_ad as fwAD
+primal, tangent = torch.randn(3), torch.randn(3)
+with fwAD.dual_level():
+    dual = fwAD.make_dual(primal, tangent)
+    assert fwAD.unpack_dual(dual).tangent is tangent
+    print(fwAD.unpack_dual(dual).tangent is tangent)
+    print(fwAD.unpack_dual(dual * 2).tangent.allclose(tangent * 2))
+""")
