@@ -74,6 +74,18 @@ def language() -> str:
     return "en" if _grading_nonce() is not None else _chosen
 
 
+def forgot_return(name: str) -> str:
+    """Why a value may be None, for the value called ``name``: backward() only where the name
+    says it is a gradient, the dual_level() block where it is a tangent (forward mode has no
+    backward())."""
+    lowered = name.lower()
+    if "tangent" in lowered or "jvp" in lowered:
+        return say("forgot_return.tangent")
+    if "grad" in lowered:
+        return say("forgot_return.grad")
+    return say("forgot_return")
+
+
 def say(key: str, /, **fields) -> str:
     """The text ``key`` of :data:`TEXTS` in the current :func:`language`, its fields filled in."""
     return TEXTS[key][language()].format(**fields)
@@ -203,8 +215,17 @@ TEXTS: dict[str, dict[str, str]] = {
         "zh": "{yours}（{kind}），应为 {want}",
     },
     "forgot_return": {
+        "en": " (did you forget to return it?)",
+        "zh": "（是不是忘了 return 它？）",
+    },
+    "forgot_return.grad": {
         "en": " (did you forget to return it, or to call backward()?)",
         "zh": "（是不是忘了 return 它，或者忘了调用 backward()？）",
+    },
+    "forgot_return.tangent": {
+        "en": " (did you forget to return it, or read the tangent after the dual_level() block, "
+              "where it is gone?)",
+        "zh": "（是不是忘了 return 它，或者在 dual_level() 块结束之后才读取切向量？那时它已经没有了）",
     },
     "too_large": {
         "en": "your {name} is too large to grade (shape {shape})",

@@ -40,7 +40,7 @@ import math
 import numbers
 from typing import Any
 
-from .texts import say
+from .texts import forgot_return, say
 
 #: The MIME type of grader records in a cell's display_data output.
 MIME = "application/vnd.tensorgrad.grade+json"
@@ -338,7 +338,7 @@ def _compare(exp, act, name, atol, rtol, check_dtype, check_rg, reveal) -> str |
     if ekind == "none":
         return None if akind == "none" else say("expected", yours=yours, want="None")
     if akind == "none" and ekind != "none":
-        hint = say("forgot_return") if ekind in _NUMERIC else ""
+        hint = forgot_return(name) if ekind in _NUMERIC else ""
         return say("expected", yours=yours, want=_want(exp, reveal)) + hint
 
     if ekind == "bool":
