@@ -69,7 +69,7 @@ from typing import Any
 
 from . import values
 from .selfcheck import CheckFailure
-from .texts import say
+from .texts import say, unseal
 
 __all__ = ["check", "TaskCheck", "CheckFailure"]
 
@@ -120,7 +120,7 @@ class _Test:
     def __init__(self, owner: "TaskCheck", name: str, hint: str | None, weight: float, line: int | None):
         self.owner = owner
         self.name = name
-        self.hint = hint
+        self.hint = unseal(hint) if hint is not None else None  # sealed in the student's version
         self.weight = weight
         self.line = line
         self.values: list[dict] = []
@@ -167,6 +167,7 @@ class TaskCheck:
         self._weights: dict[str, float] = {}  # test -> its weight
         self._points: float | None = None  # the cell's points, armed by expect_values (nbgrader)
         self._hidden: set[str] = set()  # the hidden tests, named by expect_values (nbgrader)
+        self._broken: list[str] = []  # earlier tasks this one builds on that do not work (see needs)
 
     @property
     def label(self) -> str:
@@ -202,6 +203,32 @@ class TaskCheck:
                 raise ValueError(f"{self.name}: expect_values(points=...) must be a number >= 0")
             self._points = float(points)
         self._hidden = {name for name in hidden if isinstance(name, str)}
+
+    def needs(self, task: int, probe) -> bool:
+        """Check first an earlier task that this one builds on, and say so.
+
+        ``probe()`` exercises the learner's code of task number ``task``
+        and returns None if it works, or what is wrong with it (a str); an exception
+        it raises counts as what is wrong. The self-check prints one line either way;
+        when ``task`` does not work, it says that the failures below may come from
+        ``task`` and holds back the hints of this task's tests, which would point at
+        the wrong code. Under the grader nothing runs and nothing is recorded: the
+        task's points come from its own tests, as before. Returns whether ``task``
+        works (True under the grader).
+        """
+        if _grading_nonce() is not None:
+            return True
+        task = say("needs.task", n=task)
+        try:
+            problem = probe()
+        except Exception as exc:  # the earlier task's code raised: that is its problem
+            problem = _explain(exc)[1] or type(exc).__name__
+        if problem is None:
+            print(say("needs.ok", task=task))
+            return True
+        self._broken.append(task)
+        print(say("needs.broken", task=task, problem=problem))
+        return False
 
     def test(self, name: str, *, hint: str | None = None, weight: float = 1.0) -> _Test:
         """A context manager for one test: ``with t.test("name"): ...``.
@@ -304,7 +331,7 @@ class TaskCheck:
             print(say("test.passed", test=test.name))
             return
         lines = [say("test.failed", test=test.name, message=message)]
-        if test.hint and outcome != _NOT_ATTEMPTED:
+        if test.hint and outcome != _NOT_ATTEMPTED and not self._broken:
             lines.append(say("test.hint", hint=test.hint))
         print("\n".join(lines))
 

@@ -74,6 +74,31 @@ def language() -> str:
     return "en" if _grading_nonce() is not None else _chosen
 
 
+#: How a sealed hint starts (see :func:`seal`).
+SEALED = "sealed:"
+
+
+def seal(hint: str) -> str:
+    """A hint as the student's check cell stores it: base64, so that it is not read by accident
+    before an attempt. Not a secret: anyone can decode it (docs/authoring-exercises.md)."""
+    import base64
+
+    return SEALED + base64.b64encode(hint.encode("utf-8")).decode("ascii")
+
+
+def unseal(hint: str) -> str:
+    """The text of a hint, sealed by :func:`seal` or not."""
+    import base64
+    import binascii
+
+    if isinstance(hint, str) and hint.startswith(SEALED):
+        try:
+            return base64.b64decode(hint[len(SEALED):], validate=True).decode("utf-8")
+        except (binascii.Error, UnicodeDecodeError):
+            return hint
+    return hint
+
+
 def forgot_return(name: str) -> str:
     """Why a value may be None, for the value called ``name``: backward() only where the name
     says it is a gradient, the dual_level() block where it is a tangent (forward mode has no
@@ -81,8 +106,8 @@ def forgot_return(name: str) -> str:
     lowered = name.lower()
     if "tangent" in lowered or "jvp" in lowered:
         return say("forgot_return.tangent")
-    if "grad" in lowered:
-        return say("forgot_return.grad")
+    if "grad" in lowered or "deriv" in lowered or re.search(r"(^|[^a-z])d[a-z0-9]*[_/]d[a-z]", lowered):
+        return say("forgot_return.grad")  # a gradient: x.grad, grad_w, dy_dw, dy/dx, derivative
     return say("forgot_return")
 
 
@@ -106,6 +131,25 @@ TEXTS: dict[str, dict[str, str]] = {
     "test.failed": {
         "en": "\N{BALLOT X} {test}: {message}",
         "zh": "\N{BALLOT X} {test}：{message}",
+    },
+    "needs.task": {
+        "en": "task {n}",
+        "zh": "任务 {n}",
+    },
+    "probe.value": {
+        "en": "{expr} is {got}, expected {want}",
+        "zh": "{expr} 是 {got}，应为 {want}",
+    },
+    "needs.ok": {
+        "en": "\N{CHECK MARK} {task}, which this task builds on, works",
+        "zh": "\N{CHECK MARK} 本任务所依赖的{task}可以正常工作",
+    },
+    "needs.broken": {
+        "en": "\N{BALLOT X} this task builds on {task}, which does not work yet: {problem}\n"
+              "  fix {task} first: until then, a failure below may come from {task}, not from this "
+              "task's code (its hints are held back)",
+        "zh": "\N{BALLOT X} 本任务依赖{task}，而它还不能正常工作：{problem}\n"
+              "  请先修好{task}：在此之前，下面的失败可能来自{task}，而不是本任务的代码（因此暂不显示提示）",
     },
     "test.hint": {
         "en": "  hint: {hint}",
