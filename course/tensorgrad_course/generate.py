@@ -40,6 +40,7 @@ runs it as ``tensorgrad-course build --check``.
 
 from __future__ import annotations
 
+import ast
 import copy
 import difflib
 import hashlib
@@ -51,6 +52,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import markers
+from .texts import seal
 from .errors import BuildError, CourseError, LeakError, NotebookError, UsageError
 from .notebooks import (
     ANSWER,
@@ -226,6 +228,42 @@ def _student_metadata(cell: dict, cell_role: str) -> None:
         cell["metadata"]["editable"] = False
 
 
+def seal_hints(source: str) -> str:
+    """``source`` with the text of each ``t.test(..., hint="...")`` sealed (:func:`.texts.seal`).
+
+    A hint is meant for a student whose attempt failed; in the check cell's source, right under
+    the answer cell, it would be read before the attempt (and for a prediction it often gives
+    the answer away). Sealed, the self-check still prints it under a failure. Only a hint
+    written as one string literal (or adjacent literals) is sealed; anything else stays.
+    """
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return source
+    spans = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "test":
+            for keyword in node.keywords:
+                value = keyword.value
+                if keyword.arg == "hint" and isinstance(value, ast.Constant) and isinstance(value.value, str):
+                    spans.append((value.lineno, value.col_offset, value.end_lineno, value.end_col_offset,
+                                  value.value))
+    if not spans:
+        return source
+    lines = source.splitlines(keepends=True)
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line))
+
+    def offset(lineno: int, col: int) -> int:  # ast columns count UTF-8 bytes
+        return starts[lineno - 1] + len(lines[lineno - 1].encode("utf-8")[:col].decode("utf-8"))
+
+    for lineno, col, end_lineno, end_col, text in sorted(spans, reverse=True):
+        begin, end = offset(lineno, col), offset(end_lineno, end_col)
+        source = source[:begin] + repr(seal(text)) + source[end:]
+    return source
+
+
 def generate_notebook(nb, *, path: str, set_name: str | None = None,
                       cell_ids: dict[str, str] | None = None) -> Generated:
     """The student version of one source notebook (pure: nothing is written).
@@ -284,6 +322,8 @@ def generate_notebook(nb, *, path: str, set_name: str | None = None,
                     secret.setdefault(line.strip(), region.kind)
             if parsed.regions:
                 cell.source = markers.render_student(parsed, cell.cell_type)
+        if cell_role == TEST and cell.cell_type == "code":
+            cell.source = seal_hints(source_of(cell))
 
         if cell.cell_type == "code":
             cell.outputs = []
