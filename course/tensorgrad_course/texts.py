@@ -132,6 +132,10 @@ TEXTS: dict[str, dict[str, str]] = {
         "en": "\N{BALLOT X} {test}: {message}",
         "zh": "\N{BALLOT X} {test}：{message}",
     },
+    "prediction.wrong": {
+        "en": "your {name} is {value}: that is not the right answer",
+        "zh": "你的 {name} 是 {value}：这不是正确答案",
+    },
     "needs.task": {
         "en": "task {n}",
         "zh": "任务 {n}",

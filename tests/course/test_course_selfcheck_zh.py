@@ -384,7 +384,8 @@ def test_a_zh_notebook_speaks_chinese_to_the_student_and_english_to_the_grader(t
     failure = [o for o in cell_by_id(nb, "test_scale")["outputs"] if o["output_type"] == "error"]
     assert failure and "2 项检查中有 1 项未通过" in "".join(failure[0]["traceback"])
     predict = "".join(o.get("text", "") for o in cell_by_id(nb, "test_predict")["outputs"])
-    assert "\N{BULLET} leaf：已作答，评分时检查" in predict
+    # the build wrote fingerprints of the answers: self-study says right or wrong, in Chinese
+    assert "\N{CHECK MARK} leaf\n" in predict and "全部 2 项检查通过" in predict
 
     # The grader: the same notebook is graded exactly as an English one, and reported in English.
     (tmp_path / "submissions" / "wen").mkdir(parents=True)
