@@ -10,13 +10,12 @@ expected value may be printed. Built with --graded, no set has fingerprints.
 """
 
 import ast
-import contextlib
-import io
 import json
 from pathlib import Path
 
 import nbformat
 import pytest
+from course_helpers import run_check_cell
 
 from tensorgrad_course import generate, use_language
 from tensorgrad_course.notebooks import find_notebooks
@@ -65,14 +64,7 @@ def _fingerprinted(source: str) -> dict:
     return {}
 
 
-def _run(source: str, namespace: dict) -> str:
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        try:
-            exec(compile(source, "check", "exec"), dict(namespace))
-        except AssertionError:
-            pass  # t.done() raises when a test failed
-    return out.getvalue()
+_run = run_check_cell
 
 
 def _line_of(text: str, test: str) -> str:
