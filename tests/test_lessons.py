@@ -544,6 +544,115 @@ def test_predictions_are_not_spoiled(path):
     assert not problems, f"{path.name}:\n  " + "\n  ".join(problems)
 
 
+# --- Is a prediction answered on screen before the learner opens it? -----------------------------
+# "The answer appears" means, in plain words: something the collapsed prediction cells print (each
+# line of their output but the neutral first one), or one of the prediction's declared *give-aways*,
+# can be read elsewhere on the screen around it. A give-away is a short string listed in the first
+# predict cell's metadata, `"tensorgrad": {"gives_away": [...]}`, for an answer that is not a line
+# the cell prints verbatim (a number stated in the prose, a check printed by a later cell). Each
+# give-away must itself be part of the answer: in the predict cells' output or the English answer
+# box (the Chinese edition shares the metadata; a give-away in math or code is checked there too).
+# "Elsewhere on the screen" is
+#   - the visible output of the two code cells after the prediction's own cells (of a collapsed
+#     output only the preview line on its bar is visible), and
+#   - the markdown before the **Predict:** cell, back to the section's heading or the previous
+#     answer box.
+# A printed line that is one bare word (True, None, MulBackward0) is too common to count.
+# Outputs are compared line by line (an answer line contained in a visible line), whitespace
+# collapsed; prose is compared as plain text: lower case, no markdown or LaTeX spacing, small
+# number words as digits ("one" -> 1), "4.0000" as "4", and no whitespace at all.
+_NUMBER_WORDS = {w: str(i) for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten".split())}
+
+
+def _squeeze(line: str) -> str:
+    return re.sub(r"0x[0-9a-fA-F]+", "0xADDR", " ".join(line.split()))
+
+
+def _plain(text: str) -> str:
+    text = text.lower()
+    text = re.sub(r"\\[,;:! ]|~", " ", text)
+    text = re.sub(r"[*`$]", "", text)
+    text = re.sub(r"\b(" + "|".join(_NUMBER_WORDS) + r")\b", lambda m: _NUMBER_WORDS[m[1]], text)
+    text = re.sub(r"(\d+)\.0+\b", r"\1", text)
+    text = re.sub(r"(\d+\.\d*?[1-9])0+\b", r"\1", text)
+    return re.sub(r"\s+", "", text)
+
+
+def output_text(cell, visible_only=False) -> str:
+    """The text a code cell's outputs show (stdout, stderr, text/plain, errors); only the bar's
+    preview line if visible_only and the output is stored collapsed."""
+    if visible_only and cell.get("metadata", {}).get("jupyter", {}).get("outputs_hidden") is True:
+        return preview_line(cell) or ""
+    parts = []
+    for output in cell.get("outputs", []):
+        if "text" in output:
+            parts.append(_joined(output["text"]))
+        elif "data" in output and "text/plain" in output["data"]:
+            parts.append(_joined(output["data"]["text/plain"]))
+        elif output.get("output_type") == "error":
+            parts.append(f"{output.get('ename')}: {output.get('evalue')}")
+    return "\n".join(parts)
+
+
+def prose_before(nb, start) -> list[int]:
+    """The markdown cells a learner reads before the **Predict:** cell at `start`: it and the ones
+    before it, back to the section's heading or the previous answer box."""
+    found = []
+    for index in range(start, -1, -1):
+        cell = nb.cells[index]
+        if cell.cell_type != "markdown":
+            continue
+        if index != start and cell.source.lstrip().startswith("<details"):
+            break
+        found.append(index)
+        if re.search(r"(?m)^#{1,6} ", cell.source):
+            break
+    return found
+
+
+def spoilers(nb, w: Words = WORDS["en"]) -> list[str]:
+    """Where a prediction of the notebook is answered on screen (see above)."""
+    problems = []
+    for start, codes, answer, _ in predict_pairs(nb, w):
+        if not codes or answer is None:
+            continue
+        shown = [_squeeze(line) for i in codes for line in output_text(nb.cells[i]).splitlines()]
+        # a line that is one bare word (True, None, MulBackward0) is not distinctive enough
+        lines = [line for line in shown if line and line != NEUTRAL_PREVIEW
+                 and not re.fullmatch(r"[A-Za-z_]\w*", line)]
+        meta = nb.cells[codes[0]].get("metadata", {}).get("tensorgrad", {})
+        gives_away = list(meta.get("gives_away", []))
+        answer_text = _plain(nb.cells[answer].source + "\n" + "\n".join(shown))
+        for item in gives_away if w is WORDS["en"] else ():   # written in English
+            if _plain(item) not in answer_text:
+                problems.append(f"cell {codes[0]}: the give-away {item!r} is not part of the answer "
+                                "(not in the predict output or the answer box)")
+        name = f"the prediction of cell {start}"
+        after = [i for i in range(codes[-1] + 1, len(nb.cells))
+                 if nb.cells[i].cell_type == "code"][:2]
+        for index in after:
+            visible = [_squeeze(line) for line in
+                       output_text(nb.cells[index], visible_only=True).splitlines()]
+            for item in lines + gives_away:
+                if any(_squeeze(item) in line for line in visible):
+                    problems.append(f"{name}: cell {index} shows {item!r} on screen")
+        for index in prose_before(nb, start):
+            text = _plain(nb.cells[index].source)
+            for item in lines + gives_away:
+                if len(_plain(item)) >= 3 and _plain(item) in text:
+                    problems.append(f"{name}: the markdown of cell {index} already says {item!r}")
+    return problems
+
+
+@pytest.mark.parametrize("path", both_editions())
+def test_predictions_are_not_answered_on_screen(path):
+    """No prediction's answer can be read in the outputs of the two code cells after it or in
+    the prose before it, before the learner opens it."""
+    problems = spoilers(load(path), words(path))
+    assert not problems, f"{path.name}:\n  " + "\n  ".join(problems)
+
+
 def test_enough_predictions_across_the_course():
     count = sum(len(predict_pairs(load(path))) for path in LESSONS)
     assert count >= MIN_PREDICTIONS, (

@@ -27,8 +27,11 @@ t.test(...)`` block runs at once and prints one line: ``✓ dy/dw at (2, 1)`` or
 ``t.submit(name, value, expected=...)`` compares in the kernel with
 :func:`.values.compare`, the grader's own comparison. A test that submits
 values *without* ``expected=`` (a prediction: the expected value would give it
-away) is never shown as passed: its line says ``• leaf: answered, checked when
-graded`` (or ``✗`` when the answer has the wrong form). ``t.done()`` prints one
+away) is said right or wrong by the fingerprints the build wrote into the cell
+(:meth:`TaskCheck.fingerprints`, self-study feedback); without them (an edition
+built with ``--graded``, a value that is not a plain literal) it is never shown
+as passed: its line says ``• leaf: answered, checked when graded`` (or ``✗``
+when the answer has the wrong form). ``t.done()`` prints one
 summary line, which says "all checks pass" only when every test was really
 checked, and raises (one ``✗`` line, no traceback) if a test failed. (Under
 nbgrader, with the sources of ``tensorgrad-course nbgrader``, it returns the
@@ -69,7 +72,7 @@ from typing import Any
 
 from . import values
 from .selfcheck import CheckFailure
-from .texts import say
+from .texts import say, unseal
 
 __all__ = ["check", "TaskCheck", "CheckFailure"]
 
@@ -120,7 +123,7 @@ class _Test:
     def __init__(self, owner: "TaskCheck", name: str, hint: str | None, weight: float, line: int | None):
         self.owner = owner
         self.name = name
-        self.hint = hint
+        self.hint = unseal(hint) if hint is not None else None  # sealed in the student's version
         self.weight = weight
         self.line = line
         self.values: list[dict] = []
@@ -167,6 +170,8 @@ class TaskCheck:
         self._weights: dict[str, float] = {}  # test -> its weight
         self._points: float | None = None  # the cell's points, armed by expect_values (nbgrader)
         self._hidden: set[str] = set()  # the hidden tests, named by expect_values (nbgrader)
+        self._broken: list[str] = []  # earlier tasks this one builds on that do not work (see needs)
+        self._fingerprints: dict[str, dict[str, str]] = {}  # test -> value name -> fingerprint
 
     @property
     def label(self) -> str:
@@ -202,6 +207,44 @@ class TaskCheck:
                 raise ValueError(f"{self.name}: expect_values(points=...) must be a number >= 0")
             self._points = float(points)
         self._hidden = {name for name in hidden if isinstance(name, str)}
+
+    def fingerprints(self, table: dict) -> None:
+        """Self-study feedback for predictions: {test: {value name: fingerprint}}.
+
+        The build writes this call into the student's check cell (unless the edition is
+        built for grading): each fingerprint is :func:`.values.fingerprint` of the solution's
+        answer, salted with the task's name. A submitted value without ``expected=`` is then
+        said right or wrong by comparing fingerprints, without the expected value being
+        readable. Under the grader it is ignored: the grader compares the real values.
+        """
+        if isinstance(table, dict):
+            self._fingerprints = {str(k): dict(v) for k, v in table.items() if isinstance(v, dict)}
+
+    def needs(self, task: int, probe) -> bool:
+        """Check first an earlier task that this one builds on, and say so.
+
+        ``probe()`` exercises the learner's code of task number ``task``
+        and returns None if it works, or what is wrong with it (a str); an exception
+        it raises counts as what is wrong. The self-check prints one line either way;
+        when ``task`` does not work, it says that the failures below may come from
+        ``task`` and holds back the hints of this task's tests, which would point at
+        the wrong code. Under the grader nothing runs and nothing is recorded: the
+        task's points come from its own tests, as before. Returns whether ``task``
+        works (True under the grader).
+        """
+        if _grading_nonce() is not None:
+            return True
+        task = say("needs.task", n=task)
+        try:
+            problem = probe()
+        except Exception as exc:  # the earlier task's code raised: that is its problem
+            problem = _explain(exc)[1] or type(exc).__name__
+        if problem is None:
+            print(say("needs.ok", task=task))
+            return True
+        self._broken.append(task)
+        print(say("needs.broken", task=task, problem=problem))
+        return False
 
     def test(self, name: str, *, hint: str | None = None, weight: float = 1.0) -> _Test:
         """A context manager for one test: ``with t.test("name"): ...``.
@@ -267,6 +310,12 @@ class TaskCheck:
             )
         if message is None and expected is _MISSING and record["type"] == "none" and kind is None:
             message = say("submit.none", name=name)
+        mark = self._fingerprints.get(test.name, {}).get(name) if expected is _MISSING else None
+        if message is None and mark is not None and _grading_nonce() is None and not self._known:
+            # Self-study: right or wrong by fingerprint (see fingerprints); the grader decides points.
+            test.compared = True
+            if values.fingerprint(self.name, value) != mark:
+                message = say("prediction.wrong", name=name, value=repr(value)[:80])
         known = self._known.get(test.name, {}).get(name) if expected is _MISSING else None
         if message is None and known is not None and _grading_nonce() is None:
             # Under nbgrader: the solution's value, from the hidden tests (see expect_values).
@@ -304,7 +353,7 @@ class TaskCheck:
             print(say("test.passed", test=test.name))
             return
         lines = [say("test.failed", test=test.name, message=message)]
-        if test.hint and outcome != _NOT_ATTEMPTED:
+        if test.hint and outcome != _NOT_ATTEMPTED and not self._broken:
             lines.append(say("test.hint", hint=test.hint))
         print("\n".join(lines))
 

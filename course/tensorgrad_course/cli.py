@@ -2,7 +2,7 @@
 
 Usage::
 
-    tensorgrad-course build [--solutions DIR] [--exercises DIR] [--check]
+    tensorgrad-course build [--solutions DIR] [--exercises DIR] [--check] [--graded]
     tensorgrad-course grade SUBMISSION... [--solutions DIR] [--exercises DIR] [--out DIR]
                             [--jobs N] [--timeout-cell S] [--timeout-notebook S] [--memory MB]
                             [--format json|csv|gradescope]... [--shard K/N] [--cache DIR] [--no-sandbox]
@@ -102,6 +102,9 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument(
         "--check", action="store_true", help="write nothing; exit 1 with a diff if exercises/ is stale"
     )
+    build.add_argument(
+        "--graded", action="store_true",
+        help="an edition for graded work: no self-study feedback on predictions (no fingerprints)")
 
     grade = sub.add_parser("grade", help="grade submissions with the instructor's tests")
     grade.add_argument("submissions", nargs="+", metavar="SUBMISSION", help="notebooks or folders of them")
@@ -166,7 +169,7 @@ def _build(args) -> int:
     from . import generate
 
     if args.check:
-        report = generate.check(args.solutions, args.exercises)
+        report = generate.check(args.solutions, args.exercises, feedback=not args.graded)
         if report.ok:
             print(f"{generate.display_path(args.exercises)} is up to date")
             return EXIT_OK
@@ -175,7 +178,7 @@ def _build(args) -> int:
         if report.diff:
             print(report.diff, file=sys.stderr)
         return EXIT_FAILED
-    report = generate.build(args.solutions, args.exercises)
+    report = generate.build(args.solutions, args.exercises, feedback=not args.graded)
     for path in report.written:
         print(f"wrote {generate.display_path(path)}")
     for path in report.removed:

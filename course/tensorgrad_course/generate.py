@@ -40,6 +40,7 @@ runs it as ``tensorgrad-course build --check``.
 
 from __future__ import annotations
 
+import ast
 import copy
 import difflib
 import hashlib
@@ -50,7 +51,8 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import markers
+from . import markers, values
+from .texts import seal
 from .errors import BuildError, CourseError, LeakError, NotebookError, UsageError
 from .notebooks import (
     ANSWER,
@@ -226,13 +228,128 @@ def _student_metadata(cell: dict, cell_role: str) -> None:
         cell["metadata"]["editable"] = False
 
 
+def seal_hints(source: str) -> str:
+    """``source`` with the text of each ``t.test(..., hint="...")`` sealed (:func:`.texts.seal`).
+
+    A hint is meant for a student whose attempt failed; in the check cell's source, right under
+    the answer cell, it would be read before the attempt (and for a prediction it often gives
+    the answer away). Sealed, the self-check still prints it under a failure. Only a hint
+    written as one string literal (or adjacent literals) is sealed; anything else stays.
+    """
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return source
+    spans = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "test":
+            for keyword in node.keywords:
+                value = keyword.value
+                if keyword.arg == "hint" and isinstance(value, ast.Constant) and isinstance(value.value, str):
+                    spans.append((value.lineno, value.col_offset, value.end_lineno, value.end_col_offset,
+                                  value.value))
+    if not spans:
+        return source
+    lines = source.splitlines(keepends=True)
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line))
+
+    def offset(lineno: int, col: int) -> int:  # ast columns count UTF-8 bytes
+        return starts[lineno - 1] + len(lines[lineno - 1].encode("utf-8")[:col].decode("utf-8"))
+
+    for lineno, col, end_lineno, end_col, text in sorted(spans, reverse=True):
+        begin, end = offset(lineno, col), offset(end_lineno, end_col)
+        source = source[:begin] + repr(seal(text)) + source[end:]
+    return source
+
+
+def literal_answers(source: str) -> dict[str, object]:
+    """name -> value of each ``name = <literal>`` in an answer cell's source (a prediction's
+    answer is written as literals: ``x_grad = 6.0``); other statements are skipped."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return {}
+    found: dict[str, object] = {}
+    for node in tree.body:
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
+            continue
+        target, value = node.targets[0], node.value
+        pairs = [(target, value)]
+        if isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) and len(target.elts) == len(value.elts):
+            pairs = list(zip(target.elts, value.elts))  # a, b = 1, 2.0
+        for name, expr in pairs:
+            if not isinstance(name, ast.Name):
+                continue
+            try:
+                found[name.id] = ast.literal_eval(expr)
+            except (ValueError, SyntaxError, TypeError):
+                found.pop(name.id, None)
+    return found
+
+
+def add_fingerprints(source: str, answers: dict[str, object]) -> str:
+    """``source`` (a student's check cell) with a ``t.fingerprints({...})`` call after
+    ``t = check("...")``: for each public ``t.submit("name", variable)`` without ``expected=``
+    whose variable the answer cells set to a literal, the fingerprint of that literal
+    (:func:`.values.fingerprint`, salted with the task's name)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return source
+    owner = task = None
+    for node in tree.body:
+        if (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                and isinstance(node.value, ast.Call) and getattr(node.value.func, "id", None) == "check"
+                and node.value.args and isinstance(node.value.args[0], ast.Constant)):
+            owner, task, line = node.targets[0].id, node.value.args[0].value, node.end_lineno
+            break
+    if owner is None:
+        return source
+    table: dict[str, dict[str, str]] = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.With) or not node.items:
+            continue
+        call = node.items[0].context_expr
+        if not (isinstance(call, ast.Call) and getattr(call.func, "attr", None) == "test" and call.args
+                and isinstance(call.args[0], ast.Constant)):
+            continue
+        marks: dict[str, str] = {}
+        for inner in ast.walk(node):
+            if (isinstance(inner, ast.Call) and getattr(inner.func, "attr", None) == "submit"
+                    and len(inner.args) >= 2 and not any(k.arg == "expected" for k in inner.keywords)):
+                # a test is fingerprinted whole or not at all: each of its unanswered values
+                # must be a literal of the answer cells
+                mark = None
+                if (isinstance(inner.args[0], ast.Constant) and isinstance(inner.args[1], ast.Name)
+                        and inner.args[1].id in answers):
+                    mark = values.fingerprint(task, answers[inner.args[1].id])
+                if mark is None:
+                    marks = {}
+                    break
+                marks[inner.args[0].value] = mark
+        if marks:
+            table[call.args[0].value] = marks
+    if not table:
+        return source
+    lines = source.splitlines(keepends=True)
+    call = f"{owner}.fingerprints({json.dumps(table, ensure_ascii=False, sort_keys=True)})\n"
+    return "".join(lines[:line]) + call + "".join(lines[line:])
+
+
 def generate_notebook(nb, *, path: str, set_name: str | None = None,
-                      cell_ids: dict[str, str] | None = None) -> Generated:
+                      cell_ids: dict[str, str] | None = None, feedback: bool = True) -> Generated:
     """The student version of one source notebook (pure: nothing is written).
 
     ``set_name`` is written into the notebook's metadata; ``cell_ids`` renames
-    cells whose id another set uses (:func:`course_cell_ids`).
+    cells whose id another set uses (:func:`course_cell_ids`). ``feedback`` writes the
+    fingerprints of the predictions' answers into the check cells, for self-study feedback
+    (:func:`add_fingerprints`); an edition built for grading leaves it off, and so does a set
+    whose metadata says ``"tensorgrad": {"self_study_feedback": false}``.
     """
+    feedback = feedback and nb.metadata.get(METADATA_KEY, {}).get("self_study_feedback", True) is not False
+    answers: dict[str, object] = {}
     out = copy.deepcopy(nb)
     out.metadata.pop("widgets", None)
     out.metadata.pop(METADATA_KEY, None)
@@ -272,6 +389,8 @@ def generate_notebook(nb, *, path: str, set_name: str | None = None,
             if cell_role == TEST:
                 _validate_checks(source, "".join(parsed.outside()), where, check_seen)
 
+        if cell_role == ANSWER:
+            answers.update(literal_answers(source))
         if cell_role == ANSWER and not parsed.regions:
             # nbgrader semantics: an answer cell without markers is all answer.
             for line in parsed.lines:
@@ -284,6 +403,10 @@ def generate_notebook(nb, *, path: str, set_name: str | None = None,
                     secret.setdefault(line.strip(), region.kind)
             if parsed.regions:
                 cell.source = markers.render_student(parsed, cell.cell_type)
+        if cell_role == TEST and cell.cell_type == "code":
+            cell.source = seal_hints(source_of(cell))
+            if feedback:
+                cell.source = add_fingerprints(source_of(cell), answers)
 
         if cell.cell_type == "code":
             cell.outputs = []
@@ -353,7 +476,7 @@ def read_sources(solutions_dir: Path) -> tuple[dict[Path, object], list[CourseEr
     return sources, errors
 
 
-def render_all(solutions_dir: Path) -> dict[Path, tuple[str, Generated]]:
+def render_all(solutions_dir: Path, *, feedback: bool = True) -> dict[Path, tuple[str, Generated]]:
     """Generate every notebook in memory: relative path -> (file text, Generated).
 
     Raises :class:`BuildError` listing the problems of every notebook at once,
@@ -366,7 +489,8 @@ def render_all(solutions_dir: Path) -> dict[Path, tuple[str, Generated]]:
         shown = display_path(solutions_dir / rel)
         name = set_name_of(rel)
         try:
-            generated = generate_notebook(nb, path=shown, set_name=name, cell_ids=renamed.get(name))
+            generated = generate_notebook(nb, path=shown, set_name=name, cell_ids=renamed.get(name),
+                                          feedback=feedback)
             text = dumps(generated.notebook)
             verify_no_leaks(text, generated, shown_path=shown)
         except CourseError as exc:
@@ -406,14 +530,14 @@ def _write_verified(target: Path, text: str, generated: Generated) -> None:
         tmp_path.unlink(missing_ok=True)
 
 
-def build(solutions_dir: Path, exercises_dir: Path) -> BuildReport:
+def build(solutions_dir: Path, exercises_dir: Path, *, feedback: bool = True) -> BuildReport:
     """Write ``exercises_dir`` from ``solutions_dir``; nothing is written if any source is bad.
 
     Notebooks in ``exercises_dir`` with no source are removed: the folder is
     generated, and a stale exercise left behind would be handed out.
     """
     solutions_dir, exercises_dir = _check_dirs(solutions_dir, exercises_dir)
-    rendered = render_all(solutions_dir)
+    rendered = render_all(solutions_dir, feedback=feedback)
     report = BuildReport()
     for rel, (text, generated) in sorted(rendered.items()):
         target = exercises_dir / rel
@@ -440,14 +564,15 @@ class CheckReport:
         return not self.problems
 
 
-def check(solutions_dir: Path, exercises_dir: Path, *, max_diff_lines: int = 200) -> CheckReport:
+def check(solutions_dir: Path, exercises_dir: Path, *, max_diff_lines: int = 200,
+          feedback: bool = True) -> CheckReport:
     """Regenerate into a temporary folder and compare with ``exercises_dir`` byte for byte."""
     solutions_dir, exercises_dir = _check_dirs(solutions_dir, exercises_dir)
     report = CheckReport()
     diff_lines: list[str] = []
     with tempfile.TemporaryDirectory(prefix="tg-build-check-") as tmp:
         fresh_dir = Path(tmp) / "exercises"
-        build(solutions_dir, fresh_dir)
+        build(solutions_dir, fresh_dir, feedback=feedback)
         fresh = {p.relative_to(fresh_dir) for p in find_notebooks(fresh_dir)}
         current = (
             {p.relative_to(exercises_dir) for p in find_notebooks(exercises_dir)}

@@ -31,7 +31,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .texts import say
+from .texts import forgot_return, say
 
 __all__ = ["CheckFailure", "check_tensor", "check_close", "check_equal", "check_raises"]
 
@@ -145,7 +145,7 @@ def check_tensor(
     __tracebackhide__ = True
     if actual is None:
         want = say("kind.of_shape", kind=say("kind.tensor"), shape=_shape(expected))
-        raise _fail(task, say("expected", yours=_yours(name, None), want=want) + say("forgot_return"), hint)
+        raise _fail(task, say("expected", yours=_yours(name, None), want=want) + forgot_return(name), hint)
     try:
         got = _as_array(actual)
     except Exception:

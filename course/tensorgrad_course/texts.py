@@ -74,6 +74,43 @@ def language() -> str:
     return "en" if _grading_nonce() is not None else _chosen
 
 
+#: How a sealed hint starts (see :func:`seal`).
+SEALED = "sealed:"
+
+
+def seal(hint: str) -> str:
+    """A hint as the student's check cell stores it: base64, so that it is not read by accident
+    before an attempt. Not a secret: anyone can decode it (docs/authoring-exercises.md)."""
+    import base64
+
+    return SEALED + base64.b64encode(hint.encode("utf-8")).decode("ascii")
+
+
+def unseal(hint: str) -> str:
+    """The text of a hint, sealed by :func:`seal` or not."""
+    import base64
+    import binascii
+
+    if isinstance(hint, str) and hint.startswith(SEALED):
+        try:
+            return base64.b64decode(hint[len(SEALED):], validate=True).decode("utf-8")
+        except (binascii.Error, UnicodeDecodeError):
+            return hint
+    return hint
+
+
+def forgot_return(name: str) -> str:
+    """Why a value may be None, for the value called ``name``: backward() only where the name
+    says it is a gradient, the dual_level() block where it is a tangent (forward mode has no
+    backward())."""
+    lowered = name.lower()
+    if "tangent" in lowered or "jvp" in lowered:
+        return say("forgot_return.tangent")
+    if "grad" in lowered or "deriv" in lowered or re.search(r"(^|[^a-z])d[a-z0-9]*[_/]d[a-z]", lowered):
+        return say("forgot_return.grad")  # a gradient: x.grad, grad_w, dy_dw, dy/dx, derivative
+    return say("forgot_return")
+
+
 def say(key: str, /, **fields) -> str:
     """The text ``key`` of :data:`TEXTS` in the current :func:`language`, its fields filled in."""
     return TEXTS[key][language()].format(**fields)
@@ -94,6 +131,29 @@ TEXTS: dict[str, dict[str, str]] = {
     "test.failed": {
         "en": "\N{BALLOT X} {test}: {message}",
         "zh": "\N{BALLOT X} {test}：{message}",
+    },
+    "prediction.wrong": {
+        "en": "your {name} is {value}: that is not the right answer",
+        "zh": "你的 {name} 是 {value}：这不是正确答案",
+    },
+    "needs.task": {
+        "en": "task {n}",
+        "zh": "任务 {n}",
+    },
+    "probe.value": {
+        "en": "{expr} is {got}, expected {want}",
+        "zh": "{expr} 是 {got}，应为 {want}",
+    },
+    "needs.ok": {
+        "en": "\N{CHECK MARK} {task}, which this task builds on, works",
+        "zh": "\N{CHECK MARK} 本任务所依赖的{task}可以正常工作",
+    },
+    "needs.broken": {
+        "en": "\N{BALLOT X} this task builds on {task}, which does not work yet: {problem}\n"
+              "  fix {task} first: until then, a failure below may come from {task}, not from this "
+              "task's code (its hints are held back)",
+        "zh": "\N{BALLOT X} 本任务依赖{task}，而它还不能正常工作：{problem}\n"
+              "  请先修好{task}：在此之前，下面的失败可能来自{task}，而不是本任务的代码（因此暂不显示提示）",
     },
     "test.hint": {
         "en": "  hint: {hint}",
@@ -203,8 +263,17 @@ TEXTS: dict[str, dict[str, str]] = {
         "zh": "{yours}（{kind}），应为 {want}",
     },
     "forgot_return": {
+        "en": " (did you forget to return it?)",
+        "zh": "（是不是忘了 return 它？）",
+    },
+    "forgot_return.grad": {
         "en": " (did you forget to return it, or to call backward()?)",
         "zh": "（是不是忘了 return 它，或者忘了调用 backward()？）",
+    },
+    "forgot_return.tangent": {
+        "en": " (did you forget to return it, or read the tangent after the dual_level() block, "
+              "where it is gone?)",
+        "zh": "（是不是忘了 return 它，或者在 dual_level() 块结束之后才读取切向量？那时它已经没有了）",
     },
     "too_large": {
         "en": "your {name} is too large to grade (shape {shape})",

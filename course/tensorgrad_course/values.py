@@ -40,7 +40,7 @@ import math
 import numbers
 from typing import Any
 
-from .texts import say
+from .texts import forgot_return, say
 
 #: The MIME type of grader records in a cell's display_data output.
 MIME = "application/vnd.tensorgrad.grade+json"
@@ -338,7 +338,7 @@ def _compare(exp, act, name, atol, rtol, check_dtype, check_rg, reveal) -> str |
     if ekind == "none":
         return None if akind == "none" else say("expected", yours=yours, want="None")
     if akind == "none" and ekind != "none":
-        hint = say("forgot_return") if ekind in _NUMERIC else ""
+        hint = forgot_return(name) if ekind in _NUMERIC else ""
         return say("expected", yours=yours, want=_want(exp, reveal)) + hint
 
     if ekind == "bool":
@@ -452,3 +452,38 @@ def check_kind(record: dict, kind: str, *, name: str) -> str | None:
     wanted = say("or").join(say(f"kind.{k}") for k in kinds)
     return say("wrong_kind", yours=say("yours", name=name, value=record.get("repr", "?")),
                kind=_kind_name(record), want=wanted)
+
+
+# ----------------------------------------------------- self-study fingerprints
+# A prediction's check cannot show its expected value (that would give the answer away). For
+# self-study, the build writes instead a *fingerprint* of the solution's answer: a salted SHA-256
+# of a canonical form of the value (numbers to 6 significant digits, so 6 and 6.0 agree). The
+# self-check fingerprints the learner's value the same way and says right or wrong. This is
+# feedback, not secrecy: the answer of a small answer space (True/False, a small count) can be
+# found by trying, with the self-check or with the hash; the graded run still compares the real
+# value in the grader's own process, and a graded edition is built without fingerprints.
+
+
+def _canonical(value: Any):
+    """A canonical, JSON-able form of a plain answer, or raise TypeError."""
+    if value is None or isinstance(value, (bool, str)):
+        return value.strip() if isinstance(value, str) else value
+    if isinstance(value, (int, float)):
+        return format(float(value), ".6g")
+    if isinstance(value, (list, tuple)):
+        return [_canonical(item) for item in value]
+    raise TypeError(f"no fingerprint for a {type(value).__name__}")
+
+
+def fingerprint(salt: str, value: Any) -> str | None:
+    """The salted fingerprint of a plain answer (None, bool, number, str, lists of them), or
+    None for any other value (a tensor, an object): those get no self-study feedback."""
+    import hashlib
+    import json
+
+    try:
+        canonical = _canonical(value)
+    except TypeError:
+        return None
+    text = json.dumps([salt, canonical], sort_keys=True)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]

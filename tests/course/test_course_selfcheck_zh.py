@@ -87,7 +87,7 @@ def test_the_catalogue_check_finds_a_missing_or_extra_placeholder(broken, proble
 
 
 def test_every_key_the_modules_say_is_in_the_catalogue_and_every_text_is_used():
-    sources = "".join((COURSE / f"{m}.py").read_text(encoding="utf-8") for m in ("checks", "values", "selfcheck"))
+    sources = "".join((COURSE / f"{m}.py").read_text(encoding="utf-8") for m in ("checks", "values", "selfcheck", "texts", "probes"))
     used = set(re.findall(r'say\("([^"]+)"', sources))
     assert used and used <= set(texts.TEXTS)
     # The kinds are looked up by name: say(f"kind.{kind}").
@@ -97,7 +97,7 @@ def test_every_key_the_modules_say_is_in_the_catalogue_and_every_text_is_used():
 
 #: English words the Chinese texts keep: Python names and literals, as PyTorch's Chinese docs do.
 KEPT_WORDS = {"NotImplementedError", "return", "backward", "requires_grad", "dtype", "atol", "rtol",
-              "None", "True", "False", "NumPy", "nan"}
+              "None", "True", "False", "NumPy", "nan", "dual_level"}
 
 
 def test_the_chinese_texts_translate_every_english_word():
@@ -384,7 +384,8 @@ def test_a_zh_notebook_speaks_chinese_to_the_student_and_english_to_the_grader(t
     failure = [o for o in cell_by_id(nb, "test_scale")["outputs"] if o["output_type"] == "error"]
     assert failure and "2 项检查中有 1 项未通过" in "".join(failure[0]["traceback"])
     predict = "".join(o.get("text", "") for o in cell_by_id(nb, "test_predict")["outputs"])
-    assert "\N{BULLET} leaf：已作答，评分时检查" in predict
+    # the build wrote fingerprints of the answers: self-study says right or wrong, in Chinese
+    assert "\N{CHECK MARK} leaf\n" in predict and "全部 2 项检查通过" in predict
 
     # The grader: the same notebook is graded exactly as an English one, and reported in English.
     (tmp_path / "submissions" / "wen").mkdir(parents=True)

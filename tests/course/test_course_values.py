@@ -72,8 +72,13 @@ def test_wrong_shape_and_kind():
         "your g is [1.0, 2.0] (a list), expected a tensor of shape (2,)"
     )
     assert cmp(True, "True", name="leaf") == "your leaf is 'True' (a str), expected True or False (a bool)"
-    assert cmp(1.0, None, name="loss") == (
-        "your loss is None, expected 1.0 (did you forget to return it, or to call backward()?)"
+    assert cmp(1.0, None, name="loss") == "your loss is None, expected 1.0 (did you forget to return it?)"
+    # backward() is suggested only for a gradient, and never for a forward-mode tangent
+    assert cmp(1.0, None, name="x.grad") == (
+        "your x.grad is None, expected 1.0 (did you forget to return it, or to call backward()?)"
+    )
+    assert cmp(1.0, None, name="the tangent for u = e_3").endswith(
+        "(did you forget to return it, or read the tangent after the dual_level() block, where it is gone?)"
     )
     assert cmp(None, 0.0, name="grad") == "your grad is 0.0, expected None"
     assert cmp([1, 2], [1], name="xs") == "your xs is [1], expected a list of length 2 but it has length 1"

@@ -1,0 +1,148 @@
+"""Self-study feedback on predictions: right answers are said right, wrong ones wrong.
+
+Before, a wrong prediction printed "answered, checked when graded ... all 3 answered, in the
+right form", which reads like a pass. Now the build writes into each check cell the fingerprints
+of the solution's answers (tensorgrad_course.values.fingerprint) and the self-check compares
+the learner's answer with them. Here every check cell of every set (both editions) that has
+fingerprints runs twice in this process: with the solution's answers, each fingerprinted test
+must pass; with every answer changed, each must fail, saying the answer is not right, and no
+expected value may be printed. Built with --graded, no set has fingerprints.
+"""
+
+import ast
+import json
+from pathlib import Path
+
+import nbformat
+import pytest
+from course_helpers import run_check_cell
+
+from tensorgrad_course import generate, use_language
+from tensorgrad_course.notebooks import find_notebooks
+
+ROOT = Path(__file__).resolve().parents[2]
+EXERCISES = sorted(find_notebooks(ROOT / "exercises"))
+
+
+def _cells(path: Path):
+    nb = nbformat.read(path, as_version=4)
+    return [(c.metadata.get("nbgrader", {}), c.source) for c in nb.cells if c.cell_type == "code"]
+
+
+def _kinds(source: str) -> dict[str, str]:
+    """variable -> the kind= its t.submit declares, in a check cell."""
+    found = {}
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "submit" and len(node.args) >= 2 \
+                and isinstance(node.args[1], ast.Name):
+            kind = next((k.value.value for k in node.keywords if k.arg == "kind"), "")
+            found[node.args[1].id] = kind or ""
+    return found
+
+
+def _wrong(value, kind: str = ""):
+    """A wrong answer of the right form."""
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, (int, float)):
+        return value + 7
+    if isinstance(value, str):
+        return value + " (not it)"
+    if isinstance(value, (list, tuple)):
+        return list(value) + [0]
+    for form, wrong in (("list", [0.5]), ("tuple", (0,)), ("number", 7.5), ("int", 7), ("str", "SomethingElse0"),
+                        ("bool", True)):
+        if form in kind.split("|"):
+            return wrong
+    return "SomethingElse0"
+
+
+def _fingerprinted(source: str) -> dict:
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "fingerprints":
+            return ast.literal_eval(node.args[0])
+    return {}
+
+
+_run = run_check_cell
+
+
+def _line_of(text: str, test: str) -> str:
+    return next((line for line in text.splitlines() if line[2:].startswith(test)), "")
+
+
+@pytest.mark.parametrize("path", EXERCISES, ids=[p.relative_to(ROOT / "exercises").with_suffix("").as_posix()
+                                                  for p in EXERCISES])
+def test_predictions_are_said_right_or_wrong_without_the_answer(path):
+    zh = path.parent.name == "zh"
+    solution = ROOT / "solutions" / path.relative_to(ROOT / "exercises")
+    answers = {}
+    for meta, source in _cells(solution):
+        if meta.get("solution"):
+            answers.update(generate.literal_answers(source))
+    setup = next(source for meta, source in _cells(path) if meta.get("grade_id") == "setup")
+    base: dict = {}
+    exec(compile(setup, "setup", "exec"), base)
+    use_language("zh" if zh else "en")
+    checked = 0
+    try:
+        for meta, source in _cells(path):
+            table = _fingerprinted(source)
+            if not meta.get("grade") or not table:
+                continue
+            right = _run(source, {**base, **answers})
+            kinds = _kinds(source)
+            wrong = _run(source, {**base, **{k: _wrong(v, kinds.get(k, "")) for k, v in answers.items()}})
+            for test in table:
+                assert _line_of(right, test).startswith("\N{CHECK MARK}"), (meta["grade_id"], test, right)
+                line = _line_of(wrong, test)
+                assert line.startswith("\N{BALLOT X}"), (meta["grade_id"], test, wrong)
+                assert ("不是正确答案" if zh else "not the right answer") in line, line
+                checked += 1
+                # the message names the learner's value only, never an expected one
+                assert ("应为" if zh else "expected") not in line, line
+    finally:
+        use_language("en")
+    assert checked, f"{path.name}: no fingerprinted prediction was checked"
+
+
+def test_a_graded_edition_has_no_fingerprints(tmp_path):
+    generate.build(ROOT / "solutions", tmp_path / "exercises", feedback=False)
+    for path in find_notebooks(tmp_path / "exercises"):
+        assert ".fingerprints(" not in path.read_text(encoding="utf-8"), path.name
+
+
+def test_the_fingerprints_do_not_contain_the_answers():
+    for path in EXERCISES:
+        for meta, source in _cells(path):
+            for test, names in _fingerprinted(source).items():
+                assert all(len(mark) == 32 and int(mark, 16) >= 0 for mark in names.values())
+                assert json.dumps(names).count("True") == 0 and json.dumps(names).count("False") == 0
+
+
+def test_fingerprints_agree_for_equal_answers_and_differ_by_task():
+    from tensorgrad_course.values import fingerprint
+    assert fingerprint("s.task2", 6) == fingerprint("s.task2", 6.0) == fingerprint("s.task2", 6.0000001)
+    assert fingerprint("s.task2", 6.0) != fingerprint("s.task2", 6.1)
+    assert fingerprint("s.task2", True) != fingerprint("s.task2", 1)
+    assert fingerprint("s.task2", " MulBackward0") == fingerprint("s.task2", "MulBackward0")
+    assert fingerprint("s.task2", 6.0) != fingerprint("s.task3", 6.0)
+    assert fingerprint("s.task2", object()) is None
+
+
+def test_under_the_grader_fingerprints_decide_nothing(monkeypatch):
+    import sys
+
+    from tensorgrad_course import checks
+    from tensorgrad_course.checks import TaskCheck
+    from tensorgrad_course.values import fingerprint
+
+    guard = type(sys)("guard")
+    guard.nonce = "n0nce"
+    monkeypatch.setitem(sys.modules, checks.GUARD_MODULE, guard)
+    monkeypatch.setattr(checks, "_emit", lambda record: None)
+    t = TaskCheck("s.task2")
+    t.fingerprints({"count": {"n": fingerprint("s.task2", 3)}})
+    with t.test("count"):
+        t.submit("n", 4, kind="int")  # wrong, but only the grader's comparison counts
+    assert t.results == [("count", "passed", "")]
