@@ -45,9 +45,9 @@ SHARED_PAGES = {"en": {"lessons/术语表.md": ROOT / "lessons" / "zh" / "术语
 
 PREDICT_TAG = "predict"
 WIDGET_NOTE = {
-    "en": "This is an interactive control (an ipywidgets slider): it needs a live notebook. "
+    "en": "> **Note:** this is an interactive control (an ipywidgets slider): it needs a live notebook. "
           "Open the lesson with `./run lab` and run the cell to use it.",
-    "zh": "这里是一个交互控件（ipywidgets 滑块），需要在运行中的 notebook 里使用："
+    "zh": "> **注意：**这里是一个交互控件（ipywidgets 滑块），需要在运行中的 notebook 里使用："
           "用 `./run lab --lang zh` 打开这一课并运行这个单元格。",
 }
 

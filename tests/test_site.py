@@ -303,8 +303,10 @@ def test_search_finds_english_and_chinese_words(served, edition, word, page_foun
     with browser_page() as page:
         problems = watch(page)
         page.goto(f"{served}/{edition}/search.html?q={urllib.parse.quote(word)}")
+        # The results appear one by one; the summary line is written when the search is done.
+        page.wait_for_function("(document.querySelector('#search-results .search-summary') || {})"
+                               ".textContent", timeout=30000)
         results = page.locator("#search-results ul.search li a")
-        results.first.wait_for(timeout=30000)
         assert results.count() >= 2, f"{word}: {results.count()} results"
         hrefs = [results.nth(i).get_attribute("href") for i in range(results.count())]
         assert any(page_found in h for h in hrefs), hrefs
