@@ -191,6 +191,9 @@ def stage(out: Path) -> None:
         docs = "\n".join(course_order(edition))
         (src / "index.md").write_text(INDEX[edition].format(docs=docs), encoding="utf-8")
         (out / f"{edition}.json").write_text(json.dumps(course_order(edition) + ["index"]))
+    # The theme's few words that Sphinx does not translate (site/locale/); copied, as Sphinx
+    # compiles the catalogue next to it.
+    shutil.copytree(SITE / "locale", out / "locale")
     (out / "zh-words.txt").write_text("".join(f"{w} 100000\n" for w in glossary_words()),
                                       encoding="utf-8")
 

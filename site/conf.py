@@ -18,6 +18,7 @@ project = "tensorgrad"
 author = "the tensorgrad authors"
 copyright = "the tensorgrad authors"
 language = "en" if EDITION == "en" else "zh_CN"
+locale_dirs = [str(SOURCES / "locale")]
 html_title = "tensorgrad course" if EDITION == "en" else "tensorgrad 课程"
 
 extensions = ["myst_nb", "sphinx.ext.mathjax"]
