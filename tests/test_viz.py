@@ -648,10 +648,12 @@ def test_stepper_builds_and_steps_headlessly():
         in stepper.graph().source
     assert "∂y/∂a = b = 2 → grad a = 1 × 2 = 2" in stepper._html.value
 
-    stepper._slider.value = 2  # moving the slider, as a learner would
+    assert "step 1 of 5: MulBackward0" in stepper._html.value  # 5 steps, counted from 1
+    assert (stepper._slider.min, stepper._slider.max) == (1, 5)
+    stepper._slider.value = 3  # moving the slider to the third step, as a learner would
     assert stepper.step == 2
     html = stepper._html.value
-    assert "step 2 of 4: AddBackward0: a = x + w" in html
+    assert "step 3 of 5: AddBackward0: a = x + w" in html
     assert "∂a/∂x = 1 → grad x = 2 × 1 = 2" in html
     source = stepper.graph().source
     assert 'op1 [label="AddBackward0\\na = x + w" fillcolor=gold color=red penwidth=3]' in source
@@ -664,13 +666,21 @@ def test_stepper_builds_and_steps_headlessly():
 
     prev_button, next_button = stepper._buttons
     next_button.click()
-    assert stepper.step == 3 and stepper._slider.value == 3
+    assert stepper.step == 3 and stepper._slider.value == 4
     prev_button.click()
     prev_button.click()
     assert stepper.step == 1
     stepper.step = 99  # clamped
-    assert stepper.step == 4
+    assert stepper.step == 4 and stepper._slider.value == 5
+    assert "step 5 of 5: AccumulateGrad" in stepper._html.value
     assert "grad w = 3 + 2 = 5" in stepper._html.value
+
+    # Saved with the notebook and reopened without a kernel, the view says to re-run the cell
+    # (its style sheet shows the note only in ipywidgets' disconnected state).
+    note, controls, _ = stepper.widget.children
+    assert "tg-stepper" in stepper.widget._dom_classes
+    assert "tg-stepper-controls" in controls._dom_classes
+    assert "run this cell again" in note.value and ".jupyter-widgets-disconnected" in note.value
 
     bundle = stepper._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle
@@ -688,7 +698,7 @@ def test_stepper_without_ipywidgets_is_a_static_list(monkeypatch):
     assert SEED_TRACE in bundle["text/plain"]
     assert "∂y/∂a = b = 2 → grad a = 1 × 2 = 2" in bundle["text/html"]
     stepper.next()
-    assert stepper.step == 1 and "step 1 of 4" in stepper.html()
+    assert stepper.step == 1 and "step 2 of 5" in stepper.html()
 
 
 # -- create_graph ------------------------------------------------------------------------------
