@@ -201,6 +201,12 @@ def test_formulas_stay_as_they_are(course):
     assert "formulas must stay as they are; missing '$2x$'" in written.stderr
 
 
+def test_the_words_of_a_formula_are_translated_and_may_move():
+    shape = translate.formula_shape
+    assert shape(r"$$J = 2 \quad\text{at } a = (1, 2).$$") == shape(r"$$J = 2 \quad\text{在 } a = (1, 2) \text{ 处}.$$")
+    assert shape(r"$\text{path } w \to y$") != shape(r"$\text{路径 } w \to x$")  # the maths stays
+
+
 def test_an_entry_for_no_cell_and_a_catalogue_for_no_notebook_are_reported(course):
     path = course / "translations" / "zh" / "lessons" / "01_graphs.md"
     path.write_text(path.read_text(encoding="utf-8") + "\n<!-- cell gone en:0123456789ab -->\n旧的\n",
@@ -307,3 +313,48 @@ def test_the_chinese_readme_lists_exactly_the_chinese_lessons():
 ])
 def test_lines_of_a_chinese_paragraph_are_joined(markdown, shown):
     assert translate.join_chinese_lines(markdown) == shown
+
+
+# -- English left in the Chinese lessons --------------------------------------------------------
+
+_TEXT_IN_FORMULA = re.compile(r"\\text\{([^{}]*)\}")
+_WORD = re.compile(r"[A-Za-z]{2,}")
+_CODE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _code_names(nb) -> set[str]:
+    """Every name in the notebook's code cells and in the inline code of its prose: a word of
+    code (`atol`, `x.grad`, `lr`) may stand in a formula as it is."""
+    names = set()
+    for cell in nb.cells:
+        spans = [cell.source] if cell.cell_type == "code" else re.findall(r"`([^`]+)`", cell.source)
+        for span in spans:
+            names.update(_CODE_NAME.findall(span))
+    return names
+
+
+def english_in_formulas(nb) -> list[str]:
+    names = _code_names(nb)
+    found = []
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type != "markdown":
+            continue
+        for words in _TEXT_IN_FORMULA.findall(cell.source):
+            english = [w for w in _WORD.findall(words) if w not in names]
+            if english:
+                found.append(f"cell {index} ({cell.get('id')}): \\text{{{words}}}")
+    return found
+
+
+def test_english_in_a_formula_is_found():
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell(r"$$s = \text{slope of the secant}$$, `atol=1`: "
+                                              r"$\text{atol} + \text{在 } x \text{ 处}$")]
+    found = english_in_formulas(nb)
+    assert len(found) == 1 and found[0].endswith(r"\text{slope of the secant}"), found
+
+
+@pytest.mark.parametrize("path", EDITION_LESSONS, ids=lambda p: p.name)
+def test_no_english_words_in_the_formulas_of_the_chinese_lessons(path):
+    found = english_in_formulas(read(path))
+    assert not found, f"lessons/zh/{path.name}: English inside \\text{{}}: {found}"
