@@ -358,3 +358,20 @@ def test_english_in_a_formula_is_found():
 def test_no_english_words_in_the_formulas_of_the_chinese_lessons(path):
     found = english_in_formulas(read(path))
     assert not found, f"lessons/zh/{path.name}: English inside \\text{{}}: {found}"
+
+
+def _times(path: Path, unit: str) -> dict[int, tuple[int, int]]:
+    """{lesson: (minutes for the lesson, minutes for its exercise set)} from a course map."""
+    rows = re.findall(rf"^\| (\d+) \| (\d+) {unit} \| (\d+) {unit} \|", path.read_text(encoding="utf-8"), re.M)
+    return {int(n): (int(lesson), int(exercises)) for n, lesson, exercises in rows}
+
+
+def test_both_course_maps_give_the_same_time_for_every_lesson_and_exercise_set():
+    english = _times(ROOT / "lessons" / "README.md", "min")
+    chinese = _times(ROOT / "lessons" / "zh" / "README.md", "分钟")
+    lessons = {int(p.name[:2]) for p in (ROOT / "lessons").glob("*.ipynb")}
+    assert set(english) == lessons, f"lessons/README.md gives times for {sorted(english)}"
+    assert chinese == english, "lessons/zh/README.md's times differ from lessons/README.md's"
+    text = (ROOT / "lessons" / "zh" / "README.md").read_text(encoding="utf-8")
+    assert "**练习。**" in text and "自己的标量自动微分引擎" in text, (
+        "lessons/zh/README.md lacks the exercise-sets paragraph or the capstone's outcome")
