@@ -135,6 +135,7 @@ PREVIEW = """async (index) => {
     return bar ? bar.textContent : null;
 }"""
 NEUTRAL_PREVIEW = "The result (compare it with your prediction):"
+NEUTRAL_PREVIEW_ZH = "结果（和你的预测对照一下）："  # printed by the Chinese edition (tools/translate.py)
 
 SHOWS = """async ([index, selector]) => {
     const notebook = """ + NOTEBOOK + """;
@@ -289,7 +290,7 @@ def test_the_chinese_edition_opens_and_reads_as_chinese(lab, tmp_path):
         predictions = page.evaluate(PREDICTIONS)
         assert predictions and all(c["hidden"] for c in predictions)
         preview = page.evaluate(PREVIEW, predictions[0]["index"])
-        assert preview is not None and NEUTRAL_PREVIEW in preview, preview
+        assert preview is not None and NEUTRAL_PREVIEW_ZH in preview, preview
         cells = page.evaluate(FIND_CELLS)
         graph = next(c["index"] for c in cells if c["svg"])
         assert page.evaluate(SHOWS, [graph, ".jp-RenderedSVG"])["found"]

@@ -469,7 +469,8 @@ def preview_line(cell):
 
 
 # The only first lines a collapsed prediction may show (JupyterLab previews them on the bar).
-NEUTRAL_PREVIEW = "The result (compare it with your prediction):"  # printed: the same in every edition
+NEUTRAL_PREVIEW = "The result (compare it with your prediction):"  # printed first
+NEUTRAL_PREVIEWS = {"en": NEUTRAL_PREVIEW, "zh": "结果（和你的预测对照一下）："}  # (tools/translate.py PRINTED)
 MIN_PREDICTIONS = 24
 
 
@@ -500,9 +501,10 @@ def test_predictions_are_not_spoiled(path):
                 problems.append(f"{describe(index, cell)}: store it with its output collapsed "
                                 "(metadata.jupyter.outputs_hidden: true)")
             line = preview_line(cell)
-            if line != NEUTRAL_PREVIEW:
+            neutral = NEUTRAL_PREVIEWS["zh" if path.parent.name == "zh" else "en"]
+            if line != neutral:
                 problems.append(f"{describe(index, cell)}: the collapsed output previews {line!r}; "
-                                f"print {NEUTRAL_PREVIEW!r} first")
+                                f"print {neutral!r} first")
         if answer is not None:
             cell = nb.cells[answer]
             if cell.get("metadata", {}).get("jupyter", {}).get("source_hidden") is not True \
