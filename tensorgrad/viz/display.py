@@ -14,6 +14,7 @@ The `text/plain` part of every bundle is a short, stable summary, so notebooks w
 are compared in CI (nbval) do not depend on the SVG, which differs between Graphviz versions.
 """
 
+import re
 import shutil
 import subprocess
 import warnings
@@ -60,10 +61,36 @@ def run_dot(source, format="svg", timeout=None):
     return finished.stdout
 
 
+_SVG_SIZE = re.compile(r'<svg width="(?P<w>[0-9.]+)pt" height="(?P<h>[0-9.]+)pt"\s*'
+                       r'viewBox="0\.00 0\.00 [0-9.]+ [0-9.]+"')
+_SCALE = re.compile(r'(<g id="graph0" class="graph" transform=")scale\((?P<s>[0-9.]+) [0-9.]+\)')
+
+
+def natural_size(svg):
+    """The picture at its natural size: a DOT `size=` makes `dot` scale a wide graph down to fit
+    (text 7-9 px high on screen); undone here, so the text is as large as its font size says
+    (10 pt, about 13 px) and a wide graph scrolls in the output area instead (see UNCONFINED)."""
+    scale = _SCALE.search(svg)
+    size = _SVG_SIZE.search(svg)
+    if scale is None or size is None or float(scale["s"]) >= 1:
+        return svg
+    factor = float(scale["s"])
+    width, height = float(size["w"]) / factor, float(size["h"]) / factor
+    svg = svg[:size.start()] + (f'<svg width="{width:.0f}pt" height="{height:.0f}pt"\n'
+                                f' viewBox="0.00 0.00 {width:.2f} {height:.2f}"') + svg[size.end():]
+    return _SCALE.sub(r"\1scale(1 1)", svg, count=1)
+
+
+#: Display metadata: JupyterLab shows the SVG at its own size (not shrunk to the output area's
+#: width: `max-width: 100%`), and a graph wider than the area scrolls sideways, never cut.
+UNCONFINED = {"image/svg+xml": {"unconfined": True}}
+
+
 def svg_or_none(source):
-    """The SVG text, or None with one GraphvizWarning when `dot` is missing or fails."""
+    """The SVG text at its natural size, or None with one GraphvizWarning when `dot` is missing
+    or fails."""
     try:
-        return run_dot(source, "svg").decode("utf-8")
+        return natural_size(run_dot(source, "svg").decode("utf-8"))
     except RuntimeError as error:  # GraphvizNotFoundError is a RuntimeError too
         warnings.warn(str(error), GraphvizWarning, stacklevel=3)
         return None
@@ -109,6 +136,8 @@ class Graph:
             bundle = {key: value for key, value in bundle.items() if key in include}
         if exclude is not None:
             bundle = {key: value for key, value in bundle.items() if key not in exclude}
+        if "image/svg+xml" in bundle:
+            return bundle, dict(UNCONFINED)
         return bundle
 
     def render(self, path, format=None):
