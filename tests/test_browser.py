@@ -180,7 +180,9 @@ def screenshots(tmp_path) -> Path:
 
 
 def open_lesson(page, base, lesson=LESSON):
-    page.goto(f"{base}/lab/tree/lessons/{lesson}?token={TOKEN}")
+    # the Chinese edition in its own workspace, as ./run lab --lang zh opens it
+    workspace = "/lab/workspaces/zh" if lesson.startswith("zh/") else "/lab"
+    page.goto(f"{base}{workspace}/tree/lessons/{lesson}?token={TOKEN}")
     # (a workspace saved by an earlier run may reopen other notebooks too: wait for this one)
     page.wait_for_function(
         "window.jupyterapp && window.jupyterapp.shell.currentWidget"
@@ -289,6 +291,10 @@ def test_the_chinese_edition_opens_and_reads_as_chinese(lab, tmp_path):
         for index in range(0, len(page.evaluate(FIND_CELLS)), 8):  # render every cell
             page.evaluate(f"{NOTEBOOK}.scrollToItem({index}, 'start')")
             page.wait_for_timeout(150)
+        tabs = page.evaluate("[...window.jupyterapp.shell.widgets('main')]"
+                             ".map(w => w.context ? w.context.path : w.title.label)")
+        english = [tab for tab in tabs if not str(tab).startswith("lessons/zh/")]
+        assert not english, f"the Chinese workspace opens English tabs too: {english}"
         texts = page.evaluate(RENDERED_MARKDOWN)
         assert texts and texts[0].startswith("第 3 课"), texts[:1]
         stray = [t[:60] for t in texts if "**" in t]
