@@ -42,5 +42,7 @@ def test_a_wide_graph_keeps_its_text_size_and_scrolls_instead_of_shrinking():
     svg = data["image/svg+xml"]
     width = float(re.search(r'<svg width="([\d.]+)pt"', svg).group(1))
     assert width > MAX_WIDTH_INCHES * 72  # wider than the output area: shown at its own size
-    assert 'class="graph" transform="scale(1 1)' in svg  # not shrunk (its 10 pt text stays 10 pt)
+    # shrunk no further than its smallest (9 pt) text allows: 10 px on screen
+    assert 'class="graph" transform="scale(0.85 0.85)' in svg
+    assert 9 * 4 / 3 * tg.viz.display.MIN_SCALE >= 10
     assert metadata == {"image/svg+xml": {"unconfined": True}}  # JupyterLab scrolls, never shrinks

@@ -66,19 +66,24 @@ _SVG_SIZE = re.compile(r'<svg width="(?P<w>[0-9.]+)pt" height="(?P<h>[0-9.]+)pt"
 _SCALE = re.compile(r'(<g id="graph0" class="graph" transform=")scale\((?P<s>[0-9.]+) [0-9.]+\)')
 
 
+#: The least a picture is scaled down: its smallest text (9 pt edge labels, 4/3 px a point) stays
+#: at least 10 px high on screen at 100% zoom.
+MIN_SCALE = 0.85
+
+
 def natural_size(svg):
-    """The picture at its natural size: a DOT `size=` makes `dot` scale a wide graph down to fit
-    (text 7-9 px high on screen); undone here, so the text is as large as its font size says
-    (10 pt, about 13 px) and a wide graph scrolls in the output area instead (see UNCONFINED)."""
+    """The picture scaled down no further than MIN_SCALE: a DOT `size=` makes `dot` shrink a
+    wide graph until it fits (text 7-9 px high on screen); a graph that would need more than
+    that keeps readable text and scrolls sideways in the output area instead (see UNCONFINED)."""
     scale = _SCALE.search(svg)
     size = _SVG_SIZE.search(svg)
-    if scale is None or size is None or float(scale["s"]) >= 1:
+    if scale is None or size is None or float(scale["s"]) >= MIN_SCALE:
         return svg
-    factor = float(scale["s"])
+    factor = float(scale["s"]) / MIN_SCALE
     width, height = float(size["w"]) / factor, float(size["h"]) / factor
     svg = svg[:size.start()] + (f'<svg width="{width:.0f}pt" height="{height:.0f}pt"\n'
                                 f' viewBox="0.00 0.00 {width:.2f} {height:.2f}"') + svg[size.end():]
-    return _SCALE.sub(r"\1scale(1 1)", svg, count=1)
+    return _SCALE.sub(rf"\g<1>scale({MIN_SCALE:g} {MIN_SCALE:g})", svg, count=1)
 
 
 #: Display metadata: JupyterLab shows the SVG at its own size (not shrunk to the output area's
