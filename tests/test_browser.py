@@ -12,6 +12,12 @@ headless Chromium, driven by Playwright, opens lesson 3 in JupyterLab the way a 
   manager's saveState setting, which ./run sets inside the clone);
 * the shipped lessons/ and exercises/ are unchanged: JupyterLab saved into the working copy.
 
+A second test (issue 21) opens an untouched lesson and closes it with no "Save changes?" prompt
+(its working copy carries the kernel's language_info), reopens a saved stepper once its kernel
+is gone and finds the plain "run this cell again" note in place of dead controls, and measures
+the widest graph of the lessons: its smallest text at least 10 px on screen, and none of it cut
+(shown at its own size; a wider one scrolls).
+
 Skipped when no Chromium is installed (Debian: `apt-get install
 chromium`) or Playwright is missing (`pip install -e ".[browser]"`; ./run installs it when it finds
 a Chromium). Playwright's own browser download is not used: `executable_path` points at the system
@@ -135,6 +141,7 @@ PREVIEW = """async (index) => {
     return bar ? bar.textContent : null;
 }"""
 NEUTRAL_PREVIEW = "The result (compare it with your prediction):"
+NEUTRAL_PREVIEW_ZH = "结果（和你的预测对照一下）："  # printed by the Chinese edition (tools/translate.py)
 
 SHOWS = """async ([index, selector]) => {
     const notebook = """ + NOTEBOOK + """;
@@ -173,7 +180,9 @@ def screenshots(tmp_path) -> Path:
 
 
 def open_lesson(page, base, lesson=LESSON):
-    page.goto(f"{base}/lab/tree/lessons/{lesson}?token={TOKEN}")
+    # the Chinese edition in its own workspace, as ./run lab --lang zh opens it
+    workspace = "/lab/workspaces/zh" if lesson.startswith("zh/") else "/lab"
+    page.goto(f"{base}{workspace}/tree/lessons/{lesson}?token={TOKEN}")
     # (a workspace saved by an earlier run may reopen other notebooks too: wait for this one)
     page.wait_for_function(
         "window.jupyterapp && window.jupyterapp.shell.currentWidget"
@@ -274,13 +283,18 @@ def test_the_chinese_edition_opens_and_reads_as_chinese(lab, tmp_path):
         location = ""
     except urllib.error.HTTPError as redirect:
         location = redirect.headers.get("Location", "")
-    assert location.startswith("/lab/tree/lessons/zh"), f"./run lab --lang zh opens {location!r}"
+    assert location.startswith("/lab/workspaces/zh/tree/lessons/zh"), (
+        f"./run lab --lang zh opens {location!r}, not its own workspace \"zh\"")
     shots = screenshots(tmp_path)
     with browser_page() as page:
         open_lesson(page, base, f"zh/{LESSON}")
         for index in range(0, len(page.evaluate(FIND_CELLS)), 8):  # render every cell
             page.evaluate(f"{NOTEBOOK}.scrollToItem({index}, 'start')")
             page.wait_for_timeout(150)
+        tabs = page.evaluate("[...window.jupyterapp.shell.widgets('main')]"
+                             ".map(w => w.context ? w.context.path : w.title.label)")
+        english = [tab for tab in tabs if not str(tab).startswith("lessons/zh/")]
+        assert not english, f"the Chinese workspace opens English tabs too: {english}"
         texts = page.evaluate(RENDERED_MARKDOWN)
         assert texts and texts[0].startswith("第 3 课"), texts[:1]
         stray = [t[:60] for t in texts if "**" in t]
@@ -288,8 +302,120 @@ def test_the_chinese_edition_opens_and_reads_as_chinese(lab, tmp_path):
         predictions = page.evaluate(PREDICTIONS)
         assert predictions and all(c["hidden"] for c in predictions)
         preview = page.evaluate(PREVIEW, predictions[0]["index"])
-        assert preview is not None and NEUTRAL_PREVIEW in preview, preview
+        assert preview is not None and NEUTRAL_PREVIEW_ZH in preview, preview
         cells = page.evaluate(FIND_CELLS)
         graph = next(c["index"] for c in cells if c["svg"])
         assert page.evaluate(SHOWS, [graph, ".jp-RenderedSVG"])["found"]
         page.screenshot(path=str(shots / "zh_lesson.png"))
+
+
+# -- an untouched lesson, a reopened stepper, the largest graph (issue 21) -----------------------
+
+DIALOG = "document.querySelector('.jp-Dialog') !== null"
+
+REOPENED = """async (index) => {
+    const notebook = """ + NOTEBOOK + """;
+    await notebook.scrollToItem(index, 'center');
+    await new Promise(resolve => setTimeout(resolve, 1500));
+    const node = notebook.widgets[index].node;
+    const shown = e => e !== null && getComputedStyle(e).display !== 'none' && e.offsetParent !== null;
+    const note = node.querySelector('.tg-stepper-reopened');
+    return {note: shown(note) ? note.textContent : null,
+            controls: shown(node.querySelector('.tg-stepper-controls')),
+            buttons: [...node.querySelectorAll('.tg-stepper button')].filter(shown).length};
+}"""
+
+# The picture's size on screen against its own size, and whether all of it can be seen.
+PICTURE = """async (index) => {
+    const notebook = """ + NOTEBOOK + """;
+    await notebook.scrollToItem(index, 'start');
+    await new Promise(resolve => setTimeout(resolve, 1500));
+    const image = notebook.widgets[index].node.querySelector('.jp-RenderedSVG img, .jp-RenderedSVG svg');
+    if (image === null) return null;
+    await (image.decode ? image.decode().catch(() => null) : null);
+    let area = image.parentElement, scrolls = false;
+    for (let e = image.parentElement; e && !e.classList.contains('jp-Notebook'); e = e.parentElement) {
+        const overflow = getComputedStyle(e).overflowX;
+        if (overflow === 'auto' || overflow === 'scroll') { scrolls = true; area = e; break; }
+    }
+    const box = image.getBoundingClientRect(), shown = area.getBoundingClientRect();
+    return {rendered: box.width, natural: image.naturalWidth || box.width, scrolls,
+            fits: box.right <= shown.right + 1, areaWidth: shown.width};
+}"""
+
+
+def largest_graph():
+    """(lesson, cell index, width in pt at natural size, smallest font size in pt, the scale
+    `dot` drew it at) of the widest graph picture stored in lessons/."""
+    import re
+    best = None
+    for path in sorted((ROOT / "lessons").glob("*.ipynb")):
+        for index, cell in enumerate(json.loads(path.read_text(encoding="utf-8"))["cells"]):
+            for output in cell.get("outputs", []):
+                svg = output.get("data", {}).get("image/svg+xml")
+                if not svg:
+                    continue
+                svg = "".join(svg) if isinstance(svg, list) else svg
+                width = float(re.search(r'<svg width="([\d.]+)pt"', svg).group(1))
+                scale = re.search(r'class="graph" transform="scale\(([\d.]+)', svg)
+                factor = float(scale.group(1)) if scale else 1.0
+                font = min(float(f) for f in re.findall(r'font-size="([\d.]+)"', svg))
+                if best is None or width / factor > best[2]:
+                    best = (path.name, index, width / factor, font, factor)
+    return best
+
+
+def test_untouched_lesson_closes_unasked_a_reopened_stepper_says_rerun_and_graphs_are_readable(
+        lab, tmp_path):
+    base, work = lab
+    shots = screenshots(tmp_path)
+    with browser_page() as page:
+        # (a) an untouched lesson stays unmodified once its kernel has started, and closes unasked
+        open_lesson(page, base, "01_computation_graphs.ipynb")
+        page.wait_for_function(
+            "(() => { const s = window.jupyterapp.shell.currentWidget.sessionContext;"
+            " return s.session && s.session.kernel && s.session.kernel.status === 'idle'; })()",
+            timeout=90_000)
+        page.wait_for_timeout(3000)
+        dirty = page.evaluate("window.jupyterapp.shell.currentWidget.context.model.dirty")
+        assert not dirty, "the untouched lesson 01 turned 'modified' on opening"
+        page.evaluate("window.jupyterapp.commands.execute('application:close')")
+        page.wait_for_timeout(1500)
+        asked = page.evaluate(DIALOG)
+        if asked:
+            page.screenshot(path=str(shots / "close_asks.png"))
+        assert not asked, "closing the untouched lesson 01 asks 'Save changes?'"
+
+        # (b) a stepper saved with its lesson, reopened once its kernel is gone, says to re-run
+        open_lesson(page, base)
+        page.evaluate(f"{NOTEBOOK}.activeCellIndex = 0")
+        page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
+        page.wait_for_timeout(2000)
+        wait_until_idle(page)
+        widget = next(c["index"] for c in page.evaluate(FIND_CELLS) if c["widget"])
+        live = page.evaluate(REOPENED, widget)
+        assert live["note"] is None and live["controls"], f"the live stepper shows {live}"
+        page.evaluate("window.jupyterapp.commands.execute('docmanager:save')")
+        page.wait_for_function(
+            "!window.jupyterapp.shell.currentWidget.context.model.dirty", timeout=30_000)
+        page.evaluate("window.jupyterapp.serviceManager.sessions.shutdownAll()")
+        page.wait_for_timeout(2000)
+        page.reload()
+        open_lesson(page, base)
+        reopened = page.evaluate(REOPENED, widget)
+        page.screenshot(path=str(shots / "reopened_stepper.png"))
+        assert reopened["note"] and "run this cell again" in reopened["note"], reopened
+        assert not reopened["controls"] and reopened["buttons"] == 0, (
+            f"the reopened stepper still shows its dead controls: {reopened}")
+
+        # (c) the widest graph of the lessons: its smallest text at least 10 px, none of it cut
+        lesson, index, _, font, factor = largest_graph()
+        open_lesson(page, base, lesson)
+        picture = page.evaluate(PICTURE, index)
+        page.screenshot(path=str(shots / "largest_graph.png"))
+        assert picture is not None, f"{lesson} cell {index}: no picture"
+        # on screen: font size (pt, 4/3 px each) x dot's scale x the browser's scale
+        smallest = font * 4 / 3 * factor * picture["rendered"] / picture["natural"]
+        assert smallest >= 10, (f"{lesson} cell {index}: its {font:g} pt text shows "
+                                f"{smallest:.1f} px high ({picture})")
+        assert picture["fits"] or picture["scrolls"], f"{lesson} cell {index} is cut: {picture}"

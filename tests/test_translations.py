@@ -201,6 +201,12 @@ def test_formulas_stay_as_they_are(course):
     assert "formulas must stay as they are; missing '$2x$'" in written.stderr
 
 
+def test_the_words_of_a_formula_are_translated_and_may_move():
+    shape = translate.formula_shape
+    assert shape(r"$$J = 2 \quad\text{at } a = (1, 2).$$") == shape(r"$$J = 2 \quad\text{在 } a = (1, 2) \text{ 处}.$$")
+    assert shape(r"$\text{path } w \to y$") != shape(r"$\text{路径 } w \to x$")  # the maths stays
+
+
 def test_an_entry_for_no_cell_and_a_catalogue_for_no_notebook_are_reported(course):
     path = course / "translations" / "zh" / "lessons" / "01_graphs.md"
     path.write_text(path.read_text(encoding="utf-8") + "\n<!-- cell gone en:0123456789ab -->\n旧的\n",
@@ -317,3 +323,101 @@ def test_the_chinese_readme_lists_exactly_the_chinese_lessons():
 ])
 def test_lines_of_a_chinese_paragraph_are_joined(markdown, shown):
     assert translate.join_chinese_lines(markdown) == shown
+
+
+# -- English left in the Chinese lessons --------------------------------------------------------
+
+_TEXT_IN_FORMULA = re.compile(r"\\text\{([^{}]*)\}")
+_WORD = re.compile(r"[A-Za-z]{2,}")
+_CODE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _code_names(nb) -> set[str]:
+    """Every name in the notebook's code cells and in the inline code of its prose: a word of
+    code (`atol`, `x.grad`, `lr`) may stand in a formula as it is."""
+    names = set()
+    for cell in nb.cells:
+        spans = [cell.source] if cell.cell_type == "code" else re.findall(r"`([^`]+)`", cell.source)
+        for span in spans:
+            names.update(_CODE_NAME.findall(span))
+    return names
+
+
+def english_in_formulas(nb) -> list[str]:
+    names = _code_names(nb)
+    found = []
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type != "markdown":
+            continue
+        for words in _TEXT_IN_FORMULA.findall(cell.source):
+            english = [w for w in _WORD.findall(words) if w not in names]
+            if english:
+                found.append(f"cell {index} ({cell.get('id')}): \\text{{{words}}}")
+    return found
+
+
+def test_english_in_a_formula_is_found():
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell(r"$$s = \text{slope of the secant}$$, `atol=1`: "
+                                              r"$\text{atol} + \text{在 } x \text{ 处}$")]
+    found = english_in_formulas(nb)
+    assert len(found) == 1 and found[0].endswith(r"\text{slope of the secant}"), found
+
+
+@pytest.mark.parametrize("path", EDITION_LESSONS, ids=lambda p: p.name)
+def test_no_english_words_in_the_formulas_of_the_chinese_lessons(path):
+    found = english_in_formulas(read(path))
+    assert not found, f"lessons/zh/{path.name}: English inside \\text{{}}: {found}"
+
+
+def _times(path: Path, unit: str) -> dict[int, tuple[int, int]]:
+    """{lesson: (minutes for the lesson, minutes for its exercise set)} from a course map."""
+    rows = re.findall(rf"^\| (\d+) \| (\d+) {unit} \| (\d+) {unit} \|", path.read_text(encoding="utf-8"), re.M)
+    return {int(n): (int(lesson), int(exercises)) for n, lesson, exercises in rows}
+
+
+def test_both_course_maps_give_the_same_time_for_every_lesson_and_exercise_set():
+    english = _times(ROOT / "lessons" / "README.md", "min")
+    chinese = _times(ROOT / "lessons" / "zh" / "README.md", "分钟")
+    lessons = {int(p.name[:2]) for p in (ROOT / "lessons").glob("*.ipynb")}
+    assert set(english) == lessons, f"lessons/README.md gives times for {sorted(english)}"
+    assert chinese == english, "lessons/zh/README.md's times differ from lessons/README.md's"
+    text = (ROOT / "lessons" / "zh" / "README.md").read_text(encoding="utf-8")
+    assert "**练习。**" in text and "自己的标量自动微分引擎" in text, (
+        "lessons/zh/README.md lacks the exercise-sets paragraph or the capstone's outcome")
+
+
+# -- one term per idea (lessons/zh/术语表.md, "一个概念，一个词") ----------------------------------
+
+GLOSSARY = ROOT / "lessons" / "zh" / "术语表.md"
+
+
+def avoided_words() -> dict[str, list[str]]:
+    """{the glossary's word: [synonyms the edition does not use]}, from its lines `- 词（不用：甲、乙）`."""
+    text = GLOSSARY.read_text(encoding="utf-8")
+    section = text.split("## 一个概念，一个词", 1)[1].split("\n## ", 1)[0]
+    return {word: re.split(r"[、，,]\s*", avoided)
+            for word, avoided in re.findall(r"^- (\S+?)（[^）]*?不用：([^）]+)）", section, re.M)}
+
+
+def test_the_glossary_names_the_synonyms_it_rules_out():
+    avoided = avoided_words()
+    assert avoided.get("跟踪") == ["追踪"] and avoided.get("次数") == ["遍数"], avoided
+
+
+def chinese_texts():
+    """The Chinese prose a learner reads: the lessons' markdown and comments, the course map."""
+    for path in EDITION_LESSONS:
+        for index, cell in enumerate(read(path).cells):
+            yield f"lessons/zh/{path.name} cell {index}", cell.source
+    for path in sorted((ROOT / "lessons" / "zh").glob("*.md")):
+        if path != GLOSSARY:
+            yield f"lessons/zh/{path.name}", path.read_text(encoding="utf-8")
+
+
+def test_one_word_per_idea_in_the_chinese_lessons():
+    avoided = avoided_words()
+    found = [f"{where}: {word} (the glossary says {chosen})"
+             for where, text in chinese_texts()
+             for chosen, words in avoided.items() for word in words if word in text]
+    assert not found, found

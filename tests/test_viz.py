@@ -233,7 +233,7 @@ def test_make_dot_matches_torchviz_when_installed():
 
 def test_make_dot_displays_without_an_address():
     *_, y = seed_graph()
-    bundle = tg.viz.make_dot(y)._repr_mimebundle_()
+    bundle = data_of(tg.viz.make_dot(y))
     assert bundle["text/plain"].startswith("Digraph(make_dot: 8 nodes, 8 edges)")
     assert "0x" not in bundle["text/plain"]
 
@@ -342,7 +342,7 @@ def test_graph_render_and_save(tmp_path):
 def test_graph_bundle_with_dot():
     *_, y = seed_graph()
     graph = tg.viz.draw(y)
-    bundle = graph._repr_mimebundle_()
+    bundle = data_of(graph)
     assert set(bundle) == {"image/svg+xml", "text/plain", "text/vnd.graphviz"}
     assert bundle["text/plain"] == repr(graph)
     assert bundle["text/vnd.graphviz"] == graph.source
@@ -409,7 +409,7 @@ def test_display_without_dot_shows_the_dot_text_and_one_warning(no_dot):
     graph = tg.viz.draw(y)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        bundle = graph._repr_mimebundle_()
+        bundle = data_of(graph)
     assert len(caught) == 1 and issubclass(caught[0].category, tg.viz.GraphvizWarning)
     assert "image/svg+xml" not in bundle
     assert bundle["text/vnd.graphviz"] == graph.source
@@ -444,7 +444,7 @@ def test_a_failing_or_slow_dot_falls_back_too(monkeypatch, tmp_path):
     *_, y = seed_graph()
     fake_dot(monkeypatch, tmp_path, "echo 'Error: syntax error' >&2; exit 1")
     with pytest.warns(tg.viz.GraphvizWarning, match="syntax error"):
-        bundle = tg.viz.draw(y)._repr_mimebundle_()
+        bundle = data_of(tg.viz.draw(y))
     assert "could not draw" in bundle["text/plain"]
     (tmp_path / "fakebin" / "dot").write_text("#!/bin/sh\nexec /bin/sleep 5\n")
     monkeypatch.setattr(display, "DOT_TIMEOUT", 0.2)
@@ -631,6 +631,12 @@ def test_trace_order_is_the_engines_and_its_gradients_are_the_grads(seed):
                 np.testing.assert_allclose(sum(p.numpy() for p in pieces), total.numpy())
 
 
+def data_of(graph):
+    """A graph's display data (a picture comes with display metadata: (data, metadata))."""
+    bundle = graph._repr_mimebundle_()
+    return bundle[0] if isinstance(bundle, tuple) else bundle
+
+
 # -- BackwardStepper --------------------------------------------------------------------------
 def _node_group(svg, node_id):
     for group in svg.split('<g id="node')[1:]:
@@ -648,10 +654,12 @@ def test_stepper_builds_and_steps_headlessly():
         in stepper.graph().source
     assert "∂y/∂a = b = 2 → grad a = 1 × 2 = 2" in stepper._html.value
 
-    stepper._slider.value = 2  # moving the slider, as a learner would
+    assert "step 1 of 5: MulBackward0" in stepper._html.value  # 5 steps, counted from 1
+    assert (stepper._slider.min, stepper._slider.max) == (1, 5)
+    stepper._slider.value = 3  # moving the slider to the third step, as a learner would
     assert stepper.step == 2
     html = stepper._html.value
-    assert "step 2 of 4: AddBackward0: a = x + w" in html
+    assert "step 3 of 5: AddBackward0: a = x + w" in html
     assert "∂a/∂x = 1 → grad x = 2 × 1 = 2" in html
     source = stepper.graph().source
     assert 'op1 [label="AddBackward0\\na = x + w" fillcolor=gold color=red penwidth=3]' in source
@@ -664,13 +672,21 @@ def test_stepper_builds_and_steps_headlessly():
 
     prev_button, next_button = stepper._buttons
     next_button.click()
-    assert stepper.step == 3 and stepper._slider.value == 3
+    assert stepper.step == 3 and stepper._slider.value == 4
     prev_button.click()
     prev_button.click()
     assert stepper.step == 1
     stepper.step = 99  # clamped
-    assert stepper.step == 4
+    assert stepper.step == 4 and stepper._slider.value == 5
+    assert "step 5 of 5: AccumulateGrad" in stepper._html.value
     assert "grad w = 3 + 2 = 5" in stepper._html.value
+
+    # Saved with the notebook and reopened without a kernel, the view says to re-run the cell
+    # (its style sheet shows the note only in ipywidgets' disconnected state).
+    note, controls, _ = stepper.widget.children
+    assert "tg-stepper" in stepper.widget._dom_classes
+    assert "tg-stepper-controls" in controls._dom_classes
+    assert "run this cell again" in note.value and ".jupyter-widgets-disconnected" in note.value
 
     bundle = stepper._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle
@@ -688,7 +704,7 @@ def test_stepper_without_ipywidgets_is_a_static_list(monkeypatch):
     assert SEED_TRACE in bundle["text/plain"]
     assert "∂y/∂a = b = 2 → grad a = 1 × 2 = 2" in bundle["text/html"]
     stepper.next()
-    assert stepper.step == 1 and "step 1 of 4" in stepper.html()
+    assert stepper.step == 1 and "step 2 of 5" in stepper.html()
 
 
 # -- create_graph ------------------------------------------------------------------------------
@@ -785,6 +801,6 @@ def test_a_collapsed_big_graph_renders_quickly():
     for _ in range(2000):
         y = y.tanh()
     start = time.monotonic()
-    bundle = tg.viz.draw(y.sum())._repr_mimebundle_()
+    bundle = data_of(tg.viz.draw(y.sum()))
     assert "image/svg+xml" in bundle
     assert time.monotonic() - start < 20

@@ -33,11 +33,16 @@ def test_a_removed_hook_is_not_drawn():
 
 
 @pytest.mark.skipif(shutil.which("dot") is None, reason="needs Graphviz's dot")
-def test_a_wide_graph_is_scaled_to_fit_the_output_area():
+def test_a_wide_graph_keeps_its_text_size_and_scrolls_instead_of_shrinking():
     x = tg.tensor(1., requires_grad=True)
     y = x
     for _ in range(12):
         y = (y * 1.5).exp().log()
-    svg = tg.viz.draw(y, names={"x": x})._repr_mimebundle_()["image/svg+xml"]
+    data, metadata = tg.viz.draw(y, names={"x": x})._repr_mimebundle_()
+    svg = data["image/svg+xml"]
     width = float(re.search(r'<svg width="([\d.]+)pt"', svg).group(1))
-    assert width <= MAX_WIDTH_INCHES * 72 + 1
+    assert width > MAX_WIDTH_INCHES * 72  # wider than the output area: shown at its own size
+    # shrunk no further than its smallest (9 pt) text allows: 10 px on screen
+    assert 'class="graph" transform="scale(0.85 0.85)' in svg
+    assert 9 * 4 / 3 * tg.viz.display.MIN_SCALE >= 10
+    assert metadata == {"image/svg+xml": {"unconfined": True}}  # JupyterLab scrolls, never shrinks

@@ -87,15 +87,29 @@ CATALOGUES = Path("translations") / LANGUAGE
 #: The line the generator adds to an exercise set's setup cell.
 SPEAK_CHINESE = 'from tensorgrad_course import use_language; use_language("zh")  # 自检信息用中文显示'
 
+#: Lines the lessons' code prints that the Chinese edition prints in Chinese: the generator
+#: rewrites the ``print("...")`` in the code and the same line in the stored output, so both
+#: still agree under nbval. The first is the neutral first line of every prediction's output,
+#: which JupyterLab shows on the collapsed output's bar.
+PRINTED = {"The result (compare it with your prediction):": "结果（和你的预测对照一下）："}
+
 _HEADER = re.compile(r"^<!-- cell (?P<id>[A-Za-z0-9_-]+) en:(?P<hash>[0-9a-f]{12})"
                      r"(?P<code> code)?(?P<todo> todo)? -->[ \t]*$", re.MULTILINE)
 _FENCE = re.compile(r"\A```python\n(?P<body>.*?)\n?```\Z", re.DOTALL)
 _MARKER = re.compile(r"^\s*#+\s*(BEGIN|END) (SOLUTION|HIDDEN TESTS)\b")
 _MATH = re.compile(r"\$\$.+?\$\$|\$[^$\n]+?\$", re.DOTALL)
+_TEXT = re.compile(r"\s*\\text\{[^{}]*\}\s*")  # words inside a formula
 _LINK = re.compile(r"(\]\(|<img [^>]*src=\")(?P<target>[^)\"\s]+)")
 
 
 # -- the English side --------------------------------------------------------------------------
+
+def formula_shape(formula: str) -> str:
+    """What of a formula the translation must keep: all of it but the words in ``\\text{...}``
+    (translated, and free to move: ``\\text{at } x`` is ``\\text{在 } x \\text{ 处}``) and the spaces
+    around them."""
+    return _TEXT.sub("", formula)
+
 
 def english_hash(text: str) -> str:
     """The first 12 hex digits of the SHA-256 of a cell's English source."""
@@ -445,7 +459,9 @@ def translate_notebook(english: Path) -> Result:
                                 "t.test() names and hints may be translated")
                 continue
         else:
-            lost = sorted(set(_MATH.findall(cell.source)) - set(_MATH.findall(entry.text)))
+            lost = sorted(formula for formula in _MATH.findall(cell.source)
+                          if formula_shape(formula) not in
+                          {formula_shape(f) for f in _MATH.findall(entry.text)})
             if lost:
                 problems.append(f"{label}: formulas must stay as they are; missing {lost[0]!r}")
                 continue
@@ -460,6 +476,7 @@ def translate_notebook(english: Path) -> Result:
     for cell_id, entry in catalogue.entries.items():
         if cell_id not in seen:
             problems.append(f"{where}:{entry.line}: cell {cell_id}: no such cell to translate in {rel}")
+    _print_chinese(zh)
     if is_exercise_set(english):
         _speak_chinese(zh)
         for cell in zh.cells:
@@ -469,6 +486,22 @@ def translate_notebook(english: Path) -> Result:
     if not problems:
         result.text = dumps(zh)
     return result
+
+
+def _print_chinese(nb) -> None:
+    """Rewrite the PRINTED lines, in a code cell's ``print("...")`` and in its stored output."""
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        for english, chinese in PRINTED.items():
+            call = f"print({json.dumps(english)})"
+            if call not in cell.source:
+                continue
+            cell.source = cell.source.replace(call, f"print({json.dumps(chinese, ensure_ascii=False)})")
+            for output in cell.get("outputs", []):
+                if output.get("output_type") == "stream" and "text" in output:
+                    text = "".join(output["text"]) if isinstance(output["text"], list) else output["text"]
+                    output["text"] = re.sub(rf"^{re.escape(english)}$", chinese, text, flags=re.M)
 
 
 def _speak_chinese(nb) -> None:

@@ -14,6 +14,7 @@ The `text/plain` part of every bundle is a short, stable summary, so notebooks w
 are compared in CI (nbval) do not depend on the SVG, which differs between Graphviz versions.
 """
 
+import re
 import shutil
 import subprocess
 import warnings
@@ -60,10 +61,41 @@ def run_dot(source, format="svg", timeout=None):  # noqa: A002  (graphviz's name
     return finished.stdout
 
 
+_SVG_SIZE = re.compile(r'<svg width="(?P<w>[0-9.]+)pt" height="(?P<h>[0-9.]+)pt"\s*'
+                       r'viewBox="0\.00 0\.00 [0-9.]+ [0-9.]+"')
+_SCALE = re.compile(r'(<g id="graph0" class="graph" transform=")scale\((?P<s>[0-9.]+) [0-9.]+\)')
+
+
+#: The least a picture is scaled down: its smallest text (9 pt edge labels, 4/3 px a point) stays
+#: at least 10 px high on screen at 100% zoom.
+MIN_SCALE = 0.85
+
+
+def natural_size(svg):
+    """The picture scaled down no further than MIN_SCALE: a DOT `size=` makes `dot` shrink a
+    wide graph until it fits (text 7-9 px high on screen); a graph that would need more than
+    that keeps readable text and scrolls sideways in the output area instead (see UNCONFINED)."""
+    scale = _SCALE.search(svg)
+    size = _SVG_SIZE.search(svg)
+    if scale is None or size is None or float(scale["s"]) >= MIN_SCALE:
+        return svg
+    factor = float(scale["s"]) / MIN_SCALE
+    width, height = float(size["w"]) / factor, float(size["h"]) / factor
+    svg = svg[:size.start()] + (f'<svg width="{width:.0f}pt" height="{height:.0f}pt"\n'
+                                f' viewBox="0.00 0.00 {width:.2f} {height:.2f}"') + svg[size.end():]
+    return _SCALE.sub(rf"\g<1>scale({MIN_SCALE:g} {MIN_SCALE:g})", svg, count=1)
+
+
+#: Display metadata: JupyterLab shows the SVG at its own size (not shrunk to the output area's
+#: width: `max-width: 100%`), and a graph wider than the area scrolls sideways, never cut.
+UNCONFINED = {"image/svg+xml": {"unconfined": True}}
+
+
 def svg_or_none(source):
-    """The SVG text, or None with one GraphvizWarning when `dot` is missing or fails."""
+    """The SVG text at its natural size, or None with one GraphvizWarning when `dot` is missing
+    or fails."""
     try:
-        return run_dot(source, "svg").decode("utf-8")
+        return natural_size(run_dot(source, "svg").decode("utf-8"))
     except RuntimeError as error:  # GraphvizNotFoundError is a RuntimeError too
         warnings.warn(str(error), GraphvizWarning, stacklevel=3)
         return None
@@ -109,6 +141,8 @@ class Graph:
             bundle = {key: value for key, value in bundle.items() if key in include}
         if exclude is not None:
             bundle = {key: value for key, value in bundle.items() if key not in exclude}
+        if "image/svg+xml" in bundle:
+            return bundle, dict(UNCONFINED)
         return bundle
 
     def render(self, path, format=None):  # noqa: A002  (graphviz's name)

@@ -9,6 +9,12 @@ Where widgets cannot run (ipywidgets missing, a static notebook viewer, nbconver
 static list of all the steps instead: its display bundle always carries that list as
 `text/plain` and `text/html` next to the widget view.
 
+A stepper saved with the notebook (JupyterLab's widget saveState) reopens as a picture whose
+controls no longer reach a kernel. ipywidgets then marks each view `jupyter-widgets-disconnected`
+(and draws a broken-link icon in front of it); the stepper's own style sheet hides the dead
+controls and those icons in that state and shows instead a plain note, REOPENED_NOTE: re-run
+the cell. While the kernel is connected the note stays hidden.
+
 The steps come from `trace_backward`, so the learner's `.grad` values are not touched.
 """
 
@@ -19,6 +25,22 @@ from . import display
 from .draw import MAX_NODES, Flow, picture
 from .model import GraphModel
 from .trace import trace_backward
+
+
+REOPENED_NOTE = ("This stepper was saved with the notebook: it shows the step it was on, but its "
+                 "buttons only work after you run this cell again (Shift+Enter).")
+
+# Shown by ipywidgets in every saved view whose kernel is gone: `.jupyter-widgets-disconnected`.
+_STYLE = """<style>
+.tg-stepper-reopened { display: none; }
+.tg-stepper:has(.jupyter-widgets-disconnected) .tg-stepper-reopened,
+.tg-stepper.jupyter-widgets-disconnected .tg-stepper-reopened {
+  display: block; padding: 6px 10px; margin: 4px 0; border-left: 4px solid #d9822b;
+  background: #fff4e5; color: #333; font-size: 14px; }
+.tg-stepper:has(.jupyter-widgets-disconnected) .tg-stepper-controls { display: none; }
+.tg-stepper .jupyter-widgets-disconnected::before,
+.tg-stepper.jupyter-widgets-disconnected::before { content: none; display: none; }
+</style>"""
 
 
 class BackwardStepper:
@@ -50,8 +72,8 @@ class BackwardStepper:
         index = max(0, min(int(index), len(self.trace) - 1))
         self._step = index
         if self.widget is not None:
-            if self._slider.value != index:
-                self._slider.value = index  # its observer calls back here and refreshes
+            if self._slider.value != index + 1:
+                self._slider.value = index + 1  # its observer calls back here and refreshes
                 return
             self._html.value = self.html(index)
 
@@ -75,7 +97,8 @@ class BackwardStepper:
     def text(self, index=None):
         index = self._step if index is None else index
         step = self.trace[index]
-        return f"step {index} of {len(self.trace) - 1}: {step.text}"
+        # Counted from 1, as a learner counts: the last of 5 steps is "step 5 of 5".
+        return f"step {index + 1} of {len(self.trace)}: {step.text}"
 
     def html(self, index=None):
         """The picture (SVG, or DOT text with an install hint) and the arithmetic, as HTML."""
@@ -125,8 +148,8 @@ class BackwardStepper:
             import ipywidgets as widgets
         except ImportError:
             return None
-        last = len(self.trace) - 1
-        self._slider = widgets.IntSlider(value=0, min=0, max=last, description="step",
+        # The slider counts steps from 1 (its value is .step + 1), as the text below it does.
+        self._slider = widgets.IntSlider(value=1, min=1, max=len(self.trace), description="step",
                                          continuous_update=False)
         previous = widgets.Button(description="◀ prev", layout=widgets.Layout(width="80px"))
         following = widgets.Button(description="next ▶", layout=widgets.Layout(width="80px"))
@@ -135,7 +158,13 @@ class BackwardStepper:
         previous.on_click(lambda _: self.prev())
         following.on_click(lambda _: self.next())
         self._buttons = (previous, following)
-        return widgets.VBox([widgets.HBox([previous, self._slider, following]), self._html])
+        note = widgets.HTML(value=f'{_STYLE}<div class="tg-stepper-reopened">'
+                                  f'{html.escape(REOPENED_NOTE)}</div>')
+        controls = widgets.HBox([previous, self._slider, following])
+        controls.add_class("tg-stepper-controls")
+        box = widgets.VBox([note, controls, self._html])
+        box.add_class("tg-stepper")
+        return box
 
     def _on_slider(self, change):
-        self.step = change["new"]
+        self.step = change["new"] - 1
