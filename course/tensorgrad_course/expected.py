@@ -68,6 +68,8 @@ class Collected:
 
 def _valid(record, nonce: str) -> str:
     """'' if ``record`` is a well-formed record of this run, else what is wrong with it."""
+    if isinstance(record, dict) and record.get("malformed") and isinstance(record.get("why"), str):
+        return f"unreadable: {record['why']}"
     if not isinstance(record, dict) or record.get("malformed"):
         return "a malformed record"
     if record.get("nonce") != nonce:

@@ -77,12 +77,26 @@ CHECKS_CLASSES: tuple[tuple[str, str], ...] = (
     ("tensorgrad_course.checks", "TaskCheck"), ("tensorgrad_course.checks", "_Test"),
 )
 
+#: Modules whose *identity* in ``sys.modules`` is restored before each test (a swapped-in
+#: look-alike would be what a test cell's ``import numpy as np`` gets).
+WATCHED_MODULES = ("builtins", "math", "numpy", "numpy.testing", "IPython", "IPython.display",
+                   "IPython.core.display_functions", "tensorgrad", "tensorgrad_course", "tensorgrad_course.checks",
+                   "tensorgrad_course.values", "sys", "importlib", "inspect", "json")
+#: The shell's lists of code rewriters (what IPython applies to a cell's text or AST before it
+#: runs), restored to their contents at setup: a transformer the student adds would rewrite the tests.
+TRANSFORMER_LISTS = ("input_transformers_cleanup", "input_transformers_post", "ast_transformers",
+                     "input_transformer_manager.cleanup_transforms", "input_transformer_manager.line_transforms",
+                     "input_transformer_manager.token_transformers")
+#: Whether the guard also restores module identities, transformers and event callbacks (this round's
+#: additions). Only the hostile-class control test turns it off, to show what they block.
+RESTORE_EXTRA = True
+
 GUARD_ENAME = "GraderGuard"
 MODULE_NAME = "_tensorgrad_grader_guard"
 
 _SETUP_TEMPLATE = f'''\
 # tensorgrad grader: setup (not part of the exercise)
-def _tensorgrad_grader_setup(watched, machinery, preload, watched_classes):
+def _tensorgrad_grader_setup(watched, machinery, preload, watched_classes, modules, transformer_lists):
     import importlib, sys, types
 
     for modname in preload:
@@ -119,6 +133,26 @@ def _tensorgrad_grader_setup(watched, machinery, preload, watched_classes):
     # ipykernel itself sets some of these on the shell instance; remember those too.
     shell_originals = {{name: vars(shell).get(name, missing) for name in machinery}}
     publisher_original = vars(publisher).get("publish", missing) if publisher is not None else missing
+
+    module_ids = {{name: sys.modules.get(name) for name in modules}}
+
+    def owner_of(path):
+        owner = shell
+        parts = path.split(".")
+        for part in parts[:-1]:
+            owner = getattr(owner, part, None)
+        return owner, parts[-1]
+
+    lists = []  # (label, owner, attribute, the list object, its contents)
+    for path in transformer_lists:
+        owner, name = owner_of(path)
+        current = getattr(owner, name, None) if owner is not None else None
+        if isinstance(current, list):
+            lists.append((path, owner, name, current, list(current)))
+    events = getattr(shell, "events", None)
+    callbacks = getattr(events, "callbacks", None)
+    saved_callbacks = ({{k: (v, list(v)) for k, v in callbacks.items()}}
+                       if transformer_lists and isinstance(callbacks, dict) else None)
 
     class {GUARD_ENAME}(Exception):
         pass
@@ -157,6 +191,31 @@ def _tensorgrad_grader_setup(watched, machinery, preload, watched_classes):
                 else:
                     delattr(cls, key)
             restored.extend(label + "." + k for k in sorted(changed))
+        for name, original in module_ids.items():
+            if sys.modules.get(name) is not original:
+                if original is None:
+                    sys.modules.pop(name, None)
+                else:
+                    sys.modules[name] = original
+                restored.append("sys.modules[" + repr(name) + "]")
+        for label, owner, name, original, contents in lists:
+            if getattr(owner, name, None) is not original or original != contents:
+                original[:] = contents
+                setattr(owner, name, original)
+                restored.append(label)
+        if saved_callbacks is not None:
+            now = getattr(getattr(shell, "events", None), "callbacks", None)
+            if now is not callbacks:
+                shell.events.callbacks = now = callbacks
+            for key in set(now) | set(saved_callbacks):
+                original, contents = saved_callbacks.get(key, (None, []))
+                if now.get(key) is not original or list(now.get(key) or ()) != contents:
+                    if original is None:
+                        now.pop(key, None)
+                    else:
+                        original[:] = contents
+                        now[key] = original
+                    restored.append("events[" + repr(key) + "]")
         if sys.modules.get("{MODULE_NAME}") is not module:
             sys.modules["{MODULE_NAME}"] = module
             restored.append("sys.modules[{MODULE_NAME!r}]")
@@ -168,7 +227,7 @@ def _tensorgrad_grader_setup(watched, machinery, preload, watched_classes):
     module.nonce = None
     sys.modules[module.__name__] = module
 
-_tensorgrad_grader_setup(%s, %r, %s, %s)
+_tensorgrad_grader_setup(%s, %r, %s, %s, %r, %r)
 del _tensorgrad_grader_setup
 '''
 
@@ -178,7 +237,9 @@ def setup_source(uses_checks: bool = False) -> str:
     watched = WATCHED + (CHECKS_WATCHED if uses_checks else ())
     preload = ("tensorgrad_course.checks",) if uses_checks else ()
     classes = CHECKS_CLASSES if uses_checks else ()
-    return _SETUP_TEMPLATE % (repr(watched), MACHINERY_METHODS, repr(preload), repr(classes))
+    extra = RESTORE_EXTRA
+    return _SETUP_TEMPLATE % (repr(watched), MACHINERY_METHODS, repr(preload), repr(classes),
+                              WATCHED_MODULES if extra else (), TRANSFORMER_LISTS if extra else ())
 
 
 def check_source(nonce: str | None = None) -> str:

@@ -149,6 +149,9 @@ class RunResult:
     # cell that sent them, in order; and how many were dropped over the cap.
     records: dict[int, list] = field(default_factory=dict)
     records_dropped: int = 0
+    # Messages the grader would not parse (safe_unpack), by cell; and whether one stopped the run.
+    unreadable_cells: dict[int, list] = field(default_factory=dict)
+    unreadable: bool = False
 
 
 class _ZygoteProcess:
@@ -216,6 +219,8 @@ class _Zygote:
         """The fork server for kernels with ``env`` (restarted if that changed); None if disabled."""
         if os.environ.get("TENSORGRAD_GRADER_ZYGOTE", "1") == "0":
             return None
+        if sandboxed and sandbox.mode()[0] != "nested":
+            return None  # a fallback sandbox: one bwrap per kernel (sandbox.mode)
         key = repr((sandboxed, sorted((k, v) for k, v in env.items()
                                       if k not in _PER_RUN_ENV and not k.startswith("JPY_"))))
         current = cls._current
@@ -286,6 +291,46 @@ class _Zygote:
             self.proc.kill()
 
 
+#: The largest kernel message the grader parses, and the deepest nesting it accepts in one.
+MAX_MESSAGE_BYTES = 64 * 2**20
+MAX_MESSAGE_DEPTH = 64
+#: The key of the content that stands for a kernel message the grader would not parse.
+UNREADABLE = "tensorgrad_unreadable"
+
+
+def _too_deep(obj, limit: int) -> bool:
+    """Whether parsed JSON ``obj`` nests more than ``limit`` levels (iteratively: no recursion)."""
+    stack = [(obj, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            return True
+        if type(node) is dict:
+            stack.extend((v, depth + 1) for v in node.values())
+        elif type(node) is list:
+            stack.extend((v, depth + 1) for v in node)
+    return False
+
+
+def safe_unpack(data: bytes | str):
+    """The grader's JSON reader for kernel messages: bounded in size and depth, never raises.
+
+    Everything a kernel sends is the student's to choose: 20,000 nested lists would
+    make the standard reader, and any recursive code after it, raise RecursionError
+    in the grader. Such a part of a message becomes ``{UNREADABLE: why}``, and the
+    cell that sent it fails with that note.
+    """
+    if len(data) > MAX_MESSAGE_BYTES:
+        return {UNREADABLE: f"a message of {len(data)} bytes (more than {MAX_MESSAGE_BYTES})"}
+    try:
+        obj = json.loads(data.decode("utf8", "replace") if isinstance(data, bytes) else data)
+    except (RecursionError, ValueError, MemoryError) as exc:
+        return {UNREADABLE: f"a message that is not readable JSON ({type(exc).__name__})"}
+    if _too_deep(obj, MAX_MESSAGE_DEPTH):
+        return {UNREADABLE: f"a message nested more than {MAX_MESSAGE_DEPTH} levels deep"}
+    return obj
+
+
 class _QuickClient(AsyncKernelClient):
     """jupyter_client's kernel client, without the fixed 0.2 s IOPub wait at start-up.
 
@@ -299,6 +344,7 @@ class _QuickClient(AsyncKernelClient):
         # The kernel binds its sockets a moment after it starts; until then the
         # client's connections are retried every RECONNECT_IVL (ZeroMQ: 100 ms).
         self.context.setsockopt(zmq.RECONNECT_IVL, 10)
+        self.session.unpack = safe_unpack  # the kernel's messages are the student's data
         super().start_channels(*args, **kwargs)
 
     async def _async_wait_for_ready(self, timeout: float | None = None) -> None:
@@ -385,7 +431,8 @@ class LimitedKernelManager(AsyncKernelManager):
                 return
         if sandboxed:  # one bwrap per kernel, with its own PID namespace
             clean = {k: v for k, v in env.items() if not k.startswith("JPY_")}
-            box = sandbox.bwrap_argv(Path(self.sandbox_scratch), per_kernel=True, env=clean, cwd=cwd)
+            box = sandbox.bwrap_argv(Path(self.sandbox_scratch), per_kernel=True, env=clean, cwd=cwd,
+                                     proc=sandbox.mode()[0] != "no_proc")
             kernel_cmd = [sandbox.bwrap()[0], *box, *kernel_cmd]
         await super()._async_launch_kernel(kernel_cmd, **kw)
 
@@ -401,6 +448,7 @@ class _CappedClient(NotebookClient):
         self._records_used = 0
         self.records: dict[int, list] = {}
         self.records_dropped = 0
+        self.unreadable: dict[int, list[str]] = {}
 
     def _take_record(self, cell_index: int, record) -> None:
         try:
@@ -416,6 +464,10 @@ class _CappedClient(NotebookClient):
 
     def output(self, outs, msg, display_id, cell_index):
         content = msg.get("content", {})
+        if UNREADABLE in content:  # (safe_unpack): kept as a malformed record, which the grader reports
+            self.unreadable.setdefault(cell_index, []).append(str(content[UNREADABLE]))
+            self._take_record(cell_index, {"malformed": True, "why": str(content[UNREADABLE])})
+            return None
         data = content.get("data")
         if isinstance(data, dict) and MIME in data:
             # A grader record: collected aside (never shown, never capped with the
@@ -635,19 +687,33 @@ async def _run(nb, limits: Limits, workdir: Path, env: dict[str, str]) -> RunRes
             _reap(km)
     except Exception as exc:  # start-up failures: kernel died or never answered
         if started:
-            raise
-        # nbclient registers an atexit cleanup before starting and only removes it
-        # after a successful start; without this it fails noisily at exit.
-        atexit.unregister(client._cleanup_kernel)
-        result.stopped_at = -1  # before the first cell
-        result.outcome = "timeout" if watchdog.fired else "kernel_died"
-        result.reason = f"the kernel did not start: {_clean(exc) or type(exc).__name__}"
+            # After start-up the grader only reads what the kernel sends: whatever breaks
+            # here ends this submission's run (the kernel is killed below), not the batch.
+            result.outcome = "kernel_died"
+            result.stopped_at = next((i for i, c in enumerate(nb.cells) if c.cell_type == "code"
+                                      and i not in result.cells and c.source.strip()), len(nb.cells))
+            result.reason = (f"the grader stopped this run: the kernel sent what it could not read "
+                             f"({type(exc).__name__})")
+            result.unreadable = True
+        else:
+            # nbclient registers an atexit cleanup before starting and only removes it
+            # after a successful start; without this it fails noisily at exit.
+            atexit.unregister(client._cleanup_kernel)
+            result.stopped_at = -1  # before the first cell
+            result.outcome = "timeout" if watchdog.fired else "kernel_died"
+            result.reason = f"the kernel did not start: {_clean(exc) or type(exc).__name__}"
     finally:
-        watchdog.cancel()
-        kill_kernel(km, pgid)  # makes sure nothing the kernel spawned survives
-        result.duration = time.monotonic() - begin
-        result.records = client.records
-        result.records_dropped = client.records_dropped
+        _finish(result, client, watchdog, km, pgid, begin)
+    return result
+
+
+def _finish(result: RunResult, client, watchdog, km, pgid, begin: float) -> RunResult:
+    watchdog.cancel()
+    kill_kernel(km, pgid)  # makes sure nothing the kernel spawned survives
+    result.duration = time.monotonic() - begin
+    result.records = client.records
+    result.records_dropped = client.records_dropped
+    result.unreadable_cells = client.unreadable
     return result
 
 

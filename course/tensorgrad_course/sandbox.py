@@ -87,11 +87,83 @@ def bwrap() -> tuple[str | None, str]:
     return path, version or "bubblewrap"
 
 
+#: The isolation levels, strongest first (see :func:`mode`).
+MODES = ("nested", "per_kernel", "no_proc")
+_MODE_TEXT = {
+    "nested": "read-only system, private scratch, no network, own PID namespace",
+    "per_kernel": "read-only system, private scratch, no network, own PID namespace; one bwrap per kernel "
+                  "(fallback: namespaces cannot be nested here)",
+    "no_proc": "read-only system, private scratch, no network, own PID namespace but no /proc; one bwrap per "
+               "kernel (fallback: this machine refuses a new /proc mount, as Docker does)",
+}
+
+_NESTED_PROBE = """
+import os, sys
+sys.path.insert(0, sys.argv[1])
+import _isolate
+_isolate.enter()
+pid = os.fork()
+if pid == 0:
+    try:
+        _isolate._mount("proc", "/proc", "proc", _isolate.MS_NOSUID | _isolate.MS_NODEV | _isolate.MS_NOEXEC)
+    except OSError as exc:
+        print(exc, file=sys.stderr)
+        os._exit(1)
+    os._exit(0)
+_, status = os.waitpid(pid, 0)
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
+def _probe(argv: list[str]) -> str:
+    """'' if ``argv`` runs and exits 0 within 30 s, else why not (the last line of its errors)."""
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return str(exc)
+    return "" if done.returncode == 0 else (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]
+
+
+@functools.lru_cache(maxsize=1)
+def mode() -> tuple[str | None, str]:
+    """(the strongest isolation that works here, what was tried): one of :data:`MODES`, or None.
+
+    ``nested`` (the fork server in one bwrap, each kernel in namespaces of its own with
+    its own ``/proc``); else ``per_kernel`` (a bwrap per kernel, which mounts its own
+    ``/proc``); else ``no_proc`` (a bwrap per kernel with its own PID namespace and no
+    ``/proc`` at all: a container that masks parts of ``/proc``, as Docker does, refuses
+    every new ``/proc`` mount, and binding the host's would show the grader's processes).
+    ``TENSORGRAD_SANDBOX_MODE`` forces one (for tests).
+    """
+    path, info = bwrap()
+    if path is None:
+        return None, info
+    forced = os.environ.get("TENSORGRAD_SANDBOX_MODE")
+    if forced in MODES:
+        return forced, f"{forced} (TENSORGRAD_SANDBOX_MODE)"
+    tried = []
+    python = [sys.executable, "-I"]
+    probes = {
+        "nested": [path, *bwrap_argv(None, path=path), *python, "-c", _NESTED_PROBE, str(Path(__file__).parent)],
+        "per_kernel": [path, *bwrap_argv(None, path=path, per_kernel=True), *python, "-c", "pass"],
+        "no_proc": [path, *bwrap_argv(None, path=path, per_kernel=True, proc=False), *python, "-c", "pass"],
+    }
+    for name, argv in probes.items():
+        why = _probe(argv)
+        if not why:
+            return name, "; ".join([*tried, f"{name}: works"])
+        tried.append(f"{name}: {why}")
+    return None, "; ".join(tried)
+
+
 def require() -> str:
     """The description of the working sandbox (``bubblewrap 0.8.0``); raise SandboxError if none."""
     path, info = bwrap()
     if path is None:
         raise SandboxError(f"{info}: refusing to run student code without a sandbox; {INSTALL_HINT}")
+    if mode()[0] is None:
+        raise SandboxError(f"{info} starts but cannot isolate a kernel here ({mode()[1]}): refusing to run "
+                           f"student code without a sandbox; {INSTALL_HINT}")
     return info
 
 
@@ -100,7 +172,12 @@ def describe(enabled: bool) -> str:
     if not enabled:
         return "none (--no-sandbox): kernels could read and write everything the grader can"
     path, info = bwrap()
-    return f"{info}: read-only system, private scratch, no network, own PID namespace" if path else "missing"
+    if path is None:
+        return "missing"
+    level, tried = mode()
+    if level is None:
+        return f"{info} does not work here ({tried})"
+    return f"{info}: {_MODE_TEXT[level]}"
 
 
 def _readonly_paths() -> list[str]:
@@ -142,7 +219,7 @@ def readonly_below_tmp() -> list[str]:
     return [p for p in _readonly_paths() if p.startswith("/tmp/")]
 
 
-def bwrap_argv(root: Path | None, *, path: str | None = None, per_kernel: bool = False,
+def bwrap_argv(root: Path | None, *, path: str | None = None, per_kernel: bool = False, proc: bool = True,
                env: dict[str, str] | None = None, cwd: str | None = None) -> list[str]:
     """The bwrap options (without the program) for a sandbox whose writable folder is ``root``.
 
@@ -160,7 +237,8 @@ def bwrap_argv(root: Path | None, *, path: str | None = None, per_kernel: bool =
         "--dev", "/dev",
     ]
     if per_kernel:
-        args += ["--unshare-pid", "--proc", "/proc"]
+        # proc=False: no /proc at all (an empty folder), where a new /proc mount is refused.
+        args += ["--unshare-pid", *(["--proc", "/proc"] if proc else ["--dir", "/proc"])]
     else:
         args += ["--bind", "/proc", "/proc"]  # fully visible, so that each kernel may mount its own
     if root is not None:
