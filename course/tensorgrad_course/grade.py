@@ -253,10 +253,24 @@ def _exception_name(ename: str) -> str:
     return ename if _IDENTIFIER.fullmatch(ename or "") else "an exception"
 
 
+#: (exception name, words of its message) -> the per-kernel limit it means (kernel.Limits).
+_LIMIT_ERRORS = (
+    ("MemoryError", "", "the kernel's memory limit"),
+    ("OSError", "File too large", "the limit on the size of one file"),
+    ("OSError", "No space left on device", "the kernel's disk limit"),
+    ("BlockingIOError", "Resource temporarily unavailable", "the process limit"),
+)
+
+
 def _raised(ename: str, evalue: str) -> str:
-    """``ValueError: "its message"`` (the message quoted as the student's text)."""
+    """``ValueError: "its message"`` (the message quoted as the student's text), and the
+    per-kernel limit that the error means, if it means one."""
     name = _exception_name(ename)
-    return f"{name}: {theirs(evalue)}" if evalue else name
+    text = f"{name}: {theirs(evalue)}" if evalue else name
+    for error, words, limit in _LIMIT_ERRORS:
+        if ename == error and words in (evalue or ""):
+            return f"{text} (the code reached {limit})"
+    return text
 
 
 def _describe(assembly: asm.Assembly, index: int | None) -> str:
@@ -801,6 +815,12 @@ def grade_batch(
     """
     if limits.sandbox:
         sandbox.require()  # no student code runs outside the sandbox unless told --no-sandbox
+        for what, folder in (("solutions", solutions_dir), ("expected-values cache", cache_dir)):
+            through = sandbox.exposed(folder) if folder is not None else None
+            if through is not None:
+                raise UsageError(f"the {what} folder {folder} is inside {through}, which every kernel sees "
+                                 "read-only (it is on the grader's import path or holds its Python): move it "
+                                 "out, or take that folder off PYTHONPATH")
     sets = load_exercise_sets(solutions_dir, exercises_dir)
     needed = sets_needed(submissions, sets)
     results: list[SubmissionResult] = []

@@ -121,6 +121,8 @@ class Limits:
     records_cap: int = 20_000_000  # bytes of grader records kept per notebook
     startup_timeout: float = 60.0
     interrupt_grace: float = 5.0  # after a timeout, time for the kernel to answer again
+    processes: int = 64  # processes and threads of one kernel at once (0: no limit); see _Monitor
+    disk_mb: int = 200  # bytes written into the kernel's folder (0: no limit); see _Monitor
     sandbox: bool = field(default_factory=lambda: SANDBOX_BY_DEFAULT)  # bubblewrap (see .sandbox)
 
     def cpu_seconds(self) -> int:
@@ -152,6 +154,7 @@ class RunResult:
     # Messages the grader would not parse (safe_unpack), by cell; and whether one stopped the run.
     unreadable_cells: dict[int, list] = field(default_factory=dict)
     unreadable: bool = False
+    limit: str = ""  # the per-kernel limit (processes, disk) the kernel broke, if it was stopped for one
 
 
 class _ZygoteProcess:
@@ -512,6 +515,98 @@ class _Watchdog:
         kill_kernel(self.km)
 
 
+def _descendants(pid: int, cap: int) -> int:
+    """How many processes (threads included) ``pid`` and its descendants are, counting up to ``cap``.
+
+    From ``/proc/PID/task/TID/children``: only the kernel's own tree is read, so a poll costs
+    a few small reads. In the sandbox a process that detaches (``setsid``, a double fork) is
+    re-parented to the kernel's PID namespace's first process, so it is still counted.
+    """
+    count, stack, seen = 0, [pid], set()
+    while stack and count <= cap:
+        current = stack.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        try:
+            tasks = os.listdir(f"/proc/{current}/task")
+        except OSError:
+            continue
+        count += len(tasks)
+        for tid in tasks:
+            try:
+                with open(f"/proc/{current}/task/{tid}/children") as fh:
+                    stack.extend(int(c) for c in fh.read().split())
+            except (OSError, ValueError):
+                pass
+    return count
+
+
+def _disk_use(folder: Path, cap_entries: int = 20_000) -> tuple[int, int]:
+    """(bytes, entries) below ``folder``, stopping after ``cap_entries`` entries (no links followed)."""
+    total = entries = 0
+    stack = [str(folder)]
+    while stack and entries <= cap_entries:
+        try:
+            with os.scandir(stack.pop()) as it:
+                for entry in it:
+                    entries += 1
+                    try:
+                        if entry.is_dir(follow_symlinks=False):
+                            stack.append(entry.path)
+                        else:
+                            total += entry.stat(follow_symlinks=False).st_blocks * 512
+                    except OSError:
+                        pass
+        except OSError:
+            pass
+    return total, entries
+
+
+class _Monitor:
+    """Per-kernel limits that rlimits cannot give, checked from a thread: processes and disk.
+
+    ``RLIMIT_NPROC`` counts per user, not per kernel, and is not enforced at all for a
+    grader running as root (Gradescope, Docker, CI); the scratch folder is on the host's
+    disk, where ``RLIMIT_FSIZE`` bounds one file, not a thousand. So every ``interval`` s
+    the monitor counts the kernel's processes and threads (:func:`_descendants`) and the
+    bytes and files in its scratch folder, and on a breach kills the kernel and says which
+    limit it broke (``breach``), which becomes the reason on the student's row.
+    """
+
+    def __init__(self, km: AsyncKernelManager, limits: "Limits", scratch: Path, interval: float = 0.1) -> None:
+        self.km, self.limits, self.scratch, self.interval = km, limits, scratch, interval
+        self.breach = ""
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def cancel(self) -> None:
+        self._stop.set()
+
+    def _loop(self) -> None:
+        tick = 0
+        while not self._stop.wait(self.interval):
+            pid = _kernel_pgid(self.km)
+            if not pid:
+                continue
+            tick += 1
+            limit = self.limits.processes
+            if limit and _descendants(pid, limit) > limit:
+                self.breach = (f"the kernel ran more than {limit} processes and threads at once (the process "
+                               "limit), so it was stopped")
+            elif self.limits.disk_mb and tick % 5 == 0:
+                used, entries = _disk_use(self.scratch)
+                if used > self.limits.disk_mb * 2**20 or entries > 20_000:
+                    self.breach = (f"the kernel wrote more than {self.limits.disk_mb} MB or 20000 files into its "
+                                   "folder (the disk limit), so it was stopped")
+            if self.breach:
+                kill_kernel(self.km)
+                return
+
+
 def _kernel_pgid(km: AsyncKernelManager) -> int | None:
     provisioner = getattr(km, "provisioner", None)
     return getattr(provisioner, "pgid", None) or getattr(provisioner, "pid", None)
@@ -610,7 +705,8 @@ def kernel_env(scratch: Path, pythonpath: list[str]) -> dict[str, str]:
         IPYTHONDIR=str(scratch / "ipython"),  # no startup scripts from ~/.ipython
         JUPYTER_RUNTIME_DIR=str(scratch / "runtime"),
     )
-    paths = [*pythonpath, *([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])]
+    paths = [*pythonpath, *sandbox.extra_import_path(), *([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])]
+    paths = list(dict.fromkeys(p for p in os.pathsep.join(paths).split(os.pathsep) if p))
     if paths:
         env["PYTHONPATH"] = os.pathsep.join(paths)
     return env
@@ -668,6 +764,8 @@ async def _run(nb, limits: Limits, workdir: Path, env: dict[str, str]) -> RunRes
     )
     watchdog = _Watchdog(km, limits.notebook_timeout + 2.0)
     watchdog.start()
+    watchdog.monitor = monitor = _Monitor(km, limits, Path(workdir).resolve().parent)
+    monitor.start()
     started = False
     pgid = None
     try:
@@ -709,6 +807,10 @@ async def _run(nb, limits: Limits, workdir: Path, env: dict[str, str]) -> RunRes
 
 def _finish(result: RunResult, client, watchdog, km, pgid, begin: float) -> RunResult:
     watchdog.cancel()
+    watchdog.monitor.cancel()
+    if watchdog.monitor.breach and result.outcome != "timeout":
+        result.outcome, result.reason = "kernel_died", watchdog.monitor.breach
+        result.limit = watchdog.monitor.breach
     kill_kernel(km, pgid)  # makes sure nothing the kernel spawned survives
     result.duration = time.monotonic() - begin
     result.records = client.records
@@ -739,7 +841,9 @@ async def _execute_cells(client, km, nb, limits, deadline, replies, watchdog, re
                 raise DeadKernelError("Kernel died")
         except DeadKernelError:
             result.stopped_at = index
-            if watchdog.fired:
+            if watchdog.monitor.breach:
+                result.outcome, result.reason = "kernel_died", watchdog.monitor.breach
+            elif watchdog.fired:
                 result.outcome, result.reason = "timeout", budget
             else:  # read the exit status now, before nbclient cleans the process up
                 result.outcome, result.reason = "kernel_died", _exit_reason(km)

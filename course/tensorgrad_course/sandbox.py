@@ -156,6 +156,28 @@ def mode() -> tuple[str | None, str]:
     return None, "; ".join(tried)
 
 
+def exposed(path: str | Path) -> str | None:
+    """The read-only folder through which kernels would see ``path`` (a solutions or output
+    folder inside a folder of the grader's import path), or None."""
+    real = os.path.realpath(path)
+    for folder in _readonly_paths():
+        if real == folder or real.startswith(folder.rstrip("/") + "/"):
+            return folder
+    return None
+
+
+def diagnose(env: dict[str, str]) -> str:
+    """Why a kernel cannot start in the sandbox, as far as a plain import shows: the last line
+    of ``python -c "import ipykernel, ..."`` run the way a kernel runs ('' if that works)."""
+    level = mode()[0]
+    path = bwrap()[0]
+    if level is None or path is None:
+        return mode()[1]
+    argv = [path, *bwrap_argv(None, per_kernel=True, proc=level != "no_proc", env=env, cwd="/"), sys.executable,
+            "-c", "import ipykernel.kernelapp, IPython, numpy, tensorgrad_course.checks"]
+    return _probe(argv)
+
+
 def require() -> str:
     """The description of the working sandbox (``bubblewrap 0.8.0``); raise SandboxError if none."""
     path, info = bwrap()
@@ -180,11 +202,50 @@ def describe(enabled: bool) -> str:
     return f"{info}: {_MODE_TEXT[level]}"
 
 
+#: The grader's import path as it started: site-packages, every folder a ``.pth`` file adds
+#: (editable installs, conda's extra folders), PYTHONPATH. Kernels see each read-only.
+_START_PATH = tuple(sys.path)
+
+
+def _import_path() -> set[str]:
+    """The folders of :data:`_START_PATH` that kernels may see: not the current folder (``''``,
+    which may be a checkout holding the solutions), nor anything in a folder holding the library
+    or this package (a checkout: their package folders alone are bound; the Python and its
+    site-packages are bound by :func:`_readonly_paths` wherever they are)."""
+    cwd = os.path.realpath(os.getcwd())
+    parents = {os.path.realpath(str(p.parent)) for p in (library.package_dir(), library.course_dir()) if p}
+    found = set()
+    for entry in _START_PATH:
+        if not entry or not os.path.isabs(entry) or not os.path.exists(entry):
+            continue
+        real = os.path.realpath(entry)
+        inside = [q for q in parents | {cwd} if real == q or real.startswith(q.rstrip("/") + "/")]
+        if inside or cwd.startswith(real.rstrip("/") + "/"):
+            continue
+        found.add(entry if os.path.isdir(entry) else os.path.dirname(entry))  # (a zip file: its folder)
+    return found
+
+
+def extra_import_path() -> list[str]:
+    """The folders of the grader's import path that its Python would not find by itself (added
+    by PYTHONPATH, a ``.pth`` file, ``site.addsitedir``): given to kernels on their PYTHONPATH,
+    so that a kernel imports what the grader imports, from the same places."""
+    prefixes = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix)}
+    found = []
+    for entry in _START_PATH:
+        if entry in _import_path() and not any(os.path.realpath(entry).startswith(p.rstrip("/") + "/")
+                                               for p in prefixes):
+            found.append(entry)
+    return list(dict.fromkeys(found))
+
+
 def _readonly_paths() -> list[str]:
-    """Folders kernels see read-only: the Python they run on, its site-packages, the library and this package."""
+    """Folders kernels see read-only: the Python they run on, its site-packages, every folder of the
+    grader's import path (:func:`_import_path`), the library and this package."""
     packages = (library.package_dir(), library.course_dir())
     paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,
-             str(Path(os.path.realpath(sys.executable)).parent), *(str(p) for p in packages if p is not None)}
+             str(Path(os.path.realpath(sys.executable)).parent), *(str(p) for p in packages if p is not None),
+             *_import_path()}
     import site
     import sysconfig
 

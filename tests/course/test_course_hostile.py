@@ -24,7 +24,7 @@ from tensorgrad_course import reports, sandbox, values
 from tensorgrad_course.grade import Submission, discover, grade_batch, grade_submission
 from tensorgrad_course.kernel import Limits
 
-LIMITS = Limits(cell_timeout=20, notebook_timeout=120, interrupt_grace=3)
+LIMITS = Limits(cell_timeout=20, notebook_timeout=120, interrupt_grace=3, file_mb=20, disk_mb=40, processes=64)
 MIME = values.MIME
 HONEST = {"square": "def square(x):\n    return x * x", "mean": "def mean(xs):\n    return sum(xs) / len(xs)",
           "predict": "leaf = True"}
@@ -142,6 +142,61 @@ def square(x):
     return 0
 '''
 
+# ------------------------------------------------------------ limits per kernel
+
+FORK_BOMB = '''
+import os, time
+forked = 0
+for _ in range(200):
+    try:
+        if os.fork() == 0:
+            time.sleep(30)
+            os._exit(0)
+        forked += 1
+    except OSError:
+        break
+time.sleep(1)  # (the monitor looks every 0.1 s)
+def square(x):
+    return x * x if forked == 200 else 0
+'''
+
+DISK_FILL = '''
+import os, time
+written = 0
+for i in range(60):
+    with open(f"fill{i}.bin", "wb") as fh:
+        fh.write(os.urandom(2**20))
+    written += 1
+time.sleep(1)
+def square(x):
+    return x * x if written == 60 else 0
+'''
+
+MANY_FILES = '''
+import os, time
+os.makedirs("many", exist_ok=True)
+made = 0
+for i in range(25000):
+    open(f"many/{i}", "w").close()
+    made += 1
+time.sleep(1)
+def square(x):
+    return x * x if made == 25000 else 0
+'''
+
+BIG_FILE = '''
+def square(x):
+    return 0
+with open("big.bin", "wb") as fh:
+    fh.write(b"x" * (30 * 2**20))
+'''
+
+MEMORY = '''
+def square(x):
+    return 0
+hog = bytearray(4 * 2**30)
+'''
+
 # ------------------------------------------------------------ the attacks
 
 #: student -> (exercise set, answers, expected task scores, what must be reported).
@@ -158,6 +213,11 @@ ATTACKS: dict[str, tuple[str, dict, dict, str]] = {
     "k_input_transformer": ("basics", {"square": TRANSFORMER}, {"test_square": 0}, "input_transformers_post"),
     "k_ast_transformer": ("basics", {"square": AST_TRANSFORMER}, {"test_square": 0}, "ast_transformers"),
     "k_post_run_hook": ("basics", {"square": POST_RUN}, {"test_square": 0}, "post_run_cell"),
+    "l_fork_bomb": ("basics", {"square": FORK_BOMB}, {"test_square": 0}, "the process limit"),
+    "l_disk_fill": ("basics", {"square": DISK_FILL}, {"test_square": 0}, "the disk limit"),
+    "l_many_files": ("basics", {"square": MANY_FILES}, {"test_square": 0}, "20000 files"),
+    "l_big_file": ("basics", {"square": BIG_FILE}, {"test_square": 0}, "the limit on the size of one file"),
+    "l_memory": ("basics", {"square": MEMORY}, {"test_square": 0}, "the kernel's memory limit"),
 }
 
 #: Students whose *names* or *cells* attack the reports (their answers are honest).
@@ -341,3 +401,16 @@ def test_control_kernel_tampering_passes_without_the_guard(hostile, student, tmp
 
 def test_the_sandbox_is_on():
     assert not LIMITS.sandbox or sandbox.bwrap()[0] is not None
+
+
+@pytest.mark.parametrize("student", ["l_fork_bomb", "l_disk_fill", "l_many_files"])
+def test_control_without_the_monitor_the_flood_succeeds(hostile, student, tmp_path):
+    """No process or disk limit: 200 processes, 60 MB and 25,000 files, and the attacker's proof of it scores."""
+    from dataclasses import replace
+
+    from tensorgrad_course.exercise_set import load_exercise_sets
+
+    path = hostile["root"] / "submissions" / student / "basics.ipynb"
+    sets = load_exercise_sets(hostile["root"] / "solutions", hostile["root"] / "exercises")
+    r = grade_submission(Submission(student, str(path)), sets, replace(LIMITS, processes=0, disk_mb=0))
+    assert r.status == "graded" and {t.grade_id: t.points for t in r.tasks}["test_square"] == 2, (r.reason, r.tasks)
