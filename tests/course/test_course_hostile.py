@@ -24,7 +24,8 @@ from tensorgrad_course import reports, sandbox, values
 from tensorgrad_course.grade import Submission, discover, grade_batch, grade_submission
 from tensorgrad_course.kernel import Limits
 
-LIMITS = Limits(cell_timeout=20, notebook_timeout=120, interrupt_grace=3, file_mb=20, disk_mb=40, processes=64)
+LIMITS = Limits(cell_timeout=20, notebook_timeout=120, interrupt_grace=3, file_mb=20, disk_mb=40, disk_files=2000,
+                processes=64)
 MIME = values.MIME
 HONEST = {"square": "def square(x):\n    return x * x", "mean": "def mean(xs):\n    return sum(xs) / len(xs)",
           "predict": "leaf = True"}
@@ -142,6 +143,23 @@ def square(x):
     return 0
 '''
 
+# Task 2's answer cell reads IPython's input history for task 1's hidden test (In, _ih, the
+# history database) and, as its proof, answers right only if it found it.
+HISTORY = '''
+def _history():
+    ip = get_ipython()
+    found = list(ip.user_ns.get("In", [])) + list(ip.user_ns.get("_ih", []))
+    found += list(getattr(ip.history_manager, "input_hist_raw", []))
+    try:
+        found += [s for _, _, s in ip.history_manager.get_range(raw=True)]
+    except Exception:
+        pass
+    return "\\n".join(found)
+leaked = "square(" + "-2)" in _history()  # (split: this cell is in the history too)
+def mean(xs):
+    return sum(xs) / len(xs) if leaked else 0.0
+'''
+
 # ------------------------------------------------------------ limits per kernel
 
 FORK_BOMB = '''
@@ -176,12 +194,12 @@ MANY_FILES = '''
 import os, time
 os.makedirs("many", exist_ok=True)
 made = 0
-for i in range(25000):
+for i in range(3000):
     open(f"many/{i}", "w").close()
     made += 1
 time.sleep(1)
 def square(x):
-    return x * x if made == 25000 else 0
+    return x * x if made == 3000 else 0
 '''
 
 BIG_FILE = '''
@@ -213,9 +231,10 @@ ATTACKS: dict[str, tuple[str, dict, dict, str]] = {
     "k_input_transformer": ("basics", {"square": TRANSFORMER}, {"test_square": 0}, "input_transformers_post"),
     "k_ast_transformer": ("basics", {"square": AST_TRANSFORMER}, {"test_square": 0}, "ast_transformers"),
     "k_post_run_hook": ("basics", {"square": POST_RUN}, {"test_square": 0}, "post_run_cell"),
+    "k_read_history": ("basics", {"mean": HISTORY}, {"test_mean": 0}, ""),
     "l_fork_bomb": ("basics", {"square": FORK_BOMB}, {"test_square": 0}, "the process limit"),
     "l_disk_fill": ("basics", {"square": DISK_FILL}, {"test_square": 0}, "the disk limit"),
-    "l_many_files": ("basics", {"square": MANY_FILES}, {"test_square": 0}, "20000 files"),
+    "l_many_files": ("basics", {"square": MANY_FILES}, {"test_square": 0}, "2000 files"),
     "l_big_file": ("basics", {"square": BIG_FILE}, {"test_square": 0}, "the limit on the size of one file"),
     "l_memory": ("basics", {"square": MEMORY}, {"test_square": 0}, "the kernel's memory limit"),
 }
@@ -405,12 +424,25 @@ def test_the_sandbox_is_on():
 
 @pytest.mark.parametrize("student", ["l_fork_bomb", "l_disk_fill", "l_many_files"])
 def test_control_without_the_monitor_the_flood_succeeds(hostile, student, tmp_path):
-    """No process or disk limit: 200 processes, 60 MB and 25,000 files, and the attacker's proof of it scores."""
+    """No process or disk limit: 200 processes, 60 MB and 3,000 files, and the attacker's proof of it scores."""
     from dataclasses import replace
 
     from tensorgrad_course.exercise_set import load_exercise_sets
 
     path = hostile["root"] / "submissions" / student / "basics.ipynb"
     sets = load_exercise_sets(hostile["root"] / "solutions", hostile["root"] / "exercises")
-    r = grade_submission(Submission(student, str(path)), sets, replace(LIMITS, processes=0, disk_mb=0))
+    unlimited = replace(LIMITS, processes=0, disk_mb=0, disk_files=10**9)
+    r = grade_submission(Submission(student, str(path)), sets, unlimited)
     assert r.status == "graded" and {t.grade_id: t.points for t in r.tasks}["test_square"] == 2, (r.reason, r.tasks)
+
+
+def test_control_the_input_history_holds_the_hidden_tests_when_they_are_stored(hostile, monkeypatch):
+    """Run with store_history=True for every cell (last round's runs): the history attack scores."""
+    from tensorgrad_course import assemble
+    from tensorgrad_course.exercise_set import load_exercise_sets
+
+    monkeypatch.setattr(assemble, "PRIVATE", "not_private")
+    path = hostile["root"] / "submissions" / "k_read_history" / "basics.ipynb"
+    sets = load_exercise_sets(hostile["root"] / "solutions", hostile["root"] / "exercises")
+    r = grade_submission(Submission("k_read_history", str(path)), sets, LIMITS)
+    assert {t.grade_id: t.points for t in r.tasks}["test_mean"] == 1, r.tasks

@@ -252,7 +252,8 @@ def test_hidden_tests_never_reach_a_report(hostile):
     r, n = hostile["results"]["a_leak"], hostile["results"]["a_leak_named"]
     assert score(r, "test_square") == 0 and score(n, "test_scale") == 0
     written = "\n".join(p.read_text() for p in hostile["out"].rglob("*") if p.is_file() and ".cache" not in p.parts)
-    for secret in ("square(-2)", "HIDDEN TESTS", "scale([1, -2], -0.5))", "user_ns"):
+    # (Test cells are not kept in the input history: In[-1] is now the attacker's own cell, never a test.)
+    for secret in ("square(-2)", "HIDDEN TESTS", "scale([1, -2], -0.5))", "t = check("):
         assert secret not in written, secret
     hidden = {t.name: t for t in n.tasks[0].tests}["a negative factor"]
     assert hidden.message == "your code raised ValueError in this hidden test"
