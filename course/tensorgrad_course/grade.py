@@ -546,9 +546,13 @@ def _guard_findings(assembly: asm.Assembly, run: RunResult) -> list[asm.Finding]
         if cell_role not in (asm.GUARD, asm.SETUP) or result is None or result.status == "ok":
             continue
         if result.ename == "GraderGuard":
-            detail = f"{theirs(result.evalue)} (before test {gid!r})"
-            key = result.evalue
-            finding = asm.Finding("patched", gid, detail, tampering=True)
+            # "restored ... | attempted ...": what the guard put back, and what its audit hook saw tried
+            for part in result.evalue.split(" | "):
+                kind = "attempted" if part.startswith("attempted ") else "patched"
+                if part not in seen:
+                    seen.add(part)
+                    findings.append(asm.Finding(kind, gid, f"{theirs(part)} (before test {gid!r})", tampering=True))
+            continue
         else:
             key = detail = f"the grader's {cell_role} cell failed: {_raised(result.ename, result.evalue)}"
             finding = asm.Finding("guard", gid, detail, tampering=cell_role == asm.GUARD)
@@ -680,6 +684,8 @@ def _grade(
     collected = exp.collect(assembly, run, nonce)
     result.tasks = score(exset, assembly, run, wanted, collected)
     findings = assembly.findings + _guard_findings(assembly, run) + collected.findings
+    if run.limit:
+        findings.append(asm.Finding("limit", None, run.limit))
     result.integrity = [f.as_dict() for f in findings]
     result.score = _round(sum(t.points for t in result.tasks if t.status != "manual"))
     if run.outcome != "completed":

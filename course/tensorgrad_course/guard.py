@@ -96,7 +96,7 @@ MODULE_NAME = "_tensorgrad_grader_guard"
 
 _SETUP_TEMPLATE = f'''\
 # tensorgrad grader: setup (not part of the exercise)
-def _tensorgrad_grader_setup(watched, machinery, preload, watched_classes, modules, transformer_lists):
+def _tensorgrad_grader_setup(watched, machinery, preload, watched_classes, modules, transformer_lists, audit):
     import importlib, sys, types
 
     for modname in preload:
@@ -153,6 +153,64 @@ def _tensorgrad_grader_setup(watched, machinery, preload, watched_classes, modul
     callbacks = getattr(events, "callbacks", None)
     saved_callbacks = ({{k: (v, list(v)) for k, v in callbacks.items()}}
                        if transformer_lists and isinstance(callbacks, dict) else None)
+
+    attempts = []  # what the audit hook saw the student's code try (reported by check())
+    if audit:
+        import os as _os
+        import re as _re
+
+        own = (_os.path.realpath(_os.environ.get("HOME") or "/nonexistent"), _os.path.realpath(_os.getcwd()))
+        allowed = tuple(p.rstrip("/") + "/" for p in (*own, "/tmp", "/dev", "/proc/self"))
+        me = _os.getpid()
+        other_proc = _re.compile(r"/proc/(\\d+)/(root|environ|cmdline|mem)(/|$)")
+        path_events = {{"os.remove": "removing", "os.rename": "renaming", "os.mkdir": "making a folder",
+                       "os.rmdir": "removing a folder", "shutil.rmtree": "removing a tree", "os.symlink": "linking",
+                       "os.link": "linking", "os.chmod": "changing the mode of", "os.truncate": "truncating"}}
+        events = frozenset((*path_events, "open", "os.kill", "os.killpg", "socket.connect", "sys.addaudithook"))
+
+        def outside(path):
+            if isinstance(path, int):
+                return None
+            try:
+                full = _os.path.abspath(_os.fsdecode(path))
+            except Exception:
+                return None
+            if (full + "/").startswith(allowed) or "/__pycache__/" in full:  # (Python caching bytecode)
+                return None
+            return full
+
+        def hook(event, args):
+            if event not in events or len(attempts) >= 20:
+                return
+            try:
+                if event == "open":
+                    path, mode, flags = args
+                    writing = any(c in mode for c in "wax+") if isinstance(mode, str) else bool((flags or 0) & 3)
+                    where = outside(path) if writing else None
+                    if where:
+                        attempts.append("writing " + repr(where))
+                    elif isinstance(path, str):
+                        found = other_proc.match(path)
+                        if found and int(found.group(1)) != me:
+                            attempts.append("reading " + repr(path))
+                elif event in ("os.kill", "os.killpg"):
+                    target = args[0]
+                    if target <= 1 or target == _os.getppid() or (event == "os.killpg" and target != _os.getpgrp()):
+                        attempts.append("sending signal " + str(args[1]) + " to process " + str(target))
+                elif event == "socket.connect":
+                    address = args[1]
+                    if not (isinstance(address, (str, bytes)) and not outside(address)):
+                        attempts.append("connecting to " + repr(address))
+                elif event == "sys.addaudithook":
+                    attempts.append("adding an audit hook")
+                else:
+                    where = outside(args[0])
+                    if where:
+                        attempts.append(path_events[event] + " " + repr(where))
+            except Exception:
+                pass
+
+        sys.addaudithook(hook)  # (audit hooks cannot be removed)
 
     class {GUARD_ENAME}(Exception):
         pass
@@ -219,15 +277,19 @@ def _tensorgrad_grader_setup(watched, machinery, preload, watched_classes, modul
         if sys.modules.get("{MODULE_NAME}") is not module:
             sys.modules["{MODULE_NAME}"] = module
             restored.append("sys.modules[{MODULE_NAME!r}]")
-        if restored:
-            raise {GUARD_ENAME}("restored " + ", ".join(restored))
+        parts = ["restored " + ", ".join(restored)] if restored else []
+        if attempts:
+            parts.append("attempted " + "; ".join(dict.fromkeys(attempts)))
+            del attempts[:]
+        if parts:
+            raise {GUARD_ENAME}(" | ".join(parts))
 
     module = types.ModuleType("{MODULE_NAME}")
     module.check = check
     module.nonce = None
     sys.modules[module.__name__] = module
 
-_tensorgrad_grader_setup(%s, %r, %s, %s, %r, %r)
+_tensorgrad_grader_setup(%s, %r, %s, %s, %r, %r, %r)
 del _tensorgrad_grader_setup
 '''
 
@@ -239,7 +301,7 @@ def setup_source(uses_checks: bool = False) -> str:
     classes = CHECKS_CLASSES if uses_checks else ()
     extra = RESTORE_EXTRA
     return _SETUP_TEMPLATE % (repr(watched), MACHINERY_METHODS, repr(preload), repr(classes),
-                              WATCHED_MODULES if extra else (), TRANSFORMER_LISTS if extra else ())
+                              WATCHED_MODULES if extra else (), TRANSFORMER_LISTS if extra else (), extra)
 
 
 def check_source(nonce: str | None = None) -> str:

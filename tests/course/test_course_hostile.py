@@ -160,6 +160,31 @@ def mean(xs):
     return sum(xs) / len(xs) if leaked else 0.0
 '''
 
+# Attempts that fail (the sandbox blocks them) but leave a trace: the guard's audit hook reports them.
+TRACES = '''
+import os, socket
+for path in ("/etc/tg-pwned", os.path.expanduser("~") + "/../../tg-pwned", "/usr/tg-pwned"):
+    try:
+        open(path, "w").write("pwned")
+    except OSError:
+        pass
+try:
+    open("/proc/999999/root/etc/hostname").read()
+except OSError:
+    pass
+for pid in (1, os.getppid()):
+    try:
+        os.kill(pid, 0)  # (signal 0: only asks whether the process is there)
+    except OSError:
+        pass
+try:
+    socket.create_connection(("10.255.255.1", 9), timeout=0.2)
+except OSError:
+    pass
+def square(x):
+    return 0
+'''
+
 # ------------------------------------------------------------ limits per kernel
 
 FORK_BOMB = '''
@@ -232,6 +257,7 @@ ATTACKS: dict[str, tuple[str, dict, dict, str]] = {
     "k_ast_transformer": ("basics", {"square": AST_TRANSFORMER}, {"test_square": 0}, "ast_transformers"),
     "k_post_run_hook": ("basics", {"square": POST_RUN}, {"test_square": 0}, "post_run_cell"),
     "k_read_history": ("basics", {"mean": HISTORY}, {"test_mean": 0}, ""),
+    "t_traces": ("basics", {"square": TRACES}, {"test_square": 0}, "attempted writing '/etc/tg-pwned'"),
     "l_fork_bomb": ("basics", {"square": FORK_BOMB}, {"test_square": 0}, "the process limit"),
     "l_disk_fill": ("basics", {"square": DISK_FILL}, {"test_square": 0}, "the disk limit"),
     "l_many_files": ("basics", {"square": MANY_FILES}, {"test_square": 0}, "2000 files"),
@@ -336,7 +362,8 @@ def test_links_pipes_and_devices_are_refused_with_a_row(hostile, student):
 
 
 def test_tampering_in_the_kernel_is_a_finding(hostile):
-    for student in ("k_swap_module", "k_input_transformer", "k_ast_transformer", "k_post_run_hook", "d_deep_display"):
+    for student in ("k_swap_module", "k_input_transformer", "k_ast_transformer", "k_post_run_hook", "d_deep_display",
+                    "t_traces"):
         r = hostile["by_student"][student]
         assert any(f["tampering"] for f in r.integrity), (student, r.integrity)
 
@@ -446,3 +473,23 @@ def test_control_the_input_history_holds_the_hidden_tests_when_they_are_stored(h
     sets = load_exercise_sets(hostile["root"] / "solutions", hostile["root"] / "exercises")
     r = grade_submission(Submission("k_read_history", str(path)), sets, LIMITS)
     assert {t.grade_id: t.points for t in r.tasks}["test_mean"] == 1, r.tasks
+
+
+def test_blocked_attempts_are_each_reported(hostile):
+    (finding,) = [f for f in hostile["by_student"]["t_traces"].integrity if f["kind"] == "attempted"]
+    for trace in ("writing '/etc/tg-pwned'", "writing '/usr/tg-pwned'", "reading '/proc/999999/root/etc/hostname'",
+                  "sending signal 0 to process", "connecting to ('10.255.255.1', 9)"):
+        assert trace in finding["detail"], finding
+    honest = [r for r in hostile["results"] if r.student.startswith("honest")]
+    assert honest and not [f for r in honest for f in r.integrity], [r.integrity for r in honest]
+
+
+def test_control_without_the_audit_hook_attempts_leave_no_finding(hostile, monkeypatch):
+    from tensorgrad_course import guard
+    from tensorgrad_course.exercise_set import load_exercise_sets
+
+    monkeypatch.setattr(guard, "RESTORE_EXTRA", False)
+    path = hostile["root"] / "submissions" / "t_traces" / "basics.ipynb"
+    sets = load_exercise_sets(hostile["root"] / "solutions", hostile["root"] / "exercises")
+    r = grade_submission(Submission("t_traces", str(path)), sets, LIMITS)
+    assert not [f for f in r.integrity if f["kind"] == "attempted"], r.integrity
