@@ -162,7 +162,8 @@ def _tensorgrad_grader_setup(watched, machinery, preload, watched_classes, modul
         own = (_os.path.realpath(_os.environ.get("HOME") or "/nonexistent"), _os.path.realpath(_os.getcwd()))
         allowed = tuple(p.rstrip("/") + "/" for p in (*own, "/tmp", "/dev", "/proc/self"))
         me = _os.getpid()
-        other_proc = _re.compile(r"/proc/(\\d+)/(root|environ|cmdline|mem)(/|$)")
+        other_proc = _re.compile(r"/proc/(\\d+)/(environ|cmdline|mem)$")
+        proc_root = _re.compile(r"/proc/(\\d+|self|thread-self)/root/")  # another root, even one's own
         path_events = {{"os.remove": "removing", "os.rename": "renaming", "os.mkdir": "making a folder",
                        "os.rmdir": "removing a folder", "shutil.rmtree": "removing a tree", "os.symlink": "linking",
                        "os.link": "linking", "os.chmod": "changing the mode of", "os.truncate": "truncating"}}
@@ -191,7 +192,7 @@ def _tensorgrad_grader_setup(watched, machinery, preload, watched_classes, modul
                         attempts.append("writing " + repr(where))
                     elif isinstance(path, str):
                         found = other_proc.match(path)
-                        if found and int(found.group(1)) != me:
+                        if (found and int(found.group(1)) != me) or proc_root.match(path):
                             attempts.append("reading " + repr(path))
                 elif event in ("os.kill", "os.killpg"):
                     target = args[0]

@@ -343,3 +343,15 @@ def test_a_kernel_sees_the_library_and_the_grader_read_only_and_nothing_else_of_
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == ["seen"]
     assert all(p.exists() for p in outside)  # there outside the sandbox
+
+
+@pytest.mark.parametrize("student", ["a_steal", "a_write", "a_patch", "a_connect"])
+def test_blocked_attacks_that_leave_a_trace_are_reported(hostile, student):
+    """Last round these 8 attacks were blocked and none reported; those that try something the
+    sandbox blocks (reads through /proc, writes outside, a connection) now get an 'attempted' finding.
+    (The poisoner finds no cache to write to, the killer no process to signal, the leaks read only
+    their own kernel: nothing is blocked, so nothing is reported; their scores are 0 all the same.)"""
+    r = hostile["results"][student]
+    assert any(f["kind"] == "attempted" and f["tampering"] for f in r.integrity), r.integrity
+    for honest in hostile["honest"]:
+        assert not any(f["kind"] == "attempted" for f in hostile["results"][honest].integrity), honest
