@@ -330,7 +330,8 @@ def safe_unpack(data: bytes | str):
         obj = json.loads(data.decode("utf8", "replace") if isinstance(data, bytes) else data)
     except (RecursionError, ValueError, MemoryError) as exc:
         return {UNREADABLE: f"a message that is not readable JSON ({type(exc).__name__})"}
-    if _too_deep(obj, MAX_MESSAGE_DEPTH):
+    raw = data if isinstance(data, bytes) else data.encode("utf8", "replace")
+    if raw.count(b"[") + raw.count(b"{") > MAX_MESSAGE_DEPTH and _too_deep(obj, MAX_MESSAGE_DEPTH):
         return {UNREADABLE: f"a message nested more than {MAX_MESSAGE_DEPTH} levels deep"}
     return obj
 
@@ -575,7 +576,7 @@ class _Monitor:
     limit it broke (``breach``), which becomes the reason on the student's row.
     """
 
-    def __init__(self, km: AsyncKernelManager, limits: "Limits", scratch: Path, interval: float = 0.1) -> None:
+    def __init__(self, km: AsyncKernelManager, limits: "Limits", scratch: Path, interval: float = 0.2) -> None:
         self.km, self.limits, self.scratch, self.interval = km, limits, scratch, interval
         self.breach = ""
         self._stop = threading.Event()
@@ -598,7 +599,7 @@ class _Monitor:
             if limit and _descendants(pid, limit) > limit:
                 self.breach = (f"the kernel ran more than {limit} processes and threads at once (the process "
                                "limit), so it was stopped")
-            elif self.limits.disk_mb and tick % 5 == 0:
+            elif self.limits.disk_mb and tick % 3 == 0:
                 used, entries = _disk_use(self.scratch, self.limits.disk_files)
                 if used > self.limits.disk_mb * 2**20 or entries > self.limits.disk_files:
                     self.breach = (f"the kernel wrote more than {self.limits.disk_mb} MB or {self.limits.disk_files} "

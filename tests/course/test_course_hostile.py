@@ -198,7 +198,7 @@ for _ in range(200):
         forked += 1
     except OSError:
         break
-time.sleep(1)  # (the monitor looks every 0.1 s)
+time.sleep(1)  # (the monitor looks every 0.2 s)
 def square(x):
     return x * x if forked == 200 else 0
 '''
