@@ -240,6 +240,10 @@ def saved_records_finding(data: dict) -> Finding | None:
     )
 
 
+#: Metadata key of the assembled cells that run without being stored in the input history.
+PRIVATE = "tensorgrad_private"
+
+
 def _new_cell(cell_type: str, source: str, metadata: dict | None = None):
     make = {
         "code": nbformat.v4.new_code_cell,
@@ -266,7 +270,13 @@ def assemble(exset: ExerciseSet, cells: list[SubmittedCell], *, nonce: str | Non
         nb.cells.append(cell)
         roles.append((cell_role, gid))
 
-    add(_new_cell("code", guard.setup_source(exset.uses_checks)), SETUP, None)
+    def private(cell):
+        """A cell of the grader or a test cell: run without a trace in IPython's input history (In,
+        _ih, the history database), so that a later answer cell cannot read the tests' source there."""
+        cell.metadata[PRIVATE] = True
+        return cell
+
+    add(private(_new_cell("code", guard.setup_source(exset.uses_checks))), SETUP, None)
     for cell in exset.notebook.cells:
         gid, cell_role = grade_id(cell), role(cell)
         if cell_role == ANSWER and gid:
@@ -279,8 +289,8 @@ def assemble(exset: ExerciseSet, cells: list[SubmittedCell], *, nonce: str | Non
                     assembly.retyped_answers.add(gid)
                 add(_new_cell(cell.cell_type, submitted.source, cell.metadata), ANSWER_CELL, gid)
         elif cell_role == TEST and gid:
-            add(_new_cell("code", guard.check_source(nonce)), GUARD, gid)
-            add(_new_cell(cell.cell_type, source_of(cell), cell.metadata), TEST_CELL, gid)
+            add(private(_new_cell("code", guard.check_source(nonce))), GUARD, gid)
+            add(private(_new_cell(cell.cell_type, source_of(cell), cell.metadata)), TEST_CELL, gid)
         else:
             add(_new_cell(cell.cell_type, source_of(cell), cell.metadata), INSTRUCTOR, gid)
     return assembly

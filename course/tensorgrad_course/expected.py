@@ -53,6 +53,10 @@ class SolutionError(CourseError):
     """The instructor's solution does not pass its own tests (an authoring problem)."""
 
 
+class KernelStartError(CourseError):
+    """No grading kernel starts in this environment (an installation problem, not the solution's)."""
+
+
 # ------------------------------------------------------------------ records
 
 
@@ -68,6 +72,8 @@ class Collected:
 
 def _valid(record, nonce: str) -> str:
     """'' if ``record`` is a well-formed record of this run, else what is wrong with it."""
+    if isinstance(record, dict) and record.get("malformed") and isinstance(record.get("why"), str):
+        return f"unreadable: {record['why']}"
     if not isinstance(record, dict) or record.get("malformed"):
         return "a malformed record"
     if record.get("nonce") != nonce:
@@ -228,6 +234,18 @@ def compute(exset: ExerciseSet, limits: Limits) -> Expected:
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 
+    if run.stopped_at == -1:
+        # Not the solution's fault: no kernel starts here. Say why, and what to do.
+        from . import sandbox
+
+        why = sandbox.diagnose(kernel_env(Path("/tmp"), library.import_roots())) if limits.sandbox else ""
+        raise KernelStartError(
+            f"no grading kernel could start in this environment, so nothing can be graded: {run.reason}"
+            + (f"; inside the sandbox, `python -c 'import ipykernel, IPython, numpy, tensorgrad_course'` says: {why}"
+               if why else "")
+            + ". What to do: install ipykernel, IPython and NumPy into the Python that runs the grader "
+              f"({sys.executable}); if they are installed, the sandbox may not see where: grade once with "
+              "--no-sandbox on a trusted notebook to tell, and report the folder the import comes from.")
     problems: list[str] = []
     if run.outcome != "completed":
         problems.append(f"the solution did not run to the end ({run.outcome}): {run.reason}")

@@ -55,9 +55,11 @@ from __future__ import annotations
 import functools
 import hashlib
 import multiprocessing
+import os
 import re
 import secrets
 import shutil
+import stat
 import threading
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -73,7 +75,7 @@ from .errors import CourseError, NotebookError, UsageError
 from .exercise_set import ExerciseSet, load_exercise_sets
 from .kernel import CellResult, Limits, RunResult, kernel_env, new_scratch, run_notebook
 from .notebooks import grade_id, parse_json, source_of
-from .values import compare, share_of_points
+from .values import compare, record_problem, share_of_points
 from .version import GRADER_VERSION
 
 __all__ = ["GRADER_VERSION", "Submission", "SubmissionResult", "TaskResult", "TestResult",
@@ -153,14 +155,51 @@ def _class_files(root: Path) -> list[Path]:
     Not only notebooks: a ``.py``, a PDF or an empty upload gets its own row
     (``invalid_notebook``) instead of vanishing. Hidden files and folders
     (``.ipynb_checkpoints``, ``.DS_Store``) and macOS's ``__MACOSX`` are skipped.
+    Everything that is not a plain folder is a file handed in, so that a symbolic link,
+    a FIFO or a device gets a row of its own (refused, :func:`refusal`) instead of being
+    followed, read (a FIFO would block the grader) or skipped unseen. Links to folders
+    are not followed.
     """
     found = []
     for path in root.rglob("*"):
         rel = path.relative_to(root)
-        if any(part.startswith(".") or part == "__MACOSX" for part in rel.parts) or not path.is_file():
+        if any(part.startswith(".") or part == "__MACOSX" for part in rel.parts):
+            continue
+        try:
+            mode = path.lstat().st_mode
+        except OSError:
+            continue
+        if stat.S_ISDIR(mode):
             continue
         found.append(path)
     return sorted(found)
+
+
+def refusal(path: str | Path) -> tuple[str, bool]:
+    """(why the file is refused, whether that is tampering), or ("", False) for a plain file.
+
+    A submission must be a regular file with one name: not a symbolic link (to the
+    instructor's solution, to /dev/zero...), not a hard link (another name for a file
+    elsewhere), not a FIFO, device or socket. Checked with ``lstat``, never following a link.
+    """
+    try:
+        info = os.lstat(path)
+    except OSError as exc:
+        return f"cannot read the file: {exc.strerror or exc}", False
+    if stat.S_ISLNK(info.st_mode):
+        try:
+            target = os.readlink(path)
+        except OSError:
+            target = "?"
+        return f"refused: the file is a symbolic link (to {target!r}), not a file; it was not followed", True
+    if not stat.S_ISREG(info.st_mode):
+        kind = ("a FIFO (named pipe)" if stat.S_ISFIFO(info.st_mode) else "a device" if stat.S_ISCHR(info.st_mode)
+                or stat.S_ISBLK(info.st_mode) else "a socket" if stat.S_ISSOCK(info.st_mode) else "not a regular file")
+        return f"refused: the file is {kind}, not a regular file; it was not read", True
+    if info.st_nlink > 1:
+        return (f"refused: the file is a hard link (it has {info.st_nlink} names, so its content is a file "
+                "elsewhere too); it was not read"), True
+    return "", False
 
 
 def discover(paths: list[str | Path]) -> list[Submission]:
@@ -179,9 +218,9 @@ def discover(paths: list[str | Path]) -> list[Submission]:
             for nb in _class_files(path):
                 rel = nb.relative_to(path)
                 student = rel.parts[0] if len(rel.parts) > 1 else rel.stem
-                found.setdefault(nb.resolve(), Submission(student, str(nb)))
-        elif path.is_file():
-            found.setdefault(path.resolve(), Submission(path.stem, str(path)))
+                found.setdefault(Path(os.path.abspath(nb)), Submission(student, str(nb)))
+        elif path.is_file() or path.is_symlink() or path.exists():
+            found.setdefault(Path(os.path.abspath(path)), Submission(path.stem, str(path)))
         else:
             raise UsageError(f"submission not found: {path}")
     return sorted(found.values(), key=lambda s: (s.student, s.path))
@@ -214,10 +253,24 @@ def _exception_name(ename: str) -> str:
     return ename if _IDENTIFIER.fullmatch(ename or "") else "an exception"
 
 
+#: (exception name, words of its message) -> the per-kernel limit it means (kernel.Limits).
+_LIMIT_ERRORS = (
+    ("MemoryError", "", "the kernel's memory limit"),
+    ("OSError", "File too large", "the limit on the size of one file"),
+    ("OSError", "No space left on device", "the kernel's disk limit"),
+    ("BlockingIOError", "Resource temporarily unavailable", "the process limit"),
+)
+
+
 def _raised(ename: str, evalue: str) -> str:
-    """``ValueError: "its message"`` (the message quoted as the student's text)."""
+    """``ValueError: "its message"`` (the message quoted as the student's text), and the
+    per-kernel limit that the error means, if it means one."""
     name = _exception_name(ename)
-    return f"{name}: {theirs(evalue)}" if evalue else name
+    text = f"{name}: {theirs(evalue)}" if evalue else name
+    for error, words, limit in _LIMIT_ERRORS:
+        if ename == error and words in (evalue or ""):
+            return f"{text} (the code reached {limit})"
+    return text
 
 
 def _describe(assembly: asm.Assembly, index: int | None) -> str:
@@ -292,8 +345,20 @@ def _judge(record: dict, test: exp.ExpectedTest) -> tuple[str, str]:
         return not test.hidden and bool(wanted.get("expected_given"))
 
     submitted: dict[str, dict] = {}
+    unreadable: dict[str, str] = {}
     for value in record["values"]:
-        submitted.setdefault(value["name"], value["value"])
+        name = value["name"]
+        if name not in submitted and name not in unreadable:
+            # Only plain data from the kernel, checked before it is compared (values.record_problem).
+            problem = record_problem(value["value"])
+            if problem:
+                unreadable[name] = problem
+            else:
+                submitted[name] = value["value"]
+    for wanted in test.values:
+        if wanted["name"] in unreadable:
+            return "failed", (f"the grader could not read your {wanted['name']}: {unreadable[wanted['name']]}; "
+                              "a value must be plain data (numbers, arrays, tensors, strings, lists)")
     if record["outcome"] != "passed":
         status = record["outcome"]
         message = _kernel_message(status, record.get("message", ""), test.hidden)
@@ -303,8 +368,7 @@ def _judge(record: dict, test: exp.ExpectedTest) -> tuple[str, str]:
             # expected value (the kernel's message may, from an expected= literal).
             wanted = next((v for v in test.values if v["name"] == failed), None)
             if wanted is not None:
-                regraded = compare(wanted["value"], submitted[failed], name=failed, reveal=reveal(wanted),
-                                   **_options(wanted))
+                regraded = _compare_safely(wanted, submitted[failed], reveal(wanted))
                 if regraded:
                     message = regraded
                 elif test.hidden:
@@ -314,10 +378,19 @@ def _judge(record: dict, test: exp.ExpectedTest) -> tuple[str, str]:
         name = wanted["name"]
         if name not in submitted:
             return "failed", f"your code did not produce {name}"
-        message = compare(wanted["value"], submitted[name], name=name, reveal=reveal(wanted), **_options(wanted))
+        message = _compare_safely(wanted, submitted[name], reveal(wanted))
         if message:
             return "failed", message
     return "passed", ""
+
+
+def _compare_safely(wanted: dict, actual: dict, reveal: bool) -> str | None:
+    """:func:`.values.compare`, where a value that cannot be compared (an int too large for a float...)
+    fails its test instead of stopping the grader."""
+    try:
+        return compare(wanted["value"], actual, name=wanted["name"], reveal=reveal, **_options(wanted))
+    except Exception as exc:  # noqa: BLE001 - the student's value, not the grader, is at fault
+        return f"the grader could not compare your {wanted['name']} with the expected value ({type(exc).__name__})"
 
 
 def _kernel_message(status: str, message: str, hidden: bool) -> str:
@@ -367,6 +440,9 @@ def _score_named(task, expected: exp.ExpectedTask, assembly, run, collected, ind
         elif record is not None:
             status, message = _judge(record, test)
             duration = float(record.get("duration", 0.0))
+        elif run.unreadable_cells.get(index):
+            status = "failed"
+            message = f"the grader could not read what this test sent ({run.unreadable_cells[index][0]})"
         elif outcome is None:
             status, message = _not_run(run, index, stop_note) or ("error", "the test cell did not run")
         elif outcome.status != "ok":
@@ -448,10 +524,15 @@ def score(
     for task in exset.tasks:
         (index,) = assembly.indexes(asm.TEST_CELL, task.grade_id)
         wanted = expected.tasks.get(task.grade_id) if expected is not None else None
-        if wanted is not None and wanted.tests:
-            results.append(_score_named(task, wanted, assembly, run, collected, index, stop_note))
-        else:
-            results.append(_score_cell(task, assembly, run, index, stop_note))
+        try:
+            if wanted is not None and wanted.tests:
+                results.append(_score_named(task, wanted, assembly, run, collected, index, stop_note))
+            else:
+                results.append(_score_cell(task, assembly, run, index, stop_note))
+        except Exception as exc:  # noqa: BLE001 - whatever the kernel sent, this task fails, not the batch
+            reason = f"the grader could not read this task's results from your kernel ({type(exc).__name__})"
+            results.append(TaskResult(task.grade_id, 0.0, task.points, "error", reason, task.hidden,
+                                      check=task.check))
     for gid, pts in exset.manual:
         results.append(TaskResult(gid, 0.0, pts, "manual", "graded by hand, not by the autograder"))
     return results
@@ -465,9 +546,13 @@ def _guard_findings(assembly: asm.Assembly, run: RunResult) -> list[asm.Finding]
         if cell_role not in (asm.GUARD, asm.SETUP) or result is None or result.status == "ok":
             continue
         if result.ename == "GraderGuard":
-            detail = f"{theirs(result.evalue)} (before test {gid!r})"
-            key = result.evalue
-            finding = asm.Finding("patched", gid, detail, tampering=True)
+            # "restored ... | attempted ...": what the guard put back, and what its audit hook saw tried
+            for part in result.evalue.split(" | "):
+                kind = "attempted" if part.startswith("attempted ") else "patched"
+                if part not in seen:
+                    seen.add(part)
+                    findings.append(asm.Finding(kind, gid, f"{theirs(part)} (before test {gid!r})", tampering=True))
+            continue
         else:
             key = detail = f"the grader's {cell_role} cell failed: {_raised(result.ename, result.evalue)}"
             finding = asm.Finding("guard", gid, detail, tampering=cell_role == asm.GUARD)
@@ -511,11 +596,20 @@ def grade_submission(
 def _read(sub: Submission, sets: dict[str, ExerciseSet]):
     """(bytes or None, parsed JSON or None, problem, exercise set or None)."""
     path = Path(sub.path)
+    refused, _ = refusal(path)
+    if refused:
+        return None, None, refused, identify.set_by_name(sub.path, sets)
     try:
-        if path.stat().st_size > identify.MAX_FILE_BYTES:
-            size = path.stat().st_size / 2**20
-            return None, None, f"file too large for a notebook ({size:.0f} MB); look at it by hand", None
-        data = path.read_bytes()
+        # O_NOFOLLOW | O_NONBLOCK: swapped for a link or a FIFO since the check, it is refused, not followed or waited on.
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        with os.fdopen(fd, "rb") as fh:
+            info = os.fstat(fh.fileno())
+            if not stat.S_ISREG(info.st_mode) or info.st_nlink > 1:
+                return None, None, "refused: the file changed into a link or a special file while it was read", None
+            if info.st_size > identify.MAX_FILE_BYTES:
+                size = info.st_size / 2**20
+                return None, None, f"file too large for a notebook ({size:.0f} MB); look at it by hand", None
+            data = fh.read(identify.MAX_FILE_BYTES + 1)
     except OSError as exc:
         return None, None, f"cannot read the file: {exc.strerror or exc}", None
     problem = identify.not_a_notebook(sub.path, data)
@@ -538,6 +632,9 @@ def _grade(
     data, nb_json, problem, exset = _read(sub, sets)
     if data is None or nb_json is None:
         result.status, result.reason = "invalid_notebook", problem
+        refused, tampering = refusal(sub.path)
+        if refused:
+            result.integrity = [asm.Finding("refused_file", None, refused, tampering=tampering).as_dict()]
         if data is not None:
             result.sha256 = hashlib.sha256(data).hexdigest()
         if exset is not None:
@@ -587,6 +684,8 @@ def _grade(
     collected = exp.collect(assembly, run, nonce)
     result.tasks = score(exset, assembly, run, wanted, collected)
     findings = assembly.findings + _guard_findings(assembly, run) + collected.findings
+    if run.limit:
+        findings.append(asm.Finding("limit", None, run.limit))
     result.integrity = [f.as_dict() for f in findings]
     result.score = _round(sum(t.points for t in result.tasks if t.status != "manual"))
     if run.outcome != "completed":
@@ -722,6 +821,12 @@ def grade_batch(
     """
     if limits.sandbox:
         sandbox.require()  # no student code runs outside the sandbox unless told --no-sandbox
+        for what, folder in (("solutions", solutions_dir), ("expected-values cache", cache_dir)):
+            through = sandbox.exposed(folder) if folder is not None else None
+            if through is not None:
+                raise UsageError(f"the {what} folder {folder} is inside {through}, which every kernel sees "
+                                 "read-only (it is on the grader's import path or holds its Python): move it "
+                                 "out, or take that folder off PYTHONPATH")
     sets = load_exercise_sets(solutions_dir, exercises_dir)
     needed = sets_needed(submissions, sets)
     results: list[SubmissionResult] = []

@@ -2,7 +2,8 @@
 
 The zip is what an instructor uploads to Gradescope as is::
 
-    setup.sh            installs the dependencies (pinned to the versions that built the zip),
+    setup.sh            installs the dependencies (the declared ranges, capped below the next major
+                        version: :func:`requirements_for`; they resolve on Python 3.10 to 3.12),
                         then the library and the grader from the wheels inside the zip: never
                         by name, since ``pip install tensorgrad`` installs an unrelated PyPI project
     run_autograder      grades whatever is in /autograder/submission
@@ -29,6 +30,7 @@ instructor-only entry says so.
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
 import sys
 import tempfile
@@ -70,18 +72,37 @@ def _distributions() -> list[tuple[str, Path]]:
     return [("tensorgrad", library.require("building the autograder")), ("tensorgrad-course", library.course_dir())]
 
 
-def _pins(requirements: list[str]) -> list[str]:
-    """The distributions named in ``requirements``, pinned to the versions installed here."""
+def requirements_for(requirements: list[str]) -> list[str]:
+    """setup.sh's requirements: the declared ranges, one per distribution, each capped below the
+    next major version of the one installed here (``numpy>=1.24,<3``).
+
+    Not the build machine's exact versions: those need its Python (numpy 2.4 and IPython 9
+    have no release for Python 3.10, the Python of Ubuntu 22.04 images), while the ranges
+    the packages declare resolve on every Python they support. The cap keeps a new major
+    release, which may break the grader, out of a later build.
+    """
     import re
 
-    pins = []
+    merged: dict[str, list[str]] = {}
     for requirement in requirements:
-        name = re.match(r"[A-Za-z0-9._-]+", requirement).group(0)
-        try:
-            pins.append(f"{name}=={metadata.version(name)}")
-        except metadata.PackageNotFoundError:
-            pins.append(requirement)
-    return list(dict.fromkeys(pins))
+        requirement = requirement.split(";")[0].strip()
+        match = re.match(r"([A-Za-z0-9._-]+)\s*(.*)", requirement)
+        if not match:
+            continue
+        name, spec = match.group(1), match.group(2).replace(" ", "")
+        key = re.sub(r"[-_.]+", "-", name).lower()
+        specs = merged.setdefault(key, [])
+        specs.extend(part for part in spec.split(",") if part and part not in specs)
+    out = []
+    for name, specs in merged.items():
+        if not any(part.startswith(("<", "==", "~=")) for part in specs):
+            try:
+                major = int(re.match(r"\d+", metadata.version(name)).group(0))
+                specs.append(f"<{major + 1}")
+            except (metadata.PackageNotFoundError, AttributeError, ValueError):
+                pass
+        out.append(name + ",".join(specs))
+    return out
 
 
 def _project(name: str, package: Path) -> dict:
@@ -169,7 +190,7 @@ def build_zip(solutions: list[Path], out: Path, *, hidden_visibility: str = "aft
         out = Path(out)
         out.parent.mkdir(parents=True, exist_ok=True)
         with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
-            setup = SETUP_SH.format(requirements=" ".join(_pins(requirements)),
+            setup = SETUP_SH.format(requirements=" ".join(shlex.quote(r) for r in requirements_for(requirements)),
                                     wheels=" ".join(f"wheels/{w.name}" for w in wheels))
             for name, text in (("setup.sh", setup),
                                ("run_autograder", RUN_AUTOGRADER)):
@@ -194,30 +215,93 @@ def _failure(message: str) -> dict:
                        "visibility": "visible", "output": message}]}
 
 
-def results_for(results, hidden_visibility: str, sandbox_note: str) -> dict:
-    """Gradescope's results.json for one student's graded files."""
+#: Statuses of a file that was run against its exercise set (the others were never run: strays).
+_RUN = ("graded", "timeout", "kernel_died")
+
+
+def results_for(results, hidden_visibility: str, sandbox_note: str, duplicates: list[tuple[str, str]] = ()) -> dict:
+    """Gradescope's results.json for one student's files.
+
+    Test entries come only from files run against their exercise set, one per set
+    (:func:`choose`; ``duplicates`` lists ``(file, the copy graded instead)``). Anything
+    else uploaded (a ``.py``, a PDF, an unreadable notebook, a link) is a *stray*: noted in
+    the output, never a test entry, so it adds nothing to the maximum. Only when nothing
+    at all could be graded does the student get one failure entry saying why.
+    """
     from . import reports
 
     if not results:
         return _failure("No file was uploaded: upload your notebook (.ipynb), as saved from Jupyter.")
-    data = reports.gradescope(results)
+    run = [r for r in results if r.status in _RUN and r.tasks]
+    strays = [r for r in results if r not in run]
+    if not run:
+        reasons = "\n".join(f"{reports.plain(Path(r.path).name)}: {r.status}: {reports.plain(r.reason)}"
+                            for r in strays)
+        data = _failure(f"Nothing could be graded:\n{reasons}\nUpload your notebook (.ipynb), as saved from Jupyter.")
+        data["tests"].append(_instructor_entry(strays, sandbox_note, duplicates))
+        return data
+    data = reports.gradescope(run)
     for test in data["tests"]:
         if test["visibility"] == "after_published":
             test["visibility"] = hidden_visibility
     lines = []
-    for r in results:
+    for r in run:
         if r.status == "graded":
             lines.append(f"{r.notebook}: {reports._num(r.score)}/{reports._num(r.max_score)}")
         else:
-            lines.append(f"{Path(r.path).name}: {r.status}: {r.reason}")
+            lines.append(f"{reports.plain(Path(r.path).name)}: {r.status}: {reports.plain(r.reason)}")
+    for name, kept in duplicates:
+        lines.append(f"{reports.plain(name)}: not graded: another copy of the same exercise set "
+                     f"({reports.plain(kept)}) was graded instead; upload one notebook per exercise set")
+    for r in strays:
+        lines.append(f"{reports.plain(Path(r.path).name)}: ignored ({r.status}: {reports.plain(r.reason)})")
     data["output"] = "\n".join(lines)
-    findings = [f"{r.notebook} {f.get('grade_id') or ''}: {f['kind']}: {f['detail']}"
-                for r in results for f in r.integrity]
-    data["tests"].append({
+    data["tests"].append(_instructor_entry(results, sandbox_note, duplicates))
+    return data
+
+
+def _instructor_entry(results, sandbox_note: str, duplicates) -> dict:
+    from . import reports
+
+    findings = [f"{reports.plain(r.notebook)} {reports.finding_line(None, f)}" for r in results for f in r.integrity]
+    findings += [f"duplicate: {reports.plain(name)} not graded ({reports.plain(kept)} was)" for name, kept in duplicates]
+    return {
         "name": "Integrity findings (instructors only)", "score": 0, "max_score": 0, "visibility": "hidden",
         "output": "\n".join([f"sandbox: {sandbox_note}", *(findings or ["no findings"])]),
-    })
-    return data
+    }
+
+
+def choose(subs, sets) -> tuple[list, list[tuple[str, str]]]:
+    """One submission per exercise set: (the ones to grade, [(file not graded, the copy graded)]).
+
+    Of several files of one set, the one whose name is the set's own (``basics.ipynb``) is
+    graded, else the one saved last, else the first by name; the others are graded never
+    and listed, so that two copies of a 12-point set never score 24.
+    """
+    from .grade import _read
+
+    by_set: dict[str, list] = {}
+    keep = []
+    for sub in subs:
+        data, nb_json, problem, exset = _read(sub, sets)
+        if nb_json is None or exset is None or problem:
+            keep.append(sub)  # a stray: its row says why
+            continue
+        by_set.setdefault(exset.name, []).append(sub)
+    duplicates = []
+    for name, group in by_set.items():
+        def rank(sub, name=name):
+            path = Path(sub.path)
+            try:
+                mtime = path.lstat().st_mtime
+            except OSError:
+                mtime = 0.0
+            return (path.stem != name.rsplit("/", 1)[-1], -mtime, path.name)
+
+        group.sort(key=rank)
+        keep.append(group[0])
+        duplicates += [(Path(sub.path).name, Path(group[0].path).name) for sub in group[1:]]
+    return keep, duplicates
 
 
 def run(root: Path) -> int:
@@ -231,15 +315,23 @@ def run(root: Path) -> int:
 
         source = root / "source"
         config = json.loads((source / "config.json").read_text(encoding="utf-8"))
-        sandboxed = sandbox.bwrap()[0] is not None
+        # The strongest isolation that works in this container (sandbox.mode): nested
+        # namespaces, else a bwrap per kernel, else one without /proc (Docker), else none,
+        # since the container is itself fresh for each submission; the instructor-only entry says which.
+        level, tried = sandbox.mode()
+        sandboxed = level is not None
         limits = Limits(cell_timeout=config["cell_timeout"], notebook_timeout=config["notebook_timeout"],
                         memory_mb=config["memory_mb"], sandbox=sandboxed)
         submission = root / "submission"
         subs = discover([submission]) if submission.is_dir() else []
+        from .exercise_set import load_exercise_sets
+
+        subs, duplicates = choose(subs, load_exercise_sets(source / "solutions", source / "exercises"))
         with tempfile.TemporaryDirectory(prefix="tg-gradescope-cache-") as cache:
             results = grade_batch(subs, source / "solutions", source / "exercises", limits, cache_dir=Path(cache)) \
                 if subs else []
-        data = results_for(results, config.get("hidden_visibility", "after_published"), sandbox.describe(sandboxed))
+        note = sandbox.describe(sandboxed) + ("" if level == "nested" else f" [probes: {tried}]")
+        data = results_for(results, config.get("hidden_visibility", "after_published"), note, duplicates)
         code = 0
     except Exception as exc:  # noqa: BLE001 - Gradescope must always get a results.json
         data = _failure(f"The autograder could not grade this submission ({type(exc).__name__}: {exc}). "

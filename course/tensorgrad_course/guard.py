@@ -77,12 +77,26 @@ CHECKS_CLASSES: tuple[tuple[str, str], ...] = (
     ("tensorgrad_course.checks", "TaskCheck"), ("tensorgrad_course.checks", "_Test"),
 )
 
+#: Modules whose *identity* in ``sys.modules`` is restored before each test (a swapped-in
+#: look-alike would be what a test cell's ``import numpy as np`` gets).
+WATCHED_MODULES = ("builtins", "math", "numpy", "numpy.testing", "IPython", "IPython.display",
+                   "IPython.core.display_functions", "tensorgrad", "tensorgrad_course", "tensorgrad_course.checks",
+                   "tensorgrad_course.values", "sys", "importlib", "inspect", "json")
+#: The shell's lists of code rewriters (what IPython applies to a cell's text or AST before it
+#: runs), restored to their contents at setup: a transformer the student adds would rewrite the tests.
+TRANSFORMER_LISTS = ("input_transformers_cleanup", "input_transformers_post", "ast_transformers",
+                     "input_transformer_manager.cleanup_transforms", "input_transformer_manager.line_transforms",
+                     "input_transformer_manager.token_transformers")
+#: Whether the guard also restores module identities, transformers and event callbacks (this round's
+#: additions). Only the hostile-class control test turns it off, to show what they block.
+RESTORE_EXTRA = True
+
 GUARD_ENAME = "GraderGuard"
 MODULE_NAME = "_tensorgrad_grader_guard"
 
 _SETUP_TEMPLATE = f'''\
 # tensorgrad grader: setup (not part of the exercise)
-def _tensorgrad_grader_setup(watched, machinery, preload, watched_classes):
+def _tensorgrad_grader_setup(watched, machinery, preload, watched_classes, modules, transformer_lists, audit):
     import importlib, sys, types
 
     for modname in preload:
@@ -119,6 +133,85 @@ def _tensorgrad_grader_setup(watched, machinery, preload, watched_classes):
     # ipykernel itself sets some of these on the shell instance; remember those too.
     shell_originals = {{name: vars(shell).get(name, missing) for name in machinery}}
     publisher_original = vars(publisher).get("publish", missing) if publisher is not None else missing
+
+    module_ids = {{name: sys.modules.get(name) for name in modules}}
+
+    def owner_of(path):
+        owner = shell
+        parts = path.split(".")
+        for part in parts[:-1]:
+            owner = getattr(owner, part, None)
+        return owner, parts[-1]
+
+    lists = []  # (label, owner, attribute, the list object, its contents)
+    for path in transformer_lists:
+        owner, name = owner_of(path)
+        current = getattr(owner, name, None) if owner is not None else None
+        if isinstance(current, list):
+            lists.append((path, owner, name, current, list(current)))
+    events = getattr(shell, "events", None)
+    callbacks = getattr(events, "callbacks", None)
+    saved_callbacks = ({{k: (v, list(v)) for k, v in callbacks.items()}}
+                       if transformer_lists and isinstance(callbacks, dict) else None)
+
+    attempts = []  # what the audit hook saw the student's code try (reported by check())
+    if audit:
+        import os as _os
+        import re as _re
+
+        own = (_os.path.realpath(_os.environ.get("HOME") or "/nonexistent"), _os.path.realpath(_os.getcwd()))
+        allowed = tuple(p.rstrip("/") + "/" for p in (*own, "/tmp", "/dev", "/proc/self"))
+        me = _os.getpid()
+        other_proc = _re.compile(r"/proc/(\\d+)/(environ|cmdline|mem)$")
+        proc_root = _re.compile(r"/proc/(\\d+|self|thread-self)/root/")  # another root, even one's own
+        path_events = {{"os.remove": "removing", "os.rename": "renaming", "os.mkdir": "making a folder",
+                       "os.rmdir": "removing a folder", "shutil.rmtree": "removing a tree", "os.symlink": "linking",
+                       "os.link": "linking", "os.chmod": "changing the mode of", "os.truncate": "truncating"}}
+        events = frozenset((*path_events, "open", "os.kill", "os.killpg", "socket.connect", "sys.addaudithook"))
+
+        def outside(path):
+            if isinstance(path, int):
+                return None
+            try:
+                full = _os.path.abspath(_os.fsdecode(path))
+            except Exception:
+                return None
+            if (full + "/").startswith(allowed) or "/__pycache__/" in full:  # (Python caching bytecode)
+                return None
+            return full
+
+        def hook(event, args):
+            if event not in events or len(attempts) >= 20:
+                return
+            try:
+                if event == "open":
+                    path, mode, flags = args
+                    writing = any(c in mode for c in "wax+") if isinstance(mode, str) else bool((flags or 0) & 3)
+                    where = outside(path) if writing else None
+                    if where:
+                        attempts.append("writing " + repr(where))
+                    elif isinstance(path, str):
+                        found = other_proc.match(path)
+                        if (found and int(found.group(1)) != me) or proc_root.match(path):
+                            attempts.append("reading " + repr(path))
+                elif event in ("os.kill", "os.killpg"):
+                    target = args[0]
+                    if target <= 1 or target == _os.getppid() or (event == "os.killpg" and target != _os.getpgrp()):
+                        attempts.append("sending signal " + str(args[1]) + " to process " + str(target))
+                elif event == "socket.connect":
+                    address = args[1]
+                    if not (isinstance(address, (str, bytes)) and not outside(address)):
+                        attempts.append("connecting to " + repr(address))
+                elif event == "sys.addaudithook":
+                    attempts.append("adding an audit hook")
+                else:
+                    where = outside(args[0])
+                    if where:
+                        attempts.append(path_events[event] + " " + repr(where))
+            except Exception:
+                pass
+
+        sys.addaudithook(hook)  # (audit hooks cannot be removed)
 
     class {GUARD_ENAME}(Exception):
         pass
@@ -157,18 +250,47 @@ def _tensorgrad_grader_setup(watched, machinery, preload, watched_classes):
                 else:
                     delattr(cls, key)
             restored.extend(label + "." + k for k in sorted(changed))
+        for name, original in module_ids.items():
+            if sys.modules.get(name) is not original:
+                if original is None:
+                    sys.modules.pop(name, None)
+                else:
+                    sys.modules[name] = original
+                restored.append("sys.modules[" + repr(name) + "]")
+        for label, owner, name, original, contents in lists:
+            if getattr(owner, name, None) is not original or original != contents:
+                original[:] = contents
+                setattr(owner, name, original)
+                restored.append(label)
+        if saved_callbacks is not None:
+            now = getattr(getattr(shell, "events", None), "callbacks", None)
+            if now is not callbacks:
+                shell.events.callbacks = now = callbacks
+            for key in set(now) | set(saved_callbacks):
+                original, contents = saved_callbacks.get(key, (None, []))
+                if now.get(key) is not original or list(now.get(key) or ()) != contents:
+                    if original is None:
+                        now.pop(key, None)
+                    else:
+                        original[:] = contents
+                        now[key] = original
+                    restored.append("events[" + repr(key) + "]")
         if sys.modules.get("{MODULE_NAME}") is not module:
             sys.modules["{MODULE_NAME}"] = module
             restored.append("sys.modules[{MODULE_NAME!r}]")
-        if restored:
-            raise {GUARD_ENAME}("restored " + ", ".join(restored))
+        parts = ["restored " + ", ".join(restored)] if restored else []
+        if attempts:
+            parts.append("attempted " + "; ".join(dict.fromkeys(attempts)))
+            del attempts[:]
+        if parts:
+            raise {GUARD_ENAME}(" | ".join(parts))
 
     module = types.ModuleType("{MODULE_NAME}")
     module.check = check
     module.nonce = None
     sys.modules[module.__name__] = module
 
-_tensorgrad_grader_setup(%s, %r, %s, %s)
+_tensorgrad_grader_setup(%s, %r, %s, %s, %r, %r, %r)
 del _tensorgrad_grader_setup
 '''
 
@@ -178,7 +300,9 @@ def setup_source(uses_checks: bool = False) -> str:
     watched = WATCHED + (CHECKS_WATCHED if uses_checks else ())
     preload = ("tensorgrad_course.checks",) if uses_checks else ()
     classes = CHECKS_CLASSES if uses_checks else ()
-    return _SETUP_TEMPLATE % (repr(watched), MACHINERY_METHODS, repr(preload), repr(classes))
+    extra = RESTORE_EXTRA
+    return _SETUP_TEMPLATE % (repr(watched), MACHINERY_METHODS, repr(preload), repr(classes),
+                              WATCHED_MODULES if extra else (), TRANSFORMER_LISTS if extra else (), extra)
 
 
 def check_source(nonce: str | None = None) -> str:

@@ -121,6 +121,9 @@ class Limits:
     records_cap: int = 20_000_000  # bytes of grader records kept per notebook
     startup_timeout: float = 60.0
     interrupt_grace: float = 5.0  # after a timeout, time for the kernel to answer again
+    processes: int = 64  # processes and threads of one kernel at once (0: no limit); see _Monitor
+    disk_mb: int = 200  # bytes written into the kernel's folder (0: no limit); see _Monitor
+    disk_files: int = 20_000  # files and folders in the kernel's folder; see _Monitor
     sandbox: bool = field(default_factory=lambda: SANDBOX_BY_DEFAULT)  # bubblewrap (see .sandbox)
 
     def cpu_seconds(self) -> int:
@@ -149,6 +152,10 @@ class RunResult:
     # cell that sent them, in order; and how many were dropped over the cap.
     records: dict[int, list] = field(default_factory=dict)
     records_dropped: int = 0
+    # Messages the grader would not parse (safe_unpack), by cell; and whether one stopped the run.
+    unreadable_cells: dict[int, list] = field(default_factory=dict)
+    unreadable: bool = False
+    limit: str = ""  # the per-kernel limit (processes, disk) the kernel broke, if it was stopped for one
 
 
 class _ZygoteProcess:
@@ -216,6 +223,8 @@ class _Zygote:
         """The fork server for kernels with ``env`` (restarted if that changed); None if disabled."""
         if os.environ.get("TENSORGRAD_GRADER_ZYGOTE", "1") == "0":
             return None
+        if sandboxed and sandbox.mode()[0] != "nested":
+            return None  # a fallback sandbox: one bwrap per kernel (sandbox.mode)
         key = repr((sandboxed, sorted((k, v) for k, v in env.items()
                                       if k not in _PER_RUN_ENV and not k.startswith("JPY_"))))
         current = cls._current
@@ -286,6 +295,47 @@ class _Zygote:
             self.proc.kill()
 
 
+#: The largest kernel message the grader parses, and the deepest nesting it accepts in one.
+MAX_MESSAGE_BYTES = 64 * 2**20
+MAX_MESSAGE_DEPTH = 64
+#: The key of the content that stands for a kernel message the grader would not parse.
+UNREADABLE = "tensorgrad_unreadable"
+
+
+def _too_deep(obj, limit: int) -> bool:
+    """Whether parsed JSON ``obj`` nests more than ``limit`` levels (iteratively: no recursion)."""
+    stack = [(obj, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            return True
+        if type(node) is dict:
+            stack.extend((v, depth + 1) for v in node.values())
+        elif type(node) is list:
+            stack.extend((v, depth + 1) for v in node)
+    return False
+
+
+def safe_unpack(data: bytes | str):
+    """The grader's JSON reader for kernel messages: bounded in size and depth, never raises.
+
+    Everything a kernel sends is the student's to choose: 20,000 nested lists would
+    make the standard reader, and any recursive code after it, raise RecursionError
+    in the grader. Such a part of a message becomes ``{UNREADABLE: why}``, and the
+    cell that sent it fails with that note.
+    """
+    if len(data) > MAX_MESSAGE_BYTES:
+        return {UNREADABLE: f"a message of {len(data)} bytes (more than {MAX_MESSAGE_BYTES})"}
+    try:
+        obj = json.loads(data.decode("utf8", "replace") if isinstance(data, bytes) else data)
+    except (RecursionError, ValueError, MemoryError) as exc:
+        return {UNREADABLE: f"a message that is not readable JSON ({type(exc).__name__})"}
+    raw = data if isinstance(data, bytes) else data.encode("utf8", "replace")
+    if raw.count(b"[") + raw.count(b"{") > MAX_MESSAGE_DEPTH and _too_deep(obj, MAX_MESSAGE_DEPTH):
+        return {UNREADABLE: f"a message nested more than {MAX_MESSAGE_DEPTH} levels deep"}
+    return obj
+
+
 class _QuickClient(AsyncKernelClient):
     """jupyter_client's kernel client, without the fixed 0.2 s IOPub wait at start-up.
 
@@ -299,6 +349,7 @@ class _QuickClient(AsyncKernelClient):
         # The kernel binds its sockets a moment after it starts; until then the
         # client's connections are retried every RECONNECT_IVL (ZeroMQ: 100 ms).
         self.context.setsockopt(zmq.RECONNECT_IVL, 10)
+        self.session.unpack = safe_unpack  # the kernel's messages are the student's data
         super().start_channels(*args, **kwargs)
 
     async def _async_wait_for_ready(self, timeout: float | None = None) -> None:
@@ -385,7 +436,8 @@ class LimitedKernelManager(AsyncKernelManager):
                 return
         if sandboxed:  # one bwrap per kernel, with its own PID namespace
             clean = {k: v for k, v in env.items() if not k.startswith("JPY_")}
-            box = sandbox.bwrap_argv(Path(self.sandbox_scratch), per_kernel=True, env=clean, cwd=cwd)
+            box = sandbox.bwrap_argv(Path(self.sandbox_scratch), per_kernel=True, env=clean, cwd=cwd,
+                                     proc=sandbox.mode()[0] != "no_proc")
             kernel_cmd = [sandbox.bwrap()[0], *box, *kernel_cmd]
         await super()._async_launch_kernel(kernel_cmd, **kw)
 
@@ -401,6 +453,7 @@ class _CappedClient(NotebookClient):
         self._records_used = 0
         self.records: dict[int, list] = {}
         self.records_dropped = 0
+        self.unreadable: dict[int, list[str]] = {}
 
     def _take_record(self, cell_index: int, record) -> None:
         try:
@@ -416,6 +469,10 @@ class _CappedClient(NotebookClient):
 
     def output(self, outs, msg, display_id, cell_index):
         content = msg.get("content", {})
+        if UNREADABLE in content:  # (safe_unpack): kept as a malformed record, which the grader reports
+            self.unreadable.setdefault(cell_index, []).append(str(content[UNREADABLE]))
+            self._take_record(cell_index, {"malformed": True, "why": str(content[UNREADABLE])})
+            return None
         data = content.get("data")
         if isinstance(data, dict) and MIME in data:
             # A grader record: collected aside (never shown, never capped with the
@@ -458,6 +515,98 @@ class _Watchdog:
     def _fire(self) -> None:
         self.fired = True
         kill_kernel(self.km)
+
+
+def _descendants(pid: int, cap: int) -> int:
+    """How many processes (threads included) ``pid`` and its descendants are, counting up to ``cap``.
+
+    From ``/proc/PID/task/TID/children``: only the kernel's own tree is read, so a poll costs
+    a few small reads. In the sandbox a process that detaches (``setsid``, a double fork) is
+    re-parented to the kernel's PID namespace's first process, so it is still counted.
+    """
+    count, stack, seen = 0, [pid], set()
+    while stack and count <= cap:
+        current = stack.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        try:
+            tasks = os.listdir(f"/proc/{current}/task")
+        except OSError:
+            continue
+        count += len(tasks)
+        for tid in tasks:
+            try:
+                with open(f"/proc/{current}/task/{tid}/children") as fh:
+                    stack.extend(int(c) for c in fh.read().split())
+            except (OSError, ValueError):
+                pass
+    return count
+
+
+def _disk_use(folder: Path, cap_entries: int = 20_000) -> tuple[int, int]:
+    """(bytes, entries) below ``folder``, stopping after ``cap_entries`` entries (no links followed)."""
+    total = entries = 0
+    stack = [str(folder)]
+    while stack and entries <= cap_entries:
+        try:
+            with os.scandir(stack.pop()) as it:
+                for entry in it:
+                    entries += 1
+                    try:
+                        if entry.is_dir(follow_symlinks=False):
+                            stack.append(entry.path)
+                        else:
+                            total += entry.stat(follow_symlinks=False).st_blocks * 512
+                    except OSError:
+                        pass
+        except OSError:
+            pass
+    return total, entries
+
+
+class _Monitor:
+    """Per-kernel limits that rlimits cannot give, checked from a thread: processes and disk.
+
+    ``RLIMIT_NPROC`` counts per user, not per kernel, and is not enforced at all for a
+    grader running as root (Gradescope, Docker, CI); the scratch folder is on the host's
+    disk, where ``RLIMIT_FSIZE`` bounds one file, not a thousand. So every ``interval`` s
+    the monitor counts the kernel's processes and threads (:func:`_descendants`) and the
+    bytes and files in its scratch folder, and on a breach kills the kernel and says which
+    limit it broke (``breach``), which becomes the reason on the student's row.
+    """
+
+    def __init__(self, km: AsyncKernelManager, limits: "Limits", scratch: Path, interval: float = 0.2) -> None:
+        self.km, self.limits, self.scratch, self.interval = km, limits, scratch, interval
+        self.breach = ""
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def cancel(self) -> None:
+        self._stop.set()
+
+    def _loop(self) -> None:
+        tick = 0
+        while not self._stop.wait(self.interval):
+            pid = _kernel_pgid(self.km)
+            if not pid:
+                continue
+            tick += 1
+            limit = self.limits.processes
+            if limit and _descendants(pid, limit) > limit:
+                self.breach = (f"the kernel ran more than {limit} processes and threads at once (the process "
+                               "limit), so it was stopped")
+            elif self.limits.disk_mb and tick % 3 == 0:
+                used, entries = _disk_use(self.scratch, self.limits.disk_files)
+                if used > self.limits.disk_mb * 2**20 or entries > self.limits.disk_files:
+                    self.breach = (f"the kernel wrote more than {self.limits.disk_mb} MB or {self.limits.disk_files} "
+                                   "files into its folder (the disk limit), so it was stopped")
+            if self.breach:
+                kill_kernel(self.km)
+                return
 
 
 def _kernel_pgid(km: AsyncKernelManager) -> int | None:
@@ -558,7 +707,8 @@ def kernel_env(scratch: Path, pythonpath: list[str]) -> dict[str, str]:
         IPYTHONDIR=str(scratch / "ipython"),  # no startup scripts from ~/.ipython
         JUPYTER_RUNTIME_DIR=str(scratch / "runtime"),
     )
-    paths = [*pythonpath, *([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])]
+    paths = [*pythonpath, *sandbox.extra_import_path(), *([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])]
+    paths = list(dict.fromkeys(p for p in os.pathsep.join(paths).split(os.pathsep) if p))
     if paths:
         env["PYTHONPATH"] = os.pathsep.join(paths)
     return env
@@ -616,6 +766,8 @@ async def _run(nb, limits: Limits, workdir: Path, env: dict[str, str]) -> RunRes
     )
     watchdog = _Watchdog(km, limits.notebook_timeout + 2.0)
     watchdog.start()
+    watchdog.monitor = monitor = _Monitor(km, limits, Path(workdir).resolve().parent)
+    monitor.start()
     started = False
     pgid = None
     try:
@@ -635,19 +787,37 @@ async def _run(nb, limits: Limits, workdir: Path, env: dict[str, str]) -> RunRes
             _reap(km)
     except Exception as exc:  # start-up failures: kernel died or never answered
         if started:
-            raise
-        # nbclient registers an atexit cleanup before starting and only removes it
-        # after a successful start; without this it fails noisily at exit.
-        atexit.unregister(client._cleanup_kernel)
-        result.stopped_at = -1  # before the first cell
-        result.outcome = "timeout" if watchdog.fired else "kernel_died"
-        result.reason = f"the kernel did not start: {_clean(exc) or type(exc).__name__}"
+            # After start-up the grader only reads what the kernel sends: whatever breaks
+            # here ends this submission's run (the kernel is killed below), not the batch.
+            result.outcome = "kernel_died"
+            result.stopped_at = next((i for i, c in enumerate(nb.cells) if c.cell_type == "code"
+                                      and i not in result.cells and c.source.strip()), len(nb.cells))
+            result.reason = (f"the grader stopped this run: the kernel sent what it could not read "
+                             f"({type(exc).__name__})")
+            result.unreadable = True
+        else:
+            # nbclient registers an atexit cleanup before starting and only removes it
+            # after a successful start; without this it fails noisily at exit.
+            atexit.unregister(client._cleanup_kernel)
+            result.stopped_at = -1  # before the first cell
+            result.outcome = "timeout" if watchdog.fired else "kernel_died"
+            result.reason = f"the kernel did not start: {_clean(exc) or type(exc).__name__}"
     finally:
-        watchdog.cancel()
-        kill_kernel(km, pgid)  # makes sure nothing the kernel spawned survives
-        result.duration = time.monotonic() - begin
-        result.records = client.records
-        result.records_dropped = client.records_dropped
+        _finish(result, client, watchdog, km, pgid, begin)
+    return result
+
+
+def _finish(result: RunResult, client, watchdog, km, pgid, begin: float) -> RunResult:
+    watchdog.cancel()
+    watchdog.monitor.cancel()
+    if watchdog.monitor.breach and result.outcome != "timeout":
+        result.outcome, result.reason = "kernel_died", watchdog.monitor.breach
+        result.limit = watchdog.monitor.breach
+    kill_kernel(km, pgid)  # makes sure nothing the kernel spawned survives
+    result.duration = time.monotonic() - begin
+    result.records = client.records
+    result.records_dropped = client.records_dropped
+    result.unreadable_cells = client.unreadable
     return result
 
 
@@ -665,7 +835,8 @@ async def _execute_cells(client, km, nb, limits, deadline, replies, watchdog, re
         client.timeout = timeout
         started = time.monotonic()
         try:
-            await client.async_execute_cell(cell, index)
+            # (Test and grader cells leave no trace in IPython's input history: assemble.PRIVATE.)
+            await client.async_execute_cell(cell, index, store_history=not cell.metadata.get("tensorgrad_private"))
             outcome = _cell_result(replies.pop(index, None), started, timeout)
             result.cells[index] = outcome
             wedged = outcome.status == "timeout" and not await _responsive(client, limits.interrupt_grace)
@@ -673,7 +844,9 @@ async def _execute_cells(client, km, nb, limits, deadline, replies, watchdog, re
                 raise DeadKernelError("Kernel died")
         except DeadKernelError:
             result.stopped_at = index
-            if watchdog.fired:
+            if watchdog.monitor.breach:
+                result.outcome, result.reason = "kernel_died", watchdog.monitor.breach
+            elif watchdog.fired:
                 result.outcome, result.reason = "timeout", budget
             else:  # read the exit status now, before nbclient cleans the process up
                 result.outcome, result.reason = "kernel_died", _exit_reason(km)

@@ -141,6 +141,25 @@ def _num(value: float) -> float | int:
     return int(value) if float(value).is_integer() else round(float(value), 4)
 
 
+def plain(text) -> str:
+    """Text for one line of a report: control, format and line-separator characters written as
+    escapes (``\\n``, ``\\u202e``).
+
+    Student ids and file names (from folder names), grade_ids and cell types (from the
+    submitted notebook) and every message from a kernel are the student's to choose; a
+    newline in one must not start a forged line of summary.txt, a CSV file or a Gradescope
+    entry, nor a right-to-left override reorder what the instructor reads.
+    """
+    text = str(text)
+    return text if text.isprintable() else "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text)
+
+
+def _csv_text(text) -> str:
+    """A student-chosen CSV field: one line, and never read as a formula by a spreadsheet."""
+    text = plain(text)
+    return "'" + text if text[:1] in ("=", "+", "-", "@") else text
+
+
 def safe_name(name: str) -> str:
     """A file or folder name for a student id or set name: no separators, never empty, no collisions.
 
@@ -266,18 +285,19 @@ def csv_tables(results: list[SubmissionResult]) -> dict[str, str]:
                     task_ids.append(t.grade_id)
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
-        writer.writerow(["student", "path", "sha256", "status", "score", "max_score", *task_ids, "reason"])
+        writer.writerow(["student", "path", "sha256", "status", "score", "max_score",
+                         *map(_csv_text, task_ids), "reason"])
         for r in sorted(rows, key=lambda r: (r.student, r.path)):
             points = {t.grade_id: _num(t.points) for t in r.tasks}
-            writer.writerow([r.student, r.path, r.sha256, r.status, _num(r.score), _num(r.max_score),
-                             *(points.get(gid, "") for gid in task_ids), r.reason])
+            writer.writerow([_csv_text(r.student), _csv_text(r.path), r.sha256, r.status, _num(r.score),
+                             _num(r.max_score), *(points.get(gid, "") for gid in task_ids), plain(r.reason)])
         tables[f"{safe_name(name.replace('/', '__'))}.csv"] = buffer.getvalue()
     if unmatched:
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
         writer.writerow(["student", "path", "sha256", "status", "reason"])
         for r in sorted(unmatched, key=lambda r: (r.student, r.path)):
-            writer.writerow([r.student, r.path, r.sha256, r.status, r.reason])
+            writer.writerow([_csv_text(r.student), _csv_text(r.path), r.sha256, r.status, plain(r.reason)])
         tables["unmatched.csv"] = buffer.getvalue()
     return tables
 
@@ -285,31 +305,58 @@ def csv_tables(results: list[SubmissionResult]) -> dict[str, str]:
 # ---------------------------------------------------------------- Gradescope
 
 
+def exact_split(total: float, shares: list[float], places: int = 4) -> list[float | int]:
+    """``shares`` rounded to ``places`` decimals so that they add up to ``total`` exactly.
+
+    Three tests sharing 4 points are 1.3333, 1.3333 and 1.3334, not 1.3333 three times
+    (3.9999) or 1.333333 each (a set of 12 points whose entries sum to 12.0001 on Gradescope).
+    Largest remainders get the spare units.
+    """
+    unit = 10 ** places
+    target = round(total * unit)
+    raw = [s * unit for s in shares]
+    units = [int(x) for x in raw]
+    spare = target - sum(units)
+    order = sorted(range(len(raw)), key=lambda i: (-(raw[i] - units[i]), i))
+    for i in order[:max(0, spare)]:
+        units[i] += 1
+    for i in reversed(order[spare:] if spare < 0 else []):
+        if sum(units) <= target:
+            break
+        units[i] -= 1
+    return [_num(u / unit) for u in units]
+
+
 def gradescope(results: list[SubmissionResult], sandboxed: bool = True) -> dict:
     """One student's Gradescope results.json (all their notebooks together), one entry per test."""
     tests = []
+    total_score = 0.0
     notes = [] if sandboxed else ["graded without a sandbox"]
     for r in results:
         if r.status != "graded":
-            notes.append(f"{r.notebook}: {r.status}: {r.reason}")
+            notes.append(f"{plain(r.notebook)}: {r.status}: {plain(r.reason)}")
         if not r.tasks:
-            tests.append({"name": r.notebook, "score": 0, "max_score": 0, "status": "failed",
-                          "visibility": "visible", "output": f"{r.status}: {r.reason}"})
+            tests.append({"name": plain(r.notebook), "score": 0, "max_score": 0, "status": "failed",
+                          "visibility": "visible", "output": f"{r.status}: {plain(r.reason)}"})
         for t in r.tasks:
             if t.status == "manual":
                 continue
-            for x in t.tests or [TestResult(t.grade_id, t.status, t.points, t.max_points, t.reason, hidden=t.hidden)]:
+            entries = t.tests or [TestResult(t.grade_id, t.status, t.points, t.max_points, t.reason, hidden=t.hidden)]
+            maxima = exact_split(t.max_points, [x.max_points for x in entries])
+            for x, most in zip(entries, maxima):
                 named = x.name != t.grade_id
-                name = f"{r.notebook} - {t.grade_id}" + (f" - {x.name}" if named else "")
+                name = plain(f"{r.notebook} - {t.grade_id}" + (f" - {x.name}" if named else ""))
+                earned = most if x.status == "passed" else _num(min(x.points, most))
+                total_score += earned
                 tests.append({
                     "name": name,
-                    "score": _num(x.points),
-                    "max_score": _num(x.max_points),
+                    "score": earned,
+                    "max_score": most,
                     "status": "passed" if x.status == "passed" else "failed",
                     "visibility": "after_published" if x.hidden else "visible",
                     "output": "passed" if x.status == "passed" else f"{x.status}: {x.message}".rstrip(": "),
                 })
-    out = {"score": _num(sum(r.score for r in results)), "tests": tests}
+    out = {"score": _num(total_score), "tests": tests}
     if notes:
         out["output"] = "\n".join(notes)
     return out
@@ -343,15 +390,15 @@ def needs_attention(results: list[SubmissionResult]) -> list[str]:
     that timed out, an answer written in a cell the student added (and so not graded)."""
     lines = []
     for r in sorted(results, key=lambda r: (r.student, r.notebook, r.path)):
-        where = f"{r.student} {r.path}"
+        where = f"{plain(r.student)} {plain(r.path)}"
         if r.status != "graded":
-            lines.append(f"{where}: {r.status}: {r.reason}")
+            lines.append(f"{where}: {r.status}: {plain(r.reason)}")
         for t in r.tasks:
             if t.status == "timeout" and r.status == "graded":
-                lines.append(f"{where}: task {t.grade_id} timed out: {t.reason}")
+                lines.append(f"{where}: task {plain(t.grade_id)} timed out: {plain(t.reason)}")
         for f in r.integrity:
             if f.get("kind") == "added_answer":
-                lines.append(f"{where}: {f['detail']}")
+                lines.append(f"{where}: {plain(f['detail'])}")
     return lines
 
 
@@ -364,10 +411,10 @@ def summary(results: list[SubmissionResult], *, seconds: float | None = None, jo
         lines.append(f"WARNING: graded without a sandbox: {describe(False)}")
     lines.append("")
     lines.append("Scores:")
-    width = max((len(r.student) for r in results), default=0)
+    width = max((len(plain(r.student)) for r in results), default=0)
     for r in sorted(results, key=lambda r: (r.student, r.notebook, r.path)):
         note = "" if r.status == "graded" else f"  [{r.status}]"
-        lines.append(f"  {r.student:<{width}}  {r.notebook}: {_num(r.score)}/{_num(r.max_score)}{note}")
+        lines.append(f"  {plain(r.student):<{width}}  {plain(r.notebook)}: {_num(r.score)}/{_num(r.max_score)}{note}")
 
     task_stats: dict[tuple[str, str], list[float]] = defaultdict(lambda: [0, 0, 0.0, 0.0])
     for r in results:
@@ -383,7 +430,7 @@ def summary(results: list[SubmissionResult], *, seconds: float | None = None, jo
         lines.append("Tasks (fully passed / submissions, points earned):")
         for (notebook, gid), (passed, total, got, most) in sorted(task_stats.items()):
             share = f"{100 * got / most:.0f}%" if most else "-"
-            lines.append(f"  {notebook} {gid}: {passed}/{total}, {share}")
+            lines.append(f"  {plain(notebook)} {plain(gid)}: {passed}/{total}, {share}")
 
     attention = needs_attention(results)
     if attention:
@@ -396,12 +443,18 @@ def summary(results: list[SubmissionResult], *, seconds: float | None = None, jo
     lines.append("")
     lines.append(f"Tampering: {len(tampering) or 'none found'}")
     for r, f in tampering:
-        lines.append(f"  {r.student} {r.notebook} {f.get('grade_id') or ''}: {f['kind']}: {f['detail']}")
+        lines.append(f"  {finding_line(r, f)}")
     if other:
         lines.append(f"Other integrity notes: {len(other)}")
         for r, f in other:
-            lines.append(f"  {r.student} {r.notebook} {f.get('grade_id') or ''}: {f['kind']}: {f['detail']}")
+            lines.append(f"  {finding_line(r, f)}")
     return "\n".join(lines) + "\n"
+
+
+def finding_line(r: SubmissionResult | None, f: dict) -> str:
+    """One integrity finding on one line: ``alice basics test_x: kind: detail``, every part escaped."""
+    who = f"{plain(r.student)} {plain(r.notebook)} " if r is not None else ""
+    return f"{who}{plain(f.get('grade_id') or '')}: {plain(f.get('kind'))}: {plain(f.get('detail'))}"
 
 
 # ------------------------------------------------------------------ writing

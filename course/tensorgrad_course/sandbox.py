@@ -87,11 +87,105 @@ def bwrap() -> tuple[str | None, str]:
     return path, version or "bubblewrap"
 
 
+#: The isolation levels, strongest first (see :func:`mode`).
+MODES = ("nested", "per_kernel", "no_proc")
+_MODE_TEXT = {
+    "nested": "read-only system, private scratch, no network, own PID namespace",
+    "per_kernel": "read-only system, private scratch, no network, own PID namespace; one bwrap per kernel "
+                  "(fallback: namespaces cannot be nested here)",
+    "no_proc": "read-only system, private scratch, no network, own PID namespace but no /proc; one bwrap per "
+               "kernel (fallback: this machine refuses a new /proc mount, as Docker does)",
+}
+
+_NESTED_PROBE = """
+import os, sys
+sys.path.insert(0, sys.argv[1])
+import _isolate
+_isolate.enter()
+pid = os.fork()
+if pid == 0:
+    try:
+        _isolate._mount("proc", "/proc", "proc", _isolate.MS_NOSUID | _isolate.MS_NODEV | _isolate.MS_NOEXEC)
+    except OSError as exc:
+        print(exc, file=sys.stderr)
+        os._exit(1)
+    os._exit(0)
+_, status = os.waitpid(pid, 0)
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
+def _probe(argv: list[str]) -> str:
+    """'' if ``argv`` runs and exits 0 within 30 s, else why not (the last line of its errors)."""
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return str(exc)
+    return "" if done.returncode == 0 else (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]
+
+
+@functools.lru_cache(maxsize=1)
+def mode() -> tuple[str | None, str]:
+    """(the strongest isolation that works here, what was tried): one of :data:`MODES`, or None.
+
+    ``nested`` (the fork server in one bwrap, each kernel in namespaces of its own with
+    its own ``/proc``); else ``per_kernel`` (a bwrap per kernel, which mounts its own
+    ``/proc``); else ``no_proc`` (a bwrap per kernel with its own PID namespace and no
+    ``/proc`` at all: a container that masks parts of ``/proc``, as Docker does, refuses
+    every new ``/proc`` mount, and binding the host's would show the grader's processes).
+    ``TENSORGRAD_SANDBOX_MODE`` forces one (for tests).
+    """
+    path, info = bwrap()
+    if path is None:
+        return None, info
+    forced = os.environ.get("TENSORGRAD_SANDBOX_MODE")
+    if forced in MODES:
+        return forced, f"{forced} (TENSORGRAD_SANDBOX_MODE)"
+    tried = []
+    python = [sys.executable, "-I"]
+    probes = {
+        "nested": [path, *bwrap_argv(None, path=path), *python, "-c", _NESTED_PROBE, str(Path(__file__).parent)],
+        "per_kernel": [path, *bwrap_argv(None, path=path, per_kernel=True), *python, "-c", "pass"],
+        "no_proc": [path, *bwrap_argv(None, path=path, per_kernel=True, proc=False), *python, "-c", "pass"],
+    }
+    for name, argv in probes.items():
+        why = _probe(argv)
+        if not why:
+            return name, "; ".join([*tried, f"{name}: works"])
+        tried.append(f"{name}: {why}")
+    return None, "; ".join(tried)
+
+
+def exposed(path: str | Path) -> str | None:
+    """The read-only folder through which kernels would see ``path`` (a solutions or output
+    folder inside a folder of the grader's import path), or None."""
+    real = os.path.realpath(path)
+    for folder in _readonly_paths():
+        if real == folder or real.startswith(folder.rstrip("/") + "/"):
+            return folder
+    return None
+
+
+def diagnose(env: dict[str, str]) -> str:
+    """Why a kernel cannot start in the sandbox, as far as a plain import shows: the last line
+    of ``python -c "import ipykernel, ..."`` run the way a kernel runs ('' if that works)."""
+    level = mode()[0]
+    path = bwrap()[0]
+    if level is None or path is None:
+        return mode()[1]
+    argv = [path, *bwrap_argv(None, per_kernel=True, proc=level != "no_proc", env=env, cwd="/"), sys.executable,
+            "-c", "import ipykernel.kernelapp, IPython, numpy, tensorgrad_course.checks"]
+    return _probe(argv)
+
+
 def require() -> str:
     """The description of the working sandbox (``bubblewrap 0.8.0``); raise SandboxError if none."""
     path, info = bwrap()
     if path is None:
         raise SandboxError(f"{info}: refusing to run student code without a sandbox; {INSTALL_HINT}")
+    if mode()[0] is None:
+        raise SandboxError(f"{info} starts but cannot isolate a kernel here ({mode()[1]}): refusing to run "
+                           f"student code without a sandbox; {INSTALL_HINT}")
     return info
 
 
@@ -100,14 +194,58 @@ def describe(enabled: bool) -> str:
     if not enabled:
         return "none (--no-sandbox): kernels could read and write everything the grader can"
     path, info = bwrap()
-    return f"{info}: read-only system, private scratch, no network, own PID namespace" if path else "missing"
+    if path is None:
+        return "missing"
+    level, tried = mode()
+    if level is None:
+        return f"{info} does not work here ({tried})"
+    return f"{info}: {_MODE_TEXT[level]}"
+
+
+#: The grader's import path as it started: site-packages, every folder a ``.pth`` file adds
+#: (editable installs, conda's extra folders), PYTHONPATH. Kernels see each read-only.
+_START_PATH = tuple(sys.path)
+
+
+def _import_path() -> set[str]:
+    """The folders of :data:`_START_PATH` that kernels may see: not the current folder (``''``,
+    which may be a checkout holding the solutions), nor anything in a folder holding the library
+    or this package (a checkout: their package folders alone are bound; the Python and its
+    site-packages are bound by :func:`_readonly_paths` wherever they are)."""
+    cwd = os.path.realpath(os.getcwd())
+    parents = {os.path.realpath(str(p.parent)) for p in (library.package_dir(), library.course_dir()) if p}
+    found = set()
+    for entry in _START_PATH:
+        if not entry or not os.path.isabs(entry) or not os.path.exists(entry):
+            continue
+        real = os.path.realpath(entry)
+        inside = [q for q in parents | {cwd} if real == q or real.startswith(q.rstrip("/") + "/")]
+        if inside or cwd.startswith(real.rstrip("/") + "/"):
+            continue
+        found.add(entry if os.path.isdir(entry) else os.path.dirname(entry))  # (a zip file: its folder)
+    return found
+
+
+def extra_import_path() -> list[str]:
+    """The folders of the grader's import path that its Python would not find by itself (added
+    by PYTHONPATH, a ``.pth`` file, ``site.addsitedir``): given to kernels on their PYTHONPATH,
+    so that a kernel imports what the grader imports, from the same places."""
+    prefixes = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix)}
+    found = []
+    for entry in _START_PATH:
+        if entry in _import_path() and not any(os.path.realpath(entry).startswith(p.rstrip("/") + "/")
+                                               for p in prefixes):
+            found.append(entry)
+    return list(dict.fromkeys(found))
 
 
 def _readonly_paths() -> list[str]:
-    """Folders kernels see read-only: the Python they run on, its site-packages, the library and this package."""
+    """Folders kernels see read-only: the Python they run on, its site-packages, every folder of the
+    grader's import path (:func:`_import_path`), the library and this package."""
     packages = (library.package_dir(), library.course_dir())
     paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,
-             str(Path(os.path.realpath(sys.executable)).parent), *(str(p) for p in packages if p is not None)}
+             str(Path(os.path.realpath(sys.executable)).parent), *(str(p) for p in packages if p is not None),
+             *_import_path()}
     import site
     import sysconfig
 
@@ -142,7 +280,7 @@ def readonly_below_tmp() -> list[str]:
     return [p for p in _readonly_paths() if p.startswith("/tmp/")]
 
 
-def bwrap_argv(root: Path | None, *, path: str | None = None, per_kernel: bool = False,
+def bwrap_argv(root: Path | None, *, path: str | None = None, per_kernel: bool = False, proc: bool = True,
                env: dict[str, str] | None = None, cwd: str | None = None) -> list[str]:
     """The bwrap options (without the program) for a sandbox whose writable folder is ``root``.
 
@@ -160,7 +298,8 @@ def bwrap_argv(root: Path | None, *, path: str | None = None, per_kernel: bool =
         "--dev", "/dev",
     ]
     if per_kernel:
-        args += ["--unshare-pid", "--proc", "/proc"]
+        # proc=False: no /proc at all (an empty folder), where a new /proc mount is refused.
+        args += ["--unshare-pid", *(["--proc", "/proc"] if proc else ["--dir", "/proc"])]
     else:
         args += ["--bind", "/proc", "/proc"]  # fully visible, so that each kernel may mount its own
     if root is not None:

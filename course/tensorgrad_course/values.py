@@ -203,6 +203,111 @@ def _encode(value: Any, depth: int) -> dict:
     return {"type": "object", "class": type(value).__name__, "repr": short_repr(value)}
 
 
+# ------------------------------------------------------------ checking records
+
+#: Types a record may have (see the module docstring).
+RECORD_TYPES = ("none", "bool", "int", "float", "complex", "str", "tensor", "ndarray", "list", "tuple", "dict",
+                "object", "too_large")
+MAX_RECORD_NODES = 20_000  # records (values, items) in one submitted value
+MAX_DIMS = 32  # dimensions of one array's shape
+_REPR_LIMIT = 4 * MAX_REPR  # (encode cuts at MAX_REPR; a little slack for other writers)
+_FLOAT_WORDS = ("nan", "inf", "-inf")
+
+
+def _is_real(x: Any) -> bool:
+    return (type(x) in (int, float) and not isinstance(x, bool)) or x in _FLOAT_WORDS
+
+
+def _is_element(x: Any, element: str) -> bool:
+    if element == "complex":
+        return type(x) is list and len(x) == 2 and all(_is_real(v) for v in x)
+    if element == "bool":
+        return type(x) is bool
+    if element == "int":
+        return type(x) is int or type(x) is bool
+    return _is_real(x)
+
+
+def record_problem(record: Any) -> str:
+    """'' if ``record`` is a value record as :func:`encode` writes it, else what is wrong with it.
+
+    The grader's check of a value that came from a student's kernel, before any
+    comparison: it walks the record without recursion, with limits on depth and
+    size, and checks every field's type, and that an array's ``data`` holds as many
+    elements as its ``shape`` says (a tensor-like whose ``.shape`` and ``.tolist()``
+    disagree). It reads plain JSON data only, never an object of the student's.
+    """
+    stack = [(record, 0)]
+    nodes = 0
+    while stack:
+        rec, depth = stack.pop()
+        nodes += 1
+        if nodes > MAX_RECORD_NODES:
+            return f"more than {MAX_RECORD_NODES} nested values"
+        if depth > MAX_DEPTH + 1:
+            return f"nested more than {MAX_DEPTH} levels deep"
+        if type(rec) is not dict:
+            return "not a value record"
+        kind = rec.get("type")
+        if kind not in RECORD_TYPES:
+            return "a value of an unknown type"
+        text = rec.get("repr", "")
+        if type(text) is not str or len(text) > _REPR_LIMIT:
+            return "a value whose text is not short text"
+        data = rec.get("data")
+        if kind == "bool" and type(data) is not bool:
+            return "a bool without a bool"
+        if kind == "int" and type(data) is not int:
+            return "an int without an integer"
+        if kind == "float" and not _is_real(data):
+            return "a float without a number"
+        if kind == "complex" and not _is_element(data, "complex"):
+            return "a complex number without two parts"
+        if kind == "str" and (type(data) is not str or len(data) > MAX_STR):
+            return "a string value that is not a bounded string"
+        if kind in ("object", "tensor") and type(rec.get("class", "")) is not str:
+            return "a value whose class is not a name"
+        if kind in _ARRAYS or kind == "too_large":
+            shape = rec.get("shape", [] if kind == "too_large" else None)
+            if (type(shape) is not list or len(shape) > MAX_DIMS
+                    or not all(type(n) is int and n >= 0 for n in shape)):
+                return "an array whose shape is not a list of sizes"
+            if type(rec.get("dtype", "")) is not str:
+                return "an array whose dtype is not text"
+        if kind in _ARRAYS:
+            size = math.prod(shape)
+            if type(data) is not list or size > MAX_ELEMENTS:
+                return "an array without its elements"
+            if len(data) != size:
+                return (f"an array whose shape {tuple(shape)} holds {size} element(s) but whose data has {len(data)} "
+                        "(its .shape and its elements disagree)")
+            numeric = rec.get("numeric", True)
+            element = rec.get("element", "float")
+            if numeric is False:
+                if not all(type(x) is str and len(x) <= _REPR_LIMIT for x in data):
+                    return "an array of objects whose elements are not text"
+            elif numeric is not True or element not in ("bool", "int", "float", "complex"):
+                return "an array of an unknown element type"
+            elif not all(_is_element(x, element) for x in data):
+                return "an array whose elements are not numbers"
+        if kind in ("list", "tuple"):
+            items = rec.get("items")
+            if type(items) is not list or len(items) > MAX_ITEMS:
+                return "a list without its items"
+            if rec.get("truncated") is not None and type(rec.get("truncated")) is not int:
+                return "a list with a strange length"
+            stack.extend((item, depth + 1) for item in items)
+        if kind == "dict":
+            items = rec.get("items")
+            if type(items) is not list or len(items) > MAX_ITEMS:
+                return "a dict without its items"
+            for pair in items:
+                if type(pair) is not list or len(pair) != 2 or type(pair[0]) is not str or len(pair[0]) > _REPR_LIMIT:
+                    return "a dict whose items are not (key, value) pairs"
+                stack.append((pair[1], depth + 1))
+    return ""
+
+
 # --------------------------------------------------------------- comparing
 
 

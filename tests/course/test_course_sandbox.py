@@ -252,7 +252,8 @@ def test_hidden_tests_never_reach_a_report(hostile):
     r, n = hostile["results"]["a_leak"], hostile["results"]["a_leak_named"]
     assert score(r, "test_square") == 0 and score(n, "test_scale") == 0
     written = "\n".join(p.read_text() for p in hostile["out"].rglob("*") if p.is_file() and ".cache" not in p.parts)
-    for secret in ("square(-2)", "HIDDEN TESTS", "scale([1, -2], -0.5))", "user_ns"):
+    # (Test cells are not kept in the input history: In[-1] is now the attacker's own cell, never a test.)
+    for secret in ("square(-2)", "HIDDEN TESTS", "scale([1, -2], -0.5))", "t = check("):
         assert secret not in written, secret
     hidden = {t.name: t for t in n.tasks[0].tests}["a negative factor"]
     assert hidden.message == "your code raised ValueError in this hidden test"
@@ -342,3 +343,15 @@ def test_a_kernel_sees_the_library_and_the_grader_read_only_and_nothing_else_of_
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == ["seen"]
     assert all(p.exists() for p in outside)  # there outside the sandbox
+
+
+@pytest.mark.parametrize("student", ["a_steal", "a_write", "a_patch", "a_connect"])
+def test_blocked_attacks_that_leave_a_trace_are_reported(hostile, student):
+    """Last round these 8 attacks were blocked and none reported; those that try something the
+    sandbox blocks (reads through /proc, writes outside, a connection) now get an 'attempted' finding.
+    (The poisoner finds no cache to write to, the killer no process to signal, the leaks read only
+    their own kernel: nothing is blocked, so nothing is reported; their scores are 0 all the same.)"""
+    r = hostile["results"][student]
+    assert any(f["kind"] == "attempted" and f["tampering"] for f in r.integrity), r.integrity
+    for honest in hostile["honest"]:
+        assert not any(f["kind"] == "attempted" for f in hostile["results"][honest].integrity), honest
