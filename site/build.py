@@ -83,10 +83,18 @@ def edition_links(text: str, edition: str) -> str:
     return re.sub(r"\]\(\.\./\.\./(lessons|exercises)/" + edition + "/", r"](../\1/", text)
 
 
+def page_links(text: str) -> str:
+    """A link to one cell of a notebook (`04_scalar_backward.ipynb#cell-id=cell-c0a848b6`, as
+    JupyterLab follows it) points at that notebook's page: the site's pages have no cell anchors."""
+    return re.sub(r"(\.ipynb)#cell-id=[^)\s]+", r"\1", text)
+
+
 def web_notebook(path: Path, edition: str) -> dict:
     """The notebook at path, as the site shows it (see the module's docstring)."""
     nb = json.loads(path.read_text(encoding="utf-8"))
     for cell in nb["cells"]:
+        if cell["cell_type"] == "markdown":
+            cell["source"] = page_links(_text(cell["source"]))
         if cell["cell_type"] == "markdown" and edition != "en":
             cell["source"] = edition_links(_text(cell["source"]), edition)
         if cell["cell_type"] != "code":
@@ -132,6 +140,8 @@ def course_order(edition: str) -> list[str]:
         if lesson[:2] in exercises:
             order.append(f"exercises/{exercises.pop(lesson[:2])}")
     order += [f"exercises/{stem}" for _, stem in sorted(exercises.items())]
+    # the companions to the two tutorials the course was made from (lessons/README.md, end)
+    order += [f"lessons/{p.stem}" for p in sorted(folders["lessons"].glob("seed_*.ipynb"))]
     extra = sorted(p.stem for p in folders["lessons"].glob("*.md") if p.stem != "README")
     extra += [Path(name).stem for name in SHARED_PAGES.get(edition, {}) if Path(name).stem not in extra]
     order += [f"lessons/{stem}" for stem in sorted(set(extra))]
