@@ -16,7 +16,7 @@ SOURCES = Path(os.environ.get("TENSORGRAD_SITE_SOURCES", Path(__file__).parents[
 
 project = "tensorgrad"
 author = "the tensorgrad authors"
-copyright = "the tensorgrad authors"
+copyright = "the tensorgrad authors"  # noqa: A001  (Sphinx's name)
 language = "en" if EDITION == "en" else "zh_CN"
 locale_dirs = [str(SOURCES / "locale")]
 html_title = "tensorgrad course" if EDITION == "en" else "tensorgrad 课程"

@@ -622,7 +622,7 @@ def spoilers(nb, w: Words = WORDS["en"]) -> list[str]:
             continue
         shown = [_squeeze(line) for i in codes for line in output_text(nb.cells[i]).splitlines()]
         # a line that is one bare word (True, None, MulBackward0) is not distinctive enough
-        lines = [line for line in shown if line and line != NEUTRAL_PREVIEW
+        lines = [line for line in shown if line and line not in NEUTRAL_PREVIEWS.values()
                  and not re.fullmatch(r"[A-Za-z_]\w*", line)]
         meta = nb.cells[codes[0]].get("metadata", {}).get("tensorgrad", {})
         gives_away = list(meta.get("gives_away", []))

@@ -379,7 +379,7 @@ def _times(path: Path, unit: str) -> dict[int, tuple[int, int]]:
 def test_both_course_maps_give_the_same_time_for_every_lesson_and_exercise_set():
     english = _times(ROOT / "lessons" / "README.md", "min")
     chinese = _times(ROOT / "lessons" / "zh" / "README.md", "分钟")
-    lessons = {int(p.name[:2]) for p in (ROOT / "lessons").glob("*.ipynb")}
+    lessons = {int(p.name[:2]) for p in (ROOT / "lessons").glob("[0-9][0-9]_*.ipynb")}
     assert set(english) == lessons, f"lessons/README.md gives times for {sorted(english)}"
     assert chinese == english, "lessons/zh/README.md's times differ from lessons/README.md's"
     text = (ROOT / "lessons" / "zh" / "README.md").read_text(encoding="utf-8")
