@@ -409,7 +409,10 @@ def chinese_texts():
     """The Chinese prose a learner reads: the lessons' markdown and comments, the course map."""
     for path in EDITION_LESSONS:
         for index, cell in enumerate(read(path).cells):
-            yield f"lessons/zh/{path.name} cell {index}", cell.source
+            quoted = cell.cell_type == "code" and (
+                "seed" in cell.metadata.get("tags", []) or path.name.startswith("seed_"))
+            if not quoted:  # (the tutorials' own code is quoted as written, words and all)
+                yield f"lessons/zh/{path.name} cell {index}", cell.source
     for path in sorted((ROOT / "lessons" / "zh").glob("*.md")):
         if path != GLOSSARY:
             yield f"lessons/zh/{path.name}", path.read_text(encoding="utf-8")
