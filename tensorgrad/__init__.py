@@ -18,6 +18,7 @@ Where to look:
     autograd/functional.py          jacobian, hessian, vjp, jvp, hvp of a whole function
     autograd/messages.py PyTorch's error and warning texts, word for word
     tensor.py            the Tensor class and its flag rules (requires_grad, is_leaf, grad, ...)
+    tensor_methods.py    Tensor's operators and methods (`a * b`, `x.sum()`), attached in one place
     creation.py          tensor, zeros, ones, arange, randn, ... with PyTorch's defaults
     dtypes.py            float32 / float64 / int64 / bool and type promotion
     printing.py          the PyTorch-identical repr
@@ -46,7 +47,7 @@ from .ops.elementwise import (abs, add, allclose, clamp, clone, cos, div, eq, eq
                               sqrt, square, sub, tanh, where)
 from .ops.elementwise import rsub as _rsub
 from .ops.indexing import select
-from .ops.linalg import dot, matmul, mm, mv, outer
+from .ops.linalg import bmm, dot, matmul, mm, mv, outer
 from .ops.reduction import (amax, amin, argmax, argmin, gather, log_softmax, logsumexp, max, mean,
                             min, norm, prod, softmax, std, sum, var)
 from .ops.shape import (broadcast_to, cat, chunk, concatenate, flatten, permute, repeat, reshape,
@@ -55,10 +56,15 @@ from .printing import get_printoptions, set_printoptions
 from .random import Generator, manual_seed
 from .size import Size
 from .device import cuda, device
-from .tensor import IN_PLACE_OF as _IN_PLACE_OF, Tensor
+from .tensor import Tensor
+from .tensor_methods import IN_PLACE_OF as _IN_PLACE_OF  # (and every method of Tensor)
 
 from .ops.elementwise import floor_divide, remainder
 from . import arguments as _arguments
+from . import nn, optim  # layers, losses and optimizers
+from . import func  # grad, vjp, jvp, jacrev, jacfwd, hessian, vmap: as torch.func
+from . import viz  # pictures of graphs
+from .serialization import load, save  # (a Parameter comes back as one: uses nn)
 
 clip = clamp
 
@@ -113,8 +119,3 @@ def expand_copy(input, *sizes):  # noqa: A002
 _arguments.check_functions(globals())  # each checks its arguments first (see arguments.py)
 
 __version__ = "0.1.0"
-
-from . import viz  # noqa: E402  (pictures of graphs; imported last, as it uses everything above)
-from . import nn, optim  # noqa: E402  (layers, losses and optimizers, built on everything above)
-from . import func  # noqa: E402  (grad, vjp, jvp, jacrev, jacfwd, hessian, vmap: as torch.func)
-from .serialization import load, save  # noqa: E402  (a Parameter comes back as one: uses nn)

@@ -31,6 +31,8 @@ import numpy as np
 
 from . import dtypes
 from .autograd import messages
+from .device import check_device, device
+from .tensor import Tensor
 
 # -- the declarations ----------------------------------------------------------------------------
 # Each entry lists an operation's overloads as PyTorch's error messages print them, with
@@ -207,6 +209,7 @@ SIGNATURES = {
     # linear algebra
     "matmul": ["(Tensor input, Tensor other, *, Tensor out = None)"],
     "mm": ["(Tensor input, Tensor mat2, *, Tensor out = None)"],
+    "bmm": ["(Tensor input, Tensor mat2, *, Tensor out = None)"],
     "mv": ["(Tensor input, Tensor vec, *, Tensor out = None)"],
     "dot": ["(Tensor input, Tensor tensor, *, Tensor out = None)"],
     "outer": ["(Tensor input, Tensor vec2, *, Tensor out = None)"],
@@ -345,8 +348,6 @@ def _displayed_parts(text):
 
 # -- what each declared type accepts ---------------------------------------------------------------
 def _is_device(value):
-    from .device import device
-
     return isinstance(value, device)
 
 
@@ -365,8 +366,6 @@ def _is_number(value):
 
 
 def _is_tensor(value):
-    from .tensor import Tensor
-
     return isinstance(value, Tensor)
 
 
@@ -417,8 +416,6 @@ def _quick_types(param):
     """The exact types that make an argument plainly valid for `param` (None: let the parser
     decide every value given for it). A value of any other type goes to the parser, which
     either accepts it by PyTorch's fuller rules or raises PyTorch's message."""
-    from .tensor import Tensor
-
     if param.numbers_ok:
         return (Tensor, float, int)
     return {"Tensor": (Tensor,), "int": (int,), "float": (float, int), "bool": (bool,),
@@ -838,8 +835,6 @@ def _as_the_function_takes(function, overload, args, kwargs, method):
         elif key == "out":
             raise TypeError(messages.NO_OUT_ARGUMENT.format(name=function.__name__))
         elif key == "device":
-            from .device import check_device
-
             check_device(value)
         elif key == "pin_memory" and value:
             raise RuntimeError(messages.PIN_MEMORY)
@@ -904,8 +899,6 @@ def require_tensors(name, *values):
     """For functions that PyTorch writes in Python and that fail with an AttributeError of its
     own on a non-tensor (`F.mse_loss(x, [1.])`: "'list' object has no attribute 'size'"):
     tensorgrad says which argument must be a Tensor instead."""
-    from .tensor import Tensor
-
     for position, (argument, value) in enumerate(values, start=1):
         if not isinstance(value, Tensor) and not (value is None and argument == "weight"):
             raise TypeError(messages.ARGUMENT_TYPE.format(

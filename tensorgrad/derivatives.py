@@ -31,6 +31,7 @@ import numpy as np
 from . import creation
 from .autograd.rule import rule
 from .ops import fused
+from .ops.base import record
 from .tensor import Tensor
 
 # -- + - * / and negation ---------------------------------------------------------------------
@@ -94,7 +95,7 @@ def pow_base(grad, exponent, self):
     """z = aᵇ:  ∂z/∂a = b·aᵇ⁻¹, and 0 at 0⁰ (not 0·0⁻¹ = nan), as in PyTorch. (Masking only
     there, not at every zero exponent as PyTorch does, keeps its derivative in b right.)"""
     zero_to_zero = (self == 0) & (exponent == 0)
-    return ew.where(zero_to_zero, 0.0, grad * exponent * self ** (exponent - 1))
+    return where(zero_to_zero, 0.0, grad * exponent * self ** (exponent - 1))
 
 
 PowBackward1 = rule(
@@ -107,14 +108,14 @@ PowBackward1 = rule(
 def safe_log_of_base(base, exponent):
     """ln(base), but 0 where the base is 0 and the exponent ≥ 0: there aᵇ is flat in b."""
     zero_base = (base == 0) & (exponent >= 0)
-    return ew.where(zero_base, 0.0, ew.log(ew.where(zero_base, 1.0, base)))
+    return where(zero_base, 0.0, (where(zero_base, 1.0, base)).log())
 
 
 def exponential_rule(grad, exponent, result, base):
     """z = cˣ for a number c:  dz/dx = z·ln c. For c = 0: 0 where x ≥ 0 (as PyTorch), and -inf
     where x < 0 (0ˣ is inf there)."""
     if base == 0:
-        return grad * ew.where(exponent >= 0, 0.0, result * float("-inf"))
+        return grad * where(exponent >= 0, 0.0, result * float("-inf"))
     return grad * result * float(np.log(base))
 
 
@@ -153,35 +154,53 @@ SqrtBackward0 = rule(
 # y = sin x:  dy/dx = cos x
 SinBackward0 = rule(
     "SinBackward0", saves=("self",), local="cos({a})", elementwise=True,
-    self=lambda grad, self: grad * ew.cos(self))
+    self=lambda grad, self: grad * self.cos())
 
 # y = cos x:  dy/dx = -sin x
 CosBackward0 = rule(
     "CosBackward0", saves=("self",), local="-sin({a})", elementwise=True,
-    self=lambda grad, self: grad * -ew.sin(self))
+    self=lambda grad, self: grad * -self.sin())
+
+def tanh_backward(grad, result):
+    """PyTorch's tanh_backward: g·(1 - y²) as one recorded operation (computed in ops/fused.py)."""
+    return record(TanhBackwardBackward0, fused.tanh_backward(grad._data, result._data),
+                  (grad, result), saved=(grad, result))
+
 
 # y = tanh x:  dy/dx = 1 - tanh²x = 1 - y²
 TanhBackward0 = rule(
     "TanhBackward0", saves=("result",), local="1 - {out}²", elementwise=True,
-    self=fused.tanh_backward,  # grad * (1 - result²) as one recorded operation, as PyTorch
+    self=tanh_backward,  # grad * (1 - result²) as one recorded operation, as PyTorch
     same_as={"self": lambda grad, result: grad * (1 - result * result)})
+
+def sigmoid_backward(grad, result):
+    """PyTorch's sigmoid_backward: g·y·(1 - y) as one recorded operation."""
+    return record(SigmoidBackwardBackward0, fused.sigmoid_backward(grad._data, result._data),
+                  (grad, result), saved=(grad, result))
+
 
 # y = σ(x) = 1 / (1 + e⁻ˣ):  dy/dx = y·(1 - y)
 SigmoidBackward0 = rule(
     "SigmoidBackward0", saves=("result",), local="{out}·(1 - {out})", elementwise=True,
-    self=fused.sigmoid_backward,  # grad * result * (1 - result), fused
+    self=sigmoid_backward,  # grad * result * (1 - result), fused
     same_as={"self": lambda grad, result: grad * result * (1 - result)})
+
+def threshold_backward(grad, result):
+    """PyTorch's threshold_backward: g where y > 0, else 0, as one recorded operation."""
+    return record(ThresholdBackwardBackward0, fused.threshold_backward(grad._data, result._data),
+                  (grad, result), saved=(result,))
+
 
 # y = max(x, 0):  dy/dx = 1 where x > 0, else 0 (and the gradient passes where y is nan)
 ReluBackward0 = rule(
     "ReluBackward0", saves=("result",), local="1 where {out} > 0, else 0", elementwise=True,
-    self=fused.threshold_backward,  # grad where result > 0, else 0, fused
-    same_as={"self": lambda grad, result: ew.where(result <= 0, 0.0, grad)})
+    self=threshold_backward,  # grad where result > 0, else 0, fused
+    same_as={"self": lambda grad, result: where(result <= 0, 0.0, grad)})
 
 # y = |x|:  dy/dx = sign(x) (0 at x = 0)
 AbsBackward0 = rule(
     "AbsBackward0", saves=("self",), local="sign({a})", elementwise=True,
-    self=lambda grad, self: grad * ew.sign(self))
+    self=lambda grad, self: grad * self.sign())
 
 # y = sign(x):  dy/dx = 0 wherever it exists
 SignBackward0 = rule(
@@ -196,7 +215,7 @@ def clamp_rule(grad, self, min, max):  # noqa: A002  (PyTorch's names)
         inside = inside & (self >= min)
     if max is not None:
         inside = inside & (self <= max)
-    return ew.where(inside, grad, 0)
+    return where(inside, grad, 0)
 
 
 ClampBackward1 = rule(
@@ -209,7 +228,7 @@ ClampBackward1 = rule(
 def share_unless_beaten(grad, loses, ties):
     """maximum/minimum, as PyTorch: an input gets the gradient, half of it on a tie, and none
     where the other input wins. (Where neither wins nor ties, a nan, both get all of it.)"""
-    return ew.where(loses, 0, ew.where(ties, grad / 2, grad))
+    return where(loses, 0, where(ties, grad / 2, grad))
 
 
 # z = max(a, b): the gradient goes to the larger input; ties split it half and half
@@ -227,8 +246,8 @@ MinimumBackward0 = rule(
 # z = where(c, a, b): the gradient goes to a where c holds, to b elsewhere
 WhereBackward0 = rule(
     "WhereBackward0", saves=("condition",), elementwise=True,
-    self=lambda grad, condition: ew.where(condition, grad, 0),
-    other=lambda grad, condition: ew.where(condition, 0, grad))
+    self=lambda grad, condition: where(condition, grad, 0),
+    other=lambda grad, condition: where(condition, 0, grad))
 
 
 # -- copies and casts: the gradient passes unchanged --------------------------------------------
@@ -249,27 +268,27 @@ FillBackward0 = rule("FillBackward0", self=lambda grad: creation.zeros_like(grad
 # s = Σ xᵢ:  ∂s/∂xᵢ = 1, so every element gets the gradient
 SumBackward0 = rule(
     "SumBackward0", local="1",
-    self=lambda grad, self_sym_sizes: S.expand(grad, self_sym_sizes),
+    self=lambda grad, self_sym_sizes: grad.expand(self_sym_sizes),
     jvp=lambda self_t: self_t.sum())
 
 # the sum along some dims: each element gets the gradient of its own sum
 SumBackward1 = rule(
     "SumBackward1",
-    self=lambda grad, dim, keepdim, self_sym_sizes: R.expand_back(grad, dim, keepdim,
+    self=lambda grad, dim, keepdim, self_sym_sizes: expand_back(grad, dim, keepdim,
                                                                   self_sym_sizes),
     jvp=lambda self_t, dim, keepdim: self_t.sum(dim=dim, keepdim=keepdim))
 
 # m = (1/N) Σ xᵢ:  ∂m/∂xᵢ = 1/N
 MeanBackward0 = rule(
     "MeanBackward0", local="1/{self_sym_numel}",
-    self=lambda grad, self_sym_sizes, self_sym_numel: S.expand(grad, self_sym_sizes) / self_sym_numel,
+    self=lambda grad, self_sym_sizes, self_sym_numel: grad.expand(self_sym_sizes) / self_sym_numel,
     jvp=lambda self_t: self_t.mean())
 
 # the mean along some dims: each element gets its group's gradient over the group's size
 MeanBackward1 = rule(
     "MeanBackward1",
     self=lambda grad, dim, keepdim, self_sym_sizes, count:
-        R.expand_back(grad, dim, keepdim, self_sym_sizes) / count,
+        expand_back(grad, dim, keepdim, self_sym_sizes) / count,
     jvp=lambda self_t, dim, keepdim: self_t.mean(dim=dim, keepdim=keepdim))
 
 
@@ -277,7 +296,7 @@ def shared_by_ties(grad, self, result):
     """max()/min() of everything: the elements equal to the result share the gradient equally
     (if the result is nan, it came from the nan elements, and they share it)."""
     winners = self != self if np.isnan(result._data) else self == result
-    return ew.where(winners, grad / winners.sum(), 0)
+    return where(winners, grad / winners.sum(), 0)
 
 
 def shared_by_ties_jvp(self_t, self, result):
@@ -293,14 +312,14 @@ MinBackward1 = rule("MinBackward1", saves=("self", "result"), self=shared_by_tie
 
 def to_selected_index(grad, indices, dim, keepdim, self_sym_sizes):
     """max(dim)/min(dim): the gradient goes to the element whose index was returned."""
-    grad = R.restore_dims(grad, (dim,), keepdim, self_sym_sizes)
-    index = R.restore_dims(indices, (dim,), keepdim, self_sym_sizes)
-    return R.scatter_along(grad, index, dim, self_sym_sizes)
+    grad = restore_dims(grad, (dim,), keepdim, self_sym_sizes)
+    index = restore_dims(indices, (dim,), keepdim, self_sym_sizes)
+    return scatter_along(grad, index, dim, self_sym_sizes)
 
 
 def picked(self_t, indices, dim, keepdim):
     """max(dim)'s forward rule: the tangent of the element whose index was returned."""
-    picked = R.gather(self_t, dim, indices if keepdim else indices.unsqueeze(dim))
+    picked = self_t.gather(dim, indices if keepdim else indices.unsqueeze(dim))
     return picked if keepdim else picked.squeeze(dim)
 
 
@@ -310,8 +329,8 @@ MinBackward0 = rule("MinBackward0", saves=("indices",), self=to_selected_index, 
 
 def shared_by_ties_along(grad, self, result, dim, keepdim, self_sym_sizes):
     """amax/amin along dims: the elements equal to their group's result share its gradient."""
-    result = R.restore_dims(result, dim, keepdim, self_sym_sizes)
-    grad = R.restore_dims(grad, dim, keepdim, self_sym_sizes)
+    result = restore_dims(result, dim, keepdim, self_sym_sizes)
+    grad = restore_dims(grad, dim, keepdim, self_sym_sizes)
     winners = self == result
     return grad * winners / winners.sum(dim=dim, keepdim=True)
 
@@ -338,14 +357,14 @@ def product_rule(grad, self, result, dim, keepdim, self_sym_sizes):
     """p = Π xᵢ:  ∂p/∂xᵢ = the product of all the *other* elements. That is p / xᵢ when no
     element is zero, as PyTorch computes it; with a zero, the product of the others is built
     from multiplications only, so that its own derivatives are right too."""
-    grad = R.restore_dims(grad, dim, keepdim, self_sym_sizes)
+    grad = restore_dims(grad, dim, keepdim, self_sym_sizes)
     if self.ndim == 0:
         return grad  # the product of one number is that number (PyTorch's shortcut)
     if not np.any(self._data == 0):
-        return grad * (R.restore_dims(result, dim, keepdim, self_sym_sizes) / self)
+        return grad * (restore_dims(result, dim, keepdim, self_sym_sizes) / self)
     if all(self.shape[d] == 1 for d in dim):
         return grad  # with zeros, PyTorch's shortcut: a product of one element is itself
-    return grad * R.product_of_others(self, dim)
+    return grad * product_of_others(self, dim)
 
 
 def product_jvp(self_t, self, result, dim, keepdim, self_sym_sizes):
@@ -357,27 +376,27 @@ ProdBackward0 = rule("ProdBackward0", saves=("self", "result"), self=product_rul
 ProdBackward1 = rule("ProdBackward1", saves=("self", "result"), self=product_rule, jvp=product_jvp)
 
 def variance_jvp(self_t, self, result, dim, keepdim, correction, self_sym_sizes, whole):
-    ones = R.restore_dims(creation.ones_like(result), dim, keepdim, self_sym_sizes)
-    local = R.variance_rule(ones, self, dim, correction, self_sym_sizes, whole)
+    ones = restore_dims(creation.ones_like(result), dim, keepdim, self_sym_sizes)
+    local = variance_rule(ones, self, dim, correction, self_sym_sizes, whole)
     return contracted(local, self_t, dim, keepdim)
 
 
 # v = Σ (xᵢ - x̄)² / (N - correction):  ∂v/∂xᵢ = 2 (xᵢ - x̄) / (N - correction)
 VarBackward0 = rule(
     "VarBackward0", saves=("self",),
-    self=lambda grad, self, dim, keepdim, correction, self_sym_sizes, whole: R.variance_rule(
-        R.restore_dims(grad, dim, keepdim, self_sym_sizes), self, dim, correction,
+    self=lambda grad, self, dim, keepdim, correction, self_sym_sizes, whole: variance_rule(
+        restore_dims(grad, dim, keepdim, self_sym_sizes), self, dim, correction,
         self_sym_sizes, whole),
     jvp=variance_jvp)
 
 
 def std_rule(grad, self, result, dim, keepdim, correction, self_sym_sizes, whole):
     """s = √v:  ∂s/∂xᵢ = (∂v/∂xᵢ) / (2s). Where s = 0 (all values equal) PyTorch gives 0."""
-    grad = R.restore_dims(grad, dim, keepdim, self_sym_sizes)
-    result = R.restore_dims(result, dim, keepdim, self_sym_sizes)
+    grad = restore_dims(grad, dim, keepdim, self_sym_sizes)
+    result = restore_dims(result, dim, keepdim, self_sym_sizes)
     is_zero = result == 0
-    grad = ew.where(is_zero, 0.0, grad / (2 * ew.where(is_zero, 1.0, result)))
-    return R.variance_rule(grad, self, dim, correction, self_sym_sizes, whole)
+    grad = where(is_zero, 0.0, grad / (2 * where(is_zero, 1.0, result)))
+    return variance_rule(grad, self, dim, correction, self_sym_sizes, whole)
 
 
 def std_jvp(self_t, self, result, dim, keepdim, correction, self_sym_sizes, whole):
@@ -391,17 +410,17 @@ StdBackward0 = rule("StdBackward0", saves=("self", "result"), self=std_rule, jvp
 
 def norm_rule(grad, self, result, ord, dim, keepdim, self_sym_sizes):  # noqa: A002
     """n = (Σ |xᵢ|ᵖ)^(1/p):  ∂n/∂xᵢ = xᵢ·|xᵢ|ᵖ⁻² / nᵖ⁻¹  (for p = 2: xᵢ / n; 0 at the origin)."""
-    grad = R.restore_dims(grad, dim, keepdim, self_sym_sizes)
-    result = R.restore_dims(result, dim, keepdim, self_sym_sizes)
+    grad = restore_dims(grad, dim, keepdim, self_sym_sizes)
+    result = restore_dims(result, dim, keepdim, self_sym_sizes)
     if ord == 1:
-        return grad * ew.sign(self)
+        return grad * self.sign()
     if ord == float("inf"):
-        winners = ew.abs(self) == result
-        return grad * ew.sign(self) * winners / winners.sum(dim=dim, keepdim=True)
-    safe = ew.where(result == 0, 1.0, result)
+        winners = self.abs() == result
+        return grad * self.sign() * winners / winners.sum(dim=dim, keepdim=True)
+    safe = where(result == 0, 1.0, result)
     if ord == 2:
         return grad * self / safe * (result != 0)
-    return grad * self * ew.abs(self) ** (ord - 2) / safe ** (ord - 1) * (result != 0)
+    return grad * self * self.abs() ** (ord - 2) / safe ** (ord - 1) * (result != 0)
 
 
 def norm_jvp(self_t, self, result, ord, dim, keepdim, self_sym_sizes):  # noqa: A002
@@ -413,10 +432,24 @@ LinalgVectorNormBackward0 = rule(
     "LinalgVectorNormBackward0", saves=("self", "result"), self=norm_rule,
     jvp=norm_jvp)
 
+def softmax_backward_data(grad, result, dim):
+    """PyTorch's _softmax_backward_data: s ⊙ (g - Σ g⊙s) as one recorded operation."""
+    data = fused.softmax_backward_data(grad._data, result._data, dim)
+    return record(SoftmaxBackwardDataBackward0, data, (grad, result), saved=(grad, result),
+                  dim=dim)
+
+
+def log_softmax_backward_data(grad, result, dim):
+    """PyTorch's _log_softmax_backward_data: g - eˡ·Σ g as one recorded operation."""
+    data = fused.log_softmax_backward_data(grad._data, result._data, dim)
+    return record(LogSoftmaxBackwardDataBackward0, data, (grad, result), saved=(grad, result),
+                  dim=dim)
+
+
 # s = softmax(x):  the VJP is s ⊙ (g - Σ g⊙s), summed along the softmax dim
 SoftmaxBackward0 = rule(
     "SoftmaxBackward0", saves=("result",),
-    self=fused.softmax_backward_data,  # result * (grad - Σ grad·result), fused
+    self=softmax_backward_data,  # result * (grad - Σ grad·result), fused
     same_as={"self": lambda grad, result, dim:
              result * (grad - (grad * result).sum(dim=dim, keepdim=True))},
     jvp=lambda self_t, result, dim:
@@ -425,55 +458,55 @@ SoftmaxBackward0 = rule(
 # l = log_softmax(x):  the VJP is g - softmax(x)·Σ g, and softmax(x) = exp(l)
 LogSoftmaxBackward0 = rule(
     "LogSoftmaxBackward0", saves=("result",),
-    self=fused.log_softmax_backward_data,  # grad - exp(result)·Σ grad, fused
-    same_as={"self": lambda grad, result, dim: grad - ew.exp(result) * grad.sum(dim=dim, keepdim=True)},
+    self=log_softmax_backward_data,  # grad - exp(result)·Σ grad, fused
+    same_as={"self": lambda grad, result, dim: grad - result.exp() * grad.sum(dim=dim, keepdim=True)},
     jvp=lambda self_t, result, dim:
-        self_t - (ew.exp(result) * self_t).sum(dim=dim, keepdim=True))
+        self_t - (result.exp() * self_t).sum(dim=dim, keepdim=True))
 
 # l = log Σ eˣ:  ∂l/∂xᵢ = e^(xᵢ - l) = softmax(x)ᵢ
 LogsumexpBackward0 = rule(
     "LogsumexpBackward0", saves=("self", "result"),
     self=lambda grad, self, result, dim, keepdim, self_sym_sizes:
-        R.restore_dims(grad, dim, keepdim, self_sym_sizes)
-        * ew.exp(self - R.restore_dims(result, dim, keepdim, self_sym_sizes)),
+        restore_dims(grad, dim, keepdim, self_sym_sizes)
+        * (self - restore_dims(result, dim, keepdim, self_sym_sizes)).exp(),
     jvp=lambda self_t, self, result, dim, keepdim, self_sym_sizes: contracted(
-        ew.exp(self - R.restore_dims(result, dim, keepdim, self_sym_sizes)), self_t, dim, keepdim))
+        (self - restore_dims(result, dim, keepdim, self_sym_sizes)).exp(), self_t, dim, keepdim))
 
 # yᵢ = x₁ + ... + xᵢ: xⱼ affects every yᵢ with i ≥ j, so its gradient is the sum of the output
 # gradients from position j to the end: a cumsum of the reversed gradient, reversed
 CumsumBackward0 = rule(
     "CumsumBackward0",
-    self=lambda grad, dim: S.flip(R.cumsum(S.flip(grad, dim), dim), dim),
-    jvp=lambda self_t, dim: R.cumsum(self_t, dim))
+    self=lambda grad, dim: ((grad.flip(dim)).cumsum(dim)).flip(dim),
+    jvp=lambda self_t, dim: self_t.cumsum(dim))
 
 # y = x[index] along dim (gather): the gradient is added back at the same places
 GatherBackward0 = rule(
     "GatherBackward0", saves=("index",),
-    self=lambda grad, index, dim, self_sym_sizes: R.scatter_add_along(grad, index, dim,
+    self=lambda grad, index, dim, self_sym_sizes: scatter_add_along(grad, index, dim,
                                                                       self_sym_sizes),
-    jvp=lambda self_t, index, dim: R.gather(self_t, dim, index))
+    jvp=lambda self_t, index, dim: self_t.gather(dim, index))
 
 # the scatters that gather's and max(dim)'s rules use: their derivative picks the places back out
 ScatterAlongBackward = rule(
     "ScatterAlongBackward", saves=("index",),
-    self=lambda grad, index, dim: R.gather(grad, dim, index),
-    jvp=lambda self_t, index, dim, result: R.scatter_along(self_t, index, dim, result.shape))
+    self=lambda grad, index, dim: grad.gather(dim, index),
+    jvp=lambda self_t, index, dim, result: scatter_along(self_t, index, dim, result.shape))
 ScatterAddBackward = rule(
     "ScatterAddBackward", saves=("index",),
-    self=lambda grad, index, dim: R.gather(grad, dim, index),
+    self=lambda grad, index, dim: grad.gather(dim, index),
     jvp=lambda self_t, index, dim, result:
-        R.scatter_add_along(self_t, index, dim, result.shape))
+        scatter_add_along(self_t, index, dim, result.shape))
 
 
 # -- shapes: the same values, rearranged; the gradient is rearranged back ------------------------
 def back_to_input_shape(grad, self_sym_sizes):
     """y = x with a new shape (view, reshape, squeeze): the gradient takes x's shape back."""
-    return S.reshape(grad, self_sym_sizes)
+    return grad.reshape(self_sym_sizes)
 
 
 def to_output_shape(self_t, result):
     """...and the forward rule: the tangent takes the output's shape."""
-    return S.reshape(self_t, result.shape)
+    return self_t.reshape(result.shape)
 
 
 ViewBackward0 = rule("ViewBackward0", self=back_to_input_shape, jvp=to_output_shape)
@@ -539,42 +572,56 @@ def cut_into_pieces(grad, dim, sizes):
     return pieces
 
 
+def cat_jvp(tensors_t, dim):
+    """The tangent of a concatenation is the concatenation of the tangents: each tangent placed
+    in its own slice of zeros of the output's shape, and those added up."""
+    shape = list(tensors_t[0].shape)
+    shape[dim] = sum(t.shape[dim] for t in tensors_t)
+    total, start = 0, 0
+    for tangent in tensors_t:
+        index = [slice(None)] * len(shape)
+        index[dim] = slice(start, start + tangent.shape[dim])
+        total = total + index_put_into_zeros(tangent, tuple(index), tuple(shape))
+        start += tangent.shape[dim]
+    return total
+
+
 CatBackward0 = rule("CatBackward0", tensors=cut_into_pieces,
-                    jvp=lambda tensors_t, dim: S.cat(tensors_t, dim))
+                    jvp=cat_jvp)
 
 # y = the inputs stacked along a new dim: each input gets its slice of the gradient
 StackBackward0 = rule(
     "StackBackward0",
     tensors=lambda grad, dim: [grad.select(dim, i) for i in range(grad.shape[dim])],
-    jvp=lambda tensors_t, dim: S.stack(tensors_t, dim))
+    jvp=lambda tensors_t, dim: cat_jvp([t.unsqueeze(dim) for t in tensors_t], dim))
 
 # y = x reversed along some dims: reverse the gradient the same way
-FlipBackward0 = rule("FlipBackward0", self=lambda grad, dims: S.flip(grad, dims),
-                     jvp=lambda self_t, dims: S.flip(self_t, dims))
+FlipBackward0 = rule("FlipBackward0", self=lambda grad, dims: grad.flip(dims),
+                     jvp=lambda self_t, dims: self_t.flip(dims))
 
 
 # -- indexing -----------------------------------------------------------------------------------
 def back_into_zeros(grad, index, self_sym_sizes):
     """y = x[index]: the gradient goes back to the indexed places, zeros elsewhere."""
-    return I.index_put_into_zeros(grad, index, self_sym_sizes)
+    return index_put_into_zeros(grad, index, self_sym_sizes)
 
 
 SelectBackward0 = rule("SelectBackward0", self=back_into_zeros,
-                       jvp=lambda self_t, index: I.getitem(self_t, index))
+                       jvp=lambda self_t, index: self_t[index])
 SliceBackward0 = rule("SliceBackward0", self=back_into_zeros,
-                      jvp=lambda self_t, index: I.getitem(self_t, index))
+                      jvp=lambda self_t, index: self_t[index])
 # x[None]: PyTorch's name for it is the same as unsqueeze's
 IndexUnsqueezeBackward0 = rule("UnsqueezeBackward0", self=back_into_zeros,
-                               jvp=lambda self_t, index: I.getitem(self_t, index))
+                               jvp=lambda self_t, index: self_t[index])
 # advanced indexing saves its index, as PyTorch saves the index tensors (a second backward
 # after they are freed raises)
 IndexBackward0 = rule("IndexBackward0", saves=("index",), self=back_into_zeros,
-                      jvp=lambda self_t, index: I.getitem(self_t, index))
+                      jvp=lambda self_t, index: self_t[index])
 
 # the scatter into zeros that indexing's rule uses: its derivative reads the same places back
 IndexPutIntoZerosBackward = rule(
-    "IndexPutIntoZerosBackward", self=lambda grad, index: I.getitem(grad, index),
-    jvp=lambda self_t, index, result: I.index_put_into_zeros(self_t, index, result.shape))
+    "IndexPutIntoZerosBackward", self=lambda grad, index: grad[index],
+    jvp=lambda self_t, index, result: index_put_into_zeros(self_t, index, result.shape))
 
 
 def outside_index(grad, index):
@@ -595,13 +642,13 @@ def written_at(self_t, index, value_t):
 CopySlices = rule(
     "CopySlices", saves=("index",), full_name="tensorgrad::autograd::CopySlices",
     self=outside_index,
-    value=lambda grad, index: I.getitem(grad, index),
+    value=lambda grad, index: grad[index],
     jvp=lambda self_t, value_t, index: written_at(self_t, index, value_t))
 # the same, for writing through integer arrays or masks (PyTorch records an index_put)
 IndexPutBackward0 = rule(
     "IndexPutBackward0", saves=("index",),
     self=outside_index,
-    values=lambda grad, index: I.getitem(grad, index),
+    values=lambda grad, index: grad[index],
     jvp=lambda self_t, values_t, index: written_at(self_t, index, values_t))
 
 
@@ -611,28 +658,28 @@ DotBackward0 = rule(
     "DotBackward0", saves=("self", "tensor"), computes="{a} @ {b}",
     self=lambda grad, tensor: grad * tensor,
     tensor=lambda grad, self: grad * self,
-    jvp=lambda self_t, tensor_t, self, tensor: L.dot(self_t, tensor) + L.dot(self, tensor_t))
+    jvp=lambda self_t, tensor_t, self, tensor: self_t.dot(tensor) + self.dot(tensor_t))
 
 # C = A B:  ∂L/∂A = G Bᵀ,  ∂L/∂B = Aᵀ G
 MmBackward0 = rule(
     "MmBackward0", saves=("self", "mat2"), computes="{a} @ {b}",
-    self=lambda grad, mat2: L.mm(grad, mat2.t()),
-    mat2=lambda grad, self: L.mm(self.t(), grad),
-    jvp=lambda self_t, mat2_t, self, mat2: L.mm(self_t, mat2) + L.mm(self, mat2_t))
+    self=lambda grad, mat2: grad.mm(mat2.t()),
+    mat2=lambda grad, self: self.t().mm(grad),
+    jvp=lambda self_t, mat2_t, self, mat2: self_t.mm(mat2) + self.mm(mat2_t))
 
 # y = M v:  ∂L/∂M = g vᵀ (an outer product),  ∂L/∂v = Mᵀ g
 MvBackward0 = rule(
     "MvBackward0", saves=("self", "vec"), computes="{a} @ {b}",
-    self=lambda grad, vec: S.unsqueeze(grad, 1) * S.unsqueeze(vec, 0),
-    vec=lambda grad, self: L.mv(self.t(), grad),
-    jvp=lambda self_t, vec_t, self, vec: L.mv(self_t, vec) + L.mv(self, vec_t))
+    self=lambda grad, vec: grad.unsqueeze(1) * vec.unsqueeze(0),
+    vec=lambda grad, self: self.t().mv(grad),
+    jvp=lambda self_t, vec_t, self, vec: self_t.mv(vec) + self.mv(vec_t))
 
 # batched C = A B: the rule of mm, on the last two dims of every batch
 BmmBackward0 = rule(
     "BmmBackward0", saves=("self", "mat2"),
-    self=lambda grad, mat2: L.bmm(grad, mat2.transpose(-1, -2)),
-    mat2=lambda grad, self: L.bmm(self.transpose(-1, -2), grad),
-    jvp=lambda self_t, mat2_t, self, mat2: L.bmm(self_t, mat2) + L.bmm(self, mat2_t))
+    self=lambda grad, mat2: grad.bmm(mat2.transpose(-1, -2)),
+    mat2=lambda grad, self: (self.transpose(-1, -2)).bmm(grad),
+    jvp=lambda self_t, mat2_t, self, mat2: self_t.bmm(mat2) + self.bmm(mat2_t))
 
 # out = bias + mat1 @ mat2 (a Linear layer): the bias gets the gradient (the engine sums it
 # over the rows it was broadcast to), the product gets mm's rule
@@ -676,14 +723,14 @@ def per_element_weight(grad, weight, reduction, count):
 def bce_input(grad, self, target, weight, reduction, count):
     """L = -w·(t·ln x + (1 - t)·ln(1 - x)):  ∂L/∂x = w·(x - t) / (x(1 - x))."""
     grad = per_element_weight(grad, weight, reduction, count)
-    return grad * (self - target) / ew.clamp((1 - self) * self, min=F.BCE_EPSILON)
+    return grad * (self - target) / ((1 - self) * self).clamp(min=BCE_EPSILON)
 
 
 def bce_target(grad, self, weight, reduction, count):
     """∂L/∂t = w·(ln(1 - x) - ln x), with PyTorch's floor of -100 under each logarithm."""
     grad = per_element_weight(grad, weight, reduction, count)
-    return grad * (ew.clamp(ew.log(1 - self), min=F.BCE_LOG_FLOOR)
-                   - ew.clamp(ew.log(self), min=F.BCE_LOG_FLOOR))
+    return grad * (((1 - self).log()).clamp(min=BCE_LOG_FLOOR)
+                   - self.log().clamp(min=BCE_LOG_FLOOR))
 
 
 BinaryCrossEntropyBackward0 = rule(
@@ -697,7 +744,7 @@ BinaryCrossEntropyBackward0 = rule(
 def nll_rule(grad, target, weight, reduction, ignore_index, total_weight, num_classes):
     """L = -Σₙ w[tₙ]·x[n, tₙ] (over Σₙ w[tₙ] for 'mean'): the derivative is a constant table,
     -w[tₙ] at each row's target column and 0 elsewhere, scaled by the incoming gradient."""
-    table = F.nll_coefficients(target._data, num_classes, weight, ignore_index, grad._data.dtype)
+    table = nll_coefficients(target._data, num_classes, weight, ignore_index, grad._data.dtype)
     if reduction == "mean":
         table = table / total_weight
     if reduction == "none" and grad.dim() == 1:
@@ -705,21 +752,30 @@ def nll_rule(grad, target, weight, reduction, ignore_index, total_weight, num_cl
     return grad * Tensor._make(table)
 
 
+def nll_jvp(self_t, target, weight, reduction, ignore_index, total_weight, num_classes):
+    """The loss is linear in x, so its tangent is the same sum taken over the tangent of x."""
+    table = Tensor._make(nll_coefficients(target._data, num_classes, weight, ignore_index,
+                                          self_t._data.dtype))
+    per_row = (table * self_t).sum(-1)
+    if reduction == "none":
+        return per_row
+    return per_row.sum() if reduction == "sum" else per_row.sum() / total_weight
+
+
 NllLossBackward0 = rule("NllLossBackward0", saves=("target", "weight"), self=nll_rule,
-    jvp=lambda self_t, target, weight, reduction, ignore_index:
-        F.nll_loss(self_t, target, weight, ignore_index=ignore_index, reduction=reduction))
+    jvp=nll_jvp)
 
 
 def softplus(x):
     """log(1 + eˣ), written so that it never overflows: log(1 + e^-|x|) + max(x, 0)."""
-    return ew.log1p(ew.exp(-ew.abs(x))) + ew.relu(x)
+    return ((-x.abs()).exp()).log1p() + x.relu()
 
 
 def bce_logits_input(grad, self, target, weight, pos_weight, reduction, count):
     """L = w·(p·t·softplus(-x) + (1 - t)·softplus(x)):  ∂L/∂x = w·((1 - t)·σ(x) - p·t·(1 - σ(x)))."""
     grad = per_element_weight(grad, weight, reduction, count)
     positive = 1 if pos_weight is None else pos_weight
-    s = ew.sigmoid(self)
+    s = self.sigmoid()
     return grad * ((1 - target) * s - positive * target * (1 - s))
 
 
@@ -803,19 +859,19 @@ NativeBatchNormBackward0 = rule(
 # z = g·(1 - y²) (tanh's rule as one operation of g and y):  ∂z/∂g = 1 - y²,  ∂z/∂y = -2·g·y
 TanhBackwardBackward0 = rule(
     "TanhBackwardBackward0", elementwise=True, saves=("grad_output", "output"),
-    grad_output=lambda grad, output: fused.tanh_backward(grad, output),
+    grad_output=lambda grad, output: tanh_backward(grad, output),
     output=lambda grad, grad_output, output: grad * -2 * output * grad_output)
 
 # z = g·y·(1 - y) (sigmoid's rule):  ∂z/∂g = y·(1 - y),  ∂z/∂y = g·(1 - 2y)
 SigmoidBackwardBackward0 = rule(
     "SigmoidBackwardBackward0", elementwise=True, saves=("grad_output", "output"),
-    grad_output=lambda grad, output: fused.sigmoid_backward(grad, output),
+    grad_output=lambda grad, output: sigmoid_backward(grad, output),
     output=lambda grad, grad_output, output: grad * grad_output * (1 - 2 * output))
 
 # z = g where y > 0, else 0 (relu's rule): ∂z/∂g is the same mask; z does not change with y
 ThresholdBackwardBackward0 = rule(
     "ThresholdBackwardBackward0", elementwise=True, saves=("self",),
-    grad_output=lambda grad, self: ew.where(self <= 0, 0, grad),
+    grad_output=lambda grad, self: where(self <= 0, 0, grad),
     self=lambda grad: creation.zeros_like(grad))
 
 def softmax_backward_jvp(grad_output_t, output_t, grad_output, output, dim):
@@ -827,14 +883,14 @@ def softmax_backward_jvp(grad_output_t, output_t, grad_output, output, dim):
 
 def log_softmax_backward_jvp(grad_output_t, output_t, grad_output, output, dim):
     """d[g - eˡ·Σ g] = dg - eˡ ⊙ (dl·Σ g + Σ dg)."""
-    return grad_output_t - ew.exp(output) * (output_t * grad_output.sum(dim=dim, keepdim=True)
+    return grad_output_t - output.exp() * (output_t * grad_output.sum(dim=dim, keepdim=True)
                                              + grad_output_t.sum(dim=dim, keepdim=True))
 
 
 # z = s ⊙ (g - Σ g⊙s) (softmax's rule):  for g, the same rule;  for s, grad ⊙ (g - Σ g⊙s) - g·Σ grad⊙s
 SoftmaxBackwardDataBackward0 = rule(
     "SoftmaxBackwardDataBackward0", saves=("grad_output", "output"),
-    grad_output=lambda grad, output, dim: fused.softmax_backward_data(grad, output, dim),
+    grad_output=lambda grad, output, dim: softmax_backward_data(grad, output, dim),
     output=lambda grad, grad_output, output, dim:
         grad * (grad_output - (grad_output * output).sum(dim=dim, keepdim=True))
         - grad_output * (grad * output).sum(dim=dim, keepdim=True),
@@ -843,17 +899,128 @@ SoftmaxBackwardDataBackward0 = rule(
 # z = g - eˡ·Σ g (log_softmax's rule):  for g, grad - Σ grad⊙eˡ;  for l, -eˡ⊙grad·Σ g
 LogSoftmaxBackwardDataBackward0 = rule(
     "LogSoftmaxBackwardDataBackward0", saves=("grad_output", "output"),
-    grad_output=lambda grad, output, dim: grad - (grad * ew.exp(output)).sum(dim=dim, keepdim=True),
+    grad_output=lambda grad, output, dim: grad - (grad * output.exp()).sum(dim=dim, keepdim=True),
     output=lambda grad, grad_output, output, dim:
-        -grad_output.sum(dim=dim, keepdim=True) * ew.exp(output) * grad,
+        -grad_output.sum(dim=dim, keepdim=True) * output.exp() * grad,
     jvp=log_softmax_backward_jvp)
 
 
-# The operations that the formulas above are written with. Imported last, because these modules
-# build their own operations from the node classes above.
-from .ops import elementwise as ew  # noqa: E402
-from .ops import indexing as I  # noqa: E402,N812
-from .ops import linalg as L  # noqa: E402,N812
-from .ops import reduction as R  # noqa: E402,N812
-from .ops import shape as S  # noqa: E402,N812
-from .nn import functional as F  # noqa: E402,N812
+# -- what the formulas share --------------------------------------------------------------------
+# PyTorch keeps these next to derivatives.yaml, in FunctionsManual.cpp. Everything else the
+# formulas call is a Tensor method or operator (`grad * other`, `grad.sum(dim)`).
+def where(condition, a, b):
+    """torch.where(condition, a, b), where `a` or `b` may be a Python number."""
+    if isinstance(a, Tensor):
+        return a.where(condition, b)
+    if not isinstance(b, Tensor):  # two numbers: the result has the default float dtype
+        b = creation.full(condition.shape, b)
+    return b.where(~condition, a)
+
+
+def restore_dims(grad, dims, keepdim, input_shape):
+    """Give a reduced gradient back its reduced dims as size 1, so that it broadcasts."""
+    if keepdim or not input_shape:
+        return grad
+    shape = list(grad.shape)
+    for d in dims:
+        shape.insert(d, 1)
+    return grad.reshape(shape)
+
+
+def expand_back(grad, dims, keepdim, input_shape):
+    """A reduced gradient, spread back over every element that was reduced."""
+    return restore_dims(grad, dims, keepdim, input_shape).expand(input_shape)
+
+
+def variance_rule(grad, x, dims, correction, sizes, whole):
+    """whole: no dim was given (or x is 0-d), which is where PyTorch's rule has a special case."""
+    count = int(np.prod([sizes[d] for d in dims]))
+    if whole and count - correction <= 0:
+        # No degrees of freedom left (var of one value): 2 / 0 is inf. PyTorch gives nan where
+        # x equals the mean (inf · 0) and inf elsewhere, as constants: no graph through x.
+        return grad * where(x == x.mean(), float("nan"), float("inf"))
+    centered = x - x.mean(dims, keepdim=True)
+    degrees_of_freedom = count - correction
+    factor = 2.0 / degrees_of_freedom if degrees_of_freedom else float("inf")
+    return factor * grad * centered  # PyTorch's order of operations, so its graph and rounding
+
+
+def product_of_others(x, dims):
+    """For each element, the product of the other elements reduced together with it.
+
+    The reduced dims are moved last and flattened into rows; then each element's product of
+    others is (the product of everything before it) · (the product of everything after it).
+    """
+    if not dims:
+        return Tensor._make(np.ones_like(x._data))  # a 0-d tensor: no other elements
+    order = [d for d in range(x.ndim) if d not in dims] + list(dims)
+    moved = x.permute(*order)
+    n = int(np.prod([x.shape[d] for d in dims]))
+    rows = moved.reshape(tuple(moved.shape[:x.ndim - len(dims)]) + (n,))
+    reverse = list(range(n - 1, -1, -1))
+    before = exclusive_cumprod(rows)
+    after = exclusive_cumprod(rows[..., reverse])[..., reverse]
+    others = (before * after).reshape(moved.shape)
+    return others.permute(*[order.index(d) for d in range(x.ndim)])
+
+
+def exclusive_cumprod(rows):
+    """[1, r₀, r₀·r₁, ..., r₀·...·rₙ₋₂] along the last dim: a log-step scan (no division)."""
+    n = rows.shape[-1]
+    scan = shifted(rows, 1)
+    step = 1
+    while step < n:
+        scan = scan * shifted(scan, step)
+        step *= 2
+    return scan
+
+
+def shifted(rows, step):
+    """`rows` moved `step` places on along the last dim, with ones coming in at the front."""
+    n = rows.shape[-1]
+    front = Tensor._make(np.arange(n) < step)
+    return where(front, 1.0, rows[..., [max(i - step, 0) for i in range(n)]])
+
+
+def nll_coefficients(target, num_classes, weight, ignore_index, np_dtype):
+    """-w[t] at (row, t) for every row whose target is not ignore_index; shape (N, C) or (C,)."""
+    targets = np.atleast_1d(target)
+    table = np.zeros((targets.size, num_classes), dtype=np_dtype)
+    for row, cls in enumerate(targets):
+        if cls != ignore_index:
+            table[row, cls] = -(1.0 if weight is None else weight._data[cls])
+    return table if target.ndim else table[0]
+
+
+BCE_LOG_FLOOR = -100.0  # PyTorch clamps log(p) at -100, so p = 0 gives a large finite loss
+BCE_EPSILON = 1e-12  # ... and keeps the derivative's denominator x(1 - x) away from zero
+
+
+# -- operations only backward uses: writing a gradient into zeros ---------------------------------
+def index_put_into_zeros(values, index, shape):
+    """Zeros of `shape` with `values` added at `index` (repeated indices add up)."""
+    data = np.zeros(shape, dtype=values._data.dtype)
+    np.add.at(data, index, values._data)
+    return record(IndexPutIntoZerosBackward, data, (values,), index=index)
+
+
+def scatter_along(values, index, dim, shape):
+    """Zeros of `shape`, with `values` placed at `index` along `dim` (for max(dim)'s backward)."""
+    data = np.zeros(shape, dtype=values._data.dtype)
+    if data.ndim:
+        np.put_along_axis(data, index._data, values._data, axis=dim)
+    else:
+        data = values._data.copy().reshape(shape)
+    return record(ScatterAlongBackward, data, (values,), saved=(index,), dim=dim)
+
+
+def scatter_add_along(values, index, dim, shape):
+    """Zeros of `shape`, with `values` added at `index` along `dim` (for gather's backward)."""
+    data = np.zeros(shape, dtype=values._data.dtype)
+    if data.ndim:
+        idx = list(np.indices(index._data.shape, sparse=True))
+        idx[dim] = index._data
+        np.add.at(data, tuple(idx), values._data)
+    else:
+        data = values._data.copy().reshape(shape)
+    return record(ScatterAddBackward, data, (values,), saved=(index,), dim=dim)

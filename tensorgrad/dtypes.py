@@ -102,6 +102,9 @@ def set_default_dtype(d):
     _default_float = d
 
 
+_NUMBERS = (builtins.bool, builtins.int, builtins.float, np.number, np.bool_)
+
+
 def _category_of_scalar(value):
     if isinstance(value, (builtins.bool, np.bool_)):
         return 0
@@ -119,16 +122,14 @@ def result_type(*operands):
     category: so `float32_vector * float64_scalar_tensor` is float32, and
     `int64_tensor * 2.5` is the default float dtype.
     """
-    from .tensor import Tensor
-
     tiers = ([], [], [])  # dimensioned tensors, 0-d tensors, Python numbers: (category, dtype)
     for op in operands:
-        if isinstance(op, Tensor):
-            d = op.dtype
-            tiers[0 if op._data.ndim else 1].append((d._category, d))
-        else:
+        if isinstance(op, _NUMBERS):
             cat = _category_of_scalar(op)
             tiers[2].append((cat, (bool_, int64, _default_float)[cat]))
+        else:  # a Tensor (this module sits below tensor.py, so it does not name the class)
+            d = op.dtype
+            tiers[0 if op._data.ndim else 1].append((d._category, d))
     top_category = max(cat for tier in tiers for cat, _ in tier)
     for tier in tiers:
         candidates = [d for cat, d in tier if cat == top_category]

@@ -66,3 +66,85 @@ def test_no_exec_eval_or_compile_in_the_library():
                     "exec", "eval", "compile"}:
                 found.append(f"{path.relative_to(PACKAGE)}:{node.lineno} {node.func.id}")
     assert not found, found
+
+
+# -- layers: imports point one way ----------------------------------------------------------------
+def own_imports(tree):
+    """The imports of tensorgrad's own modules in a file: relative ones and `tensorgrad.*`."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").startswith(
+                "tensorgrad")):
+            yield node
+        elif isinstance(node, ast.Import) and any(
+                alias.name.startswith("tensorgrad") for alias in node.names):
+            yield node
+
+
+def test_no_import_of_the_library_inside_a_function_or_below_code():
+    """Every file says what it builds on at its top: no import of a tensorgrad module inside a
+    function (to dodge a cycle) or after the file's first function or class."""
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        top_level = {id(node) for node in tree.body}
+        first_definition = min((node.lineno for node in tree.body if isinstance(
+            node, (ast.FunctionDef, ast.ClassDef))), default=10 ** 9)
+        for node in own_imports(tree):
+            where = f"{path.relative_to(PACKAGE)}:{node.lineno}"
+            if id(node) not in top_level:
+                found.append(f"{where} inside a function or block")
+            elif node.lineno > first_definition:
+                found.append(f"{where} below the file's code")
+    assert not found, "\n".join(found)
+
+
+def import_cycles(package="tensorgrad"):
+    """The strongly connected components (more than one module) of the import graph that grimp
+    (import-linter's engine) builds: each is a set of modules that import each other in a ring."""
+    import grimp
+
+    graph = grimp.build_graph(package)
+    index, low, stack, on_stack, cycles, counter = {}, {}, [], set(), [], [0]
+
+    def visit(start):  # Tarjan's algorithm, with an explicit stack (no recursion)
+        work = [(start, iter(sorted(graph.find_modules_directly_imported_by(start))))]
+        index[start] = low[start] = counter[0]
+        counter[0] += 1
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            module, successors = work[-1]
+            for successor in successors:
+                if successor not in index:
+                    index[successor] = low[successor] = counter[0]
+                    counter[0] += 1
+                    stack.append(successor)
+                    on_stack.add(successor)
+                    work.append((successor, iter(sorted(
+                        graph.find_modules_directly_imported_by(successor)))))
+                    break
+                if successor in on_stack:
+                    low[module] = min(low[module], index[successor])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[module])
+                if low[module] == index[module]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == module:
+                            break
+                    if len(component) > 1:
+                        cycles.append(sorted(component))
+
+    for module in sorted(graph.modules):
+        if module not in index:
+            visit(module)
+    return cycles
+
+
+def test_no_import_cycles_in_the_library():
+    assert import_cycles() == []

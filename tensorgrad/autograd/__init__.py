@@ -25,6 +25,8 @@ from .node import AccumulateGrad, Node
 from ..utils.hooks import RemovableHandle
 from . import custom_function, forward_ad, functional, graph, profiler
 from .custom_function import Function
+from . import messages
+from ..tensor import Tensor
 
 function = custom_function  # torch.autograd.function is the module of Function
 sys.modules[__name__ + ".function"] = custom_function  # so `import ...autograd.function` works
@@ -33,9 +35,6 @@ from .gradcheck import gradcheck, gradgradcheck  # noqa: E402  (after: the name 
 
 def Variable(tensor, requires_grad=False):  # noqa: N802  (the old PyTorch API, still in tutorials)
     """The pre-0.4 PyTorch wrapper: today it just returns the tensor, as PyTorch does."""
-    from ..tensor import Tensor
-    from . import messages
-
     if not isinstance(tensor, Tensor):
         raise TypeError(messages.VARIABLE_DATA.format(type_name=type(tensor).__name__))
     if not isinstance(requires_grad, (bool, int)):  # PyTorch: "... interpreted as an integer"

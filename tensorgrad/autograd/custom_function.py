@@ -41,12 +41,10 @@ from . import forward_ad, graph, instruments, messages
 from .engine import gradient_edge
 from .grad_mode import is_grad_enabled, no_grad
 from .node import FREED, SEQUENCE, Node
-
-
-def _tensor_class():
-    from ..tensor import Tensor  # tensor.py imports autograd, so import it when first needed
-
-    return Tensor
+from ..creation import zeros_like
+from ..ops.base import record
+from ..ops.shape import as_view
+from ..tensor import Tensor
 
 
 # -- the context: what forward, setup_context and backward see as `ctx` -----------------------
@@ -67,7 +65,6 @@ class FunctionCtx:
         Saving through this method, rather than `ctx.x = x`, lets autograd check that they were
         not changed in place before backward runs, and free them after backward.
         """
-        Tensor = _tensor_class()
         for index, value in enumerate(tensors):
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(
@@ -149,7 +146,7 @@ class BackwardCFunction(Node, FunctionCtx):
             for index, meta in enumerate(self._output_meta):
                 if grads[index] is None and meta is not None:
                     shape, numpy_dtype = meta
-                    grads[index] = _tensor_class()._make(np.zeros(shape, dtype=numpy_dtype))
+                    grads[index] = Tensor._make(np.zeros(shape, dtype=numpy_dtype))
         backward = self._user_backward()
         if self._forward_cls.boxed_grads_call:  # one mutable list, which backward may empty
             results = backward(self, grads)
@@ -170,7 +167,6 @@ class BackwardCFunction(Node, FunctionCtx):
 
     def _check_input_grads(self, results):
         """Check backward's result against forward's arguments; keep the tensor inputs' grads."""
-        Tensor = _tensor_class()
         name = type(self).__name__
         if not isinstance(results, tuple):
             results = (results,)
@@ -287,7 +283,6 @@ class Function:
     @classmethod
     def apply(cls, *args, **kwargs):
         """Run the operation on `args` and record it in the graph."""
-        Tensor = _tensor_class()
         uses_setup_context = cls.setup_context is not Function.setup_context
         if uses_setup_context:
             bound = inspect.signature(cls.forward).bind(*args, **kwargs)
@@ -322,9 +317,6 @@ class Function:
 def _input_tangents(args):
     """In forward mode, one tangent per argument for `jvp` (zeros for a tensor without one, None
     for anything else); None when no argument carries a tangent."""
-    from ..creation import zeros_like
-
-    Tensor = _tensor_class()
     if forward_ad._level is None:
         return None
     tangents = [forward_ad._tangent_of(arg) if isinstance(arg, Tensor) else None for arg in args]
@@ -345,7 +337,6 @@ def _call_jvp(cls, ctx, tangents):
 
 
 def _set_output_tangents(outputs, tangents):
-    Tensor = _tensor_class()
     outputs = outputs if isinstance(outputs, tuple) else (outputs,)
     tangents = tangents if isinstance(tangents, tuple) else (tangents,)
     for out, tangent in zip(outputs, tangents):
@@ -355,7 +346,6 @@ def _set_output_tangents(outputs, tangents):
 
 def _wrap_outputs(ctx, output, args, recording):
     """Make forward's tensors the outputs of `ctx`, then store the saved tensors."""
-    Tensor = _tensor_class()
     is_tuple = isinstance(output, tuple)
     outputs = list(output) if is_tuple else [output]
 
@@ -385,9 +375,6 @@ def _wrap_outputs(ctx, output, args, recording):
 
 def _wrap_one(ctx, out, output_nr, args, recording):
     """One output tensor, as PyTorch treats it (custom_function.cpp, `set_history`)."""
-    from ..ops.shape import as_view
-
-    Tensor = _tensor_class()
     is_input = any(out is arg for arg in args)
     is_dirty = any(out is t for t in ctx.dirty_tensors)
     differentiable = (recording and out.dtype.is_floating_point
@@ -451,11 +438,8 @@ def once_differentiable(fn):
     incoming gradients require grad, its results are marked with an `Error` grad_fn, so a
     second differentiation fails loudly instead of silently giving zero.
     """
-    from ..ops.base import record
-
     @functools.wraps(fn)
     def wrapper(ctx, *args):
-        Tensor = _tensor_class()
         with no_grad():
             outputs = fn(ctx, *args)
         if not is_grad_enabled():

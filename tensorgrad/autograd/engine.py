@@ -22,6 +22,7 @@ import itertools
 from . import grad_mode, instruments, messages
 from .node import FREED, AccumulateGrad
 from ..dtypes import from_numpy_dtype
+from ..tensor import Tensor
 
 
 def execute(root_edges, root_grads, *, keep_graph, create_graph, capture=None, accumulate=True):
@@ -241,8 +242,6 @@ def run_tensor_pre_hooks(node, grads):
 
 def call_hooks(hooks, grad):
     """Run tensor hooks in registration order; a hook may return a replacement gradient."""
-    from ..tensor import Tensor  # (tensor.py imports the engine: see issue 19's layering)
-
     for hook in list(hooks):
         result = hook(grad)
         if result is None:

@@ -22,6 +22,7 @@ from collections import namedtuple
 
 from . import instruments, messages
 from .node import OUTPUT
+from ..tensor import Tensor
 
 _level = None  # the current dual level (an int), or None outside every `dual_level`
 _levels_made = 0
@@ -62,8 +63,6 @@ class dual_level:  # noqa: N801  (PyTorch's name; used like no_grad)
 
 def make_dual(tensor, tangent, *, level=None):
     """A view of `tensor` that carries `tangent` (same shape, floating point) as its tangent."""
-    from ..tensor import Tensor
-
     if _level is None:
         raise RuntimeError(messages.MAKE_DUAL_WITHOUT_LEVEL)
     for name, value in (("tensor", tensor), ("tangent", tangent)):
@@ -97,8 +96,6 @@ def _same_layout(tangent, tensor):
 
 def unpack_dual(tensor, *, level=None):
     """`(primal, tangent)`: a view of the value without its tangent, and the tangent (or None)."""
-    from ..tensor import Tensor
-
     if not isinstance(tensor, Tensor):
         return UnpackedDualTensor(tensor, None)  # as PyTorch: anything else has no tangent
     primal = tensor.view(tensor.shape) if tensor.requires_grad else tensor.detach()
@@ -137,8 +134,6 @@ def _propagate(rule, result, inputs, saved, attributes):
     Called by `record` for every operation while a dual level is active (plugged in through
     autograd/instruments.py); `saved` holds what the operation saves for backward.
     """
-    from ..tensor import Tensor
-
     if _level is None:
         return  # paused: a rule's own arithmetic
     saved = [result if value is OUTPUT else value for value in saved]

@@ -23,6 +23,9 @@ import warnings
 import numpy as np
 
 from .backward_and_grad import grad as autograd_grad
+from .. import dtypes
+from ..creation import rand, zeros_like
+from ..tensor import Tensor
 
 
 class GradcheckError(RuntimeError):
@@ -53,8 +56,6 @@ If the test
 
 
 def _tensor_class():
-    from ..tensor import Tensor
-
     return Tensor
 
 
@@ -101,8 +102,6 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-06, atol=1e-05, rto
     Without `grad_outputs`, v is drawn uniformly from [-1, 1) with tensorgrad's random generator
     (so `manual_seed` makes it repeatable).
     """
-    from ..creation import rand
-
     _refuse_unsupported(check_batched_grad=check_batched_grad,
                         check_fwd_over_rev=check_fwd_over_rev)
     Tensor = _tensor_class()
@@ -165,8 +164,6 @@ def _gradcheck(func, inputs, *, eps, atol, rtol, nondet_tol, check_grad_dtypes,
 def _check_inputs(tupled_inputs):
     """Warn about inputs that are not float64; refuse when nothing requires grad."""
     Tensor = _tensor_class()
-    from .. import dtypes
-
     any_input_requiring_grad = False
     for index, value in enumerate(tupled_inputs):
         if isinstance(value, Tensor) and value.requires_grad:
@@ -290,8 +287,6 @@ def _check_backward_uses_grad_output(outputs, inputs):
     A backward that forgets to multiply by grad_output fails here, even when the derivative
     itself is right (the Jacobian check uses unit vectors, which can hide this mistake).
     """
-    from ..creation import zeros_like
-
     diff_inputs = _requiring_grad(inputs)
     if not outputs:
         return

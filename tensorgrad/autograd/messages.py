@@ -356,3 +356,6 @@ OTHER_OPTIMIZER_STATE = (
     "loaded state dict was saved by another kind of optimizer: {name} cannot use its entries "
     "({found}); load it into the same optimizer class it was saved from"
 )
+
+# bmm of a tensor that is not a batch of matrices
+NOT_3D = "{name} must be a 3D tensor"

@@ -30,6 +30,8 @@ import functools
 import inspect
 import sys
 
+import numpy as np
+
 from .node import Node
 
 
@@ -187,8 +189,6 @@ def _zeros_if_none(tangent, value):
     """A missing tangent is a tangent of zeros (for a Python number: 0)."""
     if tangent is not None:
         return tangent
-    if hasattr(value, "_data"):
-        from ..creation import zeros_like
-
-        return zeros_like(value)
+    if hasattr(value, "_data"):  # a Tensor (this module sits below tensor.py)
+        return type(value)._make(np.zeros_like(value._data))
     return 0

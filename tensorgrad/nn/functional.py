@@ -20,14 +20,15 @@ import numpy as np
 from .. import arguments, dtypes
 from ..autograd import messages
 from ..autograd.grad_mode import is_grad_enabled, no_grad
-from ..derivatives import (AddmmBackward0, BinaryCrossEntropyBackward0,
+from ..derivatives import (BCE_LOG_FLOOR, AddmmBackward0, BinaryCrossEntropyBackward0,
                            BinaryCrossEntropyWithLogitsBackward0, MseLossBackward0,
-                           NativeBatchNormBackward0, NllLossBackward0)
+                           NativeBatchNormBackward0, NllLossBackward0, nll_coefficients)
 from ..ops import elementwise as ew
 from ..ops import reduction
 from ..ops.base import record
 from ..ops.linalg import _check_same_dtype, matmul
 from ..tensor import Tensor
+from .. import random as _random
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -88,8 +89,6 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002
 # -- linear: y = x Wᵀ + b ----------------------------------------------------------------------
 def addmm(bias, mat1, mat2):
     """bias + mat1 @ mat2 as one operation (PyTorch's fused kernel behind `linear`)."""
-    from ..autograd import messages
-
     if mat1.dim() != 2 or mat2.dim() != 2:
         raise RuntimeError("mat1 must be a matrix" if mat1.dim() != 2 else "mat2 must be a matrix")
     if mat1.shape[1] != mat2.shape[0]:
@@ -163,10 +162,6 @@ def _check_weight_needs_no_grad(weight, function_name):
 
 
 # -- binary cross-entropy ---------------------------------------------------------------------------
-BCE_LOG_FLOOR = -100.0  # PyTorch clamps log(p) at -100, so p = 0 gives a large finite loss
-BCE_EPSILON = 1e-12  # ... and keeps the derivative's denominator x(1 - x) away from zero
-
-
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,  # noqa: A002
                          reduction="mean"):
     """Cross-entropy between probabilities `input` (in [0, 1], e.g. after sigmoid) and targets."""
@@ -209,16 +204,6 @@ def _weighted_and_reduced(losses, weight, reduction, np_dtype):
 
 
 # -- negative log-likelihood and cross-entropy ---------------------------------------------------
-def nll_coefficients(target, num_classes, weight, ignore_index, np_dtype):
-    """-w[t] at (row, t) for every row whose target is not ignore_index; shape (N, C) or (C,)."""
-    targets = np.atleast_1d(target)
-    table = np.zeros((targets.size, num_classes), dtype=np_dtype)
-    for row, cls in enumerate(targets):
-        if cls != ignore_index:
-            table[row, cls] = -(1.0 if weight is None else weight._data[cls])
-    return table if target.ndim else table[0]
-
-
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,  # noqa: A002
              reduction="mean"):
     """Negative log-likelihood of class indices `target` under log-probabilities `input`.
@@ -341,8 +326,6 @@ def dropout(input, p=0.5, training=True, inplace=False):  # noqa: A002
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0:
         return input
-    from .. import random as _random
-
     keep = _random.uniform_array(input.shape, 0.0, 1.0, np.float64) >= p
     scale = Tensor._make((keep / (1 - p) if p < 1 else keep * 0.0).astype(input._data.dtype))
     return input.mul_(scale) if inplace else input * scale

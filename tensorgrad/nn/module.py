@@ -16,10 +16,12 @@ from collections import OrderedDict, namedtuple
 from ..autograd.grad_mode import no_grad
 from .. import arguments
 from ..autograd import messages
-from ..tensor import Tensor, to_arguments
+from ..tensor import Tensor
+from ..tensor_methods import to_arguments
 from ..utils.hooks import RemovableHandle
 from . import hooks
 from .parameter import Parameter
+from .. import dtypes
 
 
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
@@ -315,13 +317,9 @@ class Module:
         return self
 
     def double(self):
-        from .. import dtypes
-
         return self.to(dtypes.float64)
 
     def float(self):
-        from .. import dtypes
-
         return self.to(dtypes.float32)
 
     # -- saving and loading ----------------------------------------------------------------------

@@ -7,6 +7,7 @@ list of parameters, which is how `model.parameters()` can hand every weight to a
 
 from ..autograd import messages
 from ..tensor import Tensor
+from ..creation import empty
 
 
 class Parameter(Tensor):
@@ -14,8 +15,6 @@ class Parameter(Tensor):
 
     def __new__(cls, data=None, requires_grad=True):
         if data is None:
-            from ..creation import empty
-
             data = empty(0)
         # Same memory and version counter as `data`, but cut from any graph: a new leaf.
         param = cls._make(data._data, version_counter=data._shared_version_counter())

@@ -13,8 +13,7 @@ from ..autograd import messages
 from ..tensor import Tensor, _normalize_dim
 from . import inplace
 from ..derivatives import (CopySlices, IndexBackward0, IndexPutBackward0,
-                           IndexPutIntoZerosBackward, IndexUnsqueezeBackward0, SelectBackward0,
-                           SliceBackward0)
+                           IndexUnsqueezeBackward0, SelectBackward0, SliceBackward0)
 from .base import record
 from .shape import as_view
 
@@ -123,13 +122,6 @@ def select(x, dim, index):
     """x[..., index, ...] at position `dim`: removes that dim."""
     d = _normalize_dim(dim, x._data.ndim)
     return getitem(x, (slice(None),) * d + (index,))
-
-
-def index_put_into_zeros(values, index, shape):
-    """Zeros of `shape` with `values` added at `index` (repeated indices add up)."""
-    data = np.zeros(shape, dtype=values._data.dtype)
-    np.add.at(data, index, values._data)
-    return record(IndexPutIntoZerosBackward, data, (values,), index=index)
 
 
 # -- writing --------------------------------------------------------------------------------------

@@ -98,6 +98,9 @@ def mv(m, v):
 def bmm(a, b):
     """A batch of matrix products: a is (batch, n, m), b is (batch, m, p)."""
     _check_tensors(a, b, "bmm")
+    for name, x in (("batch1", a), ("batch2", b)):
+        if x._data.ndim != 3:
+            raise RuntimeError(messages.NOT_3D.format(name=name))
     if a._data.shape[0] != b._data.shape[0] or a._data.shape[2] != b._data.shape[1]:
         raise RuntimeError(
             f"Expected size for first two dimensions of batch2 tensor to be: "

@@ -3,7 +3,7 @@
 The derivative of a reduction sends the incoming gradient back to every input element that
 contributed: `sum` copies it to all of them, `mean` divides it by the count, `max` gives it to
 the winner. The gradient arrives with the *reduced* shape, so each rule first puts back the
-reduced dimensions (`restore_dims`) and then lets broadcasting spread it out.
+reduced dimensions (derivatives.py: `restore_dims`) and then lets broadcasting spread it out.
 """
 
 import numpy as np
@@ -12,13 +12,11 @@ from .. import arguments, dtypes
 from ..autograd import messages
 from ..tensor import Tensor, _normalize_dim
 from . import elementwise as ew
-from . import shape as shape_ops
 from ..derivatives import (AmaxBackward0, AminBackward0, CumsumBackward0, GatherBackward0,
                            LinalgVectorNormBackward0, LogSoftmaxBackward0, LogsumexpBackward0,
                            MaxBackward0, MaxBackward1, MeanBackward0, MeanBackward1, MinBackward0,
-                           MinBackward1, ProdBackward0, ProdBackward1, ScatterAddBackward,
-                           ScatterAlongBackward, SoftmaxBackward0, StdBackward0, SumBackward0,
-                           SumBackward1, VarBackward0)
+                           MinBackward1, ProdBackward0, ProdBackward1, SoftmaxBackward0,
+                           StdBackward0, SumBackward0, SumBackward1, VarBackward0)
 from .base import OUTPUT, record
 
 
@@ -36,20 +34,6 @@ def normalize_dims(dim, ndim):
     if len(set(dims)) != len(dims):
         raise RuntimeError(f"dim {dims[0]} appears multiple times in the list of dims")
     return dims if ndim else ()
-
-
-def restore_dims(grad, dims, keepdim, input_shape):
-    """Give a reduced gradient back its reduced dims as size 1, so that it broadcasts."""
-    if keepdim or not input_shape:
-        return grad
-    shape = list(grad.shape)
-    for d in dims:
-        shape.insert(d, 1)
-    return shape_ops.reshape(grad, shape)
-
-
-def expand_back(grad, dims, keepdim, input_shape):
-    return shape_ops.expand(restore_dims(grad, dims, keepdim, input_shape), input_shape)
 
 
 def _sum_dtype(x):
@@ -207,17 +191,7 @@ def argmin(x, dim=None, keepdim=False):
                                   keepdims=keepdim).astype(np.int64))
 
 
-# -- scatter: the derivative of picking elements out by index ------------------------------
-def scatter_along(values, index, dim, shape):
-    """Zeros of `shape`, with `values` placed at `index` along `dim` (for max(dim)'s backward)."""
-    data = np.zeros(shape, dtype=values._data.dtype)
-    if data.ndim:
-        np.put_along_axis(data, index._data, values._data, axis=dim)
-    else:
-        data = values._data.copy().reshape(shape)
-    return record(ScatterAlongBackward, data, (values,), saved=(index,), dim=dim)
-
-
+# -- gather ----------------------------------------------------------------------------------
 def gather(x, dim, index):
     """Pick elements along `dim` at `index` (torch.gather)."""
     if index._data.dtype != np.int64:
@@ -249,51 +223,7 @@ def _check_gather_index(x, d, index):
         raise RuntimeError(f"index {bad.flat[0]} is out of bounds for dimension {d} with size {size}")
 
 
-def scatter_add_along(values, index, dim, shape):
-    data = np.zeros(shape, dtype=values._data.dtype)
-    if data.ndim:
-        idx = list(np.indices(index._data.shape, sparse=True))
-        idx[dim] = index._data
-        np.add.at(data, tuple(idx), values._data)
-    else:
-        data = values._data.copy().reshape(shape)
-    return record(ScatterAddBackward, data, (values,), saved=(index,), dim=dim)
-
-
 # -- prod, var, norm ----------------------------------------------------------------------
-def product_of_others(x, dims):
-    """For each element, the product of the other elements reduced together with it.
-
-    The reduced dims are moved last and flattened into rows; then each element's product of
-    others is (the product of everything before it) · (the product of everything after it).
-    """
-    if not dims:
-        return Tensor._make(np.ones_like(x._data))  # a 0-d tensor: no other elements
-    order = [d for d in range(x.ndim) if d not in dims] + list(dims)
-    moved = x.permute(*order)
-    n = int(np.prod([x.shape[d] for d in dims]))
-    rows = moved.reshape(tuple(moved.shape[:x.ndim - len(dims)]) + (n,))
-    reverse = list(range(n - 1, -1, -1))
-    before = _exclusive_cumprod(rows)
-    after = _exclusive_cumprod(rows[..., reverse])[..., reverse]
-    others = (before * after).reshape(moved.shape)
-    return others.permute(*[order.index(d) for d in range(x.ndim)])
-
-
-def _exclusive_cumprod(rows):
-    """[1, r₀, r₀·r₁, ..., r₀·...·rₙ₋₂] along the last dim: a log-step scan (no division)."""
-    from .shape import cat
-
-    n = rows.shape[-1]
-    ones = Tensor._make(np.ones(tuple(rows.shape[:-1]) + (1,), dtype=rows._data.dtype))
-    scan = cat([ones, rows[..., :n - 1]], -1)
-    step = 1
-    while step < n:
-        scan = cat([scan[..., :step], scan[..., step:] * scan[..., :n - step]], -1)
-        step *= 2
-    return scan
-
-
 def prod(x, dim=None, keepdim=False, *, dtype=None):
     if dtype is not None:
         x = x.to(dtype)
@@ -306,19 +236,6 @@ def prod(x, dim=None, keepdim=False, *, dtype=None):
     data = np.prod(x._data, axis=dims, keepdims=keepdim, dtype=_sum_dtype(x))
     return record(ProdBackward1, data, (x,), saved=(x, OUTPUT), dim=dims, keepdim=keepdim,
                   self_sym_sizes=x._data.shape)
-
-
-def variance_rule(grad, x, dims, correction, sizes, whole):
-    """whole: no dim was given (or x is 0-d), which is where PyTorch's rule has a special case."""
-    count = int(np.prod([sizes[d] for d in dims]))
-    if whole and count - correction <= 0:
-        # No degrees of freedom left (var of one value): 2 / 0 is inf. PyTorch gives nan where
-        # x equals the mean (inf · 0) and inf elsewhere, as constants: no graph through x.
-        return grad * ew.where(x == mean(x), float("nan"), float("inf"))
-    centered = x - mean(x, dims, keepdim=True)
-    degrees_of_freedom = count - correction
-    factor = 2.0 / degrees_of_freedom if degrees_of_freedom else float("inf")
-    return factor * grad * centered  # PyTorch's order of operations, so its graph and rounding
 
 
 def _correction(unbiased, correction):

@@ -247,8 +247,6 @@ def cat(tensors, dim=0):
     d = _normalize_dim(dim, joined[0]._data.ndim)
     _check_cat_shapes([t._data.shape for t in joined], d)
     data = np.ascontiguousarray(np.concatenate([t._data for t in joined], axis=d))  # as torch's
-    from .. import dtypes
-
     dtype = dtypes.result_type(*tensors)
     data = data.astype(dtype.numpy, copy=False)
     # the skipped ones (None) get an empty gradient, not a slice of this one
@@ -291,8 +289,6 @@ def stack(tensors, dim=0):
         index = [t._data.shape for t in tensors].index(other)
         raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(first)} at "
                            f"entry 0 and {list(other)} at entry {index}")
-    from .. import dtypes
-
     dtype = dtypes.result_type(*tensors)
     data = np.ascontiguousarray(np.stack([t._data for t in tensors], axis=d), dtype=dtype.numpy)
     return record(StackBackward0, data, tensors, dim=d)

@@ -10,6 +10,7 @@ from collections import deque
 
 from ..autograd.node import AccumulateGrad, Node, SavedTensor
 from ..tensor import Tensor
+from ..autograd.custom_function import BackwardCFunction
 
 _BASE_SLOTS = frozenset(Node.__slots__) | {"variable", "__dict__", "__weakref__"}
 
@@ -56,8 +57,6 @@ def built_by_backward(node):
 
 def is_custom_function(node):
     """Was this node made by a user-defined `autograd.Function` (`ExpBackward`)?"""
-    from ..autograd.custom_function import BackwardCFunction
-
     return isinstance(node, BackwardCFunction)
 
 
