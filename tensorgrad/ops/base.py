@@ -38,11 +38,13 @@ def record(node_class, data, inputs, saved=(), **attributes):
         instruments.operation_ran(node_class, result, inputs, saved, attributes)
     if not grad_mode._grad_enabled:
         return result
-    edges, needs_grad = [], False
+    edges, shapes_and_dtypes, needs_grad = [], [], False
     for value in inputs:
         if not isinstance(value, Tensor):
             edges.append(NO_EDGE)
+            shapes_and_dtypes.append(None)
             continue
+        shapes_and_dtypes.append((value._data.shape, value._data.dtype))  # what its gradient must be
         if value._view_of_grad_fn is not None:  # a view: is its graph still its base's?
             value._check_view_is_current()
         if value._grad_fn is not None:  # made by an operation: its gradient goes to that node
@@ -57,8 +59,7 @@ def record(node_class, data, inputs, saved=(), **attributes):
         return result
     node = node_class()
     node.next_functions = tuple(edges)
-    node._input_meta = tuple([(value._data.shape, value._data.dtype)
-                              if isinstance(value, Tensor) else None for value in inputs])
+    node._input_meta = tuple(shapes_and_dtypes)
     node._sequence_nr = next(SEQUENCE)
     result._grad_fn = node  # before saving: a hook on saved tensors sees the result as it is
     if saved:
