@@ -21,7 +21,7 @@ import itertools
 import sys
 import weakref
 
-from . import messages
+from . import grad_mode, messages
 from ..dtypes import from_numpy_dtype
 from ..version_counter import VersionCounter
 
@@ -147,6 +147,12 @@ class AccumulateGrad(Node):
 
     def name(self):
         return "tensorgrad::autograd::AccumulateGrad"
+
+    def backward(self, grad):
+        """Add `grad` into the leaf's `.grad` (tensor.py: _accumulate_grad); nothing flows on.
+        (The engine calls `_accumulate_grad` itself; this is for `acc(g)` by hand, as PyTorch.)"""
+        self.variable._accumulate_grad(grad, grad_mode._grad_enabled)
+        return ()
 
 
 class _Freed:

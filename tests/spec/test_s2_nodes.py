@@ -291,6 +291,15 @@ def test_accumulate_grad_node(tg, env):
     assert show(acc) == "<AccumulateGrad object at 0x…>"
 
 
+def test_calling_accumulate_grad_by_hand_adds_into_grad(tg):
+    x = tg.tensor([1.0, 2.0], requires_grad=True)
+    acc = (x * 2).grad_fn.next_functions[0][0]
+    assert acc(tg.ones(2)) == ()  # nothing flows further
+    assert show(x.grad) == "tensor([1., 1.])"
+    acc(tg.tensor([2.0, 3.0]))
+    assert show(x.grad) == "tensor([3., 4.])"
+
+
 def test_copyslices_node(tg, env):
     z = tg.zeros(3)
     z[0] = env.x[0] * 2
