@@ -207,6 +207,24 @@ def test_strict_jvp_and_hvp(lib):
                                create_graph=True, strict=True))
 
 
+def test_strict_is_refused_with_forward_mode_and_with_vectorize(lib):
+    x = lib.tensor([1.0, 2.0])
+    raises(RuntimeError,
+           'tensorgrad.autograd.functional.jacobian: `strict=True` and `strategy="forward-mode"` '
+           'are not supported together (yet). Please either set `strict=False` or '
+           '`strategy="reverse-mode"`.',
+           lambda: fn(lib).jacobian(lambda t: t * 2, x, strict=True, vectorize=True,
+                                    strategy="forward-mode"))
+    raises(RuntimeError,
+           "tensorgrad.autograd.functional.jacobian: `strict=True` and `vectorized=True` are not "
+           "supported together. Please either set `strict=False` or `vectorize=False`.",
+           lambda: fn(lib).jacobian(lambda t: t * 2, x, strict=True, vectorize=True))
+    raises(RuntimeError,  # the outputs are checked first
+           "Output 0 of the user-provided function does not require gradients. The outputs must be "
+           "computed in a differentiable manner from the input when running in strict mode.",
+           lambda: fn(lib).jacobian(lambda t: lib.ones(2), x, strict=True, vectorize=True))
+
+
 def test_inputs_must_be_tensors(lib):
     raises(TypeError,
            "The inputs given to jacobian must be either a Tensor or a tuple of Tensors but the "
