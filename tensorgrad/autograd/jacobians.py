@@ -21,9 +21,11 @@ A Hessian is the Jacobian of the gradient: each surface builds it from its own J
 (`jacobian` of `jacobian` in autograd.functional, `jacfwd(jacrev(f))` in func), as PyTorch does.
 """
 
+import numpy as np
+
 from . import forward_ad
 from .backward_and_grad import grad as autograd_grad
-from ..creation import zeros, zeros_like
+from ..creation import from_numpy, zeros, zeros_like
 from ..ops.shape import stack
 
 __all__ = ["vector_jacobian_product", "jacobian_vector_product", "jacobian_by_rows",
@@ -106,9 +108,9 @@ def _stack(pieces, output_shape, inp, dim):
 
 def unit(like, index):
     """eᵢ: a tensor of like's shape and dtype, 1 at flat position `index` and 0 elsewhere."""
-    vector = zeros(like.numel(), dtype=like.dtype)
+    vector = np.zeros(like.numel(), dtype=like.dtype.numpy)
     vector[index] = 1
-    return vector.view(like.shape)
+    return from_numpy(vector.reshape(tuple(like.shape)))
 
 
 def one_hot(likes, position, index):
