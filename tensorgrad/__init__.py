@@ -16,13 +16,14 @@ Where to look:
     autograd/backward_and_grad.py   tensor.backward(), autograd.backward() and autograd.grad()
     autograd/custom_function.py     autograd.Function: your own operation and its derivative
     autograd/functional.py          jacobian, hessian, vjp, jvp, hvp of a whole function
+    autograd/jacobians.py           vᵀJ, J·v, whole Jacobians: what functional.py and func.py share
     autograd/messages.py PyTorch's error and warning texts, word for word
     tensor.py            the Tensor class and its flag rules (requires_grad, is_leaf, grad, ...)
     tensor_methods.py    Tensor's operators and methods (`a * b`, `x.sum()`), attached in one place
     creation.py          tensor, zeros, ones, arange, randn, ... with PyTorch's defaults
     dtypes.py            float32 / float64 / int64 / bool and type promotion
     printing.py          the PyTorch-identical repr
-    func.py              grad, vjp, jvp, jacrev, jacfwd, hessian, vmap, functional_call
+    func.py              grad, vjp, jvp, jacrev, jacfwd, hessian, vmap, functional_call (torch.func)
     nn/, optim/          layers, losses and optimizers for the training lesson
     viz/                 pictures of graphs (graphviz), trace_backward, the step-through widget
 The course's exercise generation, self-checks and grader are not part of the library: they are

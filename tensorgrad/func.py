@@ -1,4 +1,4 @@
-"""`tensorgrad.func`: derivatives as functions of functions, as in `torch.func`.
+"""`tensorgrad.func`, as `torch.func`: derivatives as functions of functions.
 
     grad(f)(x)            ∇f(x) for a scalar f                 (reverse mode, one backward)
     vjp(f, x)             f(x) and a function v ↦ vᵀJ            (reverse mode)
@@ -11,8 +11,11 @@
 
 They compose: `jacfwd(jacrev(f))`, `vmap(grad(f))`, `grad(grad(f))`. Everything here is built on
 the two engines of tensorgrad: reverse mode (`autograd.grad`, with create_graph=True so an outer
-transform can differentiate again) and forward mode (`autograd.forward_ad`). `vmap` is a loop
-over the batch: the same results, shapes and errors as PyTorch's, without its speed.
+transform can differentiate again) and forward mode (`autograd.forward_ad`). The products vᵀJ
+and J·t and the Jacobians' row-by-row and column-by-column loops are computed in
+autograd/jacobians.py, which tensorgrad.autograd.functional (torch.autograd.functional) calls too;
+this module is torch.func's surface around them. `vmap` is a loop over the batch: the same
+results, shapes and errors as PyTorch's, without its speed.
 
 A transform differentiates with respect to fresh tensors that stand for its inputs. When an input
 is itself being differentiated by an outer transform (it requires grad, or carries a tangent),
@@ -24,8 +27,10 @@ import functools
 
 from . import creation
 from .autograd import forward_ad
-from .autograd.backward_and_grad import grad as _autograd_grad
 from .autograd.grad_mode import enable_grad
+from .autograd.jacobians import (jacobian_by_columns, jacobian_by_rows, jacobian_vector_product,
+                                 one_hot, stand_in, vector_jacobian_product)
+from .nn.module import Module
 from .ops.shape import stack
 from .tensor import Tensor
 
@@ -113,16 +118,17 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
                            f"same python structure. For example, if primals is a tuple of 3 "
                            f"tensors, tangents also must be. Got primals with structure "
                            f"{len(primals)} tensors and tangents with {len(tangents)}")
-    with forward_ad.dual_level():
-        duals = [forward_ad.make_dual(p, t) for p, t in zip(primals, tangents)]
+
+    def call(*duals):
         _check_callable(func)
         output, aux = _split_aux(func(*duals), has_aux, "jvp(f, primals, tangents)")
-        outputs = output if isinstance(output, tuple) else (output,)
-        unpacked = [forward_ad.unpack_dual(out) for out in outputs]
+        return (output if isinstance(output, tuple) else (output,)), (output, aux)
+
+    values, derivatives, (output, aux) = jacobian_vector_product(call, primals, tangents)
     outer = any(isinstance(v, Tensor) and v.requires_grad for v in primals + tangents)
-    values = tuple(_finish([primal for primal, _ in unpacked], outer))
-    derivatives = tuple(_finish([tangent if tangent is not None else creation.zeros_like(primal)
-                                 for primal, tangent in unpacked], outer))
+    derivatives = [tangent if tangent is not None else creation.zeros_like(primal)
+                   for primal, tangent in zip(values, derivatives)]
+    values, derivatives = tuple(_finish(values, outer)), tuple(_finish(derivatives, outer))
     if not isinstance(output, tuple):
         values, derivatives = values[0], derivatives[0]
     return (values, derivatives, aux) if has_aux else (values, derivatives)
@@ -146,17 +152,13 @@ def jacrev(func, argnums=0, *, has_aux=False):
         found = vjp(of_selected, *[args[i] for i in positions], has_aux=has_aux)
         output, vjp_fn = found[0], found[1]
         outputs = output if isinstance(output, tuple) else (output,)
-        per_output = []
-        for index, out in enumerate(outputs):
-            rows = []
-            for j in range(out.numel()):
-                cotangents = tuple(_unit(o, j) if k == index else creation.zeros_like(o)
-                                   for k, o in enumerate(outputs))
-                rows.append(vjp_fn(cotangents if isinstance(output, tuple) else cotangents[0]))
-            per_output.append(tuple(
-                _assemble(rows, k, tuple(out.shape), tuple(args[p].shape), row_major=True)
-                for k, p in enumerate(positions)))
-        result = _shape_like(per_output, argnums, output)
+
+        def row(i, j):  # d outputs[i][j] / d the selected arguments, by one backward pass
+            cotangents = one_hot(outputs, i, j)
+            return vjp_fn(cotangents if isinstance(output, tuple) else cotangents[0])
+
+        blocks = jacobian_by_rows(row, outputs, [args[p] for p in positions])
+        result = _shape_like(blocks, argnums, output)
         return (result, found[2]) if has_aux else result
 
     return wrapper
@@ -177,29 +179,23 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
                 call_args[position] = value
             return func(*call_args)
 
-        columns, output, aux = [], None, None
-        for k, value in enumerate(selected):
-            for j in range(value.numel()):
-                tangents = tuple(_unit(v, j) if m == k else creation.zeros_like(v)
-                                 for m, v in enumerate(selected))
-                found = jvp(of_selected, tuple(selected), tangents, has_aux=has_aux)
-                output, derivative = found[0], found[1]
-                aux = found[2] if has_aux else None
-                columns.append((k, derivative))
-        if output is None:  # no input has any element
-            output = of_selected(*selected)
-            output, aux = _split_aux(output, has_aux, "jacfwd(f)(*args)")
-        outputs = output if isinstance(output, tuple) else (output,)
-        per_output = []
-        for index, out in enumerate(outputs):
-            per_input = []
-            for k, value in enumerate(selected):
-                cols = [d[index] if isinstance(output, tuple) else d for m, d in columns if m == k]
-                per_input.append(_assemble(cols, None, tuple(out.shape), tuple(value.shape),
-                                           row_major=False))
-            per_output.append(tuple(per_input))
-        result = _shape_like(per_output, argnums, output)
-        return (result, aux) if has_aux else result
+        last = {}  # what the last call returned: the output and the aux
+
+        def column(k, j):  # d outputs / d selected[k][j], by one forward pass
+            found = jvp(of_selected, tuple(selected), one_hot(selected, k, j), has_aux=has_aux)
+            last["output"], last["aux"] = found[0], (found[2] if has_aux else None)
+            return found[1] if isinstance(found[0], tuple) else (found[1],)
+
+        def output_shapes():
+            if "output" not in last:  # no input has any element
+                last["output"], last["aux"] = _split_aux(of_selected(*selected), has_aux,
+                                                         "jacfwd(f)(*args)")
+            output = last["output"]
+            return [tuple(out.shape) for out in (output if isinstance(output, tuple) else (output,))]
+
+        blocks = jacobian_by_columns(column, selected, output_shapes)
+        result = _shape_like(blocks, argnums, last["output"])
+        return (result, last["aux"]) if has_aux else result
 
     return wrapper
 
@@ -300,8 +296,6 @@ def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, 
                     tie_weights=True, strict=False):
     """Run `module(*args, **kwargs)` with the given tensors in place of its parameters and
     buffers (by their names in `named_parameters()`), then put the module's own back."""
-    from .nn.module import Module
-
     dicts = (parameter_and_buffer_dicts if isinstance(parameter_and_buffer_dicts, (list, tuple))
              else [parameter_and_buffer_dicts])
     if not all(isinstance(mapping, dict) for mapping in dicts):
@@ -381,12 +375,12 @@ def _fresh_inputs(values):
         tangent = forward_ad._tangent_of(value)
         if value.requires_grad:
             outer = True
-            fresh.append(value.view(value.shape))  # an identity the outer transform sees through
+            fresh.append(stand_in(value, connected=True))  # the outer transform sees through
         elif tangent is not None:
             outer = True  # an outer jvp: keep its tangent on the fresh leaf
-            fresh.append(forward_ad.make_dual(value.detach().requires_grad_(), tangent))
+            fresh.append(forward_ad.make_dual(stand_in(value, connected=False), tangent))
         else:
-            fresh.append(value.detach().requires_grad_())
+            fresh.append(stand_in(value, connected=False))
     return fresh, outer
 
 
@@ -433,12 +427,10 @@ def _check_scalar_output(output):
 
 
 def _gradients(outputs, inputs, cotangents, retain_graph=None):
-    """autograd.grad, with zeros for inputs the outputs do not depend on (as torch.func)."""
-    wanted = [(o, c) for o, c in zip(outputs, cotangents) if o.requires_grad]
-    if not wanted:
-        return [creation.zeros_like(x) for x in inputs]
-    grads = _autograd_grad([o for o, _ in wanted], inputs, [c for _, c in wanted],
-                           retain_graph=retain_graph, create_graph=True, allow_unused=True)
+    """vᵀJ with a graph (an outer transform may differentiate it again), and zeros for inputs
+    the outputs do not depend on (as torch.func)."""
+    grads = vector_jacobian_product(outputs, inputs, cotangents, create_graph=True,
+                                    retain_graph=retain_graph)
     return [creation.zeros_like(x) if g is None else g for g, x in zip(grads, inputs)]
 
 
@@ -455,23 +447,6 @@ def _finish_aux(aux, outer):
     if isinstance(aux, dict):
         return {k: _finish_aux(v, outer) for k, v in aux.items()}
     raise RuntimeError(f"Expected tensors, got unsupported type {type(aux)}")
-
-
-def _unit(value, index):
-    """A tensor of value's shape and dtype: 1 at flat position `index`, 0 elsewhere."""
-    unit = creation.zeros(value.numel(), dtype=value.dtype)
-    unit[index] = 1
-    return unit.view(value.shape)
-
-
-def _assemble(pieces, k, out_shape, in_shape, *, row_major):
-    """Stack Jacobian rows (one per output element: vᵀJ, each of the input's shape) or columns
-    (one per input element: J·t, each of the output's shape) into out_shape + in_shape."""
-    if row_major:
-        pieces = [row[k] for row in pieces]
-    if not pieces:
-        return creation.zeros(*(out_shape + in_shape))
-    return stack(pieces, dim=0 if row_major else -1).view(out_shape + in_shape)
 
 
 def _shape_like(per_output, argnums, output):

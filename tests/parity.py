@@ -2,7 +2,7 @@
 
 `lib` is a fixture that gives each test once as tensorgrad and once as torch (skipped when
 torch is not installed). `show` is the text to compare: memory addresses masked and PyTorch's
-own module name read as tensorgrad's. `raises` checks an exception's exact class and text.
+own module name read as tensorgrad's (outside links). `raises` checks an exception's exact class and text.
 `make_square` builds a custom Function that the Function and gradcheck tests both use.
 """
 
@@ -20,11 +20,24 @@ def lib(request):
     return tg
 
 
+URL = re.compile(r"https?://[^\s)]+")
+
+
+def tensorgrad_names(text):
+    """PyTorch's own module name read as tensorgrad's (`torch.float64`, `torch::autograd`,
+    "torch Tensor"), everywhere but in links: a link to PyTorch's documentation names torch
+    (`.../autograd.html#torch.autograd.Function`) in tensorgrad's messages too, as a link that
+    named tensorgrad there would lead nowhere."""
+    pieces = URL.split(text)
+    for i, piece in enumerate(pieces):
+        piece = re.sub(r"\b[Tt]orch( Tensor| not compiled)", r"tensorgrad\1", piece)
+        pieces[i] = re.sub(r"\btorch(\.|::)", r"tensorgrad\1", piece)
+    return pieces[0] + "".join(url + piece for url, piece in zip(URL.findall(text), pieces[1:]))
+
+
 def show(value):
     text = value if isinstance(value, str) else repr(value)
-    text = re.sub(r"0x[0-9a-fA-F]+", "0x…", text)
-    text = re.sub(r"\b[Tt]orch( Tensor| not compiled)", r"tensorgrad\1", text)
-    return re.sub(r"\btorch(\.|::)", r"tensorgrad\1", text)
+    return tensorgrad_names(re.sub(r"0x[0-9a-fA-F]+", "0x…", text))
 
 
 def raises(exc_type, message, call):

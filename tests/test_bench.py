@@ -10,6 +10,7 @@ BENCH = Path(__file__).resolve().parents[1] / "bench"
 sys.path.insert(0, str(BENCH))
 
 import bench_core  # noqa: E402
+import bench_hvp_and_epoch  # noqa: E402
 import floor_autograd  # noqa: E402
 import peers  # noqa: E402
 import profile_core  # noqa: E402
@@ -51,6 +52,14 @@ def test_profile_counts_the_calls_of_each_op_and_of_an_mlp_step():
     assert counts["mul"][1] > counts["add"][1]  # mul's rule is a Tensor op, add's is not
     steps = profile_core.mlp_call_counts(steps=2)
     assert set(steps) == {"forward", "backward", "update"} and min(steps.values()) > 20
+
+
+def test_hvp_and_epoch_benchmark_agrees_with_numpy_before_timing():
+    functions, check = bench_hvp_and_epoch.hvp_case()
+    assert {"numpy", "tensorgrad"} <= set(functions)
+    assert max(check.values()) < 1e-12, check  # float64, the closed form
+    functions, check, steps = bench_hvp_and_epoch.epoch_case(400)
+    assert steps == 1 and max(check.values()) < 1e-6, check  # float32 weights after an epoch
 
 
 # ----------------------------------------------------------------------------- the peers

@@ -81,6 +81,17 @@ def test_jacobians_and_hessian(lib):
     assert show(f.jacfwd(f.jacrev(square_sum))(x)) == expected
 
 
+def test_jacobians_of_empty_outputs_and_inputs_keep_the_dtype(lib):
+    f = func(lib)
+    x = lib.ones(3, dtype=lib.float64)
+    assert show(f.jacrev(lambda a: a[:0])(x)) == (
+        "tensor([], size=(0, 3), dtype=tensorgrad.float64)")
+    assert show(f.jacfwd(lambda a: a[:0])(x)) == (
+        "tensor([], size=(0, 3), dtype=tensorgrad.float64)")
+    assert show(f.jacrev(lambda a: a.sum() * lib.ones(2, dtype=lib.float64))(x[:0])) == (
+        "tensor([], size=(2, 0), dtype=tensorgrad.float64)")
+
+
 def test_vmap(lib):
     f = func(lib)
     m = lib.arange(6.).reshape(2, 3)

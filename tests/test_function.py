@@ -111,7 +111,7 @@ def test_instantiating_warns_then_calling_raises(lib):
     raises(RuntimeError,
            "Legacy autograd function with non-static forward method is deprecated. Please use "
            "new-style autograd function with static forward method. (Example: "
-           "https://pytorch.org/docs/stable/autograd.html#tensorgrad.autograd.Function)",
+           "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)",
            lambda: instance(x))
 
 

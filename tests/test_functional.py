@@ -207,6 +207,24 @@ def test_strict_jvp_and_hvp(lib):
                                create_graph=True, strict=True))
 
 
+def test_strict_is_refused_with_forward_mode_and_with_vectorize(lib):
+    x = lib.tensor([1.0, 2.0])
+    raises(RuntimeError,
+           'tensorgrad.autograd.functional.jacobian: `strict=True` and `strategy="forward-mode"` '
+           'are not supported together (yet). Please either set `strict=False` or '
+           '`strategy="reverse-mode"`.',
+           lambda: fn(lib).jacobian(lambda t: t * 2, x, strict=True, vectorize=True,
+                                    strategy="forward-mode"))
+    raises(RuntimeError,
+           "tensorgrad.autograd.functional.jacobian: `strict=True` and `vectorized=True` are not "
+           "supported together. Please either set `strict=False` or `vectorize=False`.",
+           lambda: fn(lib).jacobian(lambda t: t * 2, x, strict=True, vectorize=True))
+    raises(RuntimeError,  # the outputs are checked first
+           "Output 0 of the user-provided function does not require gradients. The outputs must be "
+           "computed in a differentiable manner from the input when running in strict mode.",
+           lambda: fn(lib).jacobian(lambda t: lib.ones(2), x, strict=True, vectorize=True))
+
+
 def test_inputs_must_be_tensors(lib):
     raises(TypeError,
            "The inputs given to jacobian must be either a Tensor or a tuple of Tensors but the "
@@ -336,3 +354,38 @@ def test_jacobian_of_a_function_of_two_matrices():
 
 def test_jvp_docstring_names_the_trick():
     assert "double-VJP trick" in AF.jvp.__doc__
+
+
+# -- one implementation behind both surfaces ----------------------------------------------------------
+def test_both_surfaces_compute_through_autograd_jacobians(monkeypatch):
+    """autograd.functional and func each take their derivatives from autograd/jacobians.py, so
+    the mathematics is written once (issue 19: it was written twice)."""
+    from tensorgrad.autograd import jacobians
+
+    calls = []
+    for name in ("vector_jacobian_product", "jacobian_vector_product", "jacobian_by_rows",
+                 "jacobian_by_columns"):
+        def spy(*args, _name=name, _real=getattr(jacobians, name), **kwargs):
+            calls.append(_name)
+            return _real(*args, **kwargs)
+
+        for module in (AF, tg.func):
+            monkeypatch.setattr(module, name, spy, raising=True)
+
+    x = tg.tensor([1.0, 2.0])
+    uses = {
+        "AF.vjp": (lambda: AF.vjp(lambda t: t.sin(), x, x), "vector_jacobian_product"),
+        "func.vjp": (lambda: tg.func.vjp(lambda t: t.sin(), x)[1](x), "vector_jacobian_product"),
+        "func.grad": (lambda: tg.func.grad(lambda t: t.sin().sum())(x), "vector_jacobian_product"),
+        "func.jvp": (lambda: tg.func.jvp(lambda t: t.sin(), (x,), (x,)), "jacobian_vector_product"),
+        "AF.jacobian": (lambda: AF.jacobian(lambda t: t.sin(), x), "jacobian_by_rows"),
+        "func.jacrev": (lambda: tg.func.jacrev(lambda t: t.sin())(x), "jacobian_by_rows"),
+        "AF.jacobian forward": (lambda: AF.jacobian(lambda t: t.sin(), x, vectorize=True,
+                                                    strategy="forward-mode"),
+                                "jacobian_by_columns"),
+        "func.jacfwd": (lambda: tg.func.jacfwd(lambda t: t.sin())(x), "jacobian_by_columns"),
+    }
+    for label, (call, expected) in uses.items():
+        calls.clear()
+        call()
+        assert expected in calls, f"{label} does not use jacobians.{expected}: {calls}"

@@ -9,6 +9,9 @@
                           (PyTorch's module name for it, autograd.function, works too)
     gradcheck.py          gradcheck / gradgradcheck: derivatives checked by finite differences
     functional.py         jacobian, hessian, vjp, jvp, hvp, vhp of a whole function
+                          (torch.autograd.functional)
+    jacobians.py          vᵀJ, J·v and whole Jacobians: the one implementation that
+                          functional.py and ../func.py (torch.func) both call
     forward_ad.py         forward-mode AD: dual_level, make_dual, unpack_dual
     graph.py              saved_tensors_hooks: see, move or replace what the graph saves
     profiler.py           profile and record_function: where the time goes, in PyTorch's table

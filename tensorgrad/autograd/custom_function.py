@@ -245,7 +245,7 @@ class Function:
         raise RuntimeError(
             "Legacy autograd function with non-static forward method is deprecated. Please use "
             "new-style autograd function with static forward method. (Example: "
-            "https://pytorch.org/docs/stable/autograd.html#tensorgrad.autograd.Function)"
+            "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)"
         )
 
     @staticmethod

@@ -1,41 +1,272 @@
-"""Whole-function derivatives: jacobian, hessian, vjp, jvp, hvp and vhp.
+"""`tensorgrad.autograd.functional`, as `torch.autograd.functional`: derivatives of a whole
+function at a point, with PyTorch's shapes, tuple structure, checks and messages.
 
-Each takes a Python function `func` and the point `inputs` (a tensor or a tuple of tensors) and
-returns derivatives of `func` at that point, with PyTorch's shapes and tuple structure:
+Each takes a Python function `func` and the point `inputs` (a tensor or a tuple of tensors):
 
     vjp(func, x, v)   -> (func(x), vᵀ·J)        one backward pass
     jvp(func, x, v)   -> (func(x), J·v)         two backward passes (the "double-VJP trick")
     jacobian(func, x) -> J, of shape output.shape + input.shape, one backward per output element
+                         (or, with strategy="forward-mode", one forward pass per input element)
     hessian(func, x)  -> the Jacobian of the gradient
     vhp(func, x, v)   -> (func(x), vᵀ·H)        two backward passes
     hvp(func, x, v)   -> (func(x), H·v)         three backward passes (the trick again)
 
-They are all built from `autograd.grad`, so they show that "vector-Jacobian product" is the one
-thing reverse mode computes; everything else is arranged around it.
-
-The inputs are never changed: each function differentiates with respect to fresh tensors that
-share their values (`_grad_preprocess`). Results are detached unless `create_graph=True`, which
-keeps them in the graph so they can be differentiated again. With `strict=True`, an output that
-does not depend on an input is an error instead of a block of zeros.
+The products and the Jacobians' row-by-row and column-by-column loops are computed in
+autograd/jacobians.py, which tensorgrad.func (torch.func's transforms, ../func.py) calls too. This
+module is PyTorch's surface around them: the inputs are never changed (each function
+differentiates with respect to fresh tensors that share their values, `_prepare_inputs`),
+results are detached unless `create_graph=True`, which keeps them in the graph so that they can
+be differentiated again, and with `strict=True` an output that does not depend on an input is an
+error instead of a block of zeros.
 """
 
 from . import messages
-from .backward_and_grad import grad as autograd_grad
 from .grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
+from .jacobians import (jacobian_by_columns, jacobian_by_rows, jacobian_vector_product, one_hot,
+                        stand_in, unit, vector_jacobian_product)
+from ..creation import zeros_like
+from ..tensor import Tensor
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
 
 
-def _tensor_class():
-    from ..tensor import Tensor
+# -- vjp and jvp ----------------------------------------------------------------------------------
+def vjp(func, inputs, v=None, create_graph=False, strict=False):
+    """(func(inputs), vᵀ·J): the vector-Jacobian product, which is exactly one backward pass
+    with `v` as the output gradient. `v` may be left out when func returns a single element."""
+    with enable_grad():
+        is_inputs_tuple, inputs = _prepare_inputs(inputs, create_graph, "vjp")
+        is_outputs_tuple, outputs = _call(func, inputs, strict, "vjp")
+        v = _prepare_v(v, outputs, is_outputs_tuple, create_graph, "vjp", _V_NONE_FOR_OUTPUT)
 
-    return Tensor
+    result = _last_backward(outputs, inputs, v, inputs, strict, create_graph, "back")
+    return _package(outputs, result, is_outputs_tuple, is_inputs_tuple, create_graph)
 
 
-# -- argument handling (PyTorch's helpers, with its messages) ---------------------------------
+def jvp(func, inputs, v=None, create_graph=False, strict=False):
+    """(func(inputs), J·v): the Jacobian-vector product, computed as PyTorch's
+    autograd.functional computes it, by reverse mode only: the double-VJP trick.
+
+    Let u be a dummy output gradient. The first backward computes g(u) = uᵀ·J, with
+    create_graph=True, so g is itself a function of u in the graph. It is linear in u, and its
+    Jacobian with respect to u is Jᵀ. A second backward of g with output gradient v then gives
+    vᵀ·Jᵀ = (J·v)ᵀ. The value of u never matters (we use zeros); only the graph built from it
+    does. (Forward mode gets J·v in one pass: `tensorgrad.func.jvp`, as `torch.func.jvp`.)
+    """
+    with enable_grad():
+        is_inputs_tuple, inputs = _prepare_inputs(inputs, create_graph, "jvp")
+        v = _prepare_v(v, inputs, is_inputs_tuple, create_graph, "jvp", _V_NONE_FOR_INPUT)
+        is_outputs_tuple, outputs = _call(func, inputs, strict, "jvp")
+        dummy = tuple(zeros_like(out, requires_grad=True) for out in outputs)  # u above
+        grad_inputs = vector_jacobian_product(outputs, inputs, dummy, create_graph=True)
+        _check_requires_grad(grad_inputs, "grad_inputs", strict=strict)
+
+    result = _last_backward(grad_inputs, dummy, v, outputs, strict, create_graph, "back_trick")
+    return _package(outputs, result, is_outputs_tuple, is_outputs_tuple, create_graph)
+
+
+# -- jacobian and hessian ---------------------------------------------------------------------------
+def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
+             strategy="reverse-mode"):
+    """The full Jacobian: for each output and each input, a tensor of shape
+    output.shape + input.shape. (A tuple per output and per input when those were tuples.)
+
+    Reverse mode: row j of the flattened Jacobian is the vector-Jacobian product with the unit
+    vector eⱼ, so one backward per output element, the rows stacked. Forward mode: column j is
+    the Jacobian-vector product with eⱼ, one forward pass per input element, which is fewer
+    passes when there are more outputs than inputs. (`vectorize=True` is PyTorch's batched
+    speed-up; tensorgrad runs the same passes one by one and gives the same result.)
+    """
+    if strategy not in ("forward-mode", "reverse-mode"):
+        raise AssertionError(messages.JACOBIAN_STRATEGY)
+    if strategy == "forward-mode":
+        if create_graph:
+            raise NotImplementedError(messages.JACOBIAN_FORWARD_CREATE_GRAPH)
+        if strict:
+            raise RuntimeError(messages.JACOBIAN_FORWARD_STRICT)
+        if not vectorize:
+            raise NotImplementedError(messages.JACOBIAN_FORWARD_NEEDS_VECTORIZE)
+        return _jacobian_by_forward_mode(func, inputs)
+    with enable_grad():
+        is_inputs_tuple, inputs = _prepare_inputs(inputs, create_graph, "jacobian")
+        is_outputs_tuple, outputs = _call(func, inputs, strict, "jacobian")
+        if vectorize and strict:
+            raise RuntimeError(messages.JACOBIAN_VECTORIZE_STRICT)
+
+        def row(i, j):  # d outputs[i][j] / d inputs, by one backward pass
+            grads = vector_jacobian_product((outputs[i],), inputs, (unit(outputs[i], j),),
+                                            retain_graph=True, create_graph=create_graph)
+            return tuple(_row_entry(grad, inp, i, k, strict, create_graph)
+                         for k, (grad, inp) in enumerate(zip(grads, inputs)))
+
+        jacobians = _grad_postprocess(jacobian_by_rows(row, outputs, inputs), create_graph)
+        return _tuple_postprocess(jacobians, (is_outputs_tuple, is_inputs_tuple))
+
+
+def _row_entry(grad, inp, i, k, strict, create_graph):
+    """One input's part of a Jacobian row: zeros where output i does not depend on input k
+    (an error with strict)."""
+    if grad is None:
+        if strict:
+            raise RuntimeError(f"Output {i} of the user-provided function is independent of "
+                               f"input {k}. This is not allowed in strict mode.")
+        return zeros_like(inp)
+    if strict and create_graph and not grad.requires_grad:
+        raise RuntimeError(f"The jacobian of the user-provided function is independent of input "
+                           f"{i}. This is not allowed in strict mode when create_graph=True.")
+    return grad
+
+
+def _jacobian_by_forward_mode(func, inputs):
+    """jacobian(strategy="forward-mode"): one forward pass per input element, each giving one
+    column J·eⱼ as the tangent of the outputs."""
+    is_inputs_tuple, inputs = _prepare_inputs(inputs, False, "jacobian")
+    inputs = tuple(inp.detach() for inp in inputs)
+    found = {}  # what the last call of func returned: whether a tuple, and the outputs
+
+    def call(*duals):
+        found["is_tuple"], outputs = _call(func, duals, False, "jacobian")
+        return outputs, None
+
+    def column(k, j):  # d outputs / d inputs[k][j], by one forward pass
+        primals, tangents, _ = jacobian_vector_product(call, inputs, one_hot(inputs, k, j))
+        found["outputs"] = primals
+        return tuple(zeros_like(primal.detach()) if tangent is None else tangent.detach()
+                     for primal, tangent in zip(primals, tangents))
+
+    def output_shapes():
+        if "outputs" not in found:  # no input has any element: call once for the outputs' shapes
+            found["is_tuple"], found["outputs"] = _call(func, inputs, False, "jacobian")
+        return [tuple(out.shape) for out in found["outputs"]]
+
+    jacobians = jacobian_by_columns(column, inputs, output_shapes)
+    return _tuple_postprocess(jacobians, (found["is_tuple"], is_inputs_tuple))
+
+
+def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
+            outer_jacobian_strategy="reverse-mode"):
+    """The Hessian of a function with a single-element output: the Jacobian of its gradient,
+    of shape input.shape + input.shape (a tuple of tuples for several inputs)."""
+    is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "hessian")
+
+    def scalar_function(*args):
+        out = func(*args)
+        is_out_tuple, tupled = _as_tuple(out, "outputs of the user-provided function", "hessian")
+        _check_requires_grad(tupled, "outputs", strict=strict)
+        if is_out_tuple:
+            raise RuntimeError("The function given to hessian should return a single Tensor")
+        if out.nelement() != 1:
+            raise RuntimeError(
+                "The Tensor returned by the function given to hessian should contain a single "
+                "element")
+        return out.squeeze()
+
+    def gradient(*args):
+        jac = jacobian(scalar_function, args, create_graph=True)
+        _check_requires_grad(jac, "jacobian", strict=strict)
+        return jac
+
+    result = jacobian(gradient, inputs, create_graph=create_graph, strict=strict,
+                      vectorize=vectorize, strategy=outer_jacobian_strategy)
+    return _tuple_postprocess(result, (is_inputs_tuple, is_inputs_tuple))
+
+
+# -- Hessian-vector products ---------------------------------------------------------------------------
+def vhp(func, inputs, v=None, create_graph=False, strict=False):
+    """(func(inputs), vᵀ·H): backward once with a graph to get the gradient g(x), then backward
+    through g with output gradient v."""
+    with enable_grad():
+        is_inputs_tuple, is_outputs_tuple, inputs, v, outputs, gradient = (
+            _scalar_output_and_gradient(func, inputs, v, create_graph, strict, "vhp"))
+
+    result = _last_backward(gradient, inputs, v, inputs, strict, create_graph, "double_back")
+    return _package(outputs, result, is_outputs_tuple, is_inputs_tuple, create_graph)
+
+
+def hvp(func, inputs, v=None, create_graph=False, strict=False):
+    """(func(inputs), H·v), as PyTorch computes it: the double-VJP trick (see jvp) applied to the
+    gradient, so three backward passes. For a twice continuously differentiable function H is
+    symmetric and H·v = (vᵀ·H)ᵀ, so `vhp` gives the same numbers with one pass fewer."""
+    with enable_grad():
+        is_inputs_tuple, is_outputs_tuple, inputs, v, outputs, gradient = (
+            _scalar_output_and_gradient(func, inputs, v, create_graph, strict, "hvp"))
+        dummy = tuple(zeros_like(inp, requires_grad=True) for inp in inputs)
+        double_back = vector_jacobian_product(gradient, inputs, dummy, create_graph=True)
+        _check_requires_grad(gradient, "hessian", strict=strict)
+
+    result = _last_backward(double_back, dummy, v, inputs, strict, create_graph,
+                            "double_back_trick")
+    return _package(outputs, result, is_outputs_tuple, is_inputs_tuple, create_graph)
+
+
+def _scalar_output_and_gradient(func, inputs, v, create_graph, strict, fn_name):
+    """Shared start of vhp and hvp: check v and the output, then the gradient with a graph."""
+    is_inputs_tuple, inputs = _prepare_inputs(inputs, create_graph, fn_name)
+    v = _prepare_v(v, inputs, is_inputs_tuple, create_graph, fn_name, _V_NONE_FOR_INPUT)
+    is_outputs_tuple, outputs = _call(func, inputs, strict, fn_name)
+    if is_outputs_tuple:
+        raise RuntimeError(f"The function given to {fn_name} should return a single Tensor")
+    if outputs[0].nelement() != 1:
+        raise RuntimeError(
+            f"The Tensor returned by the function given to {fn_name} should contain a single "
+            "element")
+    gradient = vector_jacobian_product(outputs, inputs, create_graph=True)
+    _check_requires_grad(gradient, "jacobian", strict=strict)
+    return is_inputs_tuple, is_outputs_tuple, inputs, v, outputs, gradient
+
+
+# -- the steps every function above takes (PyTorch's helpers, with its messages) ---------------------
+def _prepare_inputs(inputs, create_graph, fn_name):
+    """(was it a tuple, the inputs as a tuple of tensors that require grad)."""
+    is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", fn_name)
+    return is_inputs_tuple, _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
+
+
+def _prepare_v(v, against, is_against_tuple, create_graph, fn_name, none_message):
+    """`v` checked against the tensors it multiplies (outputs for vjp, inputs for jvp/hvp)."""
+    if v is None:
+        if len(against) != 1 or against[0].nelement() != 1:
+            raise RuntimeError(none_message)
+        return v
+    _, v = _as_tuple(v, "v", fn_name)
+    v = _grad_preprocess(v, create_graph=create_graph, need_graph=False)
+    _validate_v(v, against, is_against_tuple)
+    return v
+
+
+_V_NONE_FOR_OUTPUT = ("The vector v can only be None if the user-provided function returns a "
+                      "single Tensor with a single element.")
+_V_NONE_FOR_INPUT = ("The vector v can only be None if the input to the user-provided function "
+                     "is a single Tensor with a single element.")
+
+
+def _call(func, inputs, strict, fn_name):
+    """(was it a tuple, func's outputs as a tuple), checked to depend on the inputs."""
+    is_outputs_tuple, outputs = _as_tuple(func(*inputs), "outputs of the user-provided function",
+                                          fn_name)
+    _check_requires_grad(outputs, "outputs", strict=strict)
+    return is_outputs_tuple, outputs
+
+
+def _last_backward(roots, wrt, v, refs, strict, create_graph, stage):
+    """The final backward pass of a product: recorded only when create_graph asks for it.
+    Inputs that got no gradient get zeros shaped like `refs` (or an error, with strict)."""
+    with set_grad_enabled(True if create_graph else is_grad_enabled()):
+        grads = vector_jacobian_product(roots, wrt, v, create_graph=create_graph)
+        return _fill_in_zeros(grads, refs, strict, create_graph, stage)
+
+
+def _package(outputs, result, is_outputs_tuple, is_result_tuple, create_graph):
+    """(func's output, the product), detached unless create_graph, as tuples or single tensors
+    to match how the caller passed them in."""
+    outputs = _grad_postprocess(outputs, create_graph)
+    result = _grad_postprocess(result, create_graph)
+    return (_tuple_postprocess(outputs, is_outputs_tuple),
+            _tuple_postprocess(result, is_result_tuple))
+
+
 def _as_tuple(value, arg_name, fn_name):
     """(was it a tuple?, the value as a tuple of tensors), checking that each is a tensor."""
-    Tensor = _tensor_class()
     is_tuple = isinstance(value, tuple)
     values = value if is_tuple else (value,)
     for index, element in enumerate(values):
@@ -64,24 +295,16 @@ def _tuple_postprocess(result, to_unpack):
 
 
 def _grad_preprocess(inputs, create_graph, need_graph):
-    """Fresh tensors to differentiate with respect to.
-
-    Always new objects, so that gradients flow to exactly these and not to the same tensors
-    captured by `func` some other way. With create_graph, they stay connected to the originals
-    (a view), so the final result can be differentiated with respect to the user's tensors.
-    """
-    result = []
-    for tensor in inputs:
-        if create_graph and tensor.requires_grad:
-            result.append(tensor.view_as(tensor))
-        else:
-            result.append(tensor.detach().requires_grad_(need_graph))
-    return tuple(result)
+    """Fresh tensors to differentiate with respect to (jacobians.stand_in). With create_graph,
+    they stay connected to the originals, so the final result can be differentiated with
+    respect to the user's tensors."""
+    return tuple(stand_in(tensor, connected=create_graph and tensor.requires_grad,
+                          requires_grad=need_graph)
+                 for tensor in inputs)
 
 
 def _grad_postprocess(values, create_graph):
     """Detach the results unless the user asked for a graph (nested tuples for jacobian)."""
-    Tensor = _tensor_class()
     if isinstance(values[0], Tensor):
         if create_graph:
             return values
@@ -137,25 +360,8 @@ def _check_requires_grad(values, input_type, strict):
             "mode.")
 
 
-def _autograd_grad(outputs, inputs, grad_outputs=None, create_graph=False, retain_graph=None):
-    """autograd.grad that skips outputs not requiring grad and gives None for unused inputs."""
-    if grad_outputs is None:
-        grad_outputs = (None,) * len(outputs)
-    kept_outputs, kept_grads = [], []
-    for output, grad_output in zip(outputs, grad_outputs):
-        if output is not None and output.requires_grad:
-            kept_outputs.append(output)
-            kept_grads.append(grad_output)
-    if not kept_outputs:
-        return (None,) * len(inputs)
-    return autograd_grad(kept_outputs, list(inputs), kept_grads, allow_unused=True,
-                         create_graph=create_graph, retain_graph=retain_graph)
-
-
 def _fill_in_zeros(grads, refs, strict, create_graph, stage):
     """Replace None (no dependence) by zeros, or refuse it in strict mode."""
-    from ..creation import zeros_like
-
     result = []
     for i, grad in enumerate(grads):
         if grad is None:
@@ -186,281 +392,3 @@ _STRICT_NONE_MESSAGES = {
                          "in the grad_jacobian. This is not allowed in strict mode as it prevents "
                          "from using the double backward trick to replace forward mode AD.",
 }
-
-
-def _require_v_or_single_element(v, tensors, message):
-    if v is None and (len(tensors) != 1 or tensors[0].nelement() != 1):
-        raise RuntimeError(message)
-
-
-_V_NONE_FOR_OUTPUT = ("The vector v can only be None if the user-provided function returns a "
-                      "single Tensor with a single element.")
-_V_NONE_FOR_INPUT = ("The vector v can only be None if the input to the user-provided function "
-                     "is a single Tensor with a single element.")
-
-
-def _last_backward(roots, wrt, v, refs, strict, create_graph, stage):
-    """The final backward pass of a product: recorded only when create_graph asks for it.
-    Inputs that got no gradient get zeros shaped like `refs` (or an error, with strict)."""
-    with set_grad_enabled(True if create_graph else is_grad_enabled()):
-        grads = _autograd_grad(roots, wrt, v, create_graph=create_graph)
-        return _fill_in_zeros(grads, refs, strict, create_graph, stage)
-
-
-def _package(outputs, result, is_outputs_tuple, is_result_tuple, create_graph):
-    """(func's output, the product), detached unless create_graph, as tuples or single tensors
-    to match how the caller passed them in."""
-    outputs = _grad_postprocess(outputs, create_graph)
-    result = _grad_postprocess(result, create_graph)
-    return (_tuple_postprocess(outputs, is_outputs_tuple),
-            _tuple_postprocess(result, is_result_tuple))
-
-
-def _prepare_inputs(inputs, create_graph, fn_name):
-    """(was it a tuple, the inputs as a tuple of tensors that require grad)."""
-    is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", fn_name)
-    return is_inputs_tuple, _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
-
-
-def _prepare_v(v, against, is_against_tuple, create_graph, fn_name, none_message):
-    """`v` checked against the tensors it multiplies (outputs for vjp, inputs for jvp/hvp)."""
-    if v is None:
-        _require_v_or_single_element(v, against, none_message)
-        return v
-    _, v = _as_tuple(v, "v", fn_name)
-    v = _grad_preprocess(v, create_graph=create_graph, need_graph=False)
-    _validate_v(v, against, is_against_tuple)
-    return v
-
-
-def _call(func, inputs, strict, fn_name):
-    """(was it a tuple, func's outputs as a tuple), checked to depend on the inputs."""
-    is_outputs_tuple, outputs = _as_tuple(func(*inputs), "outputs of the user-provided function",
-                                          fn_name)
-    _check_requires_grad(outputs, "outputs", strict=strict)
-    return is_outputs_tuple, outputs
-
-
-# -- vjp and jvp ----------------------------------------------------------------------------------
-def vjp(func, inputs, v=None, create_graph=False, strict=False):
-    """(func(inputs), vᵀ·J): the vector-Jacobian product, which is exactly one backward pass
-    with `v` as the output gradient. `v` may be left out when func returns a single element."""
-    with enable_grad():
-        is_inputs_tuple, inputs = _prepare_inputs(inputs, create_graph, "vjp")
-        is_outputs_tuple, outputs = _call(func, inputs, strict, "vjp")
-        v = _prepare_v(v, outputs, is_outputs_tuple, create_graph, "vjp", _V_NONE_FOR_OUTPUT)
-
-    result = _last_backward(outputs, inputs, v, inputs, strict, create_graph,
-                            "back")
-    return _package(outputs, result, is_outputs_tuple, is_inputs_tuple, create_graph)
-
-
-def jvp(func, inputs, v=None, create_graph=False, strict=False):
-    """(func(inputs), J·v): the Jacobian-vector product, computed with the double-VJP trick.
-
-    tensorgrad has no forward mode, but reverse mode can do it in two passes. Let u be a dummy
-    output gradient. The first backward computes g(u) = uᵀ·J, with create_graph=True, so g is
-    itself a function of u in the graph. It is linear in u, and its Jacobian with respect to u
-    is Jᵀ. A second backward of g with output gradient v then gives vᵀ·Jᵀ = (J·v)ᵀ. The value
-    of u never matters (we use zeros); only the graph built from it does.
-    """
-    from ..creation import zeros_like
-
-    with enable_grad():
-        is_inputs_tuple, inputs = _prepare_inputs(inputs, create_graph, "jvp")
-        v = _prepare_v(v, inputs, is_inputs_tuple, create_graph, "jvp", _V_NONE_FOR_INPUT)
-        is_outputs_tuple, outputs = _call(func, inputs, strict, "jvp")
-        dummy = tuple(zeros_like(out, requires_grad=True) for out in outputs)  # u above
-        grad_inputs = _autograd_grad(outputs, inputs, dummy, create_graph=True)
-        _check_requires_grad(grad_inputs, "grad_inputs", strict=strict)
-
-    result = _last_backward(grad_inputs, dummy, v, outputs, strict, create_graph,
-                            "back_trick")
-    return _package(outputs, result, is_outputs_tuple, is_outputs_tuple, create_graph)
-
-
-# -- jacobian and hessian ---------------------------------------------------------------------------
-def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
-             strategy="reverse-mode"):
-    """The full Jacobian: for each output and each input, a tensor of shape
-    output.shape + input.shape. (A tuple per output and per input when those were tuples.)
-
-    Reverse mode: row j of the flattened Jacobian is the vector-Jacobian product with the unit
-    vector eⱼ, so we run one backward per output element and stack the rows. Forward mode:
-    column j is the Jacobian-vector product with eⱼ, one forward pass per input element, which
-    is fewer passes when there are more outputs than inputs. (`vectorize=True` is PyTorch's
-    batched speed-up; tensorgrad runs the same passes one by one and gives the same result.)
-    """
-    from ..creation import zeros_like
-    from ..ops.shape import stack
-
-    if strategy not in ("forward-mode", "reverse-mode"):
-        raise AssertionError(messages.JACOBIAN_STRATEGY)
-    if strategy == "forward-mode":
-        if create_graph:
-            raise NotImplementedError(messages.JACOBIAN_FORWARD_CREATE_GRAPH)
-        if not vectorize:
-            raise NotImplementedError(messages.JACOBIAN_FORWARD_NEEDS_VECTORIZE)
-        return _jacobian_by_forward_mode(func, inputs, strict)
-    Tensor = _tensor_class()
-    with enable_grad():
-        is_inputs_tuple, inputs = _prepare_inputs(inputs, create_graph, "jacobian")
-        is_outputs_tuple, outputs = _call(func, inputs, strict, "jacobian")
-
-        jacobians = []
-        for i, out in enumerate(outputs):
-            rows = [[] for _ in inputs]  # rows[k][j]: d out[j] / d inputs[k]
-            for j in range(out.nelement()):
-                unit = _unit_vector(Tensor, out, j)
-                row_grads = _autograd_grad((out,), inputs, (unit,), retain_graph=True,
-                                           create_graph=create_graph)
-                for k, (grad, inp) in enumerate(zip(row_grads, inputs)):
-                    if grad is not None:
-                        if strict and create_graph and not grad.requires_grad:
-                            raise RuntimeError(
-                                f"The jacobian of the user-provided function is independent of "
-                                f"input {i}. This is not allowed in strict mode when "
-                                "create_graph=True.")
-                        rows[k].append(grad)
-                    else:
-                        if strict:
-                            raise RuntimeError(
-                                f"Output {i} of the user-provided function is independent of "
-                                f"input {k}. This is not allowed in strict mode.")
-                        rows[k].append(zeros_like(inp))
-            jacobians.append(tuple(
-                _stack_rows(stack, rows[k], out, inp) for k, inp in enumerate(inputs)))
-        jacobians = _grad_postprocess(tuple(jacobians), create_graph)
-        return _tuple_postprocess(jacobians, (is_outputs_tuple, is_inputs_tuple))
-
-
-def _jacobian_by_forward_mode(func, inputs, strict):
-    """jacobian(strategy="forward-mode"): one forward pass per input element, each giving one
-    column J·eⱼ as the tangent of the outputs."""
-    from ..creation import zeros, zeros_like
-    from ..ops.shape import stack
-    from . import forward_ad
-
-    Tensor = _tensor_class()
-    is_inputs_tuple, inputs = _prepare_inputs(inputs, False, "jacobian")
-    inputs = tuple(inp.detach() for inp in inputs)
-    columns = None  # columns[i][k]: the tangents of output i, one per element of input k
-    for k, inp in enumerate(inputs):
-        for j in range(inp.nelement()):
-            with forward_ad.dual_level():
-                duals = tuple(forward_ad.make_dual(other, _unit_vector(Tensor, other, j)
-                                                   if m == k else zeros_like(other))
-                              for m, other in enumerate(inputs))
-                is_outputs_tuple, outputs = _call(func, duals, strict, "jacobian")
-                tangents = [forward_ad.unpack_dual(out).tangent for out in outputs]
-            if columns is None:
-                columns = [[[] for _ in inputs] for _ in outputs]
-                shapes = [tuple(out.shape) for out in outputs]
-            for i, (out, tangent) in enumerate(zip(outputs, tangents)):
-                if tangent is None:
-                    if strict:
-                        raise RuntimeError(f"Output {i} of the user-provided function is "
-                                           f"independent of input {k}. This is not allowed in "
-                                           "strict mode.")
-                    tangent = zeros_like(out.detach())
-                columns[i][k].append(tangent.detach())
-    if columns is None:  # no input has any element: call once for the outputs' shapes
-        is_outputs_tuple, outputs = _call(func, inputs, strict, "jacobian")
-        columns, shapes = [[[] for _ in inputs] for _ in outputs], [o.shape for o in outputs]
-    jacobians = tuple(
-        tuple(stack(columns[i][k], dim=-1).view(shapes[i] + tuple(inp.shape)) if columns[i][k]
-              else zeros(*(shapes[i] + tuple(inp.shape)), dtype=inp.dtype)
-              for k, inp in enumerate(inputs))
-        for i in range(len(columns)))
-    return _tuple_postprocess(jacobians, (is_outputs_tuple, is_inputs_tuple))
-
-
-def _unit_vector(Tensor, out, index):
-    import numpy as np
-
-    unit = np.zeros(out._data.size, dtype=out._data.dtype)
-    unit[index] = 1
-    return Tensor._make(unit.reshape(out._data.shape))
-
-
-def _stack_rows(stack, rows, out, inp):
-    from ..creation import zeros
-
-    if not rows:  # an output with no elements
-        return zeros(*(tuple(out.shape) + tuple(inp.shape)), dtype=inp.dtype)
-    return stack(rows, dim=0).view(tuple(out.shape) + tuple(inp.shape))
-
-
-def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
-            outer_jacobian_strategy="reverse-mode"):
-    """The Hessian of a function with a single-element output: the Jacobian of its gradient,
-    of shape input.shape + input.shape (a tuple of tuples for several inputs)."""
-    is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "hessian")
-
-    def scalar_function(*args):
-        out = func(*args)
-        is_out_tuple, tupled = _as_tuple(out, "outputs of the user-provided function", "hessian")
-        _check_requires_grad(tupled, "outputs", strict=strict)
-        if is_out_tuple:
-            raise RuntimeError("The function given to hessian should return a single Tensor")
-        if out.nelement() != 1:
-            raise RuntimeError(
-                "The Tensor returned by the function given to hessian should contain a single "
-                "element")
-        return out.squeeze()
-
-    def gradient(*args):
-        jac = jacobian(scalar_function, args, create_graph=True)
-        _check_requires_grad(jac, "jacobian", strict=strict)
-        return jac
-
-    result = jacobian(gradient, inputs, create_graph=create_graph, strict=strict,
-                      vectorize=vectorize, strategy=outer_jacobian_strategy)
-    return _tuple_postprocess(result, (is_inputs_tuple, is_inputs_tuple))
-
-
-# -- Hessian-vector products ---------------------------------------------------------------------------
-def _scalar_output_and_gradient(func, inputs, v, create_graph, strict, fn_name):
-    """Shared start of vhp and hvp: check v and the output, then the gradient with a graph."""
-    is_inputs_tuple, inputs = _prepare_inputs(inputs, create_graph, fn_name)
-    v = _prepare_v(v, inputs, is_inputs_tuple, create_graph, fn_name, _V_NONE_FOR_INPUT)
-    is_outputs_tuple, outputs = _call(func, inputs, strict, fn_name)
-    if is_outputs_tuple:
-        raise RuntimeError(f"The function given to {fn_name} should return a single Tensor")
-    if outputs[0].nelement() != 1:
-        raise RuntimeError(
-            f"The Tensor returned by the function given to {fn_name} should contain a single "
-            "element")
-    gradient = _autograd_grad(outputs, inputs, create_graph=True)
-    _check_requires_grad(gradient, "jacobian", strict=strict)
-    return is_inputs_tuple, is_outputs_tuple, inputs, v, outputs, gradient
-
-
-def vhp(func, inputs, v=None, create_graph=False, strict=False):
-    """(func(inputs), vᵀ·H): backward once with a graph to get the gradient g(x), then backward
-    through g with output gradient v."""
-    with enable_grad():
-        is_inputs_tuple, is_outputs_tuple, inputs, v, outputs, gradient = (
-            _scalar_output_and_gradient(func, inputs, v, create_graph, strict, "vhp"))
-
-    result = _last_backward(gradient, inputs, v, inputs, strict, create_graph,
-                            "double_back")
-    return _package(outputs, result, is_outputs_tuple, is_inputs_tuple, create_graph)
-
-
-def hvp(func, inputs, v=None, create_graph=False, strict=False):
-    """(func(inputs), H·v), as PyTorch computes it: the double-VJP trick (see jvp) applied to the
-    gradient, so three backward passes. For a twice continuously differentiable function H is
-    symmetric and H·v = (vᵀ·H)ᵀ, so `vhp` gives the same numbers with one pass fewer."""
-    from ..creation import zeros_like
-
-    with enable_grad():
-        is_inputs_tuple, is_outputs_tuple, inputs, v, outputs, gradient = (
-            _scalar_output_and_gradient(func, inputs, v, create_graph, strict, "hvp"))
-        dummy = tuple(zeros_like(inp, requires_grad=True) for inp in inputs)
-        double_back = _autograd_grad(gradient, inputs, dummy, create_graph=True)
-        _check_requires_grad(gradient, "hessian", strict=strict)
-
-    result = _last_backward(double_back, dummy, v, inputs, strict, create_graph,
-                            "double_back_trick")
-    return _package(outputs, result, is_outputs_tuple, is_inputs_tuple, create_graph)

@@ -34,7 +34,7 @@ class GradcheckError(RuntimeError):
 
 FAILED_NONDET_MSG = """\n
 NOTE: If your op relies on non-deterministic operations i.e., it is listed here:
-https://pytorch.org/docs/stable/generated/tensorgrad.use_deterministic_algorithms.html
+https://pytorch.org/docs/stable/generated/torch.use_deterministic_algorithms.html
 this failure might be expected.
 
 If you are adding a new operator, please file an issue and then use one of the

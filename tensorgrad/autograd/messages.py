@@ -254,6 +254,16 @@ JACOBIAN_FORWARD_CREATE_GRAPH = (
     '`strategy="reverse-mode"`.'
 )
 
+JACOBIAN_FORWARD_STRICT = (
+    'tensorgrad.autograd.functional.jacobian: `strict=True` and `strategy="forward-mode"` are not '
+    'supported together (yet). Please either set `strict=False` or `strategy="reverse-mode"`.'
+)
+
+JACOBIAN_VECTORIZE_STRICT = (
+    "tensorgrad.autograd.functional.jacobian: `strict=True` and `vectorized=True` are not "
+    "supported together. Please either set `strict=False` or `vectorize=False`."
+)
+
 # -- saved-tensor hooks (tests/test_saved_tensor_hooks.py) ----------------------------------------
 UNPACK_HOOK_NOT_TENSOR = (
     "Output of saved tensor unpack_hook expected to be a Tensor but got result of type {type_name}"

@@ -1,4 +1,7 @@
-"""Functions for building networks: activations, `linear`, and the losses.
+"""`tensorgrad.nn.functional`, as `torch.nn.functional`: functions for building networks, the
+activations, `linear`, and the losses. (The name is PyTorch's. It has nothing to do with
+`tensorgrad.autograd.functional`, torch.autograd.functional's derivatives of whole functions,
+in autograd/functional.py.)
 
 Activations and softmax forward to the operations in tensorgrad.ops. The three losses and the
 fused matrix product of `linear` are new operations, each written the same way as the built-in

@@ -15,7 +15,8 @@ as is (apart from memory addresses), so tensorgrad must print ``tensorgrad.`` it
 Helpers (import them with ``from .conftest import ...``):
 
 * ``show(obj)``: ``repr(obj)`` with addresses normalised to ``0x…`` (and, on torch,
-  ``torch.``/``torch::`` replaced by ``tensorgrad.``/``tensorgrad::``).
+  ``torch.``/``torch::`` replaced by ``tensorgrad.``/``tensorgrad::``, outside links:
+  ``tests/parity.py``'s ``tensorgrad_names``).
 * ``printed(capsys)``: what was printed since the last call, normalised the same way.
 * ``raises_exactly(tg, exc_type, message)``: the block must raise exactly ``exc_type``
   (not a subclass) with ``str(exc) == message``.  For torch the message is compared up to
@@ -40,6 +41,8 @@ import warnings
 from pathlib import Path
 
 import pytest
+
+from parity import tensorgrad_names
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 if str(REPO_ROOT) not in sys.path:
@@ -84,7 +87,6 @@ def skip_needs_nn(tg):
     skipped; kept so the rows still say what they depend on."""
 
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
-_TORCH_NAME = re.compile(r"\btorch(\.|::)")
 _CPP_TAIL = " (Triggered internally"
 
 
@@ -101,11 +103,12 @@ def _current_backend() -> str:
 
 
 def normalise_text(text: str, backend: str | None = None) -> str:
-    """Addresses → ``0x…``; on torch also ``torch.``/``torch::`` → ``tensorgrad.``/``tensorgrad::``."""
+    """Addresses → ``0x…``; on torch also ``torch.``/``torch::`` → ``tensorgrad.``/``tensorgrad::``
+    (not in links)."""
     backend = backend or _current_backend()
     text = _ADDRESS.sub("0x…", text)
     if backend == "torch":
-        text = _TORCH_NAME.sub(lambda m: "tensorgrad" + m.group(1), text)
+        text = tensorgrad_names(text)  # (links keep torch's names: tests/parity.py)
     return text
 
 

@@ -1,10 +1,10 @@
-"""Benchmark for issue 3: a Hessian-vector product through `functional.hvp`, and one training
-epoch of a small MLP, each timed against plain NumPy with hand-written derivatives (and against
+"""A Hessian-vector product through `autograd.functional.hvp`, and one training epoch of a small
+MLP with Adam, each timed against plain NumPy with hand-written derivatives (and against
 PyTorch when it is importable), in the same run.
 
-    python bench/bench_issue3.py            # about a minute
-    python bench/bench_issue3.py --quick    # a smoke run
-    python bench/bench_issue3.py --json out.json
+    python bench/bench_hvp_and_epoch.py            # about a minute
+    python bench/bench_hvp_and_epoch.py --quick    # a smoke run
+    python bench/bench_hvp_and_epoch.py --json out.json
 
 What is measured:
   hvp     f(x) = ½‖tanh(A x)‖² with A of shape (200, 100); H·v through
@@ -219,7 +219,7 @@ def main(argv=None):
         label = f"epoch 2-64-2 MLP, Adam, batch {batch_size} ({steps} step{'s' * (steps > 1)})"
         rows.append((label, interleaved(functions, rounds, inner=3)))
 
-    print(f"tensorgrad issue-3 benchmark (median of {rounds} interleaved rounds; "
+    print(f"tensorgrad HVP and training-epoch benchmark (median of {rounds} interleaved rounds; "
           f"torch {'%s, 1 thread' % torch.__version__ if torch else 'not installed'})")
     header = f"{'measure':<46} {'numpy':>11} {'tensorgrad':>11} {'torch':>11} {'tg/numpy':>9} {'tg/torch':>9}"
     print(header)
