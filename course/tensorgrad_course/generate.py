@@ -45,6 +45,8 @@ import copy
 import difflib
 import hashlib
 import json
+import math
+import operator
 import os
 import re
 import tempfile
@@ -264,9 +266,60 @@ def seal_hints(source: str) -> str:
     return source
 
 
+_ARITHMETIC = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+               ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod,
+               ast.Pow: operator.pow, ast.USub: operator.neg, ast.UAdd: operator.pos}
+_MATH = {name: getattr(math, name) for name in ("sin", "cos", "tan", "tanh", "exp", "log", "sqrt",
+                                                "sinh", "cosh", "atan", "asin", "acos", "log1p", "expm1")}
+
+
+def _constant(expr: ast.expr, known: dict[str, object]):
+    """The value of a constant expression of an answer cell: a literal, a name set to one
+    before, arithmetic on numbers (``2 / 3``, ``3.0 * 4 + 4``) and ``math`` functions and
+    constants (``math.cos(u0)``, ``math.e``), lists and tuples of them; else ValueError.
+    Nothing is executed: the expression is read, and computed here from its parts."""
+    try:
+        return ast.literal_eval(expr)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        pass
+    if isinstance(expr, ast.Name) and expr.id in known:
+        return known[expr.id]
+    if isinstance(expr, (ast.List, ast.Tuple)):
+        items = [_constant(e, known) for e in expr.elts]
+        return items if isinstance(expr, ast.List) else tuple(items)
+    if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == "math" \
+            and expr.attr in ("pi", "e", "tau"):
+        return getattr(math, expr.attr)
+    number = (int, float)
+    if isinstance(expr, ast.UnaryOp) and type(expr.op) in _ARITHMETIC:
+        operand = _constant(expr.operand, known)
+        if isinstance(operand, number) and not isinstance(operand, bool):
+            return _ARITHMETIC[type(expr.op)](operand)
+    if isinstance(expr, ast.BinOp) and type(expr.op) in _ARITHMETIC:
+        left, right = _constant(expr.left, known), _constant(expr.right, known)
+        if all(isinstance(v, number) and not isinstance(v, bool) for v in (left, right)):
+            if isinstance(expr.op, ast.Pow) and abs(right) > 64:
+                raise ValueError("too large a power")
+            try:
+                return _ARITHMETIC[type(expr.op)](left, right)
+            except (ArithmeticError, ValueError) as error:
+                raise ValueError(str(error)) from None
+    if (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and not expr.keywords
+            and isinstance(expr.func.value, ast.Name) and expr.func.value.id == "math" and expr.func.attr in _MATH):
+        args = [_constant(a, known) for a in expr.args]
+        if all(isinstance(v, number) and not isinstance(v, bool) for v in args):
+            try:
+                return _MATH[expr.func.attr](*args)
+            except (ArithmeticError, ValueError, TypeError) as error:
+                raise ValueError(str(error)) from None
+    raise ValueError("not a constant expression")
+
+
 def literal_answers(source: str) -> dict[str, object]:
-    """name -> value of each ``name = <literal>`` in an answer cell's source (a prediction's
-    answer is written as literals: ``x_grad = 6.0``); other statements are skipped."""
+    """name -> value of each top-level ``name = <constant>`` in an answer cell's source: a
+    literal (a prediction's answer: ``x_grad = 6.0``) or a constant expression of literals,
+    earlier names and ``math`` (``dy_du = math.cos(u0)``, see :func:`_constant`). A name that any
+    other statement sets (a loop, ``+=``, a call) is left out."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
@@ -274,19 +327,33 @@ def literal_answers(source: str) -> dict[str, object]:
     found: dict[str, object] = {}
     for node in tree.body:
         if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
+            for inner in ast.walk(node):  # whatever else sets a name makes it no constant
+                if isinstance(inner, ast.Name) and isinstance(inner.ctx, ast.Store):
+                    found.pop(inner.id, None)
             continue
         target, value = node.targets[0], node.value
         pairs = [(target, value)]
         if isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) and len(target.elts) == len(value.elts):
             pairs = list(zip(target.elts, value.elts))  # a, b = 1, 2.0
+        elif isinstance(target, ast.Tuple):
+            pairs = [(name, None) for name in target.elts]
+        computed = []
         for name, expr in pairs:
             if not isinstance(name, ast.Name):
                 continue
             try:
-                found[name.id] = ast.literal_eval(expr)
-            except (ValueError, SyntaxError, TypeError):
-                found.pop(name.id, None)
+                computed.append((name.id, _constant(expr, found)))
+            except (ValueError, TypeError):
+                computed.append((name.id, _MISSING_VALUE))
+        for name, value in computed:  # a, b = b, a: both read before either is set
+            if value is _MISSING_VALUE:
+                found.pop(name, None)
+            else:
+                found[name] = value
     return found
+
+
+_MISSING_VALUE = object()
 
 
 def add_fingerprints(source: str, answers: dict[str, object]) -> str:
