@@ -67,6 +67,7 @@ from .notebooks import (
     read_notebook,
     role,
     source_of,
+    source_offsets,
 )
 
 # check("name") with a literal name, as test cells write it.
@@ -252,14 +253,7 @@ def seal_hints(source: str) -> str:
                                   value.value))
     if not spans:
         return source
-    lines = source.splitlines(keepends=True)
-    starts = [0]
-    for line in lines:
-        starts.append(starts[-1] + len(line))
-
-    def offset(lineno: int, col: int) -> int:  # ast columns count UTF-8 bytes
-        return starts[lineno - 1] + len(lines[lineno - 1].encode("utf-8")[:col].decode("utf-8"))
-
+    offset = source_offsets(source)
     for lineno, col, end_lineno, end_col, text in sorted(spans, reverse=True):
         begin, end = offset(lineno, col), offset(end_lineno, end_col)
         source = source[:begin] + repr(seal(text)) + source[end:]
