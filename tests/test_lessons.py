@@ -396,6 +396,41 @@ def test_readme_lists_exactly_the_lessons_present():
         f"listed but no such file: {extra}")
 
 
+# The course map's last column says what of the seed tutorials a lesson covers. It points at the
+# companions' cells (lessons/seed_N_*.ipynb#cell-id=...), which read the tutorials in the repository,
+# never at a section of a text that is not here ("tutorial 1, §1–1.2") or at anything outside it.
+SEED_COLUMN_LINK = re.compile(r"\[([^\]]+)\]\(([^)]*)\)")
+
+
+def seed_column_problems(readme: Path) -> list[str]:
+    text = readme.read_text(encoding="utf-8")
+    rows = re.findall(r"^\| \d+ \|.*\|\s*$", text, re.M)
+    problems = [] if rows else [f"{readme.name}: no course-map table"]
+    if re.search(r"\]\((?:https?:|//)", text) or "http://" in text or "https://" in text:
+        problems.append(f"{readme.name}: links outside the repository")
+    for row in rows:
+        cell = [c.strip() for c in row.strip().strip("|").split("|")][-1]
+        outside = SEED_COLUMN_LINK.sub("", cell)
+        if re.search(r"§|第 [\d.–-]+ 节|\btutorial \d|教程 \d|PyTorch 的|PyTorch's|micrograd", outside):
+            problems.append(f"row {row[:8]!r}: names a place outside the repository: {outside!r}")
+        for label, target in SEED_COLUMN_LINK.findall(cell):
+            match = re.fullmatch(r"(seed_\d_[a-z0-9_]+\.ipynb)#cell-id=([A-Za-z0-9_-]+)", target)
+            if not match:
+                problems.append(f"row {row[:8]!r}: [{label}]({target}) is not a companion cell")
+                continue
+            companion = readme.parent / match[1]
+            ids = {c.get("id") for c in load(companion).cells} if companion.exists() else set()
+            if match[2] not in ids:
+                problems.append(f"row {row[:8]!r}: {match[1]} has no cell {match[2]}")
+    return problems
+
+
+@pytest.mark.parametrize("readme", [README, LESSONS_DIR / "zh" / "README.md"], ids=["en", "zh"])
+def test_the_course_maps_seed_column_points_at_the_companions(readme):
+    problems = seed_column_problems(readme)
+    assert not problems, f"{readme.relative_to(ROOT)}:\n  " + "\n  ".join(problems)
+
+
 @pytest.mark.parametrize("path", both_editions())
 def test_title_matches_file_number(path):
     nb = load(path)
