@@ -353,7 +353,8 @@ _MISSING_VALUE = object()
 def add_fingerprints(source: str, answers: dict[str, object]) -> str:
     """``source`` (a student's check cell) with a ``t.fingerprints({...})`` call after
     ``t = check("...")``: for each public ``t.submit("name", variable)`` without ``expected=``
-    whose variable the answer cells set to a literal, the fingerprint of that literal
+    whose variable the answer cells set to a constant (:func:`literal_answers`), the
+    fingerprint of its value
     (:func:`.values.fingerprint`, salted with the task's name)."""
     try:
         tree = ast.parse(source)
@@ -381,7 +382,7 @@ def add_fingerprints(source: str, answers: dict[str, object]) -> str:
             if (isinstance(inner, ast.Call) and getattr(inner.func, "attr", None) == "submit"
                     and len(inner.args) >= 2 and not any(k.arg == "expected" for k in inner.keywords)):
                 # a test is fingerprinted whole or not at all: each of its unanswered values
-                # must be a literal of the answer cells
+                # must be a constant of the answer cells
                 mark = None
                 if (isinstance(inner.args[0], ast.Constant) and isinstance(inner.args[1], ast.Name)
                         and inner.args[1].id in answers):

@@ -205,3 +205,11 @@ def test_no_graded_answer_shows_its_expected_value(path):
     assert not shown, "expected values readable in the check cells:\n  " + "\n  ".join(shown)
     assert not unchecked, ("answers without a fingerprint (is the solution's answer a constant "
                            "expression?):\n  " + "\n  ".join(unchecked))
+
+
+def test_constant_answers_are_computed_from_the_source_and_nothing_else():
+    found = generate.literal_answers(
+        "x0 = 1.5\nu0 = x0 ** 2\ndu_dx = 2 * x0\ndy_du = math.cos(u0)\ngrad = [2 / 3, -1]\n"
+        "total = 0\nfor i in range(3):\n    total += i\nn, m = 1, f(2)\nhuge = 2 ** 1000\nlate = 1\nlate += 1\n")
+    assert found == {"x0": 1.5, "u0": 2.25, "du_dx": 3.0, "dy_du": pytest.approx(-0.6281736), "grad": [2 / 3, -1],
+                     "n": 1}
