@@ -426,16 +426,18 @@ def test_one_word_per_idea_in_the_chinese_lessons():
     assert not found, found
 
 
-# What the Chinese lessons print: the literal text of their print() calls (tools/translate.py
+# What the Chinese lessons print, the literal text of their print() calls (tools/translate.py
 # printed_literals; the stored outputs follow from it, and nbval compares them with a fresh run),
-# in Chinese but for code. A word there may be code: a name of the notebook's code (is_leaf,
+# and the docstrings of their functions and classes: in Chinese but for code. A word there may be code: a name of the notebook's code (is_leaf,
 # grad_fn, x.grad), the name of a PyTorch class it prints (AccumulateGrad), derivative notation
 # (dy/dw), or one of the few words Chinese technical prose keeps in Latin letters (KEPT_IN_PRINT). The tutorials' own code
 # (`seed` cells, the companions) is quoted as written. Not read: what matplotlib draws (labels in
-# the pictures: the machines that run the notebooks have no Chinese font), docstrings and
-# comments' code (the catalogues translate comments).
+# the pictures: the machines that run the notebooks have no Chinese font), strings the code only
+# passes on (dict keys, a value printed through a variable), comments (the catalogues translate
+# them), and what the library prints (tracebacks, warnings, `trace.explain()`).
 KEPT_IN_PRINT = {"ms", "bug", "JVP", "VJP", "True", "False", "None"}
 _DERIVATIVE = re.compile(r"d[a-z]")  # dy/dw, df/dx: notation, not English
+_NODE_NAME = re.compile(r"[A-Z][A-Za-z]*Backward\d*|AccumulateGrad")  # what grad_fn prints
 
 
 def _identifiers(nb) -> set[str]:
@@ -463,10 +465,11 @@ def english_in_print(nb) -> list[str]:
     for index, cell in enumerate(nb.cells):
         if cell.cell_type != "code" or "seed" in cell.metadata.get("tags", []):
             continue
-        for start, end, _ in translate.printed_literals(cell.source):
+        spans = [(a, b) for a, b, _ in translate.printed_literals(cell.source)]
+        for start, end in spans + translate.docstrings(cell.source):
             text = cell.source[start:end]
             english = [w for w in _CODE_NAME.findall(text) if _WORD.search(w) and w not in names
-                       and not _DERIVATIVE.fullmatch(w)]
+                       and not _DERIVATIVE.fullmatch(w) and not _NODE_NAME.fullmatch(w)]
             if english:
                 found.append(f"cell {index} ({cell.get('id')}): {text.strip()!r}")
     return found

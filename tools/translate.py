@@ -490,7 +490,8 @@ def translate_notebook(english: Path) -> Result:
     labels, label_problems = read_labels()
     problems += label_problems
     if not is_exercise_set(english):  # (a set's code is the grader's: its strings stay)
-        _label_chinese(zh, labels.get(rel, {}))
+        problems += [f"{_show(ROOT / LABELS_FILE)}: {problem} in {rel}"
+                     for problem in _label_chinese(zh, labels.get(rel, {}))]
     if is_exercise_set(english):
         _speak_chinese(zh)
         for cell in zh.cells:
@@ -506,9 +507,10 @@ def read_labels(path: Path | None = None) -> tuple[dict[str, dict[str, str]], li
     """The printed labels' table, ``{English notebook: {English: Chinese}}``, and its problems.
 
     Under a heading ``## lessons/03_chain_rule.ipynb``, one label a line, ``"English" → "中文"``,
-    each side a JSON string; other lines are comments. A label holds no double quote, backslash,
-    brace or line break: it is matched as text inside the source of the literals that ``print()``
-    prints (plain strings and f-strings, a hook's ``print`` in a lambda included)."""
+    each side a JSON string; other lines are comments. A label holds no backslash or line break:
+    it is matched as text inside the source of the literals that ``print()`` prints (plain
+    strings and the literal parts of f-strings, a hook's ``print`` in a lambda included), or is
+    the whole text of a docstring; a label that would make the code invalid is reported."""
     path = ROOT / LABELS_FILE if path is None else path
     labels: dict[str, dict[str, str]] = {}
     problems: list[str] = []
@@ -530,9 +532,8 @@ def read_labels(path: Path | None = None) -> tuple[dict[str, dict[str, str]], li
         english, chinese = json.loads(match["en"]), json.loads(match["zh"])
         if notebook is None:
             problems.append(f"{_show(path)}:{number}: a label comes under a ## notebook heading")
-        elif re.search(r"[\"\\{}\n]", english + chinese) or not english.strip():
-            problems.append(f"{_show(path)}:{number}: a label holds no double quote, backslash, brace or "
-                            "line break")
+        elif re.search(r"[\\\n]", english + chinese) or not english.strip():
+            problems.append(f"{_show(path)}:{number}: a label holds no backslash or line break")
         elif english in labels[notebook]:
             problems.append(f"{_show(path)}:{number}: {english!r} is listed twice")
         else:
@@ -611,26 +612,64 @@ def printed_literals(source: str) -> list[tuple[int, int, bool]]:
     return sorted(regions)
 
 
-def _label_chinese(nb, labels: dict[str, str]) -> None:
+def _parses(source: str) -> bool:
+    try:
+        ast.parse(source)
+    except SyntaxError:
+        return False
+    return True
+
+
+def docstrings(source: str) -> list[tuple[int, int]]:
+    """(start, end) offsets of the text of the docstrings of the functions and classes in
+    ``source`` (prose the learner reads in the code; nothing prints it)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    offset = source_offsets(source)
+    spans = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) \
+                    and isinstance(first.value.value, str):
+                start = offset(first.value.lineno, first.value.col_offset)
+                end = offset(first.value.end_lineno, first.value.end_col_offset)
+                text = source[start:end]
+                quote = re.match(r"[A-Za-z]*(\"\"\"|\'\'\'|\"|\')", text)
+                spans.append((start + quote.end(), end - len(quote[1])))
+    return spans
+
+
+def _label_chinese(nb, labels: dict[str, str]) -> list[str]:
     """Rewrite the labels inside the printed literals of each code cell, and the same text in
     the stored stream outputs of that cell (and of the later ones, for a label printed inside a
-    function, which may be called there): what a fresh run of the rewritten code prints. A label printed in a
-    field of a given width (``{'error':>13}``) must keep its English length, spaces included."""
+    function, which may be called there): what a fresh run of the rewritten code prints. A label
+    printed in a field of a given width (``{'error':>13}``) must keep its English length, spaces
+    included. Docstrings are rewritten too (a docstring is a label as a whole). The problems:
+    cells whose code no longer parses."""
     ordered = sorted(labels, key=len, reverse=True)  # "step   loss" before "step "
     in_functions: set[str] = set()  # labels a function of an earlier cell may print here
-    for cell in nb.cells:
+    problems = []
+    for index, cell in enumerate(nb.cells):
         if cell.cell_type != "code":
             continue
         source, found = cell.source, set(in_functions)
-        for start, end, in_function in reversed(printed_literals(source)):
+        regions = [(a, b, in_function, True) for a, b, in_function in printed_literals(source)]
+        regions += [(a, b, False, False) for a, b in docstrings(source)]
+        for start, end, in_function, printed in sorted(regions, reverse=True):
             literal = source[start:end]
             for english in ordered:
-                if english in literal:
+                if printed and english in literal or not printed and literal.strip() == english:
                     literal = literal.replace(english, labels[english])
-                    found.add(english)
+                    if printed:
+                        found.add(english)
                     if in_function:
                         in_functions.add(english)
             source = source[:start] + literal + source[end:]
+        if source != cell.source and _parses(cell.source) and not _parses(source):
+            problems.append(f"cell {cell.get('id')} (cell {index}): a label made its code invalid")
         cell.source = source
         if not found:
             continue
@@ -641,6 +680,7 @@ def _label_chinese(nb, labels: dict[str, str]) -> None:
                     if english in found:
                         text = text.replace(english, labels[english])
                 output["text"] = text
+    return problems
 
 
 def _print_chinese(nb) -> None:
