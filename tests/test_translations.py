@@ -500,3 +500,13 @@ def test_printed_labels_are_rewritten_in_the_code_and_its_output_but_not_in_its_
     assert show.source.startswith('def show(v):\n    print("路径：", v)') and '"""path: a docstring"""' in show.source
     assert table.source == 'slope = 7\nprint(f"{\'   斜率\':>5} {slope - 6:>3}")\nshow(1)'
     assert table.outputs[0]["text"] == "   斜率   1\n路径： 1\n"
+
+
+def test_a_whole_literal_label_is_rewritten_anywhere_and_in_the_output_only_as_a_word():
+    nb = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell('kind = "leaf" if True else "node"\nprint(f"x ({kind})", "is_leaf")')
+    cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="x (leaf) is_leaf\n")]
+    nb.cells = [cell]
+    translate._label_chinese(nb, {translate.WHOLE + "leaf": "叶子节点"})
+    assert cell.source == 'kind = "叶子节点" if True else "node"\nprint(f"x ({kind})", "is_leaf")'
+    assert cell.outputs[0]["text"] == "x (叶子节点) is_leaf\n"

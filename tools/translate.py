@@ -101,7 +101,10 @@ PRINTED = {"The result (compare it with your prediction):": "结果（和你的�
 #: generator rewrites each inside the code's string literals (plain strings, f-strings,
 #: docstrings) and in the stored text outputs of the notebook, so both still agree under nbval.
 LABELS_FILE = CATALOGUES / "printed.md"
-_LABEL_LINE = re.compile(r'^(?P<en>"(?:[^"\\]|\\.)*")\s+→\s+(?P<zh>"(?:[^"\\]|\\.)*")\s*$')
+#: How the table marks a label that is a whole string literal anywhere in the code (``= "leaf"``),
+#: not only in what print() prints: a value the code prints through a variable.
+WHOLE = "= "
+_LABEL_LINE = re.compile(r'^(?P<whole>= )?(?P<en>"(?:[^"\\]|\\.)*")\s+→\s+(?P<zh>"(?:[^"\\]|\\.)*")\s*$')
 
 _HEADER = re.compile(r"^<!-- cell (?P<id>[A-Za-z0-9_-]+) en:(?P<hash>[0-9a-f]{12})"
                      r"(?P<code> code)?(?P<todo> todo)? -->[ \t]*$", re.MULTILINE)
@@ -537,7 +540,7 @@ def read_labels(path: Path | None = None) -> tuple[dict[str, dict[str, str]], li
         elif english in labels[notebook]:
             problems.append(f"{_show(path)}:{number}: {english!r} is listed twice")
         else:
-            labels[notebook][english] = chinese
+            labels[notebook][WHOLE + english if match["whole"] else english] = chinese
     return labels, problems
 
 
@@ -579,6 +582,32 @@ def _literal_text(token: tokenize.TokenInfo, start: int) -> list[tuple[int, int]
     return [(start + a, start + b) for a, b in regions if b > a]
 
 
+def _function_spans(tree: ast.AST, offset) -> list[tuple[int, int]]:
+    return [(offset(n.lineno, n.col_offset), offset(n.end_lineno, n.end_col_offset)) for n in ast.walk(tree)
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))]
+
+
+def whole_literals(source: str) -> list[tuple[int, int, bool]]:
+    """(start, end, in_function) of the text of every plain string literal in ``source`` (not an
+    f-string, not a docstring), and whether it is inside a function or lambda."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    offset = source_offsets(source)
+    functions = _function_spans(tree, offset)
+    docs = set(docstrings(source))
+    found = []
+    for token in _tokens(source) or []:
+        if token.type != tokenize.STRING or "f" in re.match(r"[A-Za-z]*", token.string)[0].lower():
+            continue
+        start = offset(*token.start, chars=True)
+        for a, b in _literal_text(token, start):
+            if (a, b) not in docs:
+                found.append((a, b, any(f <= a and b <= g for f, g in functions)))
+    return found
+
+
 def printed_literals(source: str) -> list[tuple[int, int, bool]]:
     """(start, end, in_function) of each literal text in ``source`` that a ``print(...)`` call
     prints (the strings and f-strings among or inside its arguments, without the f-strings'
@@ -590,8 +619,7 @@ def printed_literals(source: str) -> list[tuple[int, int, bool]]:
     tokens = _tokens(source) or []
     lines = source.splitlines()
     offset = source_offsets(source)
-    functions = [(offset(n.lineno, n.col_offset), offset(n.end_lineno, n.end_col_offset)) for n in ast.walk(tree)
-                 if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))]
+    functions = _function_spans(tree, offset)
     printed = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print":
@@ -647,8 +675,12 @@ def _label_chinese(nb, labels: dict[str, str]) -> list[str]:
     the stored stream outputs of that cell (and of the later ones, for a label printed inside a
     function, which may be called there): what a fresh run of the rewritten code prints. A label
     printed in a field of a given width (``{'error':>13}``) must keep its English length, spaces
-    included. Docstrings are rewritten too (a docstring is a label as a whole). The problems:
-    cells whose code no longer parses."""
+    included. Docstrings are rewritten too (a docstring is a label as a whole), and a label
+    marked ``= "leaf"`` is any plain string literal that is exactly it (a value printed through
+    a variable), replaced in the outputs where it stands as a word. The problems: cells whose
+    code no longer parses."""
+    whole = {english[len(WHOLE):]: chinese for english, chinese in labels.items() if english.startswith(WHOLE)}
+    labels = {english: chinese for english, chinese in labels.items() if not english.startswith(WHOLE)}
     ordered = sorted(labels, key=len, reverse=True)  # "step   loss" before "step "
     in_functions: set[str] = set()  # labels a function of an earlier cell may print here
     problems = []
@@ -656,14 +688,24 @@ def _label_chinese(nb, labels: dict[str, str]) -> list[str]:
         if cell.cell_type != "code":
             continue
         source, found = cell.source, set(in_functions)
-        regions = [(a, b, in_function, True) for a, b, in_function in printed_literals(source)]
-        regions += [(a, b, False, False) for a, b in docstrings(source)]
-        for start, end, in_function, printed in sorted(regions, reverse=True):
+        regions = [(a, b, in_function, "printed") for a, b, in_function in printed_literals(source)]
+        regions += [(a, b, False, "docstring") for a, b in docstrings(source)]
+        if whole:
+            printed = {(a, b) for a, b, _ in printed_literals(source)}
+            regions += [(a, b, in_function, "whole") for a, b, in_function in whole_literals(source)
+                        if (a, b) not in printed]
+        for start, end, in_function, kind in sorted(regions, reverse=True):
             literal = source[start:end]
-            for english in ordered:
-                if printed and english in literal or not printed and literal.strip() == english:
+            if kind == "whole":
+                if literal in whole:
+                    found.add(WHOLE + literal)
+                    if in_function:
+                        in_functions.add(WHOLE + literal)
+                    literal = whole[literal]
+            for english in ordered if kind != "whole" else ():
+                if kind == "printed" and english in literal or kind == "docstring" and literal.strip() == english:
                     literal = literal.replace(english, labels[english])
-                    if printed:
+                    if kind == "printed":
                         found.add(english)
                     if in_function:
                         in_functions.add(english)
@@ -679,6 +721,9 @@ def _label_chinese(nb, labels: dict[str, str]) -> list[str]:
                 for english in ordered:
                     if english in found:
                         text = text.replace(english, labels[english])
+                for english, chinese in whole.items():  # a word of its own, not part of is_leaf
+                    if WHOLE + english in found:
+                        text = re.sub(rf"(?<![\w.]){re.escape(english)}(?![\w(])", chinese, text)
                 output["text"] = text
     return problems
 
