@@ -123,6 +123,7 @@ def web_markdown(text: str, edition: str) -> str:
     page made a plain link between the two sites."""
     other = r"zh/([^)#/]+)\.md" if edition == "en" else r"\.\./([^)#/]+)\.md"
     target = "zh" if edition == "en" else "en"
+    text = page_links(text)  # the course map links the companions' cells
     return re.sub(r"\[([^\]]+)\]\(" + other + r"\)",
                   lambda m: f'<a href="../../{target}/lessons/{m.group(2)}.html">{m.group(1)}</a>',
                   text)

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import difflib
 import functools
+import html
 from dataclasses import dataclass
 import importlib.util
 import os
@@ -395,6 +396,41 @@ def test_readme_lists_exactly_the_lessons_present():
         f"listed but no such file: {extra}")
 
 
+# The course map's last column says what of the seed tutorials a lesson covers. It points at the
+# companions' cells (lessons/seed_N_*.ipynb#cell-id=...), which read the tutorials in the repository,
+# never at a section of a text that is not here ("tutorial 1, §1–1.2") or at anything outside it.
+SEED_COLUMN_LINK = re.compile(r"\[([^\]]+)\]\(([^)]*)\)")
+
+
+def seed_column_problems(readme: Path) -> list[str]:
+    text = readme.read_text(encoding="utf-8")
+    rows = re.findall(r"^\| \d+ \|.*\|\s*$", text, re.M)
+    problems = [] if rows else [f"{readme.name}: no course-map table"]
+    if re.search(r"\]\((?:https?:|//)", text) or "http://" in text or "https://" in text:
+        problems.append(f"{readme.name}: links outside the repository")
+    for row in rows:
+        cell = [c.strip() for c in row.strip().strip("|").split("|")][-1]
+        outside = SEED_COLUMN_LINK.sub("", cell)
+        if re.search(r"§|第 [\d.–-]+ 节|\btutorial \d|教程 \d|PyTorch 的|PyTorch's|micrograd", outside):
+            problems.append(f"row {row[:8]!r}: names a place outside the repository: {outside!r}")
+        for label, target in SEED_COLUMN_LINK.findall(cell):
+            match = re.fullmatch(r"(seed_\d_[a-z0-9_]+\.ipynb)#cell-id=([A-Za-z0-9_-]+)", target)
+            if not match:
+                problems.append(f"row {row[:8]!r}: [{label}]({target}) is not a companion cell")
+                continue
+            companion = readme.parent / match[1]
+            ids = {c.get("id") for c in load(companion).cells} if companion.exists() else set()
+            if match[2] not in ids:
+                problems.append(f"row {row[:8]!r}: {match[1]} has no cell {match[2]}")
+    return problems
+
+
+@pytest.mark.parametrize("readme", [README, LESSONS_DIR / "zh" / "README.md"], ids=["en", "zh"])
+def test_the_course_maps_seed_column_points_at_the_companions(readme):
+    problems = seed_column_problems(readme)
+    assert not problems, f"{readme.relative_to(ROOT)}:\n  " + "\n  ".join(problems)
+
+
 @pytest.mark.parametrize("path", both_editions())
 def test_title_matches_file_number(path):
     nb = load(path)
@@ -556,11 +592,15 @@ def test_predictions_are_not_spoiled(path):
 # give-away must itself be part of the answer: in the predict cells' output or the English answer
 # box (the Chinese edition shares the metadata; a give-away in math or code is checked there too).
 # "Elsewhere on the screen" is
-#   - the visible output of the two code cells after the prediction's own cells (of a collapsed
-#     output only the preview line on its bar is visible), and
+#   - the visible output of the two code cells after the prediction's own cells that show
+#     something (a cell without output shows nothing; of a collapsed output only the preview line
+#     on its bar is visible), the text of their graph pictures included: a picture labels a
+#     node's gradient `grad 3.`, which gives away a printed `tensor(3.)`, and
 #   - the markdown before the **Predict:** cell, back to the section's heading or the previous
 #     answer box.
-# A printed line that is one bare word (True, None, MulBackward0) is too common to count.
+# A printed line that is one bare word (None, MulBackward0) is too common to count, except the
+# answer of a yes-or-no question ("Will Exp pass gradgradcheck?", "……吗？"): its True or False,
+# standing alone in a visible output line, reads as the answer.
 # Outputs are compared line by line (an answer line contained in a visible line), whitespace
 # collapsed; prose is compared as plain text: lower case, no markdown or LaTeX spacing, small
 # number words as digits ("one" -> 1), "4.0000" as "4", and no whitespace at all.
@@ -614,6 +654,31 @@ def prose_before(nb, start) -> list[int]:
     return found
 
 
+# A yes-or-no question: an English sentence that opens with an auxiliary verb and ends in "?"
+# (not "... or something else?"), or a Chinese question with 吗, 是否, 会不会, 能不能, 是不是, 有没有.
+_YES_NO = re.compile(r"(?:^|[.!?:]\s+|\*\*\s*)(?:Does|Do|Did|Will|Would|Is|Are|Was|Were|Can|Could|Should|Has|Have)"
+                     r"\b(?:(?!\bor\b)[^?.])*\?|吗\s*[？?]|是否|会不会|能不能|是不是|有没有")
+_YES_NO_WORDS = ("True", "False")
+_SCALAR_TENSOR = re.compile(r"^tensor\((-?\d[\d.e+-]*)[,)]")
+
+
+def asks_yes_or_no(markdown: str) -> bool:
+    text = re.sub(r"`[^`]*`|\$[^$]*\$", "x", markdown)  # code and formulas are not the question
+    return _YES_NO.search(text) is not None
+
+
+def picture_text(cell) -> list[str]:
+    """The words of a code cell's graph pictures (the <text> of its SVGs), unless collapsed."""
+    if cell.get("metadata", {}).get("jupyter", {}).get("outputs_hidden") is True:
+        return []
+    found = []
+    for output in cell.get("outputs", []):
+        svg = output.get("data", {}).get("image/svg+xml")
+        if svg:
+            found += [_squeeze(html.unescape(t)) for t in re.findall(r"<text[^>]*>([^<]*)</text>", _joined(svg))]
+    return found
+
+
 def spoilers(nb, w: Words = WORDS["en"]) -> list[str]:
     """Where a prediction of the notebook is answered on screen (see above)."""
     problems = []
@@ -621,9 +686,14 @@ def spoilers(nb, w: Words = WORDS["en"]) -> list[str]:
         if not codes or answer is None:
             continue
         shown = [_squeeze(line) for i in codes for line in output_text(nb.cells[i]).splitlines()]
-        # a line that is one bare word (True, None, MulBackward0) is not distinctive enough
+        # a line that is one bare word (None, MulBackward0) is not distinctive enough, but the
+        # True or False that answers a yes-or-no question is
+        yes_no = asks_yes_or_no(nb.cells[start].source)
         lines = [line for line in shown if line and line not in NEUTRAL_PREVIEWS.values()
                  and not re.fullmatch(r"[A-Za-z_]\w*", line)]
+        words_ = sorted({line for line in shown if yes_no and line in _YES_NO_WORDS})
+        # a picture labels a gradient `grad 3.`: the printed `tensor(3.)` in a picture's words
+        labels = [f"grad {m[1]}" for line in lines for m in [_SCALAR_TENSOR.match(line)] if m]
         meta = nb.cells[codes[0]].get("metadata", {}).get("tensorgrad", {})
         gives_away = list(meta.get("gives_away", []))
         answer_text = _plain(nb.cells[answer].source + "\n" + "\n".join(shown))
@@ -633,13 +703,21 @@ def spoilers(nb, w: Words = WORDS["en"]) -> list[str]:
                                 "(not in the predict output or the answer box)")
         name = f"the prediction of cell {start}"
         after = [i for i in range(codes[-1] + 1, len(nb.cells))
-                 if nb.cells[i].cell_type == "code"][:2]
+                 if nb.cells[i].cell_type == "code" and nb.cells[i].get("outputs")][:2]
         for index in after:
             visible = [_squeeze(line) for line in
                        output_text(nb.cells[index], visible_only=True).splitlines()]
             for item in lines + gives_away:
                 if any(_squeeze(item) in line for line in visible):
                     problems.append(f"{name}: cell {index} shows {item!r} on screen")
+            for word in words_:
+                if any(re.search(rf"(?:^|\s){word}(?:\s|$)", line) for line in visible):
+                    problems.append(f"{name}: cell {index} shows {word!r}, the answer to its yes-or-no "
+                                    "question, on screen")
+            pictured = picture_text(nb.cells[index])
+            for label in labels:
+                if label in pictured:
+                    problems.append(f"{name}: the picture of cell {index} labels {label!r} on screen")
         for index in prose_before(nb, start):
             text = _plain(nb.cells[index].source)
             for item in lines + gives_away:

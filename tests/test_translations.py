@@ -424,3 +424,89 @@ def test_one_word_per_idea_in_the_chinese_lessons():
              for where, text in chinese_texts()
              for chosen, words in avoided.items() for word in words if word in text]
     assert not found, found
+
+
+# What the Chinese lessons print, the literal text of their print() calls (tools/translate.py
+# printed_literals; the stored outputs follow from it, and nbval compares them with a fresh run),
+# and the docstrings of their functions and classes: in Chinese but for code. A word there may be code: a name of the notebook's code (is_leaf,
+# grad_fn, x.grad), the name of a PyTorch class it prints (AccumulateGrad), derivative notation
+# (dy/dw), or one of the few words Chinese technical prose keeps in Latin letters (KEPT_IN_PRINT). The tutorials' own code
+# (`seed` cells, the companions) is quoted as written. Not read: what matplotlib draws (labels in
+# the pictures: the machines that run the notebooks have no Chinese font), strings the code only
+# passes on (dict keys, a value printed through a variable), comments (the catalogues translate
+# them), and what the library prints (tracebacks, warnings, `trace.explain()`).
+KEPT_IN_PRINT = {"ms", "bug", "JVP", "VJP", "True", "False", "None"}
+_DERIVATIVE = re.compile(r"d[a-z]")  # dy/dw, df/dx: notation, not English
+_NODE_NAME = re.compile(r"[A-Z][A-Za-z]*Backward\d*|AccumulateGrad")  # what grad_fn prints
+
+
+def _identifiers(nb) -> set[str]:
+    """The names of the notebook's code (its NAME tokens, not the words inside its strings) and
+    of the inline code of its prose."""
+    import io
+    import tokenize
+
+    names = set()
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            names.update(_CODE_NAME.findall(" ".join(re.findall(r"`([^`]+)`", cell.source))))
+            continue
+        try:
+            names.update(t.string for t in tokenize.generate_tokens(io.StringIO(cell.source + "\n").readline)
+                         if t.type == tokenize.NAME)
+        except (tokenize.TokenError, IndentationError, SyntaxError):
+            pass
+    return names
+
+
+def english_in_print(nb) -> list[str]:
+    names = _identifiers(nb) | KEPT_IN_PRINT
+    found = []
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type != "code" or "seed" in cell.metadata.get("tags", []):
+            continue
+        spans = [(a, b) for a, b, _ in translate.printed_literals(cell.source)]
+        for start, end in spans + translate.docstrings(cell.source):
+            text = cell.source[start:end]
+            english = [w for w in _CODE_NAME.findall(text) if _WORD.search(w) and w not in names
+                       and not _DERIVATIVE.fullmatch(w) and not _NODE_NAME.fullmatch(w)]
+            if english:
+                found.append(f"cell {index} ({cell.get('id')}): {text.strip()!r}")
+    return found
+
+
+def test_english_in_what_a_lesson_prints_is_found():
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell('x_grad = 2\nprint("x_grad:", x_grad)\nprint(f"loss {x_grad:.3f}")\n'
+                                          'print("步", f"{x_grad:>8}")  # a comment is not printed')]
+    found = english_in_print(nb)
+    assert found == ["cell 0 (" + nb.cells[0].get("id") + "): 'loss'"], found
+
+
+@pytest.mark.parametrize("path", [p for p in EDITION_LESSONS if not p.name.startswith("seed_")], ids=lambda p: p.name)
+def test_no_english_in_what_the_chinese_lessons_print(path):
+    found = english_in_print(read(path))
+    assert not found, (f"lessons/zh/{path.name}: English printed (translate it in translations/zh/printed.md, "
+                       f"or, if it is code, name it in the code): {found}")
+
+
+def test_printed_labels_are_rewritten_in_the_code_and_its_output_but_not_in_its_fields():
+    nb = nbformat.v4.new_notebook()
+    show = nbformat.v4.new_code_cell('def show(v):\n    print("path:", v)  # prints later\n"""path: a docstring"""')
+    table = nbformat.v4.new_code_cell('slope = 7\nprint(f"{\'slope\':>5} {slope - 6:>3}")\nshow(1)')
+    table.outputs = [nbformat.v4.new_output("stream", name="stdout", text="slope   1\npath: 1\n")]
+    nb.cells = [show, table]
+    translate._label_chinese(nb, {"slope": "   斜率", "path:": "路径："})
+    assert show.source.startswith('def show(v):\n    print("路径：", v)') and '"""path: a docstring"""' in show.source
+    assert table.source == 'slope = 7\nprint(f"{\'   斜率\':>5} {slope - 6:>3}")\nshow(1)'
+    assert table.outputs[0]["text"] == "   斜率   1\n路径： 1\n"
+
+
+def test_a_whole_literal_label_is_rewritten_anywhere_and_in_the_output_only_as_a_word():
+    nb = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell('kind = "leaf" if True else "node"\nprint(f"x ({kind})", "is_leaf")')
+    cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="x (leaf) is_leaf\n")]
+    nb.cells = [cell]
+    translate._label_chinese(nb, {translate.WHOLE + "leaf": "叶子节点"})
+    assert cell.source == 'kind = "叶子节点" if True else "node"\nprint(f"x ({kind})", "is_leaf")'
+    assert cell.outputs[0]["text"] == "x (叶子节点) is_leaf\n"

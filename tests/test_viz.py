@@ -498,11 +498,11 @@ def test_a_notebook_without_dot_runs_without_errors():
 # -- trace_backward ---------------------------------------------------------------------------
 SEED_TRACE = """Trace(5 steps, root=y)
 #  node            tensor  grad in  sends
-0  MulBackward0    y       1        a ← 2, b ← 3
-1  AddBackward0    b       3        w ← 3
-2  AddBackward0    a       2        x ← 2, w ← 2
-3  AccumulateGrad  x       2        x.grad += 2
-4  AccumulateGrad  w       5        w.grad += 5"""
+1  MulBackward0    y       1        a ← 2, b ← 3
+2  AddBackward0    b       3        w ← 3
+3  AddBackward0    a       2        x ← 2, w ← 2
+4  AccumulateGrad  x       2        x.grad += 2
+5  AccumulateGrad  w       5        w.grad += 5"""
 
 
 def test_trace_of_the_seed_graph():
@@ -519,7 +519,7 @@ def test_trace_of_the_seed_graph():
     assert trace[4].lines == ("AccumulateGrad: adds grad w into w.grad", "grad w = 3 + 2 = 5")
     assert [c.tolist() for c in trace[4].contributions[0]] == [[3.0], [2.0]]
     assert [t.tolist() for t in trace[0].local] == [[2.0], [3.0]]
-    assert "step 2: AddBackward0: a = x + w" in trace.explain()
+    assert "step 3: AddBackward0: a = x + w" in trace.explain()  # counted from 1, as the stepper
 
 
 def test_trace_leaves_grads_hooks_and_graph_alone():
@@ -635,6 +635,19 @@ def data_of(graph):
     """A graph's display data (a picture comes with display metadata: (data, metadata))."""
     bundle = graph._repr_mimebundle_()
     return bundle[0] if isinstance(bundle, tuple) else bundle
+
+
+def test_the_table_the_explanation_and_the_stepper_count_the_steps_alike():
+    """A learner reads "step 3" in the stepper, the table and the explanation as the same step:
+    all three count from 1 (the stepper always did; the table and explain() counted from 0)."""
+    names = seed_names()
+    trace = tg.viz.trace_backward(names["y"], names=names)
+    stepper = tg.viz.BackwardStepper(names["y"], names=names)
+    table = [line.split()[0] for line in repr(trace).splitlines()[2:]]
+    explained = re.findall(r"^step (\d+):", trace.explain(), re.M)
+    shown = [re.match(r"step (\d+) of 5", stepper.text(i))[1] for i in range(len(trace))]
+    assert table == explained == shown == ["1", "2", "3", "4", "5"]
+    assert "\n\nstep 5: AccumulateGrad" in stepper.static_text()
 
 
 # -- BackwardStepper --------------------------------------------------------------------------

@@ -40,7 +40,11 @@ Written here, beyond the catalogue's text:
   cell id identifies the exercise set of a submission;
 * the lines of a Chinese paragraph are joined where the break falls between two Chinese
   characters (Markdown would show it as a space);
-* the notebook's metadata records the edition (``metadata.translation``).
+* the notebook's metadata records the edition (``metadata.translation``);
+* in a lesson, the labels its code prints (``print("path w -> a -> y:", ...)``) are
+  rewritten in Chinese, in the printed literals and in the stored outputs alike, from the
+  table ``translations/zh/printed.md`` (:func:`read_labels`, :func:`_label_chinese`), and the
+  neutral first line of a prediction's output from :data:`PRINTED`.
 
 Commands (``./run translations ...``; ``./run notebooks`` runs ``write``, ``./run test``
 runs ``--check``):
@@ -60,6 +64,7 @@ updates the text and the hash (``skeleton`` prints the new hash of each stale en
 from __future__ import annotations
 
 import argparse
+import ast
 import copy
 import hashlib
 import io
@@ -75,7 +80,7 @@ from pathlib import Path
 
 import nbformat
 from tensorgrad_course import texts
-from tensorgrad_course.notebooks import dumps  # nbformat's sorted-key JSON, as every tool writes it
+from tensorgrad_course.notebooks import dumps, source_offsets  # dumps: nbformat's sorted-key JSON, as every tool writes it
 
 ROOT = Path(__file__).resolve().parents[1]
 LANGUAGE = "zh"
@@ -92,6 +97,14 @@ SPEAK_CHINESE = 'from tensorgrad_course import use_language; use_language("zh") 
 #: still agree under nbval. The first is the neutral first line of every prediction's output,
 #: which JupyterLab shows on the collapsed output's bar.
 PRINTED = {"The result (compare it with your prediction):": "结果（和你的预测对照一下）："}
+#: The labels the code of the lessons prints, and their Chinese (translations/zh/printed.md): the
+#: generator rewrites each inside the code's string literals (plain strings, f-strings,
+#: docstrings) and in the stored text outputs of the notebook, so both still agree under nbval.
+LABELS_FILE = CATALOGUES / "printed.md"
+#: How the table marks a label that is a whole string literal anywhere in the code (``= "leaf"``),
+#: not only in what print() prints: a value the code prints through a variable.
+WHOLE = "= "
+_LABEL_LINE = re.compile(r'^(?P<whole>= )?(?P<en>"(?:[^"\\]|\\.)*")\s+→\s+(?P<zh>"(?:[^"\\]|\\.)*")\s*$')
 
 _HEADER = re.compile(r"^<!-- cell (?P<id>[A-Za-z0-9_-]+) en:(?P<hash>[0-9a-f]{12})"
                      r"(?P<code> code)?(?P<todo> todo)? -->[ \t]*$", re.MULTILINE)
@@ -477,6 +490,11 @@ def translate_notebook(english: Path) -> Result:
         if cell_id not in seen:
             problems.append(f"{where}:{entry.line}: cell {cell_id}: no such cell to translate in {rel}")
     _print_chinese(zh)
+    labels, label_problems = read_labels()
+    problems += label_problems
+    if not is_exercise_set(english):  # (a set's code is the grader's: its strings stay)
+        problems += [f"{_show(ROOT / LABELS_FILE)}: {problem} in {rel}"
+                     for problem in _label_chinese(zh, labels.get(rel, {}))]
     if is_exercise_set(english):
         _speak_chinese(zh)
         for cell in zh.cells:
@@ -486,6 +504,228 @@ def translate_notebook(english: Path) -> Result:
     if not problems:
         result.text = dumps(zh)
     return result
+
+
+def read_labels(path: Path | None = None) -> tuple[dict[str, dict[str, str]], list[str]]:
+    """The printed labels' table, ``{English notebook: {English: Chinese}}``, and its problems.
+
+    Under a heading ``## lessons/03_chain_rule.ipynb``, one label a line, ``"English" → "中文"``,
+    each side a JSON string; other lines are comments. A label holds no backslash or line break:
+    it is matched as text inside the source of the literals that ``print()`` prints (plain
+    strings and the literal parts of f-strings, a hook's ``print`` in a lambda included), or is
+    the whole text of a docstring; a label that would make the code invalid is reported."""
+    path = ROOT / LABELS_FILE if path is None else path
+    labels: dict[str, dict[str, str]] = {}
+    problems: list[str] = []
+    if not path.exists():
+        return labels, problems
+    notebook = None
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if line.startswith("## "):
+            notebook = line[3:].strip()
+            if not (ROOT / notebook).is_file():
+                problems.append(f"{_show(path)}:{number}: no such notebook {notebook}")
+            labels.setdefault(notebook, {})
+            continue
+        match = _LABEL_LINE.match(line)
+        if not match:
+            if line.startswith('"'):
+                problems.append(f"{_show(path)}:{number}: a label line is \"English\" → \"中文\"")
+            continue
+        english, chinese = json.loads(match["en"]), json.loads(match["zh"])
+        if notebook is None:
+            problems.append(f"{_show(path)}:{number}: a label comes under a ## notebook heading")
+        elif re.search(r"[\\\n]", english + chinese) or not english.strip():
+            problems.append(f"{_show(path)}:{number}: a label holds no backslash or line break")
+        elif english in labels[notebook]:
+            problems.append(f"{_show(path)}:{number}: {english!r} is listed twice")
+        else:
+            labels[notebook][WHOLE + english if match["whole"] else english] = chinese
+    return labels, problems
+
+
+def _literal_text(token: tokenize.TokenInfo, start: int) -> list[tuple[int, int]]:
+    """The (start, end) offsets of the text of a string token: all of a plain string's, and of
+    an f-string (one token before Python 3.12) only its literal parts and the strings nested in
+    its fields (``{'error':>13}``), never the fields' code (``{slope - 6:>12}``)."""
+    text = token.string
+    quote = re.match(r"[A-Za-z]*", text).end()
+    prefix, delimiter = text[:quote].lower(), text[quote:quote + 3] if text[quote:quote + 3] in ('"""', "'''") else text[quote]
+    body_start, body_end = quote + len(delimiter), len(text) - len(delimiter)
+    if "f" not in prefix:
+        return [(start + body_start, start + body_end)]
+    regions, depth, i, begin = [], 0, body_start, body_start
+    while i < body_end:
+        ch = text[i]
+        if depth == 0:
+            if text.startswith(("{{", "}}"), i):
+                i += 2
+                continue
+            if ch == "{":
+                regions.append((begin, i))
+                depth = 1
+        elif ch in "\"'":
+            close = text.find(ch, i + 1, body_end)
+            if close < 0:
+                break
+            regions.append((i + 1, close))
+            i = close
+        elif ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth == 0:
+                begin = i + 1
+        i += 1
+    if depth == 0:
+        regions.append((begin, body_end))
+    return [(start + a, start + b) for a, b in regions if b > a]
+
+
+def _function_spans(tree: ast.AST, offset) -> list[tuple[int, int]]:
+    return [(offset(n.lineno, n.col_offset), offset(n.end_lineno, n.end_col_offset)) for n in ast.walk(tree)
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))]
+
+
+def whole_literals(source: str) -> list[tuple[int, int, bool]]:
+    """(start, end, in_function) of the text of every plain string literal in ``source`` (not an
+    f-string, not a docstring), and whether it is inside a function or lambda."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    offset = source_offsets(source)
+    functions = _function_spans(tree, offset)
+    docs = set(docstrings(source))
+    found = []
+    for token in _tokens(source) or []:
+        if token.type != tokenize.STRING or "f" in re.match(r"[A-Za-z]*", token.string)[0].lower():
+            continue
+        start = offset(*token.start, chars=True)
+        for a, b in _literal_text(token, start):
+            if (a, b) not in docs:
+                found.append((a, b, any(f <= a and b <= g for f, g in functions)))
+    return found
+
+
+def printed_literals(source: str) -> list[tuple[int, int, bool]]:
+    """(start, end, in_function) of each literal text in ``source`` that a ``print(...)`` call
+    prints (the strings and f-strings among or inside its arguments, without the f-strings'
+    code), and whether it is inside a function or lambda (which may print in a later cell)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    tokens = _tokens(source) or []
+    lines = source.splitlines()
+    offset = source_offsets(source)
+    functions = _function_spans(tree, offset)
+    printed = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print":
+            for arg in node.args:
+                printed.append((offset(arg.lineno, arg.col_offset), offset(arg.end_lineno, arg.end_col_offset)))
+    inside = lambda a, b: any(f <= a and b <= g for f, g in functions)  # noqa: E731
+    regions = []
+    for token in tokens:
+        if token.start[0] > len(lines):
+            continue
+        start, end = offset(*token.start, chars=True), offset(*token.end, chars=True)
+        if not any(a <= start and end <= b for a, b in printed):
+            continue
+        if token.type == tokenize.STRING:
+            regions += [(a, b, inside(a, b)) for a, b in _literal_text(token, start)]
+        elif token.type == getattr(tokenize, "FSTRING_MIDDLE", None):  # Python 3.12 and later
+            regions.append((start, end, inside(start, end)))
+    return sorted(regions)
+
+
+def _parses(source: str) -> bool:
+    try:
+        ast.parse(source)
+    except SyntaxError:
+        return False
+    return True
+
+
+def docstrings(source: str) -> list[tuple[int, int]]:
+    """(start, end) offsets of the text of the docstrings of the functions and classes in
+    ``source`` (prose the learner reads in the code; nothing prints it)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    offset = source_offsets(source)
+    spans = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) \
+                    and isinstance(first.value.value, str):
+                start = offset(first.value.lineno, first.value.col_offset)
+                end = offset(first.value.end_lineno, first.value.end_col_offset)
+                text = source[start:end]
+                quote = re.match(r"[A-Za-z]*(\"\"\"|\'\'\'|\"|\')", text)
+                spans.append((start + quote.end(), end - len(quote[1])))
+    return spans
+
+
+def _label_chinese(nb, labels: dict[str, str]) -> list[str]:
+    """Rewrite the labels inside the printed literals of each code cell, and the same text in
+    the stored stream outputs of that cell (and of the later ones, for a label printed inside a
+    function, which may be called there): what a fresh run of the rewritten code prints. A label
+    printed in a field of a given width (``{'error':>13}``) must keep its English length, spaces
+    included. Docstrings are rewritten too (a docstring is a label as a whole), and a label
+    marked ``= "leaf"`` is any plain string literal that is exactly it (a value printed through
+    a variable), replaced in the outputs where it stands as a word. The problems: cells whose
+    code no longer parses."""
+    whole = {english[len(WHOLE):]: chinese for english, chinese in labels.items() if english.startswith(WHOLE)}
+    labels = {english: chinese for english, chinese in labels.items() if not english.startswith(WHOLE)}
+    ordered = sorted(labels, key=len, reverse=True)  # "step   loss" before "step "
+    in_functions: set[str] = set()  # labels a function of an earlier cell may print here
+    problems = []
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type != "code":
+            continue
+        source, found = cell.source, set(in_functions)
+        regions = [(a, b, in_function, "printed") for a, b, in_function in printed_literals(source)]
+        regions += [(a, b, False, "docstring") for a, b in docstrings(source)]
+        if whole:
+            printed = {(a, b) for a, b, _ in printed_literals(source)}
+            regions += [(a, b, in_function, "whole") for a, b, in_function in whole_literals(source)
+                        if (a, b) not in printed]
+        for start, end, in_function, kind in sorted(regions, reverse=True):
+            literal = source[start:end]
+            if kind == "whole":
+                if literal in whole:
+                    found.add(WHOLE + literal)
+                    if in_function:
+                        in_functions.add(WHOLE + literal)
+                    literal = whole[literal]
+            for english in ordered if kind != "whole" else ():
+                if kind == "printed" and english in literal or kind == "docstring" and literal.strip() == english:
+                    literal = literal.replace(english, labels[english])
+                    if kind == "printed":
+                        found.add(english)
+                    if in_function:
+                        in_functions.add(english)
+            source = source[:start] + literal + source[end:]
+        if source != cell.source and _parses(cell.source) and not _parses(source):
+            problems.append(f"cell {cell.get('id')} (cell {index}): a label made its code invalid")
+        cell.source = source
+        if not found:
+            continue
+        for output in cell.get("outputs", []):
+            if output.get("output_type") == "stream" and "text" in output:
+                text = "".join(output["text"]) if isinstance(output["text"], list) else output["text"]
+                for english in ordered:
+                    if english in found:
+                        text = text.replace(english, labels[english])
+                for english, chinese in whole.items():  # a word of its own, not part of is_leaf
+                    if WHOLE + english in found:
+                        text = re.sub(rf"(?<![\w.]){re.escape(english)}(?![\w(])", chinese, text)
+                output["text"] = text
+    return problems
 
 
 def _print_chinese(nb) -> None:

@@ -45,6 +45,8 @@ import copy
 import difflib
 import hashlib
 import json
+import math
+import operator
 import os
 import re
 import tempfile
@@ -65,6 +67,7 @@ from .notebooks import (
     read_notebook,
     role,
     source_of,
+    source_offsets,
 )
 
 # check("name") with a literal name, as test cells write it.
@@ -250,23 +253,67 @@ def seal_hints(source: str) -> str:
                                   value.value))
     if not spans:
         return source
-    lines = source.splitlines(keepends=True)
-    starts = [0]
-    for line in lines:
-        starts.append(starts[-1] + len(line))
-
-    def offset(lineno: int, col: int) -> int:  # ast columns count UTF-8 bytes
-        return starts[lineno - 1] + len(lines[lineno - 1].encode("utf-8")[:col].decode("utf-8"))
-
+    offset = source_offsets(source)
     for lineno, col, end_lineno, end_col, text in sorted(spans, reverse=True):
         begin, end = offset(lineno, col), offset(end_lineno, end_col)
         source = source[:begin] + repr(seal(text)) + source[end:]
     return source
 
 
+_ARITHMETIC = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+               ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod,
+               ast.Pow: operator.pow, ast.USub: operator.neg, ast.UAdd: operator.pos}
+_MATH = {name: getattr(math, name) for name in ("sin", "cos", "tan", "tanh", "exp", "log", "sqrt",
+                                                "sinh", "cosh", "atan", "asin", "acos", "log1p", "expm1")}
+
+
+def _constant(expr: ast.expr, known: dict[str, object]):
+    """The value of a constant expression of an answer cell: a literal, a name set to one
+    before, arithmetic on numbers (``2 / 3``, ``3.0 * 4 + 4``) and ``math`` functions and
+    constants (``math.cos(u0)``, ``math.e``), lists and tuples of them; else ValueError.
+    Nothing is executed: the expression is read, and computed here from its parts."""
+    try:
+        return ast.literal_eval(expr)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        pass
+    if isinstance(expr, ast.Name) and expr.id in known:
+        return known[expr.id]
+    if isinstance(expr, (ast.List, ast.Tuple)):
+        items = [_constant(e, known) for e in expr.elts]
+        return items if isinstance(expr, ast.List) else tuple(items)
+    if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == "math" \
+            and expr.attr in ("pi", "e", "tau"):
+        return getattr(math, expr.attr)
+    number = (int, float)
+    if isinstance(expr, ast.UnaryOp) and type(expr.op) in _ARITHMETIC:
+        operand = _constant(expr.operand, known)
+        if isinstance(operand, number) and not isinstance(operand, bool):
+            return _ARITHMETIC[type(expr.op)](operand)
+    if isinstance(expr, ast.BinOp) and type(expr.op) in _ARITHMETIC:
+        left, right = _constant(expr.left, known), _constant(expr.right, known)
+        if all(isinstance(v, number) and not isinstance(v, bool) for v in (left, right)):
+            if isinstance(expr.op, ast.Pow) and abs(right) > 64:
+                raise ValueError("too large a power")
+            try:
+                return _ARITHMETIC[type(expr.op)](left, right)
+            except (ArithmeticError, ValueError) as error:
+                raise ValueError(str(error)) from None
+    if (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and not expr.keywords
+            and isinstance(expr.func.value, ast.Name) and expr.func.value.id == "math" and expr.func.attr in _MATH):
+        args = [_constant(a, known) for a in expr.args]
+        if all(isinstance(v, number) and not isinstance(v, bool) for v in args):
+            try:
+                return _MATH[expr.func.attr](*args)
+            except (ArithmeticError, ValueError, TypeError) as error:
+                raise ValueError(str(error)) from None
+    raise ValueError("not a constant expression")
+
+
 def literal_answers(source: str) -> dict[str, object]:
-    """name -> value of each ``name = <literal>`` in an answer cell's source (a prediction's
-    answer is written as literals: ``x_grad = 6.0``); other statements are skipped."""
+    """name -> value of each top-level ``name = <constant>`` in an answer cell's source: a
+    literal (a prediction's answer: ``x_grad = 6.0``) or a constant expression of literals,
+    earlier names and ``math`` (``dy_du = math.cos(u0)``, see :func:`_constant`). A name that any
+    other statement sets (a loop, ``+=``, a call) is left out."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
@@ -274,25 +321,40 @@ def literal_answers(source: str) -> dict[str, object]:
     found: dict[str, object] = {}
     for node in tree.body:
         if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
+            for inner in ast.walk(node):  # whatever else sets a name makes it no constant
+                if isinstance(inner, ast.Name) and isinstance(inner.ctx, ast.Store):
+                    found.pop(inner.id, None)
             continue
         target, value = node.targets[0], node.value
         pairs = [(target, value)]
         if isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) and len(target.elts) == len(value.elts):
             pairs = list(zip(target.elts, value.elts))  # a, b = 1, 2.0
+        elif isinstance(target, ast.Tuple):
+            pairs = [(name, None) for name in target.elts]
+        computed = []
         for name, expr in pairs:
             if not isinstance(name, ast.Name):
                 continue
             try:
-                found[name.id] = ast.literal_eval(expr)
-            except (ValueError, SyntaxError, TypeError):
-                found.pop(name.id, None)
+                computed.append((name.id, _constant(expr, found)))
+            except (ValueError, TypeError):
+                computed.append((name.id, _MISSING_VALUE))
+        for name, value in computed:  # a, b = b, a: both read before either is set
+            if value is _MISSING_VALUE:
+                found.pop(name, None)
+            else:
+                found[name] = value
     return found
+
+
+_MISSING_VALUE = object()
 
 
 def add_fingerprints(source: str, answers: dict[str, object]) -> str:
     """``source`` (a student's check cell) with a ``t.fingerprints({...})`` call after
     ``t = check("...")``: for each public ``t.submit("name", variable)`` without ``expected=``
-    whose variable the answer cells set to a literal, the fingerprint of that literal
+    whose variable the answer cells set to a constant (:func:`literal_answers`), the
+    fingerprint of its value
     (:func:`.values.fingerprint`, salted with the task's name)."""
     try:
         tree = ast.parse(source)
@@ -320,7 +382,7 @@ def add_fingerprints(source: str, answers: dict[str, object]) -> str:
             if (isinstance(inner, ast.Call) and getattr(inner.func, "attr", None) == "submit"
                     and len(inner.args) >= 2 and not any(k.arg == "expected" for k in inner.keywords)):
                 # a test is fingerprinted whole or not at all: each of its unanswered values
-                # must be a literal of the answer cells
+                # must be a constant of the answer cells
                 mark = None
                 if (isinstance(inner.args[0], ast.Constant) and isinstance(inner.args[1], ast.Name)
                         and inner.args[1].id in answers):

@@ -84,6 +84,23 @@ def source_of(cell: dict) -> str:
     return "".join(src) if isinstance(src, list) else str(src)
 
 
+def source_offsets(source: str):
+    """A function ``(lineno, col, *, chars=False) -> offset`` into ``source``, for a position
+    that :mod:`ast` gives (its columns count UTF-8 bytes) or, with ``chars``, :mod:`tokenize`
+    (its columns count characters)."""
+    lines = source.splitlines(keepends=True)
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line))
+
+    def offset(lineno: int, col: int, *, chars: bool = False) -> int:
+        if chars or lineno > len(lines):
+            return starts[min(lineno, len(lines)) - 1 if lines else 0] + col
+        return starts[lineno - 1] + len(lines[lineno - 1].encode("utf-8")[:col].decode("utf-8"))
+
+    return offset
+
+
 def load_json(path: Path) -> dict:
     """Parse a notebook file as JSON, with errors that say what is wrong."""
     try:

@@ -98,7 +98,7 @@ class BackwardStepper:
         index = self._step if index is None else index
         step = self.trace[index]
         # Counted from 1, as a learner counts: the last of 5 steps is "step 5 of 5".
-        return f"step {index + 1} of {len(self.trace)}: {step.text}"
+        return f"step {step.number} of {len(self.trace)}: {step.text}"
 
     def html(self, index=None):
         """The picture (SVG, or DOT text with an install hint) and the arithmetic, as HTML."""

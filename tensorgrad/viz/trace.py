@@ -46,14 +46,21 @@ class Step:
         """The step's arithmetic, one line per fact."""
         return "\n".join(self.lines)
 
+    @property
+    def number(self):
+        """The step's number as shown, counted from 1 as a learner counts (and as the stepper's
+        "step 1 of 5"); `index` is its place in the trace, from 0."""
+        return self.index + 1
+
     def __repr__(self):
-        return f"Step({self.index}: {self.lines[0]})"
+        return f"Step({self.number}: {self.lines[0]})"
 
 
 class Trace(list):
     """The steps of one backward pass, in the order the engine ran them.
 
-    `repr` is a table; `explain()` gives the full arithmetic of every step.
+    `repr` is a table; `explain()` gives the full arithmetic of every step. Both number the
+    steps from 1, as the stepper does; `trace[0]` is step 1.
     """
 
     def __init__(self, steps, model):
@@ -65,13 +72,13 @@ class Trace(list):
         return [step.node for step in self]
 
     def explain(self):
-        return "\n\n".join(f"step {step.index}: {step.text}" for step in self)
+        return "\n\n".join(f"step {step.number}: {step.text}" for step in self)
 
     def __repr__(self):
         header = ("#", "node", "tensor", "grad in", "sends")
         rows = [header]
         for step in self:
-            rows.append((str(step.index), step.name, step.output, _grad_in_cell(step),
+            rows.append((str(step.number), step.name, step.output, _grad_in_cell(step),
                          _sends_cell(step)))
         widths = [max(len(row[column]) for row in rows) for column in range(len(header) - 1)]
         lines = []

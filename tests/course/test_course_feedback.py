@@ -146,3 +146,70 @@ def test_under_the_grader_fingerprints_decide_nothing(monkeypatch):
     with t.test("count"):
         t.submit("n", 4, kind="int")  # wrong, but only the grader's comparison counts
     assert t.results == [("count", "passed", "")]
+
+
+# --- No graded answer is readable in its own check ------------------------------------------------
+# A test that submits an answer itself (a name an answer cell sets: `t.submit("du_dx", du_dx)`), not
+# a value computed by the learner's code on the check's inputs (`t.submit(..., scale(x, 2))`), is
+# answered by copying whatever its check shows. So its student check cell carries no `expected=`
+# (which would be read there, and printed under a wrong answer: "expected 3.0"); self-study
+# feedback on it comes from the fingerprints instead, and the grader compares the solution's value.
+
+
+def _answer_names(solution: Path) -> set[str]:
+    """The names the solution's answer cells set at their top level."""
+    names = set()
+    for meta, source in _cells(solution):
+        if not meta.get("solution"):
+            continue
+        for node in ast.parse(source).body:
+            targets = node.targets if isinstance(node, ast.Assign) else \
+                [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else []
+            names |= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+    return names
+
+
+def _bare_answers(source: str, names: set[str]):
+    """(test name, submitted name, has expected=) of each t.submit of a bare answer in a check cell."""
+    found = []
+    tree = ast.parse(source)
+    own = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    names = names - own  # a name the check cell sets itself is the check's, not an answer
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.With) and node.items and isinstance(node.items[0].context_expr, ast.Call)
+                and getattr(node.items[0].context_expr.func, "attr", None) == "test"):
+            continue
+        test = node.items[0].context_expr.args[0].value
+        for inner in ast.walk(node):
+            if (isinstance(inner, ast.Call) and getattr(inner.func, "attr", None) == "submit"
+                    and len(inner.args) >= 2 and isinstance(inner.args[1], ast.Name) and inner.args[1].id in names):
+                found.append((test, inner.args[1].id, any(k.arg == "expected" for k in inner.keywords)))
+    return found
+
+
+@pytest.mark.parametrize("path", EXERCISES, ids=[p.relative_to(ROOT / "exercises").with_suffix("").as_posix()
+                                                  for p in EXERCISES])
+def test_no_graded_answer_shows_its_expected_value(path):
+    solution = ROOT / "solutions" / path.relative_to(ROOT / "exercises")
+    names = _answer_names(solution)
+    shown, unchecked = [], []
+    for meta, source in _cells(path):
+        if not meta.get("grade"):
+            continue
+        table = _fingerprinted(source)
+        for test, name, has_expected in _bare_answers(source, names):
+            if has_expected:
+                shown.append(f"{meta['grade_id']}: {test!r} shows the expected value of {name}")
+            elif name not in table.get(test, {}):
+                unchecked.append(f"{meta['grade_id']}: {test!r} gives no self-study feedback on {name}")
+    assert not shown, "expected values readable in the check cells:\n  " + "\n  ".join(shown)
+    assert not unchecked, ("answers without a fingerprint (is the solution's answer a constant "
+                           "expression?):\n  " + "\n  ".join(unchecked))
+
+
+def test_constant_answers_are_computed_from_the_source_and_nothing_else():
+    found = generate.literal_answers(
+        "x0 = 1.5\nu0 = x0 ** 2\ndu_dx = 2 * x0\ndy_du = math.cos(u0)\ngrad = [2 / 3, -1]\n"
+        "total = 0\nfor i in range(3):\n    total += i\nn, m = 1, f(2)\nhuge = 2 ** 1000\nlate = 1\nlate += 1\n")
+    assert found == {"x0": 1.5, "u0": 2.25, "du_dx": 3.0, "dy_du": pytest.approx(-0.6281736), "grad": [2 / 3, -1],
+                     "n": 1}
