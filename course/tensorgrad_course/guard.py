@@ -176,7 +176,7 @@ def _tensorgrad_grader_setup(watched, machinery, preload, watched_classes, modul
                 full = _os.path.abspath(_os.fsdecode(path))
             except Exception:
                 return None
-            if (full + "/").startswith(allowed) or "/__pycache__/" in full:  # (Python caching bytecode)
+            if (full + "/").startswith(allowed) or "/__pycache__/" in full + "/":  # (Python caching bytecode)
                 return None
             return full
 

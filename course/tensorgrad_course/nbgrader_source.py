@@ -14,8 +14,9 @@ region that hands the check the solution's values::
 
 (:meth:`.checks.TaskCheck.expect_values`). The values come from running the
 solution exactly as ``tensorgrad-course grade`` does. nbgrader removes the region
-from the release, so the student version is byte for byte the one ``build``
-writes; under nbgrader each such test then compares the student's value with
+from the release, so the student version has the cells of the edition for graded
+work that ``build --graded`` writes (the hints sealed, as in every student version,
+and no self-study fingerprints, which would let a student test guesses offline); under nbgrader each such test then compares the student's value with
 the solution's, with the solution's tolerances. ``points=`` is the cell's
 points: with it ``t.done()`` evaluates to the points the passed tests earn,
 shared by weight as ``tensorgrad-course grade`` shares them, and nbgrader takes
@@ -31,6 +32,7 @@ import json
 import re
 from pathlib import Path
 
+from .generate import seal_hints
 from .notebooks import dumps, grade_id, load_json, points, role, source_of, TEST
 
 _CHECK_LINE = re.compile(r"^(?P<indent>[ \t]*)(?P<var>[A-Za-z_]\w*)\s*=\s*check\(")
@@ -40,6 +42,9 @@ def with_values(nb_json: dict, expected) -> dict:
     """A copy of the source notebook ``nb_json`` with the solution's values in each check cell."""
     out = copy.deepcopy(nb_json)
     for cell in out["cells"]:
+        if role(cell) == TEST and cell.get("cell_type") == "code":
+            # As in every student version: a hint is read after a failed attempt, not before.
+            cell["source"] = seal_hints(source_of(cell))
         gid = grade_id(cell)
         task = expected.tasks.get(gid) if gid and role(cell) == TEST else None
         if task is None or not task.tests:

@@ -20,6 +20,7 @@ scores the same under nbgrader as under ``tensorgrad-course grade``, within a po
 ``solutions/`` as nbgrader's source it gets full marks, which is why the generated sources exist.
 """
 
+import ast
 import copy
 import importlib.util
 import json
@@ -39,6 +40,7 @@ from tensorgrad_course.cli import main
 from tensorgrad_course.grade import Submission, grade_batch
 from tensorgrad_course.kernel import Limits
 from tensorgrad_course.notebooks import ANSWER, TEST, find_notebooks, grade_id, points, role, source_of
+from tensorgrad_course.texts import SEALED
 
 ROOT = Path(__file__).resolve().parents[2]
 SOLUTIONS, EXERCISES = ROOT / "solutions", ROOT / "exercises"
@@ -276,13 +278,50 @@ def nbgrader_course(sources, tmp_path_factory):
     return home, scores
 
 
+@pytest.fixture(scope="module")
+def graded_edition(tmp_path_factory):
+    """``tensorgrad-course build --graded``: the student version for graded work (no fingerprints)."""
+    out = tmp_path_factory.mktemp("graded") / "exercises"
+    assert main(["build", "--graded", "--solutions", str(SOLUTIONS), "--exercises", str(out)]) == 0
+    return out
+
+
+def readable_answers(nb: dict) -> list[str]:
+    """What a released notebook's check cells give away in plain text: self-study fingerprints (a
+    guessed prediction can be tried against them offline), the solution's values of an
+    expect_values region, and hints that are not sealed."""
+    found = []
+    for cell in nb["cells"]:
+        if role(cell) != TEST:
+            continue
+        text = source_of(cell)
+        found += [f"{grade_id(cell)}: {word}" for word in (".fingerprints(", ".expect_values(") if word in text]
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "test":
+                found += [f"{grade_id(cell)}: hint {k.value.value!r}" for k in node.keywords
+                          if k.arg == "hint" and isinstance(k.value, ast.Constant)
+                          and not str(k.value.value).startswith(SEALED)]
+    return found
+
+
+def test_the_graded_edition_gives_nothing_away_and_exercises_do(graded_edition):
+    """The check above can fail: the self-study edition has fingerprints."""
+    assert any(readable_answers(load(EXERCISES / f"{name}.ipynb")) for name in SETS)
+    for name in SETS:
+        assert readable_answers(load(graded_edition / f"{name}.ipynb")) == [], name
+
+
 @needs_nbgrader
-def test_nbgraders_release_of_every_set_has_the_cells_of_exercises(nbgrader_course):
+def test_nbgraders_release_of_every_set_is_the_graded_edition(nbgrader_course, graded_edition):
+    """An instructor's nbgrader release is graded work: the cells of ``build --graded`` (hints
+    sealed, no self-study fingerprints), nothing in it that gives an expected value away."""
     home, _ = nbgrader_course
     for name in SETS:
-        theirs, ours = load(home[name] / "release" / a(name) / f"{a(name)}.ipynb"), load(EXERCISES / f"{name}.ipynb")
+        theirs = load(home[name] / "release" / a(name) / f"{a(name)}.ipynb")
+        ours = load(graded_edition / f"{name}.ipynb")
         assert [(c["cell_type"], source_of(c)) for c in theirs["cells"]] == [
             (c["cell_type"], source_of(c)) for c in ours["cells"]], name
+        assert readable_answers(theirs) == [], name
 
 
 @needs_nbgrader
