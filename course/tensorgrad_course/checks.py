@@ -329,6 +329,41 @@ class TaskCheck:
             raise CheckFailure(message)
         return value
 
+    def measure(self, name: str, model: Any, points: Any, labels: Any, *,
+                loss_below: float | None = None, accuracy_at_least: float | None = None) -> None:
+        """Hand a trained classifier to the grader, which measures it itself (:mod:`.measures`).
+
+        ``model`` is sent as plain data (its layers' kinds and parameters), with ``points`` and
+        ``labels``. The grader computes the mean cross-entropy and the accuracy in its own
+        process, with the layers, data and targets of the *solution's* run of this test and
+        only the parameters from this kernel, and the test passes when the loss is below
+        ``loss_below`` and the accuracy at least ``accuracy_at_least`` (each optional). So no
+        verdict about the training is made in the kernel, where the student's code could
+        rebind the measuring helper. The self-check makes the same measurement here.
+        Must be called inside a ``with t.test(...)`` block.
+        """
+        from . import measures
+
+        test = self._current
+        if test is None:
+            raise RuntimeError(f"{self.name}: t.measure({name!r}, ...) must be called inside a `with t.test(...)` block")
+        for target in (loss_below, accuracy_at_least):
+            if target is not None and (isinstance(target, bool) or not isinstance(target, (int, float))):
+                raise ValueError(f"{self.name}: t.measure() targets must be numbers")
+        record = values.encode({"network": measures.network_of(model), "points": points, "labels": labels})
+        options = {"measure": measures.CLASSIFIER, "kind": None,
+                   "loss_below": None if loss_below is None else float(loss_below),
+                   "accuracy_at_least": None if accuracy_at_least is None else float(accuracy_at_least)}
+        entry = {"name": name, "value": record, "options": options, "expected_given": True}
+        test.values.append(entry)
+        test.compared = True
+        if _grading_nonce() is not None:
+            return  # the grader measures, in its own process
+        message = measures.judge(entry, record, name=name, reveal=test.name not in self._hidden)
+        if message is not None:
+            test.failed_value = name
+            raise CheckFailure(message)
+
     # ------------------------------------------------------------ results
 
     def _finish(self, test: _Test, outcome: str, message: str, duration: float) -> None:

@@ -5,6 +5,7 @@ Usage::
     tensorgrad-course build [--solutions DIR] [--exercises DIR] [--check] [--graded]
     tensorgrad-course grade SUBMISSION... [--solutions DIR] [--exercises DIR] [--out DIR]
                             [--jobs N] [--timeout-cell S] [--timeout-notebook S] [--memory MB]
+                            [--processes N] [--disk MB] [--disk-files N] [--file-size MB]
                             [--format json|csv|gradescope]... [--shard K/N] [--cache DIR] [--no-sandbox]
     tensorgrad-course gradescope SOLUTION.ipynb... [--out autograder.zip] [--hidden-visibility after_published|hidden]
     tensorgrad-course nbgrader --out DIR [--solutions DIR] [--exercises DIR]
@@ -34,6 +35,7 @@ import sys
 import time
 from pathlib import Path
 
+from . import defaults as _LIMITS  # the per-kernel limits' defaults (standard library only)
 from .errors import BuildError, CourseError, UsageError
 
 FORMATS = ("json", "csv", "gradescope")
@@ -51,6 +53,26 @@ def _require_dependencies() -> None:
     for name in DEPENDENCIES:
         if importlib.util.find_spec(name) is None:
             raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+
+
+#: The per-kernel limits that are flags of ``grade`` besides time and memory: (flag, Limits field, unit, meaning).
+_LIMIT_FLAGS = (
+    ("--processes", "processes", "N", "processes and threads one kernel may run at once"),
+    ("--disk", "disk_mb", "MB", "megabytes one kernel may write into its folder"),
+    ("--disk-files", "disk_files", "N", "files and folders one kernel may make in its folder"),
+    ("--file-size", "file_mb", "MB", "size of any one file a kernel writes"),
+)
+
+
+def _limit(text: str) -> int:
+    """A per-kernel limit: a whole number >= 0, where 0 means no limit."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0 (0: no limit), got {text}")
+    return value
 
 
 def _positive(kind):
@@ -124,8 +146,13 @@ def _parser() -> argparse.ArgumentParser:
         help="seconds per notebook, hard limit (default 600)",
     )
     grade.add_argument(
-        "--memory", type=_positive(int), default=2048, metavar="MB", help="memory limit per kernel (default 2048)"
+        "--memory", type=_positive(int), default=_LIMITS.memory_mb, metavar="MB",
+        help=f"address-space limit per kernel (default {_LIMITS.memory_mb})",
     )
+    for flag, field, unit, what in _LIMIT_FLAGS:
+        default = getattr(_LIMITS, field)
+        grade.add_argument(flag, dest=field, type=_limit, default=default, metavar=unit,
+                           help=f"{what} (default {default}; 0: no limit)")
     grade.add_argument(
         "--format", dest="formats", action="append", choices=FORMATS, metavar="FORMAT",
         help="json, csv or gradescope; repeat for several (default: all three)",
@@ -224,6 +251,7 @@ def _grade(args) -> int:
         raise UsageError("no notebooks found in the given submissions")
     limits = Limits(
         cell_timeout=args.timeout, notebook_timeout=args.timeout_notebook, memory_mb=args.memory,
+        **{field: getattr(args, field) for _, field, _, _ in _LIMIT_FLAGS},
         sandbox=not args.no_sandbox,
     )
     if limits.sandbox:

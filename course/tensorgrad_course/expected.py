@@ -38,7 +38,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from . import assemble as asm
-from . import library, markers
+from . import library, markers, measures
 from .errors import CourseError
 from .exercise_set import ExerciseSet
 from .kernel import Limits, RunResult, kernel_env, new_scratch, run_notebook
@@ -276,6 +276,12 @@ def compute(exset: ExerciseSet, limits: Limits) -> Expected:
                          "expected_given": bool(v.get("expected_given"))} for v in record["values"]],
                 hint=record.get("hint") if isinstance(record.get("hint"), str) else None,
             ))
+        for test in tests:  # a trained network the grader measures must meet the targets with the solution
+            for value in test.values:
+                if value["options"].get("measure") == measures.CLASSIFIER:
+                    message = measures.judge(value, value["value"], name=value["name"])
+                    if message:
+                        problems.append(f"test {task.grade_id!r} / {test.name!r}: {message}")
         if task.check and not tests and not problems:
             problems.append(f"test cell {task.grade_id!r} calls check({task.check!r}) but ran no test")
         tasks[task.grade_id] = ExpectedTask(task.grade_id, task.check, tests)

@@ -70,7 +70,7 @@ from typing import Callable
 
 from . import assemble as asm
 from . import expected as exp
-from . import identify, library, sandbox
+from . import identify, library, measures, sandbox
 from .errors import CourseError, NotebookError, UsageError
 from .exercise_set import ExerciseSet, load_exercise_sets
 from .kernel import CellResult, Limits, RunResult, kernel_env, new_scratch, run_notebook
@@ -388,6 +388,9 @@ def _compare_safely(wanted: dict, actual: dict, reveal: bool) -> str | None:
     """:func:`.values.compare`, where a value that cannot be compared (an int too large for a float...)
     fails its test instead of stopping the grader."""
     try:
+        if wanted.get("options", {}).get("measure") == measures.CLASSIFIER:
+            # A trained network: measured here, with the solution's layers, data and targets.
+            return measures.judge(wanted, actual, name=wanted["name"], reveal=reveal)
         return compare(wanted["value"], actual, name=wanted["name"], reveal=reveal, **_options(wanted))
     except Exception as exc:  # noqa: BLE001 - the student's value, not the grader, is at fault
         return f"the grader could not compare your {wanted['name']} with the expected value ({type(exc).__name__})"

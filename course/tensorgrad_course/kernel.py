@@ -93,7 +93,7 @@ from nbclient import NotebookClient
 from nbclient.exceptions import DeadKernelError
 from traitlets import List, Unicode
 
-from . import sandbox
+from . import defaults, sandbox
 from .values import MIME
 
 _LAUNCHER = str(Path(__file__).with_name("_launch_limited.py"))
@@ -113,17 +113,17 @@ SANDBOX_BY_DEFAULT = True
 class Limits:
     """Time and resource limits for one notebook run (seconds, MiB)."""
 
-    cell_timeout: float = 60.0
-    notebook_timeout: float = 600.0
-    memory_mb: int = 2048
-    file_mb: int = 100
+    cell_timeout: float = defaults.cell_timeout
+    notebook_timeout: float = defaults.notebook_timeout
+    memory_mb: int = defaults.memory_mb
+    file_mb: int = defaults.file_mb  # one file's size (0: no limit)
     output_cap: int = 1_000_000  # bytes of output kept per cell
     records_cap: int = 20_000_000  # bytes of grader records kept per notebook
     startup_timeout: float = 60.0
     interrupt_grace: float = 5.0  # after a timeout, time for the kernel to answer again
-    processes: int = 64  # processes and threads of one kernel at once (0: no limit); see _Monitor
-    disk_mb: int = 200  # bytes written into the kernel's folder (0: no limit); see _Monitor
-    disk_files: int = 20_000  # files and folders in the kernel's folder; see _Monitor
+    processes: int = defaults.processes  # processes and threads of one kernel at once (0: no limit); see _Monitor
+    disk_mb: int = defaults.disk_mb  # megabytes written into the kernel's folder (0: no limit); see _Monitor
+    disk_files: int = defaults.disk_files  # files and folders in the kernel's folder (0: no limit); see _Monitor
     sandbox: bool = field(default_factory=lambda: SANDBOX_BY_DEFAULT)  # bubblewrap (see .sandbox)
 
     def cpu_seconds(self) -> int:
@@ -599,11 +599,13 @@ class _Monitor:
             if limit and _descendants(pid, limit) > limit:
                 self.breach = (f"the kernel ran more than {limit} processes and threads at once (the process "
                                "limit), so it was stopped")
-            elif self.limits.disk_mb and tick % 3 == 0:
-                used, entries = _disk_use(self.scratch, self.limits.disk_files)
-                if used > self.limits.disk_mb * 2**20 or entries > self.limits.disk_files:
-                    self.breach = (f"the kernel wrote more than {self.limits.disk_mb} MB or {self.limits.disk_files} "
-                                   "files into its folder (the disk limit), so it was stopped")
+            elif (self.limits.disk_mb or self.limits.disk_files) and tick % 3 == 0:
+                files = self.limits.disk_files
+                used, entries = _disk_use(self.scratch, files or 10**9)
+                if (self.limits.disk_mb and used > self.limits.disk_mb * 2**20) or (files and entries > files):
+                    over = " or ".join(part for part in (f"{self.limits.disk_mb} MB" if self.limits.disk_mb else "",
+                                                         f"{files} files" if files else "") if part)
+                    self.breach = f"the kernel wrote more than {over} into its folder (the disk limit), so it was stopped"
             if self.breach:
                 kill_kernel(self.km)
                 return

@@ -132,6 +132,31 @@ TEXTS: dict[str, dict[str, str]] = {
         "en": "\N{BALLOT X} {test}: {message}",
         "zh": "\N{BALLOT X} {test}：{message}",
     },
+    "measure.failed": {
+        "en": "{name}: {what}",
+        "zh": "{name}：{what}",
+    },
+    "measure.loss": {
+        "en": "its loss on these points is {loss:.4g}, which must be below {below:g}",
+        "zh": "它在这些点上的损失是 {loss:.4g}，必须低于 {below:g}",
+    },
+    "measure.accuracy": {
+        "en": "its accuracy on these points is {accuracy:.4g}, which must be at least {at_least:g}",
+        "zh": "它在这些点上的准确率是 {accuracy:.4g}，必须至少为 {at_least:g}",
+    },
+    "measure.hidden": {
+        "en": "{name} does not reach this hidden test's target",
+        "zh": "{name} 没有达到这个隐藏测试的目标",
+    },
+    "measure.network": {
+        "en": "{name} does not have the layers and parameter shapes of the network the check built",
+        "zh": "{name} 的层和参数形状与检查构建的网络不一致",
+    },
+    "measure.cannot": {
+        "en": "{name} cannot be measured: the check cell must hand {call} a network of {layer} layers and "
+              "activations, a 2-D batch of points and 1-D labels",
+        "zh": "{name} 无法测量：检查单元格必须交给 {call} 一个由 {layer} 层和激活函数组成的网络、二维的点和一维的标签",
+    },
     "prediction.wrong": {
         "en": "your {name} is {value}: that is not the right answer",
         "zh": "你的 {name} 是 {value}：这不是正确答案",

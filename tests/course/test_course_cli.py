@@ -210,3 +210,76 @@ def test_without_bubblewrap_grade_refuses_unless_told_no_sandbox(graded_course, 
     assert "warning: no sandbox" in capsys.readouterr().err
     assert "WARNING: graded without a sandbox" in (out / "summary.txt").read_text()
     assert json.loads((out / "report.json").read_text())["limits"]["sandbox"] is False
+
+
+# ------------------------------------------------------------ per-kernel limits as flags
+
+LIMIT_FLAGS = {"--memory": "memory_mb", "--processes": "processes", "--disk": "disk_mb",
+               "--disk-files": "disk_files", "--file-size": "file_mb",
+               "--timeout-cell": "cell_timeout", "--timeout-notebook": "notebook_timeout"}
+
+
+def _limits_of(graded_course, monkeypatch, *flags):
+    seen = {}
+
+    def fake_batch(submissions, solutions, exercises, limits, **kwargs):
+        seen["limits"] = limits
+        return []
+
+    monkeypatch.setattr(grade, "grade_batch", fake_batch)
+    assert main([*grade_args(graded_course, graded_course / "out"), *flags]) == 0
+    return seen["limits"]
+
+
+def test_every_per_kernel_limit_is_a_flag_with_the_grader_s_default(graded_course, monkeypatch, capsys):
+    from tensorgrad_course.kernel import Limits
+
+    base = grade_args(graded_course, graded_course / "out")
+    limits = _limits_of(graded_course, monkeypatch)  # grade_args sets only the two timeouts
+    for field in ("memory_mb", "processes", "disk_mb", "disk_files", "file_mb"):
+        assert getattr(limits, field) == getattr(Limits(), field), field
+    limits = _limits_of(graded_course, monkeypatch, "--memory", "512", "--processes", "8", "--disk", "50",
+                        "--disk-files", "300", "--file-size", "5")
+    assert (limits.memory_mb, limits.processes, limits.disk_mb, limits.disk_files, limits.file_mb) == (512, 8, 50, 300, 5)
+    assert _limits_of(graded_course, monkeypatch, "--processes", "0", "--disk", "0").processes == 0  # 0: no limit
+    with pytest.raises(SystemExit) as info:
+        main(["grade", "--help"])
+    assert info.value.code == 0
+    usage = " ".join(capsys.readouterr().out.split())
+    for flag in LIMIT_FLAGS:
+        assert flag in usage, flag
+    assert "(default 64; 0: no limit)" in usage and "(default 200; 0: no limit)" in usage
+    for bad in (["--processes", "-1"], ["--disk", "lots"], ["--memory", "0"]):
+        with pytest.raises(SystemExit) as info:
+            main([*base, *bad])
+        assert info.value.code == 2
+        err = capsys.readouterr().err
+        assert "Traceback" not in err and "error:" in err
+
+
+FORKS_TEN = """import os, time
+forked = 0
+for _ in range(10):
+    if os.fork() == 0:
+        time.sleep(20)
+        os._exit(0)
+    forked += 1
+time.sleep(1)  # (the monitor looks every 0.2 s)
+def square(x):
+    return x * x"""
+
+
+def test_a_process_limit_from_the_command_line_stops_a_kernel(graded_course):
+    release = read_json(graded_course / "exercises" / "basics.ipynb")
+    cell_by_id(release, "square")["source"] = FORKS_TEN
+    (graded_course / "subs" / "ann.ipynb").write_text(json.dumps(release))
+    (graded_course / "subs" / "bo b.ipynb").unlink()
+    rows = {}
+    for processes in ("64", "6"):
+        out = graded_course / f"out{processes}"
+        assert main([*grade_args(graded_course, out), "--processes", processes]) == 0
+        rows[processes] = json.loads((out / "json" / "ann" / "basics.json").read_text())
+        assert rows[processes]["limits"]["processes"] == int(processes)
+    assert rows["64"]["tasks"][0]["status"] == "passed"  # ten processes are under the default
+    assert rows["6"]["tasks"][0]["status"] != "passed"
+    assert "more than 6 processes and threads at once (the process limit)" in json.dumps(rows["6"])

@@ -87,7 +87,7 @@ def test_the_catalogue_check_finds_a_missing_or_extra_placeholder(broken, proble
 
 
 def test_every_key_the_modules_say_is_in_the_catalogue_and_every_text_is_used():
-    sources = "".join((COURSE / f"{m}.py").read_text(encoding="utf-8") for m in ("checks", "values", "selfcheck", "texts", "probes"))
+    sources = "".join((COURSE / f"{m}.py").read_text(encoding="utf-8") for m in ("checks", "values", "selfcheck", "texts", "probes", "measures"))
     used = set(re.findall(r'say\("([^"]+)"', sources))
     assert used and used <= set(texts.TEXTS)
     # The kinds are looked up by name: say(f"kind.{kind}").
