@@ -54,6 +54,18 @@ def _normal_(self, mean: float = 0, std: float = 1, *, generator: Generator = No
 def _uniform_(self, from_: float = 0, to: float = 1, *, generator: Generator = None): ...
 
 
+def binary_operator(operation, reflected=False):
+    """`a * b` and the other operators: `operation(a, b)` (`operation(b, a)` reflected) when the
+    other operand is a Tensor or a Python or NumPy number; else NotImplemented, and Python
+    raises its own TypeError ("unsupported operand type(s)"), as with torch."""
+    def binary_operator(self, other):
+        if type(other) not in _OPERAND_TYPES and not _is_operand(other):
+            return NotImplemented
+        return operation(other, self) if reflected else operation(self, other)
+
+    return binary_operator
+
+
 class TensorMethods:
     """Tensor's methods that hand the work to an operation (copied onto Tensor below)."""
 
@@ -149,55 +161,22 @@ class TensorMethods:
         return object.__format__(self, spec)
 
     # -- operators: each forwards to an operation in tensorgrad.ops ---------------------------
-    def __add__(self, other):
-        if type(other) not in _OPERAND_TYPES and not _is_operand(other):
-            return NotImplemented  # Python then says: unsupported operand type(s)
-        return _add(self, other)
-
-    def __radd__(self, other):
-        if type(other) not in _OPERAND_TYPES and not _is_operand(other):
-            return NotImplemented  # Python then says: unsupported operand type(s)
-        return _add(self, other)
-
-    def __sub__(self, other):
-        if type(other) not in _OPERAND_TYPES and not _is_operand(other):
-            return NotImplemented  # Python then says: unsupported operand type(s)
-        return _sub(self, other)
-
-    def __rsub__(self, other):
-        if type(other) not in _OPERAND_TYPES and not _is_operand(other):
-            return NotImplemented  # Python then says: unsupported operand type(s)
-        return _ew.rsub(self, other)
-
-    def __mul__(self, other):
-        if type(other) not in _OPERAND_TYPES and not _is_operand(other):
-            return NotImplemented  # Python then says: unsupported operand type(s)
-        return _mul(self, other)
-
-    def __rmul__(self, other):
-        if type(other) not in _OPERAND_TYPES and not _is_operand(other):
-            return NotImplemented  # Python then says: unsupported operand type(s)
-        return _mul(self, other)
-
-    def __truediv__(self, other):
-        if type(other) not in _OPERAND_TYPES and not _is_operand(other):
-            return NotImplemented  # Python then says: unsupported operand type(s)
-        return _div(self, other)
-
-    def __rtruediv__(self, other):
-        if type(other) not in _OPERAND_TYPES and not _is_operand(other):
-            return NotImplemented  # Python then says: unsupported operand type(s)
-        return _div(other, self)
-
-    def __pow__(self, exponent):
-        if type(exponent) not in _OPERAND_TYPES and not _is_operand(exponent):
-            return NotImplemented  # Python then says: unsupported operand type(s)
-        return _pow(self, exponent)
-
-    def __rpow__(self, base):
-        if type(base) not in _OPERAND_TYPES and not _is_operand(base):
-            return NotImplemented  # Python then says: unsupported operand type(s)
-        return _pow(base, self)
+    # (binary_operator, below the class: a Tensor or a number on the other side, else
+    # NotImplemented, and Python says "unsupported operand type(s)", as with torch)
+    __add__ = __radd__ = binary_operator(_add)
+    __sub__ = binary_operator(_sub)
+    __rsub__ = binary_operator(_ew.rsub)
+    __mul__ = __rmul__ = binary_operator(_mul)
+    __truediv__ = binary_operator(_div)
+    __rtruediv__ = binary_operator(_div, reflected=True)
+    __pow__ = binary_operator(_pow)
+    __rpow__ = binary_operator(_pow, reflected=True)
+    __floordiv__ = binary_operator(_floor_divide)
+    __mod__ = binary_operator(_remainder)
+    __eq__, __ne__, __lt__, __le__, __gt__, __ge__ = (binary_operator(f) for f in (
+        _eq, _ne, _lt, _le, _gt, _ge))
+    __and__ = binary_operator(_ew.bitwise_and)
+    __or__ = binary_operator(_ew.bitwise_or)
 
     def __neg__(self):
         return _neg(self)
@@ -217,76 +196,6 @@ class TensorMethods:
         if not isinstance(other, Tensor):
             return NotImplemented
         return _matmul(other, self)
-
-    def __floordiv__(self, other):
-        if type(other) not in _OPERAND_TYPES and not _is_operand(other):
-            return NotImplemented  # Python then says: unsupported operand type(s)
-        return _floor_divide(self, other)
-
-    def __mod__(self, other):
-        if type(other) not in _OPERAND_TYPES and not _is_operand(other):
-            return NotImplemented  # Python then says: unsupported operand type(s)
-        return _remainder(self, other)
-
-    def __iadd__(self, other):
-        if type(other) not in _OPERAND_TYPES and not _is_operand(other):
-            return NotImplemented  # Python then says: unsupported operand type(s)
-        return self.add_(other)
-
-    def __isub__(self, other):
-        if type(other) not in _OPERAND_TYPES and not _is_operand(other):
-            return NotImplemented  # Python then says: unsupported operand type(s)
-        return self.sub_(other)
-
-    def __imul__(self, other):
-        if type(other) not in _OPERAND_TYPES and not _is_operand(other):
-            return NotImplemented  # Python then says: unsupported operand type(s)
-        return self.mul_(other)
-
-    def __itruediv__(self, other):
-        if type(other) not in _OPERAND_TYPES and not _is_operand(other):
-            return NotImplemented  # Python then says: unsupported operand type(s)
-        return self.div_(other)
-
-    def __eq__(self, other):
-        if type(other) not in _OPERAND_TYPES and not _is_operand(other):
-            return NotImplemented  # Python then says: unsupported operand type(s)
-        return _eq(self, other)
-
-    def __ne__(self, other):
-        if type(other) not in _OPERAND_TYPES and not _is_operand(other):
-            return NotImplemented  # Python then says: unsupported operand type(s)
-        return _ne(self, other)
-
-    def __lt__(self, other):
-        if type(other) not in _OPERAND_TYPES and not _is_operand(other):
-            return NotImplemented  # Python then says: unsupported operand type(s)
-        return _lt(self, other)
-
-    def __le__(self, other):
-        if type(other) not in _OPERAND_TYPES and not _is_operand(other):
-            return NotImplemented  # Python then says: unsupported operand type(s)
-        return _le(self, other)
-
-    def __gt__(self, other):
-        if type(other) not in _OPERAND_TYPES and not _is_operand(other):
-            return NotImplemented  # Python then says: unsupported operand type(s)
-        return _gt(self, other)
-
-    def __ge__(self, other):
-        if type(other) not in _OPERAND_TYPES and not _is_operand(other):
-            return NotImplemented  # Python then says: unsupported operand type(s)
-        return _ge(self, other)
-
-    def __and__(self, other):
-        if type(other) not in _OPERAND_TYPES and not _is_operand(other):
-            return NotImplemented  # Python then says: unsupported operand type(s)
-        return _ew.bitwise_and(self, other)
-
-    def __or__(self, other):
-        if type(other) not in _OPERAND_TYPES and not _is_operand(other):
-            return NotImplemented  # Python then says: unsupported operand type(s)
-        return _ew.bitwise_or(self, other)
 
     def __invert__(self):
         return _ew.bitwise_not(self)
@@ -378,30 +287,22 @@ class TensorMethods:
         return _shape.matrix_transpose(self)
 
     # -- in-place methods (see ops/inplace.py for the rules) --------------------------------------
-    @overload
-    def add_(self, other: Tensor, *, alpha: Number = 1): ...
     @checked(method=True)
-    def add_(self, other, *, alpha=1):
+    def add_(self, other: Tensor, *, alpha: Number = 1):
         return _inplace.apply_arithmetic(self, np.add, other, alpha,
                                          lambda: _add(self, other, alpha=alpha))
 
-    @overload
-    def sub_(self, other: Tensor, *, alpha: Number = 1): ...
     @checked(method=True)
-    def sub_(self, other, *, alpha=1):
+    def sub_(self, other: Tensor, *, alpha: Number = 1):
         return _inplace.apply_arithmetic(self, np.subtract, other, alpha,
                                          lambda: _sub(self, other, alpha=alpha))
 
-    @overload
-    def mul_(self, other: Tensor): ...
     @checked(method=True)
-    def mul_(self, other):
+    def mul_(self, other: Tensor):
         return _inplace.apply_arithmetic(self, np.multiply, other, 1, lambda: _mul(self, other))
 
-    @overload
-    def div_(self, other: Tensor): ...
     @checked(method=True)
-    def div_(self, other):
+    def div_(self, other: Tensor):
         return _inplace.apply(self, lambda: _div(self, other), (other,))
 
     @overload
@@ -413,6 +314,8 @@ class TensorMethods:
         return _inplace.apply(self, lambda: _pow(self, exponent), (exponent,))
 
     clamp_, fill_ = method(_inplace.clamp_), method(_inplace.fill_)
+    __iadd__, __isub__, __imul__, __itruediv__ = (binary_operator(f) for f in (
+        add_, sub_, mul_, div_))
 
     def zero_(self):
         return _inplace.zero_(self)
