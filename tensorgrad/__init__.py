@@ -42,17 +42,19 @@ from .dtypes import float as float  # noqa: PLC0414  (tg.float is float32, as to
 from .ops.elementwise import expm1, log1p
 from .ops.reduction import cumsum
 from .ops.shape import flip
-from .ops.elementwise import (abs, add, allclose, clamp, clone, cos, div, eq, equal, exp, ge, gt,
+from .ops.elementwise import (abs, add, allclose, clamp, clip, clone, cos, div, eq, equal, exp, ge, gt,
                               isclose, le, log, logical_and, logical_not, logical_or, lt, maximum,
                               minimum, mul, ne, neg, pow, reciprocal, relu, sigmoid, sign, sin,
                               sqrt, square, sub, tanh, where)
 from .ops.elementwise import rsub as _rsub
 from .ops.indexing import select
 from .ops.linalg import bmm, dot, matmul, mm, mv, outer
-from .ops.reduction import (amax, amin, argmax, argmin, gather, log_softmax, logsumexp, max, mean,
-                            min, norm, prod, softmax, std, sum, var)
-from .ops.shape import (broadcast_to, cat, chunk, concatenate, flatten, permute, repeat, reshape,
-                        split, squeeze, stack, t, transpose, unbind, unsqueeze)
+from .ops.inplace import clamp_, fill_
+from .ops.reduction import (all, amax, amin, any, argmax, argmin, gather, log_softmax, logsumexp,
+                            max, mean, min, norm, prod, softmax, std, sum, var)
+from .ops.shape import (broadcast_to, cat, chunk, concatenate, detach, expand_copy, flatten, numel,
+                        permute, repeat, reshape, split, squeeze, stack, t, transpose, unbind,
+                        unsqueeze)
 from .printing import get_printoptions, set_printoptions
 from .random import Generator, manual_seed
 from .size import Size
@@ -66,8 +68,6 @@ from . import nn, optim  # layers, losses and optimizers
 from . import func  # grad, vjp, jvp, jacrev, jacfwd, hessian, vmap: as torch.func
 from . import viz  # pictures of graphs
 from .serialization import load, save  # (a Parameter comes back as one: uses nn)
-
-clip = clamp
 
 def _function_form(name):
     """`tensorgrad.exp_(x)`: the Tensor method as a function, whose input must be a Tensor."""
@@ -83,12 +83,10 @@ def _function_form(name):
 
 
 # Tensor methods that PyTorch also offers as functions (`tensorgrad.exp_(x)` as `x.exp_()`).
-for _name in ("all", "any", "is_floating_point", "detach_", "zero_", "fill_", "clamp_",
+for _name in ("is_floating_point", "detach_", "zero_",
               *[name + "_" for name in _IN_PLACE_OF if name != "sign"]):
     globals()[_name] = _function_form(_name)
 del _name
-
-
 
 
 def FloatTensor(*args):  # noqa: N802  (the legacy PyTorch constructor, still in old tutorials)
@@ -104,19 +102,5 @@ def DoubleTensor(*args):  # noqa: N802
 def is_tensor(value):
     return isinstance(value, Tensor)
 
-
-def numel(input):  # noqa: A002  (PyTorch's parameter name)
-    return input.numel()
-
-
-def detach(input):  # noqa: A002
-    return input.detach()
-
-
-def expand_copy(input, *sizes):  # noqa: A002
-    return input.expand(*sizes).clone()
-
-
-_arguments.check_functions(globals())  # each checks its arguments first (see arguments.py)
 
 __version__ = "0.1.0"

@@ -1,16 +1,23 @@
-"""Argument checking: one declared signature per operation, and one parser that checks a call
-against it before any NumPy code runs.
+"""Argument checking: every public operation declares PyTorch's signature as its own Python
+parameters, and one decorator checks each call against it before any NumPy code runs.
 
 PyTorch declares every operation once (`native_functions.yaml`) and checks each Python call
 against those declarations in one place (its "python arg parser"), so that `torch.ones(2.5)`,
 `t.sum(dim="a")` or `torch.relu([1])` all fail the same way, with a TypeError that names the
-argument and what was expected. tensorgrad does the same:
+argument and what was expected. tensorgrad does the same, with the declarations in Python:
 
-    SIGNATURES, METHOD_SIGNATURES   every public operation's overloads, as PyTorch prints them
-    checked(name)                   wraps a function or Tensor method so that each call is
-                                    checked first; check_functions and check_methods apply it
-                                    to the tensorgrad namespace and to Tensor
-    check(name, args, kwargs)       the same check, by hand (nn.functional, nn.Linear, ...)
+    @checked                        on a public operation: its parameters are PyTorch's (names,
+    def mul(input: Tensor,          defaults, keyword-only marks), annotated with the types
+            other: Tensor, *,       PyTorch's messages print (Tensor, int, Number, Ints, ...)
+            out: Tensor = None):
+    @overload                       an operation with several of PyTorch's overloads declares
+    def max(input: Tensor): ...     each as a stub first; `@checked` on the real function
+                                    collects them, once, at definition
+    method(function)                the function as a Tensor method: its overloads without
+                                    `input` and `out` (`@checked(method=True)` for a method with
+                                    overloads of its own)
+    declare(stub)                   a declaration checked by hand: `.match(args, kwargs)`
+                                    (nn.functional, nn.Linear, ...)
     Signatures.parse                the parser: binds a call to an overload, or raises
                                     PyTorch's error (its texts are in autograd/messages.py)
     require_tensors, require_numbers   for what PyTorch writes in Python and lets fail with an
@@ -19,13 +26,16 @@ argument and what was expected. tensorgrad does the same:
 Checking costs time on every call, so a call first meets a *guard*: a small function made from
 each overload that answers "is this call plainly fine?" with a few `type(...) is` tests. Only
 when no guard says yes does the full parser run, to find the error and word it as PyTorch
-does. The operators (`t + 1`) are not wrapped at all: they test their operand's type inline.
+does. The operators (`t + 1`) are not checked this way at all: they test their operand's type
+inline and call the operation itself (`mul.__wrapped__`, the function without its check).
 Value checks that need the data (a dim out of range, a negative size) stay with the operation,
-at the top of its forward function; their texts live in `autograd/messages.py` too.
+at the top of its body; their texts live in `autograd/messages.py` too.
 """
 
 import functools
+import inspect
 import keyword
+import types
 
 import numpy as np
 
@@ -34,236 +44,46 @@ from .autograd import messages
 from .device import check_device, device
 from .tensor import Tensor
 
-# -- the declarations ----------------------------------------------------------------------------
-# Each entry lists an operation's overloads as PyTorch's error messages print them, with
-# `tensorgrad.` for `torch.`. Two markers are not printed: `tuple of ints[1]` also accepts a
-# single int (a `dim`), `tuple of ints...` also accepts the ints one by one (`ones(2, 3)`), and
-# a `?` after a type also accepts None (`bool? requires_grad = False` takes None too).
-# Methods use the same entries without their first `Tensor` parameter and without `out`.
-_FACTORY = ("tensorgrad.dtype dtype = None, tensorgrad.layout layout = None, "
-            "tensorgrad.device device = None, bool? pin_memory = False, "
-            "bool? requires_grad = False")
-_LIKE = ("tensorgrad.dtype dtype = None, tensorgrad.layout layout = None, "
-         "tensorgrad.device device = None, bool? pin_memory = False, "
-         "bool? requires_grad = False, tensorgrad.memory_format memory_format = None")
-_RANDOM_LIKE = ("tensorgrad.memory_format memory_format = None, tensorgrad.dtype dtype = None, "
-                "tensorgrad.layout layout = None, tensorgrad.device device = None, "
-                "bool? pin_memory = False, bool? requires_grad = False")
-_UNARY = "(Tensor input, *, Tensor out = None)"
-_BINARY = "(Tensor input, Tensor other, *, Tensor out = None)"
 
-SIGNATURES = {
-    # creation
-    "ones": [f"(tuple of ints... size, *, Tensor out = None, {_FACTORY})"],
-    "zeros": [f"(tuple of ints... size, *, Tensor out = None, {_FACTORY})"],
-    "empty": [f"(tuple of ints... size, *, tensorgrad.memory_format memory_format = None, "
-              f"Tensor out = None, {_FACTORY})"],
-    "rand": [f"(tuple of ints... size, *, tensorgrad.Generator generator, Tensor out = None, "
-             f"{_FACTORY})", f"(tuple of ints... size, *, Tensor out = None, {_FACTORY})"],
-    "randn": [f"(tuple of ints... size, *, tensorgrad.Generator generator, Tensor out = None, "
-              f"{_FACTORY})", f"(tuple of ints... size, *, Tensor out = None, {_FACTORY})"],
-    "full": [f"(tuple of ints size, Number fill_value, *, Tensor out = None, {_FACTORY})"],
-    "ones_like": [f"(Tensor input, *, {_LIKE})"],
-    "zeros_like": [f"(Tensor input, *, {_LIKE})"],
-    "empty_like": [f"(Tensor input, *, {_LIKE})"],
-    "rand_like": [f"(Tensor input, *, tensorgrad.Generator generator, {_RANDOM_LIKE})",
-                  f"(Tensor input, *, {_RANDOM_LIKE})"],
-    "randn_like": [f"(Tensor input, *, tensorgrad.Generator generator, {_RANDOM_LIKE})",
-                   f"(Tensor input, *, {_RANDOM_LIKE})"],
-    "full_like": [f"(Tensor input, Number fill_value, *, {_LIKE})"],
-    "eye": [f"(int n, *, Tensor out = None, {_FACTORY})",
-            f"(int n, int m, *, Tensor out = None, {_FACTORY})"],
-    "randperm": [f"(int n, *, tensorgrad.Generator generator, Tensor out = None, {_FACTORY})",
-                 f"(int n, *, Tensor out = None, {_FACTORY})"],
-    "arange": [f"(Number end, *, Tensor out = None, {_FACTORY})",
-               f"(Number start, Number end, *, {_FACTORY})",
-               f"(Number start, Number end, Number step = 1, *, Tensor out = None, {_FACTORY})"],
-    "tensor": ["(object data, *, tensorgrad.dtype dtype = None, tensorgrad.device device = None, "
-               "bool pin_memory = False, bool requires_grad = False, "
-               "tuple of names names = None)"],
-    "as_tensor": ["(object data, *, tensorgrad.dtype dtype = None, "
-                  "tensorgrad.device device = None)"],
-    "linspace": [f"({a} start, {b} end, int steps, *, Tensor out = None, {_FACTORY})"
-                 for a, b in (("Tensor", "Tensor"), ("Number", "Tensor"), ("Tensor", "Number"),
-                              ("Number", "Number"))],
-    "randint": [f"(int high, tuple of ints size, *, tensorgrad.Generator generator, "
-                f"Tensor out = None, {_FACTORY})",
-                f"(int high, tuple of ints size, *, Tensor out = None, {_FACTORY})",
-                f"(int low, int high, tuple of ints size, *, tensorgrad.Generator generator, "
-                f"Tensor out = None, {_FACTORY})",
-                f"(int low, int high, tuple of ints size, *, Tensor out = None, {_FACTORY})"],
-    "where": ["(Tensor condition)",
-              "(Tensor condition, Tensor input, Tensor other, *, Tensor out = None)",
-              "(Tensor condition, Number self, Tensor other)",
-              "(Tensor condition, Tensor input, Number other)",
-              "(Tensor condition, Number self, Number other)"],
-    "remainder": ["(Tensor input, Tensor other, *, Tensor out = None)",
-                  "(Number self, Tensor other)",
-                  "(Tensor input, Number other, *, Tensor out = None)"],
-    "floor_divide": ["(Tensor input, Tensor other, *, Tensor out = None)",
-                     "(Tensor input, Number other)"],
-    # elementwise
-    "exp": [_UNARY], "log": [_UNARY], "sqrt": [_UNARY], "sin": [_UNARY], "cos": [_UNARY],
-    "tanh": [_UNARY], "sigmoid": [_UNARY], "abs": [_UNARY], "sign": [_UNARY],
-    "neg": [_UNARY], "reciprocal": [_UNARY], "log1p": [_UNARY], "expm1": [_UNARY],
-    "square": [_UNARY], "logical_not": [_UNARY],
-    "relu": ["(Tensor input)"],
-    "clone": ["(Tensor input, *, tensorgrad.memory_format memory_format = None)"],
-    "add": ["(Tensor input, Tensor other, *, Number alpha = 1, Tensor out = None)"],
-    "sub": ["(Tensor input, Tensor other, *, Number alpha = 1, Tensor out = None)"],
-    "mul": [_BINARY],
-    "div": [_BINARY, "(Tensor input, Tensor other, *, str? rounding_mode, Tensor out = None)",
-            "(Tensor input, Number other, *, str? rounding_mode)"], "maximum": [_BINARY], "minimum": [_BINARY],
-    "eq": ["(Tensor input, Tensor other, *, Tensor out = None)",
-           "(Tensor input, Number other, *, Tensor out = None)"],
-    "logical_and": [_BINARY], "logical_or": [_BINARY],
-    "pow": ["(Tensor input, Tensor exponent, *, Tensor out = None)",
-            "(Number self, Tensor exponent, *, Tensor out = None)",
-            "(Tensor input, Number exponent, *, Tensor out = None)"],
-    "clamp": ["(Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)",
-              "(Tensor input, Number min = None, Number max = None, *, Tensor out = None)"],
-    "isclose": ["(Tensor input, Tensor other, float rtol = 1e-05, float atol = 1e-08, "
-                "bool equal_nan = False)"],
-    "allclose": ["(Tensor input, Tensor other, float rtol = 1e-05, float atol = 1e-08, "
-                 "bool equal_nan = False)"],
-    "equal": ["(Tensor input, Tensor other)"],
-    # reductions
-    "all": ["(Tensor input, *, Tensor out = None)",
-            "(Tensor input, tuple of ints[1]? dim = None, bool keepdim = False, *, "
-            "Tensor out = None)",
-            "(Tensor input, int dim, bool keepdim = False, *, Tensor out = None)"],
-    "any": ["(Tensor input, *, Tensor out = None)",
-            "(Tensor input, tuple of ints[1]? dim = None, bool keepdim = False, *, "
-            "Tensor out = None)",
-            "(Tensor input, int dim, bool keepdim = False, *, Tensor out = None)"],
-    "sum": ["(Tensor input, *, tensorgrad.dtype dtype = None)",
-            "(Tensor input, tuple of ints[1]? dim, bool keepdim = False, *, "
-            "tensorgrad.dtype dtype = None, Tensor out = None)"],
-    "mean": ["(Tensor input, *, tensorgrad.dtype dtype = None, Tensor out = None)",
-             "(Tensor input, tuple of ints[1]? dim, bool keepdim = False, *, "
-             "tensorgrad.dtype dtype = None, Tensor out = None)"],
-    "prod": ["(Tensor input, *, tensorgrad.dtype dtype = None)",
-             "(Tensor input, int dim, bool keepdim = False, *, tensorgrad.dtype dtype = None, "
-             "Tensor out = None)"],
-    "max": ["(Tensor input, *, Tensor out = None)",
-            "(Tensor input, Tensor other, *, Tensor out = None)",
-            "(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)"],
-    "min": ["(Tensor input, *, Tensor out = None)",
-            "(Tensor input, Tensor other, *, Tensor out = None)",
-            "(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)"],
-    "amax": ["(Tensor input, tuple of ints[1]? dim = (), bool keepdim = False, *, "
-             "Tensor out = None)"],
-    "amin": ["(Tensor input, tuple of ints[1]? dim = (), bool keepdim = False, *, "
-             "Tensor out = None)"],
-    "argmax": ["(Tensor input, int dim = None, bool keepdim = False, *, Tensor out = None)"],
-    "argmin": ["(Tensor input, int dim = None, bool keepdim = False, *, Tensor out = None)"],
-    "std": ["(Tensor input, tuple of ints[1] dim, bool unbiased = True, bool keepdim = False, *, "
-            "Tensor out = None)",
-            "(Tensor input, tuple of ints[1] dim = None, *, Number correction = None, "
-            "bool keepdim = False, Tensor out = None)",
-            "(Tensor input, bool unbiased = True)"],
-    "var": ["(Tensor input, tuple of ints[1] dim, bool unbiased = True, bool keepdim = False, *, "
-            "Tensor out = None)",
-            "(Tensor input, tuple of ints[1] dim = None, *, Number correction = None, "
-            "bool keepdim = False, Tensor out = None)",
-            "(Tensor input, bool unbiased = True)"],
-    "linalg_vector_norm": ["(Tensor input, Number ord = 2, tuple of ints[1]? dim = None, "
-                           "bool keepdim = False, *, tensorgrad.dtype dtype = None, "
-                           "Tensor out = None)"],
-    "logsumexp": ["(Tensor input, tuple of ints[1] dim, bool keepdim = False, *, "
-                  "Tensor out = None)"],
-    "softmax": ["(Tensor input, int dim, tensorgrad.dtype dtype = None, *, Tensor out = None)"],
-    "log_softmax": ["(Tensor input, int dim, tensorgrad.dtype dtype = None, *, "
-                    "Tensor out = None)"],
-    "cumsum": ["(Tensor input, int dim, *, tensorgrad.dtype dtype = None, Tensor out = None)"],
-    "gather": ["(Tensor input, int dim, Tensor index, *, bool sparse_grad = False, "
-               "Tensor out = None)"],
-    # shape
-    "reshape": ["(Tensor input, tuple of ints... shape)"],
-    "view": ["(Tensor input, tensorgrad.dtype dtype)", "(Tensor input, tuple of ints... size)"],
-    "flatten": ["(Tensor input, int start_dim = 0, int end_dim = -1)"],
-    "transpose": ["(Tensor input, int dim0, int dim1)"],
-    "t": ["(Tensor input)"],
-    "permute": ["(Tensor input, tuple of ints... dims)"],
-    "unsqueeze": ["(Tensor input, int dim)"],
-    "squeeze": ["(Tensor input)", "(Tensor input, int dim)",
-                "(Tensor input, tuple of ints dim)"],
-    "expand": ["(Tensor input, tuple of ints... size, *, bool implicit = False)"],
-    "repeat": ["(Tensor input, tuple of ints... repeats)"],
-    "flip": ["(Tensor input, tuple of ints... dims)"],
-    "select": ["(Tensor input, int dim, int index)"],
-    "unbind": ["(Tensor input, int dim = 0)"],
-    "chunk": ["(Tensor input, int chunks, int dim = 0)"],
-    "cat": ["(tuple of Tensors tensors, int dim = 0, *, Tensor out = None)"],
-    "concatenate": ["(tuple of Tensors tensors, int dim = 0, *, Tensor out = None)"],
-    "stack": ["(tuple of Tensors tensors, int dim = 0, *, Tensor out = None)"],
-    "broadcast_to": ["(Tensor input, tuple of ints size)"],
-    "split_with_sizes": ["(Tensor input, tuple of ints split_sizes, int dim = 0)"],
-    "expand_copy": ["(Tensor input, tuple of ints size, *, bool implicit = False, "
-                    "Tensor out = None)"],
-    "expand_as": ["(Tensor input, Tensor other)"],
-    "view_as": ["(Tensor input, Tensor other)"],
-    "reshape_as": ["(Tensor input, Tensor other)"],
-    "numel": ["(Tensor input)"],
-    "detach": ["(Tensor input)"],
-    # linear algebra
-    "matmul": ["(Tensor input, Tensor other, *, Tensor out = None)"],
-    "mm": ["(Tensor input, Tensor mat2, *, Tensor out = None)"],
-    "bmm": ["(Tensor input, Tensor mat2, *, Tensor out = None)"],
-    "mv": ["(Tensor input, Tensor vec, *, Tensor out = None)"],
-    "dot": ["(Tensor input, Tensor tensor, *, Tensor out = None)"],
-    "outer": ["(Tensor input, Tensor vec2, *, Tensor out = None)"],
-    # in place
-    "fill_": ["(Tensor input, Tensor value)", "(Tensor input, Number value)"],
-    "copy_": ["(Tensor input, Tensor other, bool non_blocking = False)"],
-    "requires_grad_": ["(Tensor input, bool requires_grad = True)"],
-    "uniform_": ["(Tensor input, float from = 0, float to = 1, *, "
-                 "tensorgrad.Generator generator = None)"],
-    "normal_": ["(Tensor input, float mean = 0, float std = 1, *, "
-                "tensorgrad.Generator generator = None)"],
-    "add_": ["(Tensor input, Tensor other, *, Number alpha = 1)"],
-    "sub_": ["(Tensor input, Tensor other, *, Number alpha = 1)"],
-    "mul_": ["(Tensor input, Tensor other)"],
-    "div_": ["(Tensor input, Tensor other)"],
-    "pow_": ["(Tensor input, Tensor exponent)", "(Tensor input, Number exponent)"],
-    "clamp_": ["(Tensor input, Tensor min = None, Tensor max = None)",
-               "(Tensor input, Number min = None, Number max = None)"],
-    # the nn functions (under the names PyTorch's messages give them)
-    "linear": ["(Tensor input, Tensor weight, Tensor bias = None)"],
-    "cross_entropy_loss": ["(Tensor input, Tensor target, Tensor weight = None, "
-                           "int reduction = 1, int ignore_index = -100, "
-                           "float label_smoothing = 0.0)"],
-    "nll_loss_nd": ["(Tensor input, Tensor target, Tensor weight = None, int reduction = 1, "
-                    "int ignore_index = -100)"],
-}
+# -- the vocabulary of declarations ----------------------------------------------------------------
+class Declared:
+    """A parameter type that Python has no name for, named as PyTorch's messages print it.
 
-# Methods whose overloads differ from the function's (no function of that name, or other names).
-METHOD_SIGNATURES = {
-    "to": ["(tensorgrad.device device = None, tensorgrad.dtype dtype = None, "
-           "bool non_blocking = False, bool copy = False, *, "
-           "tensorgrad.memory_format memory_format = None)",
-           "(tensorgrad.dtype dtype, bool non_blocking = False, bool copy = False, *, "
-           "tensorgrad.memory_format memory_format = None)",
-           "(Tensor tensor, bool non_blocking = False, bool copy = False, *, "
-           "tensorgrad.memory_format memory_format = None)"],
-    "split": ["(int split_size, int dim = 0)", "(tuple of ints split_size, int dim = 0)"],
-    "pow": ["(Tensor exponent)", "(Number exponent)"],
-    "where": ["(Tensor condition, Tensor other)", "(Tensor condition, Number other)"],
-    "clamp": ["(Tensor min = None, Tensor max = None)", "(Number min = None, Number max = None)"],
-    "max": ["()", "(Tensor other)", "(int dim, bool keepdim = False)"],
-    "min": ["()", "(Tensor other)", "(int dim, bool keepdim = False)"],
-    "eq": ["(Tensor other)", "(Number other)"],
-    "size": ["(int dim = None)"],
-    # (PyTorch's method takes a single int as well: it is `expand` underneath)
-    "broadcast_to": ["(tuple of ints[1] size)"],
-}
-for _name in ("ne", "lt", "le", "gt", "ge"):
-    SIGNATURES[_name] = SIGNATURES["eq"]
-    METHOD_SIGNATURES[_name] = METHOD_SIGNATURES["eq"]
-for _name in ("softmax", "log_softmax"):
-    METHOD_SIGNATURES[_name] = ["(int dim, tensorgrad.dtype dtype = None)"]
-SIGNATURES["clip"] = SIGNATURES["clamp"]
-METHOD_SIGNATURES["clip"] = METHOD_SIGNATURES["clamp"]
+    `X | None` also accepts None (PyTorch's `X?`); `int | Ints` is an int or a tuple of ints
+    (a dim: PyTorch's `int[1]`, printed `tuple of ints`); `*size: Ints` takes the ints one by one
+    or as one tuple (`ones(2, 3)`, `ones((2, 3))`)."""
+
+    __slots__ = ("name", "single_int", "optional")
+
+    def __init__(self, name, single_int=False, optional=False):
+        self.name, self.single_int, self.optional = name, single_int, optional
+
+    def __or__(self, other):
+        if other is None:
+            return Declared(self.name, self.single_int, optional=True)
+        return NotImplemented
+
+    def __ror__(self, other):
+        if other is int and self.name == "tuple of ints":
+            return Declared(self.name, single_int=True, optional=self.optional)
+        return NotImplemented
+
+    def __repr__(self):
+        return self.name
+
+
+Number = Declared("Number")  # a Python number, or a 0-d tensor (PyTorch's Scalar)
+Ints = Declared("tuple of ints")  # a tuple or list of ints (a size, dims)
+Tensors = Declared("tuple of Tensors")
+Dtype = Declared("tensorgrad.dtype")
+Device = Declared("tensorgrad.device")
+Layout = Declared("tensorgrad.layout")
+MemoryFormat = Declared("tensorgrad.memory_format")
+Generator = Declared("tensorgrad.Generator")
+Names = Declared("tuple of names")
+_CLASS_NAMES = {Tensor: "Tensor", int: "int", float: "float", bool: "bool", str: "str",
+                object: "object"}
+_NO_DEFAULT = inspect.Parameter.empty
 
 
 # -- one parameter and one overload ----------------------------------------------------------------
@@ -273,19 +93,43 @@ class Parameter:
     __slots__ = ("type", "name", "text", "has_default", "default_is_none", "keyword_only",
                  "single_int", "varargs", "numbers_ok")
 
-    def __init__(self, text, keyword_only):
-        declared, _, default = text.partition(" = ")
-        self.type, _, self.name = declared.rpartition(" ")
-        optional = self.type.endswith("?")
-        self.type = self.type.rstrip("?")
-        self.single_int = self.type.endswith("[1]")
-        self.varargs = self.type.endswith("...")
-        self.type = self.type.replace("[1]", "").replace("...", "")
-        self.text = f"{self.type} {self.name}" + (f" = {default}" if default else "")
-        self.has_default = bool(default)
-        self.default_is_none = default == "None" or optional  # None is accepted
+    def __init__(self, type, name, default=_NO_DEFAULT, keyword_only=False,  # noqa: A002
+                 optional=False, single_int=False, varargs=False):
+        self.type, self.name = type, name
+        self.has_default = default is not _NO_DEFAULT
+        self.text = f"{type} {name}" + (f" = {default!r}" if self.has_default else "")
+        self.default_is_none = default is None or optional  # None is accepted
         self.keyword_only = keyword_only
+        self.single_int, self.varargs = single_int, varargs
         self.numbers_ok = False  # a Python number where a Tensor is declared (t.add(2))
+
+    @classmethod
+    def of(cls, parameter):
+        """A Python parameter (of a declaration) as PyTorch declares it."""
+        annotation = parameter.annotation
+        optional = False
+        if isinstance(annotation, types.UnionType):  # `Tensor | None`, `bool | None`
+            kinds = [a for a in annotation.__args__ if a is not type(None)]
+            annotation, optional = kinds[0], len(kinds) < len(annotation.__args__)
+        if isinstance(annotation, Declared):
+            name, single_int = annotation.name, annotation.single_int
+            optional = optional or annotation.optional
+        elif annotation in _CLASS_NAMES:
+            name, single_int = _CLASS_NAMES[annotation], False
+        else:
+            raise TypeError(f"parameter {parameter.name!r}: no PyTorch type declared")
+        argument = parameter.name
+        if argument.endswith("_") and keyword.iskeyword(argument[:-1]):
+            argument = argument[:-1]  # `from_` declares PyTorch's `from`
+        return cls(name, argument, parameter.default,
+                   keyword_only=parameter.kind == parameter.KEYWORD_ONLY, optional=optional,
+                   single_int=single_int, varargs=parameter.kind == parameter.VAR_POSITIONAL)
+
+    def copy(self):
+        twin = object.__new__(Parameter)
+        for slot in Parameter.__slots__:
+            setattr(twin, slot, getattr(self, slot))
+        return twin
 
     def accepts(self, value):
         """PyTorch's test of one argument against its declared type."""
@@ -302,48 +146,253 @@ class Parameter:
 class Overload:
     """One way to call an operation, such as `sum(Tensor input, tuple of ints dim, ...)`."""
 
-    def __init__(self, text, numbers_ok=False, method=False):
-        self.text = text
-        self.params = []
-        keyword_only = False
-        for part in _split(text):
-            if part == "*":
-                keyword_only = True
-            else:
-                self.params.append(Parameter(part, keyword_only))
-        for param in self.params[0 if method else 1:] if numbers_ok else ():
-            if param.type == "Tensor":
-                param.numbers_ok = True
+    def __init__(self, params):
+        self.params = params
+        self.parts = []  # as PyTorch prints it: "Tensor input", "*", "bool keepdim = False"
+        for param in params:
+            if param.keyword_only and "*" not in self.parts:
+                self.parts.append("*")
+            self.parts.append(param.text)
         self.max_positional = sum(not p.keyword_only for p in self.params)
         self.names = {p.name for p in self.params}
         varargs = bool(self.params) and self.params[0].varargs and self.max_positional == 1
         self.most_positional = float("inf") if varargs else self.max_positional
         self.min_args = sum(not p.has_default for p in self.params)
         self.max_args = len(self.params)
-        self.display = "(" + ", ".join(_displayed_parts(text)) + ")"
+        self.display = "(" + ", ".join(self.parts) + ")"
         self.guard = _make_guard(self)
 
+    @classmethod
+    def of(cls, stub, method=False):
+        """The overload a Python function declares (without `self`, for a method's stub)."""
+        parameters = list(inspect.signature(stub).parameters.values())
+        if method:
+            parameters = parameters[1:]
+        return cls([Parameter.of(p) for p in parameters])
+
+    def method_form(self):
+        """This overload as a Tensor method: without the tensor itself and without `out` (None
+        for an overload whose first parameter is not a tensor, such as pow(Number self, ...))."""
+        if not self.params or self.params[0].type != "Tensor":
+            return None
+        return Overload([p.copy() for p in self.params[1:] if p.name != "out"])
 
 
-def method_form(text):
-    """An overload as a Tensor method: without the tensor itself and without `out` (None for
-    overloads whose first parameter is not a tensor, such as pow(Number self, ...))."""
-    parts = _split(text)
-    if not parts or not parts[0].startswith("Tensor "):
-        return None
-    parts = [p for p in parts[1:] if not p.endswith(" out = None")]
-    if parts and parts[-1] == "*":
-        parts.pop()
-    return "(" + ", ".join(parts) + ")"
+# -- the declarations, collected at definition -----------------------------------------------------
+FUNCTIONS = {}  # name -> Signatures: every declared operation, as a function
+METHODS = {}  # name -> Signatures: Tensor methods with overloads of their own
+_STUBS = {}  # (module, qualified name) -> the @overload stubs waiting for their function
+
+# Operations whose Tensor arguments may also be Python numbers (`t.add(2)`), as in PyTorch's
+# should_allow_numbers_as_tensors.
+NUMBERS_AS_TENSORS = {"add", "sub", "mul", "div", "add_", "sub_", "mul_", "div_", "copy_"}
 
 
-def _split(text):
-    inner = text.strip()[1:-1]
-    return [part.strip() for part in inner.split(", ")] if inner else []
+def overload(stub):
+    """Declare one of an operation's overloads (as typing.overload does): a stub whose
+    parameters are that overload's. The `@checked` function of the same name below it collects
+    its stubs, in order."""
+    _STUBS.setdefault((stub.__module__, stub.__qualname__), []).append(stub)
+    return stub
 
 
-def _displayed_parts(text):
-    return [part.replace("[1]", "").replace("...", "").replace("? ", " ") for part in _split(text)]
+def declare(function, *, name=None, method=False, like=None, of_function=False):
+    """The Signatures `function` declares: its @overload stubs, or else its own parameters (or,
+    with `like`, another declaration's overloads), registered under `name`."""
+    name = name or function.__name__
+    stubs = _STUBS.pop((function.__module__, function.__qualname__), None)
+    if isinstance(like, types.FunctionType) and not hasattr(like, "signatures"):
+        overloads = [Overload.of(like, method)]  # a stub declaring another's parameters
+    elif like is not None:
+        overloads = [Overload([p.copy() for p in o.params]) for o in _signatures_of(like).overloads]
+    elif stubs:
+        overloads = [Overload.of(stub, method) for stub in stubs]
+    elif method and name in FUNCTIONS and (of_function or not _annotated(function)):
+        overloads = [m for m in (o.method_form() for o in FUNCTIONS[name].overloads) if m]
+    else:
+        overloads = [Overload.of(function, method)]
+    declared = Signatures(name, overloads, method)
+    (METHODS if method else FUNCTIONS)[name] = declared
+    return declared
+
+
+def _annotated(function):
+    return any(p.annotation is not p.empty for p in inspect.signature(function).parameters.values())
+
+
+def _signatures_of(value):
+    return value if isinstance(value, Signatures) else value.signatures
+
+
+def signatures(name, method=False):
+    """The overloads of a declared function (or Tensor method), by name."""
+    if method and name not in METHODS and name in FUNCTIONS:  # (a method with no arguments)
+        declare(_no_function, name=name, method=True, of_function=True)
+    return (METHODS if method else FUNCTIONS)[name]
+
+
+def _no_function():
+    """(a method declared by its function's overloads only: nothing of its own)"""
+
+
+def check(name, args, kwargs=None, method=False):
+    """Check one call by hand against a declaration, by name (where a decorator does not fit:
+    nn.functional's Python functions check what PyTorch's C functions beneath them check)."""
+    return signatures(name, method).match(args, kwargs or {})
+
+
+def declared_names():
+    """Every declared function and method name."""
+    return sorted(set(FUNCTIONS) | set(METHODS))
+
+
+def checked(function=None, *, name=None, method=False, like=None, of_function=False):
+    """Decorate a public operation so that every call is checked against its declaration (its
+    @overload stubs, or else its own annotated parameters) before the function runs.
+
+    method=True: a Tensor method, declared by its stubs or its own annotations (after `self`),
+    or else (and always with of_function=True) by the function of the same name without
+    `input` and `out`. like=: the overloads of another operation (`clip` has clamp's), or of
+    a stub function (for a method defined elsewhere, such as tensor.py's Tensor.size).
+
+    A call pays the guards' type tests; a call with keywords also one set test, to see that
+    the function takes them as they are. Only a failing call runs the parser."""
+    if function is None:
+        return functools.partial(checked, name=name, method=method, like=like,
+                                 of_function=of_function)
+    declared = declare(function, name=name, method=method, like=like, of_function=of_function)
+    overloads = declared.overloads
+    if method and all(not o.params for o in overloads):
+        return function  # no arguments beyond the tensor: Python's own check suffices
+    parameters = inspect.signature(function).parameters
+    takes = frozenset(key for key, p in parameters.items() if p.kind in (
+        p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and key != "out")  # (out= is refused)
+    if any(p.kind == p.VAR_KEYWORD for p in parameters.values()):
+        takes = None
+    # overloads that name a positional parameter otherwise than the function does at that
+    # place (arange's `end` first, where the function has `start`): given by keyword, it goes
+    # by position
+    positional = [key for key, p in parameters.items() if p.kind in (
+        p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)][1 if method else 0:]
+    renamed = frozenset(o for o in overloads if [p.name for p in o.params if not p.keyword_only]
+                        != positional[:o.max_positional])
+
+    @functools.wraps(function)
+    def check_then_call(*args, **kwargs):  # every call of a public operation passes here
+        call_args = args[1:] if method else args
+        for overload in overloads:
+            if len(call_args) > overload.most_positional or (
+                    kwargs and not overload.names >= kwargs.keys()):
+                continue  # (a cheap test first: a guard that cannot bind raises, which is slow)
+            try:
+                if overload.guard(*call_args, **kwargs):
+                    break
+            except TypeError:
+                pass
+        else:
+            overload = declared.parse(call_args, kwargs)
+        if kwargs and takes is not None and (not takes >= kwargs.keys() or overload in renamed):
+            args, kwargs = _keywords_it_lacks(function, overload, args, kwargs, method)
+        return function(*args, **kwargs)
+
+    check_then_call.signatures = declared
+    return check_then_call
+
+
+def method(function, name=None):
+    """A checked function as a Tensor method: the same operation, checked against the
+    function's overloads without `input` and `out` (`t.sum(1)` is `sum(t, 1)`)."""
+    return checked(function.__wrapped__, name=name or function.signatures.name, method=True,
+                   of_function=True)
+
+
+# Keyword arguments PyTorch takes that mean nothing in tensorgrad (one device, one layout)
+_IGNORED = {"pin_memory", "layout", "memory_format", "non_blocking", "names", "implicit",
+            "sparse_grad"}
+
+
+def _keywords_it_lacks(function, overload, args, kwargs, method):
+    """A call with a keyword that the matched overload declares and the Python function does
+    not take as it is: `out=` (refused), what means nothing here (layout=, pin_memory=),
+    `size=` for the sizes the function takes one by one (`ones(size=(2,))`), or a name that
+    only this overload gives its positional parameter (`where(c, self=1., other=t)`,
+    `arange(end=3)` where the function's first parameter is `start`): passed by position.
+    One Python signature cannot have every overload's names; PyTorch's parser binds them so."""
+    parameters = inspect.signature(function).parameters
+    positional = [key for key, p in parameters.items() if p.kind in (
+        p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    declared_positional = [p for p in overload.params if not p.keyword_only]
+    offset = 1 if method else 0
+    args, rest = list(args), {}
+    order = [p.name for p in overload.params]
+    for key, value in sorted(kwargs.items(), key=lambda item: (
+            order.index(item[0]) if item[0] in order else len(order))):
+        declared = next((p for p in overload.params if p.name == key), None)
+        taken = key in parameters and parameters[key].kind in (
+            inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+        if taken and declared is not None and not declared.keyword_only:
+            index = declared_positional.index(declared) + offset
+            taken = index < len(positional) and positional[index] == key
+        if key == "out":
+            raise TypeError(messages.NO_OUT_ARGUMENT.format(name=function.__name__))
+        if taken:
+            rest[key] = value
+        elif declared is not None and not declared.keyword_only:
+            args.insert(min(declared_positional.index(declared) + offset, len(args)), value)
+        elif key == "device":
+            check_device(value)
+        elif key == "pin_memory" and value:
+            raise RuntimeError(messages.PIN_MEMORY)
+        elif key not in _IGNORED and value is not None:
+            raise NotImplementedError(messages.UNSUPPORTED_KEYWORD.format(
+                name=function.__name__, keyword=key))
+    return args, rest
+
+
+class Signatures:
+    """All overloads of one operation (as a function, or as a method)."""
+
+    def __init__(self, name, overloads, method=False):
+        self.name = name
+        self.method = method
+        self.overloads = overloads
+        if name in NUMBERS_AS_TENSORS:
+            for overload in overloads:
+                for param in overload.params[0 if method else 1:]:
+                    if param.type == "Tensor":
+                        param.numbers_ok = True
+                overload.guard = _make_guard(overload)
+
+    def match(self, args, kwargs=None):
+        """The overload this call fits: found by the guards when the call is plainly valid,
+        else by the parser, which raises PyTorch's error when none fits."""
+        kwargs = kwargs or {}
+        for overload in self.overloads:
+            if len(args) > overload.most_positional or kwargs and not overload.names >= kwargs.keys():
+                continue  # (a cheap test first: a guard that cannot bind raises, which is slow)
+            try:
+                if overload.guard(*args, **kwargs):
+                    return overload
+            except TypeError:
+                pass
+        return self.parse(args, kwargs)
+
+    def parse(self, args, kwargs):
+        """Check a call; return the overload it matches, or raise PyTorch's error."""
+        for overload in self.overloads:
+            if _bind(self.name, overload, args, kwargs, raise_error=False):
+                _check_int_lists(self.name, overload, args, kwargs)
+                _check_int_ranges(self.name, overload, args, kwargs)
+                return overload
+        total = len(args) + len(kwargs)
+        plausible = [o for o in self.overloads if o.min_args <= total <= o.max_args]
+        if len(self.overloads) == 1 or len(plausible) == 1:
+            overload = self.overloads[0] if len(self.overloads) == 1 else plausible[0]
+            _bind(self.name, overload, args, kwargs, raise_error=True)
+            _check_int_lists(self.name, overload, args, kwargs)
+            _check_int_ranges(self.name, overload, args, kwargs)
+            return overload
+        raise TypeError(invalid_combination(self.name, self.overloads, args, kwargs))
 
 
 # -- what each declared type accepts ---------------------------------------------------------------
@@ -503,51 +552,6 @@ _INT64 = 2 ** 63
 
 
 # -- the parser -----------------------------------------------------------------------------------
-# Operations whose Tensor arguments may also be Python numbers (`t.add(2)`), as in PyTorch's
-# should_allow_numbers_as_tensors.
-NUMBERS_AS_TENSORS = {"add", "sub", "mul", "div", "add_", "sub_", "mul_", "div_", "copy_"}
-
-
-class Signatures:
-    """All overloads of one operation (as a function, or as a method)."""
-
-    def __init__(self, name, texts, method=False):
-        self.name = name
-        self.method = method
-        numbers_ok = name in NUMBERS_AS_TENSORS
-        self.overloads = [Overload(text, numbers_ok, method) for text in texts]
-        self.guards = tuple(o.guard for o in self.overloads)
-
-    def match(self, args, kwargs):
-        """The overload this call fits: found by the guards when the call is plainly valid,
-        else by the parser, which raises PyTorch's error when none fits."""
-        for overload in self.overloads:
-            if len(args) > overload.most_positional or kwargs and not overload.names >= kwargs.keys():
-                continue  # (a cheap test first: a guard that cannot bind raises, which is slow)
-            try:
-                if overload.guard(*args, **kwargs):
-                    return overload
-            except TypeError:
-                pass
-        return self.parse(args, kwargs)
-
-    def parse(self, args, kwargs):
-        """Check a call; return the overload it matches, or raise PyTorch's error."""
-        for overload in self.overloads:
-            if _bind(self.name, overload, args, kwargs, raise_error=False):
-                _check_int_lists(self.name, overload, args, kwargs)
-                _check_int_ranges(self.name, overload, args, kwargs)
-                return overload
-        total = len(args) + len(kwargs)
-        plausible = [o for o in self.overloads if o.min_args <= total <= o.max_args]
-        if len(self.overloads) == 1 or len(plausible) == 1:
-            overload = self.overloads[0] if len(self.overloads) == 1 else plausible[0]
-            _bind(self.name, overload, args, kwargs, raise_error=True)
-            _check_int_lists(self.name, overload, args, kwargs)
-            _check_int_ranges(self.name, overload, args, kwargs)
-            return overload
-        raise TypeError(invalid_combination(self.name, self.overloads, args, kwargs))
-
 
 def _bind(name, overload, args, kwargs, raise_error):
     """Match a call to one overload, as PyTorch's FunctionSignature::parse: True if it fits;
@@ -670,7 +674,7 @@ def invalid_combination(name, overloads, args, kwargs):
         # PyTorch reparses the printed overload, taking each parameter's last word as its name
         # (`keepdim` in `bool keepdim`, but `False` in `bool keepdim = False`), and counts `*`
         # as one more parameter. Its explanations follow from that; so do these.
-        parts = _displayed_parts(overload.text) or [""]
+        parts = list(overload.parts) or [""]
         if len(parts) != len(args) + len(kwargs):
             continue
         names = [part.rsplit(" ", 1)[-1] for part in parts]
@@ -736,163 +740,6 @@ def _matches_printed_type(declared, value):
     return name == declared
 
 
-# -- the decorator ------------------------------------------------------------------------------------
-_FUNCTIONS = {}
-_METHODS = {}
-
-
-def signatures(name, method=False):
-    """The parsed overloads of a function (or a Tensor method) named in the tables above."""
-    table = _METHODS if method else _FUNCTIONS
-    found = table.get(name)
-    if found is None:
-        found = table[name] = Signatures(name, _texts(name, method), method)
-    return found
-
-
-def _texts(name, method):
-    if method and name in METHOD_SIGNATURES:
-        return METHOD_SIGNATURES[name]
-    if method:
-        return [m for m in map(method_form, SIGNATURES[name]) if m]
-    return SIGNATURES[name]
-
-
-def checked(name, method=False):
-    """Decorate a public function (or, with method=True, a Tensor method) so that every call is
-    checked against its declared signature before the function runs."""
-    def decorate(function):
-        declared = None
-
-        @functools.wraps(function)
-        def wrapper(*args, **kwargs):  # (Signatures.match and the keyword test, spelled out:
-            nonlocal declared          # every call of a public function passes here)
-            if declared is None:
-                declared = signatures(name, method)
-            call_args = args[1:] if method else args
-            for overload in declared.overloads:
-                if len(call_args) > overload.most_positional or (
-                        kwargs and not overload.names >= kwargs.keys()):
-                    continue
-                try:
-                    if overload.guard(*call_args, **kwargs):
-                        break
-                except TypeError:
-                    pass
-            else:
-                overload = declared.parse(call_args, kwargs)
-            if kwargs and (function, overload, tuple(kwargs)) not in _PASSES_AS_IT_IS_TRUE:
-                args, kwargs = _as_the_function_takes(function, overload, args, kwargs, method)
-            return function(*args, **kwargs)
-
-        wrapper.signature_name = name
-        return wrapper
-
-    return decorate
-
-
-def check(name, args, kwargs=None, method=False):
-    """Check one call by hand (where a decorator does not fit), as `checked` does."""
-    signatures(name, method).match(args, kwargs or {})
-
-
-# Keyword arguments PyTorch takes that mean nothing in tensorgrad (one device, one layout)
-_IGNORED = {"pin_memory", "layout", "memory_format", "non_blocking", "names", "implicit",
-            "sparse_grad"}
-
-
-def _as_the_function_takes(function, overload, args, kwargs, method):
-    """A call made with PyTorch's keywords (`add(t, other=2)`, `ones(size=(2,))`), rewritten
-    for tensorgrad's function, whose parameters may have other names (`add(a, b)`,
-    `ones(*size)`). Keywords it takes as they are pass straight through."""
-    key = (function, overload, tuple(kwargs))
-    passes = _PASSES_AS_IT_IS.get(key)
-    if passes is None:
-        passes = _PASSES_AS_IT_IS[key] = _takes_as_it_is(function, overload, kwargs, method)
-        if passes:
-            _PASSES_AS_IT_IS_TRUE.add(key)
-    if passes:
-        return args, kwargs
-    parameters = _parameters(function)
-    positional = [p for p in parameters.values()
-                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)]
-    declared_positional = [p for p in overload.params if not p.keyword_only]
-    offset = 1 if method else 0
-    args, rest = list(args), {}
-    order = [p.name for p in overload.params]
-    for key, value in sorted(kwargs.items(), key=lambda item: (
-            order.index(item[0]) if item[0] in order else len(order))):
-        declared = next((p for p in overload.params if p.name == key), None)
-        if declared is not None and not declared.keyword_only:
-            index = declared_positional.index(declared) + offset
-            target = positional[min(index, len(positional) - 1)]
-            if target.kind == target.VAR_POSITIONAL or index == len(args):
-                args.append(value)
-            else:
-                rest[target.name] = value
-        elif key in parameters:
-            rest[key] = value
-        elif key == "out":
-            raise TypeError(messages.NO_OUT_ARGUMENT.format(name=function.__name__))
-        elif key == "device":
-            check_device(value)
-        elif key == "pin_memory" and value:
-            raise RuntimeError(messages.PIN_MEMORY)
-        elif key not in _IGNORED and value is not None:
-            raise NotImplementedError(messages.UNSUPPORTED_KEYWORD.format(
-                name=function.__name__, keyword=key))
-    return args, rest
-
-
-_PASSES_AS_IT_IS = {}  # (function, overload, keywords) -> does the call need no rewriting?
-_PASSES_AS_IT_IS_TRUE = set()  # the keys above whose answer is yes
-
-
-def _takes_as_it_is(function, overload, keywords, method):
-    """Does the function take these keywords itself, each in the declared position?"""
-    parameters = _parameters(function)
-    if any(p.kind == p.VAR_KEYWORD for p in parameters.values()):
-        return True
-    positional = [p for p in parameters.values()
-                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)]
-    names = [p.name for p in overload.params if not p.keyword_only]
-    for key in keywords:
-        if key not in parameters or parameters[key].kind == parameters[key].VAR_POSITIONAL:
-            return False
-        if key not in names:
-            if parameters[key].kind != parameters[key].KEYWORD_ONLY:
-                return False
-            continue
-        index = names.index(key) + (1 if method else 0)
-        if index >= len(positional) or positional[index].name != key:
-            return False
-    return True
-
-
-@functools.lru_cache(maxsize=None)
-def _parameters(function):
-    import inspect  # (only for calls made with keywords that need rewriting: not at import)
-
-    return dict(inspect.signature(function).parameters)
-
-
-def check_methods(cls):
-    """Wrap every method of `cls` (the Tensor class) that has a declared signature with
-    arguments, so that `t.sum(dim="a")` is refused as `torch.Tensor.sum` refuses it."""
-    for name in set(SIGNATURES) | set(METHOD_SIGNATURES):
-        method = cls.__dict__.get(name)
-        if method is None or not callable(method):
-            continue
-        if all(text == "()" for text in _texts(name, method=True)):
-            continue  # no arguments beyond the tensor: Python's own check suffices
-        setattr(cls, name, checked(name, method=True)(method))
-
-
-def check_functions(namespace):
-    """Wrap every function in `namespace` (a module's globals) that has a declared signature."""
-    for name, function in list(namespace.items()):
-        if name in SIGNATURES and callable(function) and not hasattr(function, "signature_name"):
-            namespace[name] = checked(name)(function)
 
 
 def require_tensors(name, *values):

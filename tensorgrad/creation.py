@@ -10,6 +10,7 @@ import numpy as np
 
 from . import dtypes
 from . import random as _random
+from .arguments import Device, Dtype, Generator, Ints, Layout, MemoryFormat, Names, Number, checked, overload
 from .autograd import messages
 from .device import check_device
 from .tensor import Tensor
@@ -145,7 +146,11 @@ def _cast_python_data(data, dtype):
     return np.array(values, dtype=dtype.numpy)
 
 
-def tensor(data, dtype=None, device=None, requires_grad=False):
+@overload
+def tensor(data: object, *, dtype: Dtype = None, device: Device = None,
+           pin_memory: bool = False, requires_grad: bool = False, names: Names = None): ...
+@checked
+def tensor(data, *, dtype=None, device=None, requires_grad=False):
     """A new leaf tensor holding a *copy* of `data` (a number, nested lists, or an array)."""
     check_device(device)
     if isinstance(data, Tensor):
@@ -162,8 +167,12 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
     return _finish(array, dtype, requires_grad)
 
 
-def as_tensor(data, dtype=None):
+@overload
+def as_tensor(data: object, *, dtype: Dtype = None, device: Device = None): ...
+@checked
+def as_tensor(data, dtype=None, *, device=None):
     """Like `tensor`, but shares memory with a NumPy array (or returns a tensor unchanged)."""
+    check_device(device)
     if isinstance(data, Tensor) and (dtype is None or dtypes.check_dtype(dtype) is data.dtype):
         return data
     if isinstance(data, np.ndarray):
@@ -205,23 +214,36 @@ def _random_dtype(dtype, kernel):
     return dtype
 
 
+@overload
+def ones(*size: Ints, out: Tensor = None, dtype: Dtype = None, layout: Layout = None, device: Device = None,
+         pin_memory: bool | None = False, requires_grad: bool | None = False): ...
+@checked
 def ones(*size, dtype=None, requires_grad=False, device=None):
     check_device(device)
     return _finish(np.ones(_size_arg(size), dtype=_float_dtype(dtype).numpy), None, requires_grad)
 
 
+@checked(like=ones)
 def zeros(*size, dtype=None, requires_grad=False, device=None):
     check_device(device)
     return _finish(np.zeros(_size_arg(size), dtype=_float_dtype(dtype).numpy), None, requires_grad)
 
 
+@overload
+def empty(*size: Ints, memory_format: MemoryFormat = None, out: Tensor = None, dtype: Dtype = None, layout: Layout = None, device: Device = None,
+         pin_memory: bool | None = False, requires_grad: bool | None = False): ...
+@checked
 def empty(*size, dtype=None, requires_grad=False, device=None):
     """Like zeros: tensorgrad never hands out uninitialised memory."""
     check_device(device)
     return zeros(*size, dtype=dtype, requires_grad=requires_grad)
 
 
-def full(size, fill_value, dtype=None, requires_grad=False, device=None):
+@overload
+def full(size: Ints, fill_value: Number, *, out: Tensor = None, dtype: Dtype = None, layout: Layout = None, device: Device = None,
+         pin_memory: bool | None = False, requires_grad: bool | None = False): ...
+@checked
+def full(size, fill_value, *, dtype=None, requires_grad=False, device=None):
     check_device(device)
     if dtype is None:
         if isinstance(fill_value, (bool, np.bool_)):
@@ -235,24 +257,54 @@ def full(size, fill_value, dtype=None, requires_grad=False, device=None):
     return _finish(data, None, requires_grad)
 
 
-def ones_like(t, dtype=None, requires_grad=False):
-    return _finish(np.ones(t._data.shape, dtype=(dtype or t.dtype).numpy), None, requires_grad)
+@overload
+def ones_like(input: Tensor, *, dtype: Dtype = None, layout: Layout = None, device: Device = None,
+         pin_memory: bool | None = False, requires_grad: bool | None = False,
+         memory_format: MemoryFormat = None): ...
+@checked
+def ones_like(input, *, dtype=None, requires_grad=False):
+    return _finish(np.ones(input._data.shape, dtype=(dtype or input.dtype).numpy), None, requires_grad)
 
 
-def zeros_like(t, dtype=None, requires_grad=False):
-    return _finish(np.zeros(t._data.shape, dtype=(dtype or t.dtype).numpy), None, requires_grad)
+@overload
+def zeros_like(input: Tensor, *, dtype: Dtype = None, layout: Layout = None, device: Device = None,
+         pin_memory: bool | None = False, requires_grad: bool | None = False,
+         memory_format: MemoryFormat = None): ...
+@checked
+def zeros_like(input, *, dtype=None, requires_grad=False):
+    return _finish(np.zeros(input._data.shape, dtype=(dtype or input.dtype).numpy), None, requires_grad)
 
 
-def full_like(t, fill_value, dtype=None, requires_grad=False):
-    data = np.full(t._data.shape, fill_value, dtype=(dtype or t.dtype).numpy)
+@overload
+def full_like(input: Tensor, fill_value: Number, *, dtype: Dtype = None, layout: Layout = None, device: Device = None,
+         pin_memory: bool | None = False, requires_grad: bool | None = False,
+         memory_format: MemoryFormat = None): ...
+@checked
+def full_like(input, fill_value, *, dtype=None, requires_grad=False):
+    data = np.full(input._data.shape, fill_value, dtype=(dtype or input.dtype).numpy)
     return _finish(data, None, requires_grad)
 
 
-def empty_like(t, dtype=None, requires_grad=False):
-    return zeros_like(t, dtype=dtype, requires_grad=requires_grad)
+@overload
+def empty_like(input: Tensor, *, dtype: Dtype = None, layout: Layout = None, device: Device = None,
+         pin_memory: bool | None = False, requires_grad: bool | None = False,
+         memory_format: MemoryFormat = None): ...
+@checked
+def empty_like(input, *, dtype=None, requires_grad=False):
+    return zeros_like(input, dtype=dtype, requires_grad=requires_grad)
 
 
-def arange(start, end=None, step=1, dtype=None, requires_grad=False, device=None):
+@overload
+def arange(end: Number, *, out: Tensor = None, dtype: Dtype = None, layout: Layout = None, device: Device = None,
+         pin_memory: bool | None = False, requires_grad: bool | None = False): ...
+@overload
+def arange(start: Number, end: Number, *, dtype: Dtype = None, layout: Layout = None, device: Device = None,
+         pin_memory: bool | None = False, requires_grad: bool | None = False): ...
+@overload
+def arange(start: Number, end: Number, step: Number = 1, *, out: Tensor = None, dtype: Dtype = None, layout: Layout = None, device: Device = None,
+         pin_memory: bool | None = False, requires_grad: bool | None = False): ...
+@checked
+def arange(start, end=None, step=1, *, dtype=None, requires_grad=False, device=None):
     check_device(device)
     if end is None:
         start, end = 0, start
@@ -274,7 +326,20 @@ def arange(start, end=None, step=1, dtype=None, requires_grad=False, device=None
     return _finish(data, None, requires_grad)
 
 
-def linspace(start, end, steps, dtype=None, requires_grad=False, device=None):
+@overload
+def linspace(start: Tensor, end: Tensor, steps: int, *, out: Tensor = None, dtype: Dtype = None, layout: Layout = None, device: Device = None,
+         pin_memory: bool | None = False, requires_grad: bool | None = False): ...
+@overload
+def linspace(start: Number, end: Tensor, steps: int, *, out: Tensor = None, dtype: Dtype = None, layout: Layout = None, device: Device = None,
+         pin_memory: bool | None = False, requires_grad: bool | None = False): ...
+@overload
+def linspace(start: Tensor, end: Number, steps: int, *, out: Tensor = None, dtype: Dtype = None, layout: Layout = None, device: Device = None,
+         pin_memory: bool | None = False, requires_grad: bool | None = False): ...
+@overload
+def linspace(start: Number, end: Number, steps: int, *, out: Tensor = None, dtype: Dtype = None, layout: Layout = None, device: Device = None,
+         pin_memory: bool | None = False, requires_grad: bool | None = False): ...
+@checked
+def linspace(start, end, steps, *, dtype=None, requires_grad=False, device=None):
     check_device(device)
     for name, value in (("start", start), ("end", end)):
         if isinstance(value, Tensor) and value._data.ndim:
@@ -306,7 +371,14 @@ def _linspace_as_pytorch(start, end, steps, np_dtype):
     return np.where(np.arange(steps) < steps // 2, up, down).astype(np_dtype)
 
 
-def eye(n, m=None, dtype=None, requires_grad=False, device=None):
+@overload
+def eye(n: int, *, out: Tensor = None, dtype: Dtype = None, layout: Layout = None, device: Device = None,
+         pin_memory: bool | None = False, requires_grad: bool | None = False): ...
+@overload
+def eye(n: int, m: int, *, out: Tensor = None, dtype: Dtype = None, layout: Layout = None, device: Device = None,
+         pin_memory: bool | None = False, requires_grad: bool | None = False): ...
+@checked
+def eye(n, m=None, *, dtype=None, requires_grad=False, device=None):
     check_device(device)
     for name, value in (("n", n), ("m", m)):
         if value is not None and value < 0:
@@ -314,6 +386,13 @@ def eye(n, m=None, dtype=None, requires_grad=False, device=None):
     return _finish(np.eye(n, m, dtype=_float_dtype(dtype).numpy), None, requires_grad)
 
 
+@overload
+def rand(*size: Ints, generator: Generator, out: Tensor = None, dtype: Dtype = None, layout: Layout = None, device: Device = None,
+         pin_memory: bool | None = False, requires_grad: bool | None = False): ...
+@overload
+def rand(*size: Ints, out: Tensor = None, dtype: Dtype = None, layout: Layout = None, device: Device = None,
+         pin_memory: bool | None = False, requires_grad: bool | None = False): ...
+@checked
 def rand(*size, dtype=None, requires_grad=False, device=None):
     """Uniform samples in [0, 1). The stream differs from PyTorch's (see tensorgrad.random)."""
     check_device(device)
@@ -322,6 +401,7 @@ def rand(*size, dtype=None, requires_grad=False, device=None):
     return _finish(data, None, requires_grad)
 
 
+@checked(like=rand)
 def randn(*size, dtype=None, requires_grad=False, device=None):
     """Standard normal samples. The stream differs from PyTorch's (see tensorgrad.random)."""
     check_device(device)
@@ -330,7 +410,20 @@ def randn(*size, dtype=None, requires_grad=False, device=None):
     return _finish(data, None, requires_grad)
 
 
-def randint(low, high=None, size=None, dtype=None, requires_grad=False, device=None):
+@overload
+def randint(high: int, size: Ints, *, generator: Generator, out: Tensor = None, dtype: Dtype = None, layout: Layout = None, device: Device = None,
+         pin_memory: bool | None = False, requires_grad: bool | None = False): ...
+@overload
+def randint(high: int, size: Ints, *, out: Tensor = None, dtype: Dtype = None, layout: Layout = None, device: Device = None,
+         pin_memory: bool | None = False, requires_grad: bool | None = False): ...
+@overload
+def randint(low: int, high: int, size: Ints, *, generator: Generator, out: Tensor = None, dtype: Dtype = None, layout: Layout = None, device: Device = None,
+         pin_memory: bool | None = False, requires_grad: bool | None = False): ...
+@overload
+def randint(low: int, high: int, size: Ints, *, out: Tensor = None, dtype: Dtype = None, layout: Layout = None, device: Device = None,
+         pin_memory: bool | None = False, requires_grad: bool | None = False): ...
+@checked
+def randint(low, high=None, size=None, *, dtype=None, requires_grad=False, device=None):
     """Integers in [low, high). `randint(high, size)` starts from 0, as in PyTorch."""
     check_device(device)
     if size is None and isinstance(high, (tuple, list)):
@@ -347,15 +440,32 @@ def randint(low, high=None, size=None, dtype=None, requires_grad=False, device=N
     return _finish(data, dtype, requires_grad)
 
 
-def rand_like(t, dtype=None, requires_grad=False):
-    return rand(t.shape, dtype=dtype or t.dtype, requires_grad=requires_grad)
+@overload
+def rand_like(input: Tensor, *, generator: Generator, memory_format: MemoryFormat = None, dtype: Dtype = None,
+         layout: Layout = None, device: Device = None, pin_memory: bool | None = False,
+         requires_grad: bool | None = False): ...
+@overload
+def rand_like(input: Tensor, *, memory_format: MemoryFormat = None, dtype: Dtype = None,
+         layout: Layout = None, device: Device = None, pin_memory: bool | None = False,
+         requires_grad: bool | None = False): ...
+@checked
+def rand_like(input, *, dtype=None, requires_grad=False):
+    return rand(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
 
 
-def randn_like(t, dtype=None, requires_grad=False):
-    return randn(t.shape, dtype=dtype or t.dtype, requires_grad=requires_grad)
+@checked(like=rand_like)
+def randn_like(input, *, dtype=None, requires_grad=False):
+    return randn(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
 
 
-def randperm(n, dtype=None, requires_grad=False):
+@overload
+def randperm(n: int, *, generator: Generator, out: Tensor = None, dtype: Dtype = None, layout: Layout = None, device: Device = None,
+         pin_memory: bool | None = False, requires_grad: bool | None = False): ...
+@overload
+def randperm(n: int, *, out: Tensor = None, dtype: Dtype = None, layout: Layout = None, device: Device = None,
+         pin_memory: bool | None = False, requires_grad: bool | None = False): ...
+@checked
+def randperm(n, *, dtype=None, requires_grad=False):
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     if dtype is not None and dtypes.check_dtype(dtype) is dtypes.bool_:

@@ -12,7 +12,7 @@ import types
 
 import numpy as np
 
-from . import arguments, creation, dtypes, printing
+from . import creation, dtypes, printing
 from . import random as _random
 from .autograd import backward_and_grad as _backward_and_grad
 from .device import check_device
@@ -26,7 +26,45 @@ from .ops import inplace as _inplace
 from .ops import linalg as _linalg
 from .ops import reduction as _red
 from .ops import shape as _shape
+from .arguments import (Device, Dtype, Generator, Ints, MemoryFormat, Number, checked, method,
+                        overload)
 from .tensor import Tensor
+
+# The operations themselves, without their argument checks (`mul.__wrapped__`: the function
+# under its decorator): an operator tests its operand's type itself, and runs only this.
+_add, _sub, _mul, _div, _pow, _neg, _abs, _floor_divide, _remainder = (f.__wrapped__ for f in (
+    _ew.add, _ew.sub, _ew.mul, _ew.div, _ew.pow, _ew.neg, _ew.abs, _ew.floor_divide,
+    _ew.remainder))
+_eq, _ne, _lt, _le, _gt, _ge = (f.__wrapped__ for f in (_ew.eq, _ew.ne, _ew.lt, _ew.le, _ew.gt,
+                                                         _ew.ge))
+_matmul = _linalg.matmul.__wrapped__
+
+
+def _size(self, dim: int = None):
+    """Tensor.size's declaration (the method is tensor.py's)."""
+
+
+def _requires_grad_(self, requires_grad: bool = True):
+    """Tensor.requires_grad_'s declaration (the method is tensor.py's)."""
+
+
+# (declared out here: in the class body below, `float` and `bool` are Tensor's methods)
+def _copy_(self, other: Tensor, non_blocking: bool = False): ...
+def _normal_(self, mean: float = 0, std: float = 1, *, generator: Generator = None): ...
+def _uniform_(self, from_: float = 0, to: float = 1, *, generator: Generator = None): ...
+
+
+def binary_operator(operation, reflected=False):
+    """`a * b` and the other operators: `operation(a, b)` (`operation(b, a)` reflected) when the
+    other operand is a Tensor or a Python or NumPy number; else NotImplemented, and Python
+    raises its own TypeError ("unsupported operand type(s)"), as with torch."""
+    def binary_operator(self, other):
+        if type(other) not in _OPERAND_TYPES and not _is_operand(other):
+            return NotImplemented
+        return operation(other, self) if reflected else operation(self, other)
+
+    return binary_operator
+
 
 class TensorMethods:
     """Tensor's methods that hand the work to an operation (copied onto Tensor below)."""
@@ -55,13 +93,23 @@ class TensorMethods:
         _backward_and_grad.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     # -- conversions -------------------------------------------------------------------------
+    @overload
+    def to(self, device: Device = None, dtype: Dtype = None, non_blocking: bool = False,
+           copy: bool = False, *, memory_format: MemoryFormat = None): ...
+    @overload
+    def to(self, dtype: Dtype, non_blocking: bool = False, copy: bool = False, *,
+           memory_format: MemoryFormat = None): ...
+    @overload
+    def to(self, tensor: Tensor, non_blocking: bool = False, copy: bool = False, *,
+           memory_format: MemoryFormat = None): ...
+    @checked(method=True)
     def to(self, *args, **kwargs):
         """Convert to another dtype: `t.to(tensorgrad.float64)`, `t.to(other)` (other's dtype),
         `t.to("cpu", tensorgrad.float64)`, `copy=True` for a copy even when nothing changes.
         The only device is the CPU."""
         dtype, copy = to_arguments(args, kwargs)
         if dtype is None or dtype is self.dtype:
-            return _ew.clone(self) if copy else self
+            return _ew.clone.__wrapped__(self) if copy else self
         return _ew.to_dtype(self, dtype)
 
     def type(self, dtype=None):
@@ -113,144 +161,41 @@ class TensorMethods:
         return object.__format__(self, spec)
 
     # -- operators: each forwards to an operation in tensorgrad.ops ---------------------------
-    def __add__(self, other):
-        if type(other) not in _OPERAND_TYPES and not _is_operand(other):
-            return NotImplemented  # Python then says: unsupported operand type(s)
-        return _ew.add(self, other)
-
-    def __radd__(self, other):
-        if type(other) not in _OPERAND_TYPES and not _is_operand(other):
-            return NotImplemented  # Python then says: unsupported operand type(s)
-        return _ew.add(self, other)
-
-    def __sub__(self, other):
-        if type(other) not in _OPERAND_TYPES and not _is_operand(other):
-            return NotImplemented  # Python then says: unsupported operand type(s)
-        return _ew.sub(self, other)
-
-    def __rsub__(self, other):
-        if type(other) not in _OPERAND_TYPES and not _is_operand(other):
-            return NotImplemented  # Python then says: unsupported operand type(s)
-        return _ew.rsub(self, other)
-
-    def __mul__(self, other):
-        if type(other) not in _OPERAND_TYPES and not _is_operand(other):
-            return NotImplemented  # Python then says: unsupported operand type(s)
-        return _ew.mul(self, other)
-
-    def __rmul__(self, other):
-        if type(other) not in _OPERAND_TYPES and not _is_operand(other):
-            return NotImplemented  # Python then says: unsupported operand type(s)
-        return _ew.mul(self, other)
-
-    def __truediv__(self, other):
-        if type(other) not in _OPERAND_TYPES and not _is_operand(other):
-            return NotImplemented  # Python then says: unsupported operand type(s)
-        return _ew.div(self, other)
-
-    def __rtruediv__(self, other):
-        if type(other) not in _OPERAND_TYPES and not _is_operand(other):
-            return NotImplemented  # Python then says: unsupported operand type(s)
-        return _ew.div(other, self)
-
-    def __pow__(self, exponent):
-        if type(exponent) not in _OPERAND_TYPES and not _is_operand(exponent):
-            return NotImplemented  # Python then says: unsupported operand type(s)
-        return _ew.pow(self, exponent)
-
-    def __rpow__(self, base):
-        if type(base) not in _OPERAND_TYPES and not _is_operand(base):
-            return NotImplemented  # Python then says: unsupported operand type(s)
-        return _ew.pow(base, self)
+    # (binary_operator, below the class: a Tensor or a number on the other side, else
+    # NotImplemented, and Python says "unsupported operand type(s)", as with torch)
+    __add__ = __radd__ = binary_operator(_add)
+    __sub__ = binary_operator(_sub)
+    __rsub__ = binary_operator(_ew.rsub)
+    __mul__ = __rmul__ = binary_operator(_mul)
+    __truediv__ = binary_operator(_div)
+    __rtruediv__ = binary_operator(_div, reflected=True)
+    __pow__ = binary_operator(_pow)
+    __rpow__ = binary_operator(_pow, reflected=True)
+    __floordiv__ = binary_operator(_floor_divide)
+    __mod__ = binary_operator(_remainder)
+    __eq__, __ne__, __lt__, __le__, __gt__, __ge__ = (binary_operator(f) for f in (
+        _eq, _ne, _lt, _le, _gt, _ge))
+    __and__ = binary_operator(_ew.bitwise_and)
+    __or__ = binary_operator(_ew.bitwise_or)
 
     def __neg__(self):
-        return _ew.neg(self)
+        return _neg(self)
 
     def __pos__(self):
         return self
 
     def __abs__(self):
-        return _ew.abs(self)
+        return _abs(self)
 
     def __matmul__(self, other):
         if not isinstance(other, Tensor):
             return NotImplemented
-        return _linalg.matmul(self, other)
+        return _matmul(self, other)
 
     def __rmatmul__(self, other):
         if not isinstance(other, Tensor):
             return NotImplemented
-        return _linalg.matmul(other, self)
-
-    def __floordiv__(self, other):
-        if type(other) not in _OPERAND_TYPES and not _is_operand(other):
-            return NotImplemented  # Python then says: unsupported operand type(s)
-        return _ew.floor_divide(self, other)
-
-    def __mod__(self, other):
-        if type(other) not in _OPERAND_TYPES and not _is_operand(other):
-            return NotImplemented  # Python then says: unsupported operand type(s)
-        return _ew.remainder(self, other)
-
-    def __iadd__(self, other):
-        if type(other) not in _OPERAND_TYPES and not _is_operand(other):
-            return NotImplemented  # Python then says: unsupported operand type(s)
-        return self.add_(other)
-
-    def __isub__(self, other):
-        if type(other) not in _OPERAND_TYPES and not _is_operand(other):
-            return NotImplemented  # Python then says: unsupported operand type(s)
-        return self.sub_(other)
-
-    def __imul__(self, other):
-        if type(other) not in _OPERAND_TYPES and not _is_operand(other):
-            return NotImplemented  # Python then says: unsupported operand type(s)
-        return self.mul_(other)
-
-    def __itruediv__(self, other):
-        if type(other) not in _OPERAND_TYPES and not _is_operand(other):
-            return NotImplemented  # Python then says: unsupported operand type(s)
-        return self.div_(other)
-
-    def __eq__(self, other):
-        if type(other) not in _OPERAND_TYPES and not _is_operand(other):
-            return NotImplemented  # Python then says: unsupported operand type(s)
-        return _ew.eq(self, other)
-
-    def __ne__(self, other):
-        if type(other) not in _OPERAND_TYPES and not _is_operand(other):
-            return NotImplemented  # Python then says: unsupported operand type(s)
-        return _ew.ne(self, other)
-
-    def __lt__(self, other):
-        if type(other) not in _OPERAND_TYPES and not _is_operand(other):
-            return NotImplemented  # Python then says: unsupported operand type(s)
-        return _ew.lt(self, other)
-
-    def __le__(self, other):
-        if type(other) not in _OPERAND_TYPES and not _is_operand(other):
-            return NotImplemented  # Python then says: unsupported operand type(s)
-        return _ew.le(self, other)
-
-    def __gt__(self, other):
-        if type(other) not in _OPERAND_TYPES and not _is_operand(other):
-            return NotImplemented  # Python then says: unsupported operand type(s)
-        return _ew.gt(self, other)
-
-    def __ge__(self, other):
-        if type(other) not in _OPERAND_TYPES and not _is_operand(other):
-            return NotImplemented  # Python then says: unsupported operand type(s)
-        return _ew.ge(self, other)
-
-    def __and__(self, other):
-        if type(other) not in _OPERAND_TYPES and not _is_operand(other):
-            return NotImplemented  # Python then says: unsupported operand type(s)
-        return _ew.bitwise_and(self, other)
-
-    def __or__(self, other):
-        if type(other) not in _OPERAND_TYPES and not _is_operand(other):
-            return NotImplemented  # Python then says: unsupported operand type(s)
-        return _ew.bitwise_or(self, other)
+        return _matmul(other, self)
 
     def __invert__(self):
         return _ew.bitwise_not(self)
@@ -261,205 +206,77 @@ class TensorMethods:
     def __setitem__(self, index, value):
         _indexing.setitem(self, index, value)
 
-    # -- methods with PyTorch's names -----------------------------------------------------------
-    def add(self, other, *, alpha=1):
-        return _ew.add(self, other, alpha=alpha)
+    # -- methods with PyTorch's names: each is its operation, checked as PyTorch checks the method
+    # (the function's overloads without `input` and `out`; see arguments.method)
+    add, sub, mul, div, pow = (method(f) for f in (_ew.add, _ew.sub, _ew.mul, _ew.div, _ew.pow))
+    clamp, clip, maximum, minimum = (method(f) for f in (
+        _ew.clamp, _ew.clip, _ew.maximum, _ew.minimum))
+    eq, ne, lt, le, gt, ge, equal = (method(f) for f in (
+        _ew.eq, _ew.ne, _ew.lt, _ew.le, _ew.gt, _ew.ge, _ew.equal))
+    isclose, allclose, floor_divide, remainder, logical_and, logical_or = (method(f) for f in (
+        _ew.isclose, _ew.allclose, _ew.floor_divide, _ew.remainder, _ew.logical_and,
+        _ew.logical_or))
+    clone = method(_ew.clone)
+    # (no arguments beside the tensor: Python's own check of the call suffices)
+    square, neg, reciprocal, exp, log, log1p, expm1, sqrt, sin, cos, tanh, sigmoid, relu, abs, \
+        sign, logical_not = (f.__wrapped__ for f in (
+            _ew.square, _ew.neg, _ew.reciprocal, _ew.exp, _ew.log, _ew.log1p, _ew.expm1,
+            _ew.sqrt, _ew.sin, _ew.cos, _ew.tanh, _ew.sigmoid, _ew.relu, _ew.abs, _ew.sign,
+            _ew.logical_not))
 
-    def sub(self, other, *, alpha=1):
-        return _ew.sub(self, other, alpha=alpha)
-
-    def mul(self, other):
-        return _ew.mul(self, other)
-
-    def div(self, other, *, rounding_mode=None):
-        return _ew.div(self, other, rounding_mode=rounding_mode)
-
-    def pow(self, exponent):
-        return _ew.pow(self, exponent)
-
-    def square(self):
-        return _ew.square(self)
-
-    def neg(self):
-        return _ew.neg(self)
-
-    def reciprocal(self):
-        return _ew.reciprocal(self)
-
-    def exp(self):
-        return _ew.exp(self)
-
-    def log1p(self):
-        return _ew.log1p(self)
-
-    def expm1(self):
-        return _ew.expm1(self)
-
+    @overload
+    def where(self, condition: Tensor, other: Tensor): ...
+    @overload
+    def where(self, condition: Tensor, other: Number): ...
+    @checked(method=True)
     def where(self, condition, other):
         """`x.where(c, y)` is `tensorgrad.where(c, x, y)`."""
-        return _ew.where(condition, self, other)
+        return _ew.where.__wrapped__(condition, self, other)
 
-    def cumsum(self, dim, *, dtype=None):
-        return _red.cumsum(self, dim, dtype=dtype)
-
-    def flip(self, dims):
-        return _shape.flip(self, dims)
-
-    def log(self):
-        return _ew.log(self)
-
-    def sqrt(self):
-        return _ew.sqrt(self)
-
-    def sin(self):
-        return _ew.sin(self)
-
-    def cos(self):
-        return _ew.cos(self)
-
-    def tanh(self):
-        return _ew.tanh(self)
-
-    def sigmoid(self):
-        return _ew.sigmoid(self)
-
-    def relu(self):
-        return _ew.relu(self)
-
-    def abs(self):
-        return _ew.abs(self)
-
-    def sign(self):
-        return _ew.sign(self)
-
-    def clamp(self, min=None, max=None):  # noqa: A002
-        return _ew.clamp(self, min, max)
-
-    clip = clamp
-
-    def maximum(self, other):
-        return _ew.maximum(self, other)
-
-    def minimum(self, other):
-        return _ew.minimum(self, other)
-
-    def clone(self):
-        """A copy with its own memory, still connected to the graph (CloneBackward0)."""
-        return _ew.clone(self)
-
-    def eq(self, other):
-        return _ew.eq(self, other)
-
-    def ne(self, other):
-        return _ew.ne(self, other)
-
-    def lt(self, other):
-        return _ew.lt(self, other)
-
-    def le(self, other):
-        return _ew.le(self, other)
-
-    def gt(self, other):
-        return _ew.gt(self, other)
-
-    def ge(self, other):
-        return _ew.ge(self, other)
-
-    def equal(self, other):
-        return _ew.equal(self, other)
-
-    def all(self, dim=None, keepdim=False):
-        return _red.all_or_any(np.all, self, dim, keepdim)
-
-    def any(self, dim=None, keepdim=False):
-        return _red.all_or_any(np.any, self, dim, keepdim)
-
-    def logical_not(self):
-        return _ew.logical_not(self)
-
-    def sum(self, dim=None, keepdim=False, *, dtype=None):
-        return _red.sum(self, dim, keepdim, dtype=dtype)
-
-    def mean(self, dim=None, keepdim=False, *, dtype=None):
-        return _red.mean(self, dim, keepdim, dtype=dtype)
-
-    def max(self, dim=None, keepdim=False):
-        return _red.max(self, dim, keepdim)
-
-    def min(self, dim=None, keepdim=False):
-        return _red.min(self, dim, keepdim)
-
-    def amax(self, dim=(), keepdim=False):
-        return _red.amax(self, dim, keepdim)
-
-    def amin(self, dim=(), keepdim=False):
-        return _red.amin(self, dim, keepdim)
-
-    def argmax(self, dim=None, keepdim=False):
-        return _red.argmax(self, dim, keepdim)
-
-    def argmin(self, dim=None, keepdim=False):
-        return _red.argmin(self, dim, keepdim)
-
-    def prod(self, dim=None, keepdim=False, *, dtype=None):
-        return _red.prod(self, dim, keepdim, dtype=dtype)
-
-    def var(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
-        return _red.var(self, dim, unbiased, keepdim, correction=correction)
-
-    def std(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
-        return _red.std(self, dim, unbiased, keepdim, correction=correction)
+    sum, mean, prod, max, min, amax, amin, argmax, argmin, var, std, all, any = (
+        method(f) for f in (_red.sum, _red.mean, _red.prod, _red.max, _red.min, _red.amax,
+                            _red.amin, _red.argmax, _red.argmin, _red.var, _red.std, _red.all,
+                            _red.any))
+    logsumexp, softmax, log_softmax, cumsum, gather = (method(f) for f in (
+        _red.logsumexp, _red.softmax, _red.log_softmax, _red.cumsum, _red.gather))
 
     def norm(self, p="fro", dim=None, keepdim=False):
         return _red.norm(self, p, dim, keepdim)
 
-    def logsumexp(self, dim, keepdim=False):
-        return _red.logsumexp(self, dim, keepdim)
+    matmul, mm, bmm, mv, dot, outer = (method(f) for f in (
+        _linalg.matmul, _linalg.mm, _linalg.bmm, _linalg.mv, _linalg.dot, _linalg.outer))
 
-    def softmax(self, dim, dtype=None):
-        return _red.softmax(self, dim, dtype)
+    reshape, view, flatten, transpose, permute, unsqueeze, squeeze, expand, expand_as, repeat, \
+        flip, unbind, chunk = (method(f) for f in (
+            _shape.reshape, _shape.view, _shape.flatten, _shape.transpose, _shape.permute,
+            _shape.unsqueeze, _shape.squeeze, _shape.expand, _shape.expand_as, _shape.repeat,
+            _shape.flip, _shape.unbind, _shape.chunk))
+    t = _shape.t.__wrapped__
+    select = method(_indexing.select)
 
-    def log_softmax(self, dim, dtype=None):
-        return _red.log_softmax(self, dim, dtype)
+    @checked(method=True)
+    def view_as(self, other: Tensor):
+        return _shape.view.__wrapped__(self, other.shape)
 
-    def gather(self, dim, index):
-        return _red.gather(self, dim, index)
+    @checked(method=True)
+    def reshape_as(self, other: Tensor):
+        return _shape.reshape.__wrapped__(self, other.shape)
 
-    def matmul(self, other):
-        return _linalg.matmul(self, other)
+    @checked(method=True)
+    def broadcast_to(self, size: int | Ints):
+        """(PyTorch's method takes a single int as well: it is `expand` underneath)"""
+        return _shape.expand.__wrapped__(self, size)
 
-    def mm(self, other):
-        return _linalg.mm(self, other)
+    @overload
+    def split(self, split_size: int, dim: int = 0): ...
+    @overload
+    def split(self, split_size: Ints, dim: int = 0): ...
+    @checked(method=True)
+    def split(self, split_size, dim=0):
+        return _shape.split(self, split_size, dim)
 
-    def bmm(self, mat2):
-        return _linalg.bmm(self, mat2)
-
-    def mv(self, vec):
-        return _linalg.mv(self, vec)
-
-    def dot(self, other):
-        return _linalg.dot(self, other)
-
-    def reshape(self, *shape):
-        return _shape.reshape(self, *shape)
-
-    def view(self, *shape):
-        return _shape.view(self, *shape)
-
-    def view_as(self, other):
-        return _shape.view(self, other.shape)
-
-    def reshape_as(self, other):
-        return _shape.reshape(self, other.shape)
-
-    def flatten(self, start_dim=0, end_dim=-1):
-        return _shape.flatten(self, start_dim, end_dim)
-
-    def transpose(self, dim0, dim1):
-        return _shape.transpose(self, dim0, dim1)
-
-    def t(self):
-        return _shape.t(self)
+    size = checked(Tensor.size, method=True, like=_size)  # (tensor.py's own methods, checked)
+    requires_grad_ = checked(Tensor.requires_grad_, method=True, like=_requires_grad_)
 
     @property
     def T(self):  # noqa: N802  (PyTorch's name)
@@ -469,68 +286,46 @@ class TensorMethods:
     def mT(self):  # noqa: N802  (PyTorch's name)
         return _shape.matrix_transpose(self)
 
-    def permute(self, *dims):
-        return _shape.permute(self, *dims)
-
-    def unsqueeze(self, dim):
-        return _shape.unsqueeze(self, dim)
-
-    def squeeze(self, dim=None):
-        return _shape.squeeze(self, dim)
-
-    def expand(self, *sizes):
-        return _shape.expand(self, *sizes)
-
-    def expand_as(self, other):
-        return _shape.expand_as(self, other)
-
-    def repeat(self, *repeats):
-        return _shape.repeat(self, *repeats)
-
-    def select(self, dim, index):
-        return _indexing.select(self, dim, index)
-
-    def unbind(self, dim=0):
-        return _shape.unbind(self, dim)
-
-    def split(self, split_size, dim=0):
-        return _shape.split(self, split_size, dim)
-
-    def chunk(self, chunks, dim=0):
-        return _shape.chunk(self, chunks, dim)
-
     # -- in-place methods (see ops/inplace.py for the rules) --------------------------------------
-    def add_(self, other, *, alpha=1):
+    @checked(method=True)
+    def add_(self, other: Tensor, *, alpha: Number = 1):
         return _inplace.apply_arithmetic(self, np.add, other, alpha,
-                                         lambda: _ew.add(self, other, alpha=alpha))
+                                         lambda: _add(self, other, alpha=alpha))
 
-    def sub_(self, other, *, alpha=1):
+    @checked(method=True)
+    def sub_(self, other: Tensor, *, alpha: Number = 1):
         return _inplace.apply_arithmetic(self, np.subtract, other, alpha,
-                                         lambda: _ew.sub(self, other, alpha=alpha))
+                                         lambda: _sub(self, other, alpha=alpha))
 
-    def mul_(self, other):
-        return _inplace.apply_arithmetic(self, np.multiply, other, 1, lambda: _ew.mul(self, other))
+    @checked(method=True)
+    def mul_(self, other: Tensor):
+        return _inplace.apply_arithmetic(self, np.multiply, other, 1, lambda: _mul(self, other))
 
-    def div_(self, other):
-        return _inplace.apply(self, lambda: _ew.div(self, other), (other,))
+    @checked(method=True)
+    def div_(self, other: Tensor):
+        return _inplace.apply(self, lambda: _div(self, other), (other,))
 
+    @overload
+    def pow_(self, exponent: Tensor): ...
+    @overload
+    def pow_(self, exponent: Number): ...
+    @checked(method=True)
     def pow_(self, exponent):
-        return _inplace.apply(self, lambda: _ew.pow(self, exponent), (exponent,))
+        return _inplace.apply(self, lambda: _pow(self, exponent), (exponent,))
 
-    def clamp_(self, min=None, max=None):  # noqa: A002
-        return _inplace.apply(self, lambda: _ew.clamp(self, min, max))
+    clamp_, fill_ = method(_inplace.clamp_), method(_inplace.fill_)
+    __iadd__, __isub__, __imul__, __itruediv__ = (binary_operator(f) for f in (
+        add_, sub_, mul_, div_))
 
     def zero_(self):
         return _inplace.zero_(self)
 
-    def fill_(self, value):
-        return _inplace.fill_(self, value)
-
-    def copy_(self, source, non_blocking=False):
-        if not isinstance(source, Tensor):  # a number: PyTorch takes it as a 0-d tensor
-            source = Tensor._make(np.asarray(source, dtype=self._data.dtype))
-        return _inplace.copy_(self, source)
-
+    @checked(method=True, like=_copy_)
+    def copy_(self, other, non_blocking=False):
+        if not isinstance(other, Tensor):  # a number: PyTorch takes it as a 0-d tensor
+            other = Tensor._make(np.asarray(other, dtype=self._data.dtype))
+        return _inplace.copy_(self, other)
+    @checked(method=True, like=_normal_)
     def normal_(self, mean=0.0, std=1.0, *, generator=None):
         """Fill with normal samples (no graph: used to initialise weights)."""
 
@@ -540,18 +335,19 @@ class TensorMethods:
         with _no_grad():
             return self.copy_(Tensor._make(_random.normal_array(self.shape, mean, std, self._data.dtype)))
 
-    def uniform_(self, a=0.0, b=1.0, *, generator=None):
-        """Fill with uniform samples in [a, b) (no graph: used to initialise weights)."""
+    @checked(method=True, like=_uniform_)
+    def uniform_(self, from_=0.0, to=1.0, *, generator=None):
+        """Fill with uniform samples in [from, to) (no graph: used to initialise weights)."""
 
         limit = np.finfo(self._data.dtype).max if self.dtype.is_floating_point else None
-        for name, value in (("from", a), ("to", b)):
+        for name, value in (("from", from_), ("to", to)):
             if limit is not None and not -limit <= value <= limit:  # inf and nan too
                 raise RuntimeError(f"{name} is out of bounds for {self.dtype.scalar_name.lower()}")
-        if a > b:
-            raise RuntimeError(messages.UNIFORM_RANGE.format(a=a, b=b))
+        if from_ > to:
+            raise RuntimeError(messages.UNIFORM_RANGE.format(a=from_, b=to))
         self._check_random_fill()
         with _no_grad():
-            return self.copy_(Tensor._make(_random.uniform_array(self.shape, a, b, self._data.dtype)))
+            return self.copy_(Tensor._make(_random.uniform_array(self.shape, from_, to, self._data.dtype)))
 
     def _check_random_fill(self):
         """A random fill is an in-place change: refused on a leaf that requires grad, unless
@@ -619,24 +415,15 @@ IN_PLACE_OF = ("neg", "exp", "log", "sqrt", "tanh", "sigmoid", "relu", "sin", "c
 
 
 def _in_place_form(name):
-    function = getattr(_ew, name)
+    function = getattr(_ew, name).__wrapped__
 
-    def method(self):
+    def in_place(self):
         return _inplace.apply(self, lambda: function(self))
 
-    method.__name__ = method.__qualname__ = name + "_"
-    method.__doc__ = f"In place: x becomes {name}(x)."
-    return method
+    in_place.__name__ = in_place.__qualname__ = name + "_"
+    in_place.__doc__ = f"In place: x becomes {name}(x)."
+    return in_place
 
 
 for _name in IN_PLACE_OF:
     setattr(Tensor, _name + "_", _in_place_form(_name))
-
-# Functions that PyTorch also offers as Tensor methods (`x.isclose(y)` as `isclose(x, y)`).
-for _module, _names in ((_ew, ("allclose", "isclose", "floor_divide", "remainder", "logical_and",
-                               "logical_or")), (_linalg, ("outer",))):
-    for _name in _names:
-        setattr(Tensor, _name, getattr(_module, _name))
-Tensor.broadcast_to = Tensor.expand  # (PyTorch's method is expand: it takes a single int too)
-
-arguments.check_methods(Tensor)  # every method with arguments checks them first (arguments.py)

@@ -1,7 +1,8 @@
 """The misuse cases: calls a learner might get wrong, as program text run on tensorgrad or torch.
 
 Four sources, each a list of expressions evaluated with `lib` bound to tensorgrad or torch:
-  * generated from the declared signatures (tensorgrad/arguments.py): for every overload of
+  * generated from the declared signatures (each operation's @checked declaration, collected in
+    tensorgrad/arguments.py): for every overload of
     every function and Tensor method, each parameter in turn gets values of the wrong type, out
     of range, repeated or negative, passed by position and by keyword; plus an unknown keyword,
     too many arguments, and none at all;
@@ -131,11 +132,11 @@ def _overload_cases(prefix, overload):
 def declared_overloads(lib_has_function, tensor_has_method):
     """(prefix, overload, is a method) for every overload of every declared function (as
     lib.name) and Tensor method (as t.name)."""
-    for name in arguments.SIGNATURES:
+    for name in list(arguments.FUNCTIONS):
         if lib_has_function(name):
             for overload in arguments.signatures(name).overloads:
                 yield f"lib.{name}", overload, False
-    for name in sorted(set(arguments.SIGNATURES) | set(arguments.METHOD_SIGNATURES)):
+    for name in arguments.declared_names():
         if tensor_has_method(name):
             for overload in arguments.signatures(name, method=True).overloads:
                 subject = "i" if name in ("floor_divide", "remainder") else "t"

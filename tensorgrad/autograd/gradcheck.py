@@ -109,7 +109,7 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-06, atol=1e-05, rto
     if grad_outputs is None:
         outputs = _requiring_grad(_as_tuple(func(*tupled_inputs)))
         tupled_grad_outputs = tuple(
-            (rand(*out.shape, dtype=out.dtype) * 2 - 1).requires_grad_() for out in outputs)
+            (rand(out.shape, dtype=out.dtype) * 2 - 1).requires_grad_() for out in outputs)
     else:
         tupled_grad_outputs = _as_tuple(grad_outputs)
     num_inputs = len(tupled_inputs)

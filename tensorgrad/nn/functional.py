@@ -45,21 +45,35 @@ def _requires_grad(value):
     return isinstance(value, Tensor) and value.requires_grad
 
 
+# -- what PyTorch's C functions beneath these Python functions declare ---------------------------
+# (F.linear, F.nll_loss and F.cross_entropy check their arguments against these, by name)
+def _linear(input: Tensor, weight: Tensor, bias: Tensor = None): ...
+def _cross_entropy_loss(input: Tensor, target: Tensor, weight: Tensor = None, reduction: int = 1,
+                        ignore_index: int = -100, label_smoothing: float = 0.0): ...
+def _nll_loss_nd(input: Tensor, target: Tensor, weight: Tensor = None, reduction: int = 1,
+                 ignore_index: int = -100): ...
+
+
+arguments.declare(_linear, name="linear")
+arguments.declare(_cross_entropy_loss, name="cross_entropy_loss")
+arguments.declare(_nll_loss_nd, name="nll_loss_nd")
+
+
 # -- activations ------------------------------------------------------------------------------
 def relu(input, inplace=False):  # noqa: A002  (PyTorch's argument name)
     """max(x, 0), element by element (ReluBackward0)."""
     arguments.check("relu", (input,))
-    return input.relu_() if inplace else ew.relu(input)
+    return input.relu_() if inplace else ew.relu.__wrapped__(input)
 
 
 def sigmoid(input):  # noqa: A002
     arguments.require_tensors("sigmoid", ("input", input))
-    return ew.sigmoid(input)
+    return ew.sigmoid.__wrapped__(input)
 
 
 def tanh(input):  # noqa: A002
     arguments.require_tensors("tanh", ("input", input))
-    return ew.tanh(input)
+    return ew.tanh.__wrapped__(input)
 
 
 def _softmax_dim(name, ndim, stacklevel):
@@ -77,7 +91,7 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002
     if dim is None:
         dim = _softmax_dim("softmax", input.dim(), _stacklevel)
     arguments.check("softmax", (dim, dtype), method=True)
-    return reduction.softmax(input, dim, dtype)
+    return reduction.softmax.__wrapped__(input, dim, dtype)
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002
@@ -86,7 +100,7 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002
     if dim is None:
         dim = _softmax_dim("log_softmax", input.dim(), _stacklevel)
     arguments.check("log_softmax", (dim, dtype), method=True)
-    return reduction.log_softmax(input, dim, dtype)
+    return reduction.log_softmax.__wrapped__(input, dim, dtype)
 
 
 # -- linear: y = x Wᵀ + b ----------------------------------------------------------------------
@@ -115,7 +129,7 @@ def linear(input, weight, bias=None):  # noqa: A002
         bias.expand(*input.shape[:-1], weight.shape[0])  # PyTorch's error if it cannot broadcast
     weight_t = weight.t()
     if bias is None:
-        return matmul(input, weight_t)
+        return matmul.__wrapped__(input, weight_t)
     if input.dim() == 2:
         return addmm(bias, input, weight_t)
     rows = 1

@@ -11,6 +11,7 @@ shape, and the engine sums it back to `b`'s shape (see `autograd/engine.py: fit_
 import numpy as np
 
 from .. import dtypes
+from ..arguments import MemoryFormat, Number, checked, overload
 from ..autograd import messages
 from ..tensor import Tensor
 from ..derivatives import (AbsBackward0, AddBackward0, ClampBackward1, CloneBackward0,
@@ -106,10 +107,11 @@ def _float_input(x, op_name):
 
 
 # -- + - * / and negation ---------------------------------------------------------------------
-def add(a, b, *, alpha=1):
-    check_bool_alpha(a, b, alpha)
-    data = binary_data(np.add, a, b if alpha == 1 else _times(b, alpha))
-    return record(AddBackward0, data, (a, b), alpha=alpha)
+@checked
+def add(input: Tensor, other: Tensor, *, alpha: Number = 1, out: Tensor = None):
+    check_bool_alpha(input, other, alpha)
+    data = binary_data(np.add, input, other if alpha == 1 else _times(other, alpha))
+    return record(AddBackward0, data, (input, other), alpha=alpha)
 
 
 def check_bool_alpha(a, b, alpha):
@@ -125,11 +127,12 @@ def _times(value, alpha):
     return value * alpha
 
 
-def sub(a, b, *, alpha=1):
-    check_bool_alpha(a, b, alpha)
-    refuse_bool_subtraction(a, b)
-    data = binary_data(np.subtract, a, b if alpha == 1 else _times(b, alpha))
-    return record(SubBackward0, data, (a, b), alpha=alpha)
+@checked
+def sub(input: Tensor, other: Tensor, *, alpha: Number = 1, out: Tensor = None):
+    check_bool_alpha(input, other, alpha)
+    refuse_bool_subtraction(input, other)
+    data = binary_data(np.subtract, input, other if alpha == 1 else _times(other, alpha))
+    return record(SubBackward0, data, (input, other), alpha=alpha)
 
 
 def refuse_bool_subtraction(a, b):
@@ -154,50 +157,67 @@ def rsub(x, number):
     return record(RsubBackward1, binary_data(np.subtract, number, x), (x,))
 
 
-def mul(a, b):
-    return record(MulBackward0, binary_data(np.multiply, a, b), (a, b), saved=(b, a))
+@checked
+def mul(input: Tensor, other: Tensor, *, out: Tensor = None):
+    return record(MulBackward0, binary_data(np.multiply, input, other), (input, other), saved=(other, input))
 
 
 def requires_grad(value):
     return isinstance(value, Tensor) and (value._grad_fn is not None or value._requires_grad)
 
 
-def div(a, b, *, rounding_mode=None):
+@overload
+def div(input: Tensor, other: Tensor, *, out: Tensor = None): ...
+@overload
+def div(input: Tensor, other: Tensor, *, rounding_mode: str | None, out: Tensor = None): ...
+@overload
+def div(input: Tensor, other: Number, *, rounding_mode: str | None): ...
+@checked
+def div(input, other, *, rounding_mode=None):
     if rounding_mode is not None:
-        return divide_and_round(a, b, rounding_mode)
-    data = binary_data(np.true_divide, a, b, true_division=True)  # x/0 is inf or nan, as in PyTorch
-    if not isinstance(a, Tensor):
+        return divide_and_round(input, other, rounding_mode)
+    data = binary_data(np.true_divide, input, other, true_division=True)  # x/0 is inf or nan, as in PyTorch
+    if not isinstance(input, Tensor):
         # number / tensor: PyTorch records reciprocal(b) * number, a MulBackward0 node.
-        return mul(reciprocal(b), a)
-    saved_self = a if requires_grad(b) else None  # only d/db needs a
-    return record(DivBackward0, data, (a, b), saved=(b, saved_self))
+        return mul.__wrapped__(reciprocal.__wrapped__(other), input)
+    saved_self = input if requires_grad(other) else None  # only d/db needs a
+    return record(DivBackward0, data, (input, other), saved=(other, saved_self))
 
 
-def reciprocal(x):
-    data = np.reciprocal(_float_input(x, "reciprocal"))
-    return record(ReciprocalBackward0, data, (x,), saved=(OUTPUT,))
+@checked
+def reciprocal(input: Tensor, *, out: Tensor = None):
+    data = np.reciprocal(_float_input(input, "reciprocal"))
+    return record(ReciprocalBackward0, data, (input,), saved=(OUTPUT,))
 
 
-def neg(x):
-    if x.dtype is dtypes.bool_:
+@checked
+def neg(input: Tensor, *, out: Tensor = None):
+    if input.dtype is dtypes.bool_:
         raise RuntimeError(
             "Negation, the `-` operator, on a bool tensor is not supported. "
             "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."
         )
-    return record(NegBackward0, np.negative(x._data), (x,))
+    return record(NegBackward0, np.negative(input._data), (input,))
 
 
 # -- powers ---------------------------------------------------------------------------------
-def pow(x, exponent):  # noqa: A001  (the PyTorch name)
+@overload
+def pow(input: Tensor, exponent: Tensor, *, out: Tensor = None): ...  # noqa: A001
+@overload
+def pow(self: Number, exponent: Tensor, *, out: Tensor = None): ...  # noqa: A001
+@overload
+def pow(input: Tensor, exponent: Number, *, out: Tensor = None): ...  # noqa: A001
+@checked
+def pow(input, exponent):  # noqa: A001  (the PyTorch name)
     check_operand(exponent)
-    if isinstance(x, Tensor) and isinstance(exponent, Tensor):
-        data = _power_data(x, exponent)
-        return record(PowBackward1, data, (x, exponent), saved=(exponent, x, OUTPUT))
-    if isinstance(x, Tensor):
-        data = _power_data(x, exponent)
-        return record(PowBackward0, data, (x,), saved=(x,), exponent=exponent)
-    data = _power_data(x, exponent)
-    return record(PowBackward2, data, (exponent,), saved=(exponent, OUTPUT), base=x)
+    if isinstance(input, Tensor) and isinstance(exponent, Tensor):
+        data = _power_data(input, exponent)
+        return record(PowBackward1, data, (input, exponent), saved=(exponent, input, OUTPUT))
+    if isinstance(input, Tensor):
+        data = _power_data(input, exponent)
+        return record(PowBackward0, data, (input,), saved=(input,), exponent=exponent)
+    data = _power_data(input, exponent)
+    return record(PowBackward2, data, (exponent,), saved=(exponent, OUTPUT), base=input)
 
 
 def _power_data(a, b):
@@ -246,71 +266,87 @@ def _integer_power(base, exponent):
     return result
 
 
-def square(x):
-    return pow(x, 2)
+@checked
+def square(input: Tensor, *, out: Tensor = None):
+    return pow.__wrapped__(input, 2)
 
 
 # -- unary functions ----------------------------------------------------------------------------
-def exp(x):
-    data = np.exp(_float_input(x, "exp"))  # exp of a large number is inf, as in PyTorch
-    return record(ExpBackward0, data, (x,), saved=(OUTPUT,))
+@checked
+def exp(input: Tensor, *, out: Tensor = None):
+    data = np.exp(_float_input(input, "exp"))  # exp of a large number is inf, as in PyTorch
+    return record(ExpBackward0, data, (input,), saved=(OUTPUT,))
 
 
-def log(x):
-    data = np.log(_float_input(x, "log"))  # log 0 = -inf, log of a negative = nan
-    return record(LogBackward0, data, (x,), saved=(x,))
+@checked
+def log(input: Tensor, *, out: Tensor = None):
+    data = np.log(_float_input(input, "log"))  # log 0 = -inf, log of a negative = nan
+    return record(LogBackward0, data, (input,), saved=(input,))
 
 
-def sqrt(x):
-    data = np.sqrt(_float_input(x, "sqrt"))
-    return record(SqrtBackward0, data, (x,), saved=(OUTPUT,))
+@checked
+def sqrt(input: Tensor, *, out: Tensor = None):
+    data = np.sqrt(_float_input(input, "sqrt"))
+    return record(SqrtBackward0, data, (input,), saved=(OUTPUT,))
 
 
-def sin(x):
-    return record(SinBackward0, np.sin(_float_input(x, "sin")), (x,), saved=(x,))
+@checked
+def sin(input: Tensor, *, out: Tensor = None):
+    return record(SinBackward0, np.sin(_float_input(input, "sin")), (input,), saved=(input,))
 
 
-def cos(x):
-    return record(CosBackward0, np.cos(_float_input(x, "cos")), (x,), saved=(x,))
+@checked
+def cos(input: Tensor, *, out: Tensor = None):
+    return record(CosBackward0, np.cos(_float_input(input, "cos")), (input,), saved=(input,))
 
 
-def tanh(x):
-    return record(TanhBackward0, np.tanh(_float_input(x, "tanh")), (x,), saved=(OUTPUT,))
+@checked
+def tanh(input: Tensor, *, out: Tensor = None):
+    return record(TanhBackward0, np.tanh(_float_input(input, "tanh")), (input,), saved=(OUTPUT,))
 
 
-def sigmoid(x):
-    values = _float_input(x, "sigmoid")
+@checked
+def sigmoid(input: Tensor, *, out: Tensor = None):
+    values = _float_input(input, "sigmoid")
     # PyTorch's formula. For x below about -88 (float32), exp(-x) overflows to inf and the
     # result is 0, as in PyTorch. (Writing 1 - sigmoid(-x) for x < 0, as this did before,
     # loses everything below about 1e-8 to rounding: sigmoid(-20) came out 0, not 2.06e-09.)
     data = (1 / (1 + np.exp(-values))).astype(values.dtype, copy=False)
-    return record(SigmoidBackward0, data, (x,), saved=(OUTPUT,))
+    return record(SigmoidBackward0, data, (input,), saved=(OUTPUT,))
 
 
-def relu(x):
-    if x._data.dtype == np.bool_:
+@checked
+def relu(input: Tensor):
+    if input._data.dtype == np.bool_:
         raise RuntimeError("Boolean inputs not supported for relu")
-    data = np.maximum(0, x._data).astype(x._data.dtype, copy=False)  # (so relu(-0.) is -0., as torch)
-    return record(ReluBackward0, data, (x,), saved=(OUTPUT,))
+    data = np.maximum(0, input._data).astype(input._data.dtype, copy=False)  # (so relu(-0.) is -0., as torch)
+    return record(ReluBackward0, data, (input,), saved=(OUTPUT,))
 
 
-def abs(x):  # noqa: A001  (the PyTorch name)
-    if x._data.dtype == np.bool_:
+@checked
+def abs(input: Tensor, *, out: Tensor = None):  # noqa: A001  (the PyTorch name)
+    if input._data.dtype == np.bool_:
         raise NotImplementedError("\"abs_cpu\" not implemented for 'Bool'")
-    return record(AbsBackward0, np.abs(x._data), (x,), saved=(x,))
+    return record(AbsBackward0, np.abs(input._data), (input,), saved=(input,))
 
 
-def sign(x):
+@checked
+def sign(input: Tensor, *, out: Tensor = None):
     """-1, 0 or 1 for each element. Its derivative is zero wherever it exists."""
-    values = x._data
+    values = input._data
     if values.dtype == np.bool_:
-        return record(SignBackward0, values.copy(), (x,))
+        return record(SignBackward0, values.copy(), (input,))
     # As PyTorch, (x > 0) - (x < 0): so nan gives 0 (np.sign gives nan), and -0. gives 0.
     data = (values > 0).astype(values.dtype) - (values < 0).astype(values.dtype)
-    return record(SignBackward0, data, (x,))
+    return record(SignBackward0, data, (input,))
 
 
-def clamp(x, min=None, max=None):  # noqa: A002  (PyTorch's argument names)
+@overload
+def clamp(input: Tensor, min: Tensor = None, max: Tensor = None, *, out: Tensor = None): ...
+@overload
+def clamp(input: Tensor, min: Number = None, max: Number = None, *, out: Tensor = None): ...
+@checked
+def clamp(input, min=None, max=None):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None"
                            .replace("torch.", "tensorgrad."))
@@ -318,14 +354,18 @@ def clamp(x, min=None, max=None):  # noqa: A002  (PyTorch's argument names)
         if requires_grad(bound):
             raise NotImplementedError(messages.CLAMP_BOUND_REQUIRES_GRAD)
     # The bounds take part in type promotion: an int64 tensor clamped to 0.5 is float32
-    dtype = dtypes.result_type(x, *[bound for bound in (min, max) if bound is not None]).numpy
+    dtype = dtypes.result_type(input, *[bound for bound in (min, max) if bound is not None]).numpy
     low, high = (None if v is None else _values(v) for v in (min, max))
-    data = np.clip(x._data.astype(dtype, copy=False), low, high).astype(dtype, copy=False)
-    return record(ClampBackward1, data, (x,), saved=(x,), min=min, max=max)
+    data = np.clip(input._data.astype(dtype, copy=False), low, high).astype(dtype, copy=False)
+    return record(ClampBackward1, data, (input,), saved=(input,), min=min, max=max)
 
 
-def maximum(a, b):
-    return record(MaximumBackward0, binary_data(_maximum, a, b), (a, b), saved=(b, a))
+clip = checked(clamp.__wrapped__, name="clip", like=clamp)  # (PyTorch's other name for clamp)
+
+
+@checked
+def maximum(input: Tensor, other: Tensor, *, out: Tensor = None):
+    return record(MaximumBackward0, binary_data(_maximum, input, other), (input, other), saved=(other, input))
 
 
 def _maximum(x, y):
@@ -337,33 +377,46 @@ def _minimum(x, y):
     return np.minimum(y, x)  # (as _maximum)
 
 
-def minimum(a, b):
-    return record(MinimumBackward0, binary_data(_minimum, a, b), (a, b), saved=(b, a))
+@checked
+def minimum(input: Tensor, other: Tensor, *, out: Tensor = None):
+    return record(MinimumBackward0, binary_data(_minimum, input, other), (input, other), saved=(other, input))
 
 
-def where(condition, a=None, b=None):
-    if a is None and b is None and isinstance(condition, Tensor):
+@overload
+def where(condition: Tensor): ...
+@overload
+def where(condition: Tensor, input: Tensor, other: Tensor, *, out: Tensor = None): ...
+@overload
+def where(condition: Tensor, self: Number, other: Tensor): ...
+@overload
+def where(condition: Tensor, input: Tensor, other: Number): ...
+@overload
+def where(condition: Tensor, self: Number, other: Number): ...
+@checked
+def where(condition, input=None, other=None):
+    if input is None and other is None and isinstance(condition, Tensor):
         return tuple(Tensor._make(i) for i in np.nonzero(condition._data))  # where(c): c's indices
     if not isinstance(condition, Tensor):
         raise TypeError("where(): argument 'condition' must be a bool Tensor")
     if condition.dtype is not dtypes.bool_:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with "
                            f"dtype {condition.dtype.scalar_name}")
-    dtype = dtypes.result_type(check_operand(a), check_operand(b))
+    dtype = dtypes.result_type(check_operand(input), check_operand(other))
     try:
-        data = np.where(condition._data, _values(a), _values(b)).astype(dtype.numpy, copy=False)
+        data = np.where(condition._data, _values(input), _values(other)).astype(dtype.numpy, copy=False)
     except ValueError:
-        raise RuntimeError(broadcast_error(condition._data.shape, np.shape(_values(a)))) from None
-    return record(WhereBackward0, data, (a, b), saved=(condition,))
+        raise RuntimeError(broadcast_error(condition._data.shape, np.shape(_values(input)))) from None
+    return record(WhereBackward0, data, (input, other), saved=(condition,))
 
 
 
 # -- copies and casts -----------------------------------------------------------------------
-def clone(x, memory_format="preserve"):
+@checked
+def clone(input: Tensor, *, memory_format: MemoryFormat = None):
     """A copy. PyTorch's clone keeps a transposed tensor's memory order unless asked for a
     contiguous copy (`contiguous()` and `reshape` ask)."""
     order = "C" if memory_format == "contiguous" else "K"
-    return record(CloneBackward0, x._data.copy(order=order), (x,))
+    return record(CloneBackward0, input._data.copy(order=order), (input,))
 
 
 def to_dtype(x, dtype):
@@ -388,40 +441,53 @@ def _compare(ufunc, a, b):
     return Tensor._make(np.asarray(data))
 
 
-def eq(a, b):
-    return _compare(np.equal, a, b)
+@overload
+def eq(input: Tensor, other: Tensor, *, out: Tensor = None): ...
+@overload
+def eq(input: Tensor, other: Number, *, out: Tensor = None): ...
+@checked
+def eq(input, other):
+    return _compare(np.equal, input, other)
 
 
-def ne(a, b):
-    return _compare(np.not_equal, a, b)
+@checked(like=eq)
+def ne(input, other):
+    return _compare(np.not_equal, input, other)
 
 
-def lt(a, b):
-    return _compare(np.less, a, b)
+@checked(like=eq)
+def lt(input, other):
+    return _compare(np.less, input, other)
 
 
-def le(a, b):
-    return _compare(np.less_equal, a, b)
+@checked(like=eq)
+def le(input, other):
+    return _compare(np.less_equal, input, other)
 
 
-def gt(a, b):
-    return _compare(np.greater, a, b)
+@checked(like=eq)
+def gt(input, other):
+    return _compare(np.greater, input, other)
 
 
-def ge(a, b):
-    return _compare(np.greater_equal, a, b)
+@checked(like=eq)
+def ge(input, other):
+    return _compare(np.greater_equal, input, other)
 
 
-def logical_and(a, b):
-    return _compare(np.logical_and, a, b)
+@checked
+def logical_and(input: Tensor, other: Tensor, *, out: Tensor = None):
+    return _compare(np.logical_and, input, other)
 
 
-def logical_or(a, b):
-    return _compare(np.logical_or, a, b)
+@checked
+def logical_or(input: Tensor, other: Tensor, *, out: Tensor = None):
+    return _compare(np.logical_or, input, other)
 
 
-def logical_not(x):
-    return Tensor._make(np.logical_not(x._data))
+@checked
+def logical_not(input: Tensor, *, out: Tensor = None):
+    return Tensor._make(np.logical_not(input._data))
 
 
 def bitwise_and(a, b):
@@ -447,9 +513,11 @@ def bitwise_not(x):
     return Tensor._make(np.invert(x._data))
 
 
-def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-    rtol, atol = check_tolerances(a, b, rtol, atol)
-    return Tensor._make(np.isclose(_values(a), _values(b), rtol=rtol, atol=atol, equal_nan=equal_nan))
+@checked
+def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
+            equal_nan: bool = False):
+    rtol, atol = check_tolerances(input, other, rtol, atol)
+    return Tensor._make(np.isclose(_values(input), _values(other), rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
 def check_tolerances(a, b, rtol, atol):
@@ -463,20 +531,23 @@ def check_tolerances(a, b, rtol, atol):
     return float(rtol), float(atol)
 
 
-def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-    rtol, atol = check_tolerances(a, b, rtol, atol)
-    return bool(np.allclose(_values(a), _values(b), rtol=rtol, atol=atol, equal_nan=equal_nan))
+@checked
+def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
+             equal_nan: bool = False):
+    rtol, atol = check_tolerances(input, other, rtol, atol)
+    return bool(np.allclose(_values(input), _values(other), rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
-def equal(a, b):
-    return a.shape == b.shape and bool(np.array_equal(a._data, b._data))
+@checked
+def equal(input: Tensor, other: Tensor):
+    return input.shape == other.shape and bool(np.array_equal(input._data, other._data))
 
 
 def divide_and_round(a, b, rounding_mode):
     """div(a, b, rounding_mode="floor" or "trunc"): the quotient rounded, with no gradient
     (its derivative is zero almost everywhere), as PyTorch."""
     if rounding_mode == "floor":
-        return floor_divide(a, b)
+        return floor_divide.__wrapped__(a, b)
     if rounding_mode != "trunc":
         raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
                            f"found '{rounding_mode}'")
@@ -489,15 +560,27 @@ def divide_and_round(a, b, rounding_mode):
     return Tensor._make(np.trunc(binary_data(np.true_divide, a, b, true_division=True)))
 
 
-def floor_divide(a, b):
+@overload
+def floor_divide(input: Tensor, other: Tensor, *, out: Tensor = None): ...
+@overload
+def floor_divide(input: Tensor, other: Number): ...
+@checked
+def floor_divide(input, other):
     """Integer division. Not differentiable (its derivative is zero almost everywhere)."""
-    check_integer_division(a, b, "div_floor_cpu")
-    return Tensor._make(binary_data(np.floor_divide, a, b))
+    check_integer_division(input, other, "div_floor_cpu")
+    return Tensor._make(binary_data(np.floor_divide, input, other))
 
 
-def remainder(a, b):
-    check_integer_division(a, b, "remainder_cpu")
-    return Tensor._make(binary_data(np.remainder, a, b))
+@overload
+def remainder(input: Tensor, other: Tensor, *, out: Tensor = None): ...
+@overload
+def remainder(self: Number, other: Tensor): ...
+@overload
+def remainder(input: Tensor, other: Number, *, out: Tensor = None): ...
+@checked
+def remainder(input, other):
+    check_integer_division(input, other, "remainder_cpu")
+    return Tensor._make(binary_data(np.remainder, input, other))
 
 
 def check_integer_division(a, b, kernel):
@@ -508,11 +591,13 @@ def check_integer_division(a, b, kernel):
         raise RuntimeError(messages.INTEGER_DIVISION_BY_ZERO)
 
 
-def log1p(x):
-    data = np.log1p(_float_input(x, "log1p"))
-    return record(Log1PBackward0, data, (x,), saved=(x,))
+@checked
+def log1p(input: Tensor, *, out: Tensor = None):
+    data = np.log1p(_float_input(input, "log1p"))
+    return record(Log1PBackward0, data, (input,), saved=(input,))
 
 
-def expm1(x):
-    data = np.expm1(_float_input(x, "expm1"))
-    return record(Expm1Backward0, data, (x,), saved=(OUTPUT,))
+@checked
+def expm1(input: Tensor, *, out: Tensor = None):
+    data = np.expm1(_float_input(input, "expm1"))
+    return record(Expm1Backward0, data, (input,), saved=(OUTPUT,))

@@ -9,6 +9,7 @@ the gradient of the places it was written to (PyTorch's CopySlices node).
 import numpy as np
 
 from .. import dtypes
+from ..arguments import checked
 from ..autograd import messages
 from ..tensor import Tensor, _normalize_dim
 from . import inplace
@@ -118,10 +119,11 @@ def getitem(x, index):
     return as_view(result, x)
 
 
-def select(x, dim, index):
+@checked
+def select(input: Tensor, dim: int, index: int):
     """x[..., index, ...] at position `dim`: removes that dim."""
-    d = _normalize_dim(dim, x._data.ndim)
-    return getitem(x, (slice(None),) * d + (index,))
+    d = _normalize_dim(dim, input._data.ndim)
+    return getitem(input, (slice(None),) * d + (index,))
 
 
 # -- writing --------------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ the tensor's existing memory, so every view and alias sees them. Three things fo
 import numpy as np
 from numpy.lib.array_utils import byte_bounds
 
+from ..arguments import Number, checked, overload
 from ..autograd import forward_ad, graph, messages
 from ..dtypes import from_numpy_dtype
 from ..autograd.grad_mode import is_grad_enabled
@@ -175,7 +176,7 @@ def _keep_old_self(node, tensor):
     for i, value in enumerate(saved):
         if (isinstance(value, SavedTensor) and value._tensor is tensor and i < len(names)
                 and names[i] == "self"):
-            saved[i] = graph.saved(clone(tensor))
+            saved[i] = graph.saved(clone.__wrapped__(tensor))
     node._for_backward = tuple(saved)
 
 
@@ -192,10 +193,24 @@ def zero_(tensor):
     return apply(tensor, lambda: record(ZeroBackward0, np.zeros_like(tensor._data), (tensor,)))
 
 
-def fill_(tensor, value):
+@overload
+def fill_(input: Tensor, value: Tensor): ...
+@overload
+def fill_(input: Tensor, value: Number): ...
+@checked
+def fill_(input, value):
     if isinstance(value, Tensor):
         value = value.item()
-    return apply(tensor, lambda: record(FillBackward0, np.full_like(tensor._data, value), (tensor,)))
+    return apply(input, lambda: record(FillBackward0, np.full_like(input._data, value), (input,)))
+
+
+@overload
+def clamp_(input: Tensor, min: Tensor = None, max: Tensor = None): ...
+@overload
+def clamp_(input: Tensor, min: Number = None, max: Number = None): ...
+@checked
+def clamp_(input, min=None, max=None):
+    return apply(input, lambda: ew.clamp.__wrapped__(input, min, max))
 
 
 def copy_(tensor, source):

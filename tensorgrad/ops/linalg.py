@@ -18,6 +18,7 @@ import math
 
 import numpy as np
 
+from ..arguments import checked
 from ..autograd import messages
 from ..tensor import Tensor
 from ..derivatives import BmmBackward0, DotBackward0, MmBackward0, MvBackward0
@@ -48,104 +49,109 @@ def _check_tensors(a, b, name):
             raise TypeError(f"{name}(): argument must be Tensor, not {type(value).__name__}")
 
 
-def dot(a, b):
-    _check_tensors(a, b, "dot")
-    if a._data.ndim != 1 or b._data.ndim != 1:
-        raise RuntimeError(f"1D tensors expected, but got {a._data.ndim}D and {b._data.ndim}D tensors")
-    if a._data.dtype != b._data.dtype:
+@checked
+def dot(input: Tensor, tensor: Tensor, *, out: Tensor = None):
+    _check_tensors(input, tensor, "dot")
+    if input._data.ndim != 1 or tensor._data.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input._data.ndim}D and {tensor._data.ndim}D tensors")
+    if input._data.dtype != tensor._data.dtype:
         raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
-                           f"{a.dtype.scalar_name} and {b.dtype.scalar_name}")
-    if a._data.shape != b._data.shape:
+                           f"{input.dtype.scalar_name} and {tensor.dtype.scalar_name}")
+    if input._data.shape != tensor._data.shape:
         raise RuntimeError(
-            f"inconsistent tensor size, expected tensor [{a._data.shape[0]}] and src "
-            f"[{b._data.shape[0]}] to have the same number of elements, but got "
-            f"{a._data.shape[0]} and {b._data.shape[0]} elements respectively"
+            f"inconsistent tensor size, expected tensor [{input._data.shape[0]}] and src "
+            f"[{tensor._data.shape[0]}] to have the same number of elements, but got "
+            f"{input._data.shape[0]} and {tensor._data.shape[0]} elements respectively"
         )
-    _refuse_bool(a, "dot")
-    return record(DotBackward0, np.dot(a._data, b._data), (a, b), saved=(a, b))
+    _refuse_bool(input, "dot")
+    return record(DotBackward0, np.dot(input._data, tensor._data), (input, tensor), saved=(input, tensor))
 
 
-def mm(a, b):
-    _check_tensors(a, b, "mm")
-    if a._data.ndim != 2 or b._data.ndim != 2:
-        raise RuntimeError("self must be a matrix" if a._data.ndim != 2 else "mat2 must be a matrix")
-    if a._data.shape[1] != b._data.shape[0]:
+@checked
+def mm(input: Tensor, mat2: Tensor, *, out: Tensor = None):
+    _check_tensors(input, mat2, "mm")
+    if input._data.ndim != 2 or mat2._data.ndim != 2:
+        raise RuntimeError("self must be a matrix" if input._data.ndim != 2 else "mat2 must be a matrix")
+    if input._data.shape[1] != mat2._data.shape[0]:
         raise RuntimeError(messages.MATMUL_MISMATCH.format(
-            a0=a._data.shape[0], a1=a._data.shape[1], b0=b._data.shape[0], b1=b._data.shape[1]))
-    _check_same_dtype(a, b)
-    _refuse_bool(a, "addmm_impl_cpu_", a._data.shape + b._data.shape[1:])
-    return record(MmBackward0, a._data @ b._data, (a, b), saved=(a, b))
+            a0=input._data.shape[0], a1=input._data.shape[1], b0=mat2._data.shape[0], b1=mat2._data.shape[1]))
+    _check_same_dtype(input, mat2)
+    _refuse_bool(input, "addmm_impl_cpu_", input._data.shape + mat2._data.shape[1:])
+    return record(MmBackward0, input._data @ mat2._data, (input, mat2), saved=(input, mat2))
 
 
-def mv(m, v):
-    _check_tensors(m, v, "mv")
-    if m._data.ndim != 2 or v._data.ndim != 1:
+@checked
+def mv(input: Tensor, vec: Tensor, *, out: Tensor = None):
+    _check_tensors(input, vec, "mv")
+    if input._data.ndim != 2 or vec._data.ndim != 1:
         raise RuntimeError("vector + matrix @ vector expected, got "
-                           f"{m._data.ndim}, {v._data.ndim}")
-    if m._data.shape[1] != v._data.shape[0]:
+                           f"{input._data.ndim}, {vec._data.ndim}")
+    if input._data.shape[1] != vec._data.shape[0]:
         raise RuntimeError(
-            f"size mismatch, got input ({m._data.shape[0]}), mat "
-            f"({m._data.shape[0]}x{m._data.shape[1]}), vec ({v._data.shape[0]})"
+            f"size mismatch, got input ({input._data.shape[0]}), mat "
+            f"({input._data.shape[0]}x{input._data.shape[1]}), vec ({vec._data.shape[0]})"
         )
-    if m._data.dtype != v._data.dtype:
-        vec, mat = v.dtype.scalar_name, m.dtype.scalar_name
+    if input._data.dtype != vec._data.dtype:
+        vec, mat = vec.dtype.scalar_name, input.dtype.scalar_name
         raise RuntimeError(f"addmv input tensors must have the same dtype, but got {vec}, {mat}, "
                            f"and {vec}")
-    _refuse_bool(m, "addmv_impl_cpu", m._data.shape)
-    return record(MvBackward0, m._data @ v._data, (m, v), saved=(m, v))
+    _refuse_bool(input, "addmv_impl_cpu", input._data.shape)
+    return record(MvBackward0, input._data @ vec._data, (input, vec), saved=(input, vec))
 
 
-def bmm(a, b):
+@checked
+def bmm(input: Tensor, mat2: Tensor, *, out: Tensor = None):
     """A batch of matrix products: a is (batch, n, m), b is (batch, m, p)."""
-    _check_tensors(a, b, "bmm")
-    for name, x in (("batch1", a), ("batch2", b)):
+    _check_tensors(input, mat2, "bmm")
+    for name, x in (("batch1", input), ("batch2", mat2)):
         if x._data.ndim != 3:
             raise RuntimeError(messages.NOT_3D.format(name=name))
-    if a._data.shape[0] != b._data.shape[0] or a._data.shape[2] != b._data.shape[1]:
+    if input._data.shape[0] != mat2._data.shape[0] or input._data.shape[2] != mat2._data.shape[1]:
         raise RuntimeError(
             f"Expected size for first two dimensions of batch2 tensor to be: "
-            f"[{a._data.shape[0]}, {a._data.shape[2]}] but got: "
-            f"[{b._data.shape[0]}, {b._data.shape[1]}]."
+            f"[{input._data.shape[0]}, {input._data.shape[2]}] but got: "
+            f"[{mat2._data.shape[0]}, {mat2._data.shape[1]}]."
         )
-    _refuse_bool(a, "bmm", a._data.shape + b._data.shape[2:])
-    if a._data.dtype != b._data.dtype:
-        raise RuntimeError(f"expected scalar type {a.dtype.scalar_name} but found "
-                           f"{b.dtype.scalar_name}")
-    data = np.matmul(a._data, b._data)
-    return record(BmmBackward0, data, (a, b), saved=(a, b))
+    _refuse_bool(input, "bmm", input._data.shape + mat2._data.shape[2:])
+    if input._data.dtype != mat2._data.dtype:
+        raise RuntimeError(f"expected scalar type {input.dtype.scalar_name} but found "
+                           f"{mat2.dtype.scalar_name}")
+    data = np.matmul(input._data, mat2._data)
+    return record(BmmBackward0, data, (input, mat2), saved=(input, mat2))
 
 
-def matmul(a, b):
+@checked
+def matmul(input: Tensor, other: Tensor, *, out: Tensor = None):
     """`a @ b`, built from dot, mv, mm and bmm exactly as PyTorch's matmul builds it, so the
     graph has the same nodes (and the same errors come from the same places)."""
-    _check_tensors(a, b, "matmul")
-    ndim_a, ndim_b = a._data.ndim, b._data.ndim
+    _check_tensors(input, other, "matmul")
+    ndim_a, ndim_b = input._data.ndim, other._data.ndim
     if ndim_a == 0 or ndim_b == 0:
         raise RuntimeError(
             f"both arguments to matmul need to be at least 1D, but they are {ndim_a}D and "
             f"{ndim_b}D"
         )
     if ndim_a == 1 and ndim_b == 1:
-        return dot(a, b)
+        return dot.__wrapped__(input, other)
     if ndim_a == 2 and ndim_b == 1:
-        return mv(a, b)
+        return mv.__wrapped__(input, other)
     if ndim_a == 1 and ndim_b == 2:
-        if a._data.shape[0] != b._data.shape[0]:
+        if input._data.shape[0] != other._data.shape[0]:
             raise RuntimeError(messages.MATMUL_MISMATCH.format(
-                a0=1, a1=a._data.shape[0], b0=b._data.shape[0], b1=b._data.shape[1]))
-        return squeeze(mm(unsqueeze(a, 0), b), (0,))
+                a0=1, a1=input._data.shape[0], b0=other._data.shape[0], b1=other._data.shape[1]))
+        return squeeze.__wrapped__(mm.__wrapped__(unsqueeze.__wrapped__(input, 0), other), (0,))
     if ndim_a == 2 and ndim_b == 2:
-        return mm(a, b)
+        return mm.__wrapped__(input, other)
     if ndim_a == 3 and ndim_b == 3:
         # PyTorch's shortcut, as measured: a batch of one that needs a gradient, against a real
         # batch, is used as a matrix (so that it can be folded; see _should_fold)
-        if a._data.shape[0] == 1 and b._data.shape[0] != 1 and a.requires_grad:
-            a = squeeze(a, 0)
-        elif b._data.shape[0] == 1 and a._data.shape[0] != 1 and b.requires_grad:
-            b = squeeze(b, 0)
-    if _should_fold(a, b):
-        return _folded_matmul(a, b)
-    return _matmul_with_bmm(a, b)
+        if input._data.shape[0] == 1 and other._data.shape[0] != 1 and input.requires_grad:
+            input = squeeze.__wrapped__(input, 0)  # noqa: A001
+        elif other._data.shape[0] == 1 and input._data.shape[0] != 1 and other.requires_grad:
+            other = squeeze.__wrapped__(other, 0)
+    if _should_fold(input, other):
+        return _folded_matmul(input, other)
+    return _matmul_with_bmm(input, other)
 
 
 def _should_fold(a, b):
@@ -180,9 +186,9 @@ def _folded_matmul(a, b):
     output_shape = big.shape[:-1]
     folded = big.reshape(math.prod(output_shape), big.shape[-1])
     if small._data.ndim == 2:
-        output = unsafe_view(mm(folded, small), tuple(output_shape) + (small.shape[1],))
+        output = unsafe_view(mm.__wrapped__(folded, small), tuple(output_shape) + (small.shape[1],))
         return output.transpose(-1, -2).contiguous() if transpose else output
-    return unsafe_view(mv(folded, small), tuple(output_shape))
+    return unsafe_view(mv.__wrapped__(folded, small), tuple(output_shape))
 
 
 def _matmul_with_bmm(a, b):
@@ -200,9 +206,9 @@ def _matmul_with_bmm(a, b):
     else:
         right = b.expand(batch + (m2, p)).reshape(count, m2, p)
     output_shape = batch + ((n,) if a._data.ndim > 1 else ()) + ((p,) if b._data.ndim > 1 else ())
-    product = bmm(left, right)
+    product = bmm.__wrapped__(left, right)
     if vector_right:
-        product = squeeze(product, -1)
+        product = squeeze.__wrapped__(product, -1)
     return unsafe_view(product, output_shape)
 
 
@@ -213,8 +219,9 @@ def _broadcast_batch(shape_a, shape_b):
         raise RuntimeError(broadcast_error(shape_a, shape_b)) from None
 
 
-def outer(a, b):
-    for name, value in (("self", a), ("vec2", b)):
+@checked
+def outer(input: Tensor, vec2: Tensor, *, out: Tensor = None):
+    for name, value in (("self", input), ("vec2", vec2)):
         if value._data.ndim != 1:
             raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {value._data.ndim}-D")
-    return unsqueeze(a, 1) * unsqueeze(b, 0)
+    return unsqueeze.__wrapped__(input, 1) * unsqueeze.__wrapped__(vec2, 0)

@@ -9,6 +9,7 @@ reduced dimensions (derivatives.py: `restore_dims`) and then lets broadcasting s
 import numpy as np
 
 from .. import arguments, dtypes
+from ..arguments import Dtype, Ints, Number, Tensors, checked, declare, overload
 from ..autograd import messages
 from ..tensor import Tensor, _normalize_dim
 from . import elementwise as ew
@@ -42,37 +43,49 @@ def _sum_dtype(x):
 
 
 # -- sum and mean ---------------------------------------------------------------------------
-def sum(x, dim=None, keepdim=False, *, dtype=None):  # noqa: A001  (the PyTorch name)
-    sum_dtype = _sum_dtype(x) if dtype is None else dtype.numpy
+@overload
+def sum(input: Tensor, *, dtype: Dtype = None): ...  # noqa: A001
+@overload
+def sum(input: Tensor, dim: int | Ints | None, keepdim: bool = False, *,  # noqa: A001
+        dtype: Dtype = None, out: Tensor = None): ...
+@checked
+def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001
+    sum_dtype = _sum_dtype(input) if dtype is None else dtype.numpy
     if dim is None:
-        data = np.add.reduce(x._data, axis=None, dtype=sum_dtype)
-        return record(SumBackward0, data, (x,), self_sym_sizes=x._data.shape)
-    dims = normalize_dims(dim, x._data.ndim)
-    data = np.add.reduce(x._data, axis=dims, keepdims=keepdim, dtype=sum_dtype)
-    return record(SumBackward1, data, (x,), dim=dims, keepdim=keepdim,
-                  self_sym_sizes=x._data.shape)
+        data = np.add.reduce(input._data, axis=None, dtype=sum_dtype)
+        return record(SumBackward0, data, (input,), self_sym_sizes=input._data.shape)
+    dims = normalize_dims(dim, input._data.ndim)
+    data = np.add.reduce(input._data, axis=dims, keepdims=keepdim, dtype=sum_dtype)
+    return record(SumBackward1, data, (input,), dim=dims, keepdim=keepdim,
+                  self_sym_sizes=input._data.shape)
 
 
-def mean(x, dim=None, keepdim=False, *, dtype=None):
+@overload
+def mean(input: Tensor, *, dtype: Dtype = None, out: Tensor = None): ...
+@overload
+def mean(input: Tensor, dim: int | Ints | None, keepdim: bool = False, *, dtype: Dtype = None,
+         out: Tensor = None): ...
+@checked
+def mean(input, dim=None, keepdim=False, *, dtype=None):
     if dtype is not None and not dtypes.check_dtype(dtype).is_floating_point:
         raise RuntimeError(
             "mean(): could not infer output dtype. Optional dtype must be either a floating point "
             f"or complex dtype. Got: {dtypes.check_dtype(dtype).scalar_name}")
-    if not x.dtype.is_floating_point and dtype is None:
+    if not input.dtype.is_floating_point and dtype is None:
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point or "
-            f"complex dtype. Got: {x.dtype.scalar_name}"
+            f"complex dtype. Got: {input.dtype.scalar_name}"
         )
-    values = x._data if dtype is None else x._data.astype(dtype.numpy)
+    values = input._data if dtype is None else input._data.astype(dtype.numpy)
     if dim is None:
         data = np.add.reduce(values, axis=None) / values.size  # np.mean, without its Python layers
-        return record(MeanBackward0, data, (x,), self_sym_sizes=x._data.shape,
-                      self_sym_numel=x._data.size)
-    dims = normalize_dims(dim, x._data.ndim)
+        return record(MeanBackward0, data, (input,), self_sym_sizes=input._data.shape,
+                      self_sym_numel=input._data.size)
+    dims = normalize_dims(dim, input._data.ndim)
     data = np.mean(values, axis=dims, keepdims=keepdim, dtype=values.dtype)
-    count = int(np.prod([x._data.shape[d] for d in dims])) if x._data.ndim else 1
-    return record(MeanBackward1, data, (x,), dim=dims, keepdim=keepdim,
-                  self_sym_sizes=x._data.shape, count=count)
+    count = int(np.prod([input._data.shape[d] for d in dims])) if input._data.ndim else 1
+    return record(MeanBackward1, data, (input,), dim=dims, keepdim=keepdim,
+                  self_sym_sizes=input._data.shape, count=count)
 
 
 
@@ -136,37 +149,50 @@ def _extreme(x, dim, keepdim, numpy_reduce, numpy_arg, whole_node, dim_node, res
     return result_type(values, index_tensor)
 
 
-def max(x, dim=None, keepdim=False):  # noqa: A001  (the PyTorch name)
+@overload
+def max(input: Tensor, *, out: Tensor = None): ...  # noqa: A001
+@overload
+def max(input: Tensor, other: Tensor, *, out: Tensor = None): ...  # noqa: A001
+@overload
+def max(input: Tensor, dim: int, keepdim: bool = False, *, out: Tensors = None): ...  # noqa: A001
+@checked
+def max(input, dim=None, keepdim=False):  # noqa: A001
     if isinstance(dim, Tensor):
-        return ew.maximum(x, dim)
-    return _extreme(x, dim, keepdim, np.max, np.argmax, MaxBackward1, MaxBackward0, max_return, "max")
+        return ew.maximum.__wrapped__(input, dim)
+    return _extreme(input, dim, keepdim, np.max, np.argmax, MaxBackward1, MaxBackward0, max_return, "max")
 
 
-def min(x, dim=None, keepdim=False):  # noqa: A001  (the PyTorch name)
+@checked(like=max)
+def min(input, dim=None, keepdim=False):  # noqa: A001
     if isinstance(dim, Tensor):
-        return ew.minimum(x, dim)
-    return _extreme(x, dim, keepdim, np.min, np.argmin, MinBackward1, MinBackward0, min_return, "min")
+        return ew.minimum.__wrapped__(input, dim)
+    return _extreme(input, dim, keepdim, np.min, np.argmin, MinBackward1, MinBackward0, min_return, "min")
 
 
-def amax(x, dim=(), keepdim=False):
-    dims = normalize_dims(None if dim == () else dim, x._data.ndim)
-    data = np.max(x._data, axis=dims, keepdims=keepdim)
-    return record(AmaxBackward0, data, (x,), saved=(x, OUTPUT), dim=dims, keepdim=keepdim,
-                  self_sym_sizes=x._data.shape)
+@checked
+def amax(input: Tensor, dim: int | Ints | None = (), keepdim: bool = False, *,
+         out: Tensor = None):
+    dims = normalize_dims(None if dim == () else dim, input._data.ndim)
+    data = np.max(input._data, axis=dims, keepdims=keepdim)
+    return record(AmaxBackward0, data, (input,), saved=(input, OUTPUT), dim=dims, keepdim=keepdim,
+                  self_sym_sizes=input._data.shape)
 
 
-def amin(x, dim=(), keepdim=False):
-    dims = normalize_dims(None if dim == () else dim, x._data.ndim)
-    data = np.min(x._data, axis=dims, keepdims=keepdim)
-    return record(AminBackward0, data, (x,), saved=(x, OUTPUT), dim=dims, keepdim=keepdim,
-                  self_sym_sizes=x._data.shape)
+@checked
+def amin(input: Tensor, dim: int | Ints | None = (), keepdim: bool = False, *,
+         out: Tensor = None):
+    dims = normalize_dims(None if dim == () else dim, input._data.ndim)
+    data = np.min(input._data, axis=dims, keepdims=keepdim)
+    return record(AminBackward0, data, (input,), saved=(input, OUTPUT), dim=dims, keepdim=keepdim,
+                  self_sym_sizes=input._data.shape)
 
 
-def argmax(x, dim=None, keepdim=False):
-    refuse_bool(x, "argmax")
+@checked
+def argmax(input: Tensor, dim: int = None, keepdim: bool = False, *, out: Tensor = None):
+    refuse_bool(input, "argmax")
     if dim is None:
-        return Tensor._make(np.int64(np.argmax(x._data)))
-    return Tensor._make(np.argmax(x._data, axis=_normalize_dim(dim, x._data.ndim),
+        return Tensor._make(np.int64(np.argmax(input._data)))
+    return Tensor._make(np.argmax(input._data, axis=_normalize_dim(dim, input._data.ndim),
                                   keepdims=keepdim).astype(np.int64))
 
 
@@ -183,29 +209,32 @@ def refuse_bool(x, name):
         raise RuntimeError(f"{name}(): does not support bool input")
 
 
-def argmin(x, dim=None, keepdim=False):
-    refuse_bool(x, "argmin")
+@checked
+def argmin(input: Tensor, dim: int = None, keepdim: bool = False, *, out: Tensor = None):
+    refuse_bool(input, "argmin")
     if dim is None:
-        return Tensor._make(np.int64(np.argmin(x._data)))
-    return Tensor._make(np.argmin(x._data, axis=_normalize_dim(dim, x._data.ndim),
+        return Tensor._make(np.int64(np.argmin(input._data)))
+    return Tensor._make(np.argmin(input._data, axis=_normalize_dim(dim, input._data.ndim),
                                   keepdims=keepdim).astype(np.int64))
 
 
 # -- gather ----------------------------------------------------------------------------------
-def gather(x, dim, index):
+@checked
+def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False,
+           out: Tensor = None):
     """Pick elements along `dim` at `index` (torch.gather)."""
     if index._data.dtype != np.int64:
         raise RuntimeError("gather(): Expected dtype int32/int64 for index")
-    d = _normalize_dim(dim, x._data.ndim)
-    _check_gather_index(x, d, index)
-    if x._data.ndim:
+    d = _normalize_dim(dim, input._data.ndim)
+    _check_gather_index(input, d, index)
+    if input._data.ndim:
         # The index may be smaller than x in the other dims: only that corner of x is read.
         corner = tuple(slice(None) if i == d else slice(0, n)
                        for i, n in enumerate(index._data.shape))
-        data = np.take_along_axis(x._data[corner], index._data, axis=d)
+        data = np.take_along_axis(input._data[corner], index._data, axis=d)
     else:
-        data = x._data.copy()
-    return record(GatherBackward0, data, (x,), saved=(index,), dim=d, self_sym_sizes=x._data.shape)
+        data = input._data.copy()
+    return record(GatherBackward0, data, (input,), saved=(index,), dim=d, self_sym_sizes=input._data.shape)
 
 
 def _check_gather_index(x, d, index):
@@ -224,18 +253,23 @@ def _check_gather_index(x, d, index):
 
 
 # -- prod, var, norm ----------------------------------------------------------------------
-def prod(x, dim=None, keepdim=False, *, dtype=None):
+@overload
+def prod(input: Tensor, *, dtype: Dtype = None): ...
+@overload
+def prod(input: Tensor, dim: int, keepdim: bool = False, *, dtype: Dtype = None, out: Tensor = None): ...
+@checked
+def prod(input, dim=None, keepdim=False, *, dtype=None):
     if dtype is not None:
-        x = x.to(dtype)
+        input = input.to(dtype)  # noqa: A001
     if dim is None:
-        data = np.prod(x._data, dtype=_sum_dtype(x))
-        dims = tuple(range(x._data.ndim))
-        return record(ProdBackward0, data, (x,), saved=(x, OUTPUT), dim=dims, keepdim=False,
-                      self_sym_sizes=x._data.shape)
-    dims = normalize_dims(dim, x._data.ndim)
-    data = np.prod(x._data, axis=dims, keepdims=keepdim, dtype=_sum_dtype(x))
-    return record(ProdBackward1, data, (x,), saved=(x, OUTPUT), dim=dims, keepdim=keepdim,
-                  self_sym_sizes=x._data.shape)
+        data = np.prod(input._data, dtype=_sum_dtype(input))
+        dims = tuple(range(input._data.ndim))
+        return record(ProdBackward0, data, (input,), saved=(input, OUTPUT), dim=dims, keepdim=False,
+                      self_sym_sizes=input._data.shape)
+    dims = normalize_dims(dim, input._data.ndim)
+    data = np.prod(input._data, axis=dims, keepdims=keepdim, dtype=_sum_dtype(input))
+    return record(ProdBackward1, data, (input,), saved=(input, OUTPUT), dim=dims, keepdim=keepdim,
+                  self_sym_sizes=input._data.shape)
 
 
 def _correction(unbiased, correction):
@@ -250,26 +284,44 @@ def _require_floating_point(x):
         raise RuntimeError("std and var only support floating point and complex dtypes")
 
 
-def var(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    _require_floating_point(x)
+@overload
+def var(input: Tensor, dim: int | Ints, unbiased: bool = True, keepdim: bool = False, *,
+        out: Tensor = None): ...
+@overload
+def var(input: Tensor, dim: int | Ints = None, *, correction: Number = None, keepdim: bool = False,
+        out: Tensor = None): ...
+@overload
+def var(input: Tensor, unbiased: bool = True): ...
+@checked
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    _require_floating_point(input)
     correction = _correction(unbiased, correction)
-    dims = normalize_dims(dim, x._data.ndim)
+    dims = normalize_dims(dim, input._data.ndim)
     with np.errstate(divide="ignore", invalid="ignore"):
-        data = np.var(x._data, axis=dims, ddof=correction, keepdims=keepdim).astype(x._data.dtype)
-    return record(VarBackward0, data, (x,), saved=(x,), dim=dims, keepdim=keepdim,
-                  correction=correction, self_sym_sizes=x._data.shape,
-                  whole=dim is None or x._data.ndim == 0)
+        data = np.var(input._data, axis=dims, ddof=correction, keepdims=keepdim).astype(input._data.dtype)
+    return record(VarBackward0, data, (input,), saved=(input,), dim=dims, keepdim=keepdim,
+                  correction=correction, self_sym_sizes=input._data.shape,
+                  whole=dim is None or input._data.ndim == 0)
 
 
-def std(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    _require_floating_point(x)
+@checked(like=var)
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    _require_floating_point(input)
     correction = _correction(unbiased, correction)
-    dims = normalize_dims(dim, x._data.ndim)
+    dims = normalize_dims(dim, input._data.ndim)
     with np.errstate(divide="ignore", invalid="ignore"):
-        data = np.std(x._data, axis=dims, ddof=correction, keepdims=keepdim).astype(x._data.dtype)
-    return record(StdBackward0, data, (x,), saved=(x, OUTPUT), dim=dims, keepdim=keepdim,
-                  correction=correction, self_sym_sizes=x._data.shape,
-                  whole=dim is None or x._data.ndim == 0)
+        data = np.std(input._data, axis=dims, ddof=correction, keepdims=keepdim).astype(input._data.dtype)
+    return record(StdBackward0, data, (input,), saved=(input, OUTPUT), dim=dims, keepdim=keepdim,
+                  correction=correction, self_sym_sizes=input._data.shape,
+                  whole=dim is None or input._data.ndim == 0)
+
+
+def linalg_vector_norm(input: Tensor, ord: Number = 2, dim: int | Ints | None = None,
+                       keepdim: bool = False, *, dtype: Dtype = None, out: Tensor = None):
+    """PyTorch's torch.linalg.vector_norm, as declared: norm's calls are checked against it."""
+
+
+_LINALG_VECTOR_NORM = declare(linalg_vector_norm)
 
 
 def norm(x, p="fro", dim=None, keepdim=False):
@@ -278,7 +330,7 @@ def norm(x, p="fro", dim=None, keepdim=False):
         raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
     if isinstance(p, str) or p is None:
         p = 2
-    arguments.check("linalg_vector_norm", (x, p, dim, keepdim))
+    _LINALG_VECTOR_NORM.match((x, p, dim, keepdim))
     if not x.dtype.is_floating_point:
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
                            f"input. Got {x.dtype.scalar_name}")
@@ -302,33 +354,36 @@ def _c_contiguous(values):
     return values if values.flags.c_contiguous else np.ascontiguousarray(values)
 
 
-def softmax(x, dim, dtype=None):
+@checked
+def softmax(input: Tensor, dim: int, dtype: Dtype = None, *, out: Tensor = None):
     refuse_dtype(dtype, "softmax_kernel_impl", floating_only=True)
-    values = _float_values(x, dtype, dim, "softmax")
+    values = _float_values(input, dtype, dim, "softmax")
     d = _normalize_dim(dim, values.ndim)
     if values.size == 0:
-        return record(SoftmaxBackward0, values.copy(), (x,), saved=(OUTPUT,), dim=d)
+        return record(SoftmaxBackward0, values.copy(), (input,), saved=(OUTPUT,), dim=d)
     shifted = values - np.max(values, axis=d if values.ndim else None, keepdims=True)
     e = np.exp(shifted)
     data = _c_contiguous(e / np.sum(e, axis=d if values.ndim else None, keepdims=True))
-    return record(SoftmaxBackward0, data, (x,), saved=(OUTPUT,), dim=d)
+    return record(SoftmaxBackward0, data, (input,), saved=(OUTPUT,), dim=d)
 
 
-def log_softmax(x, dim, dtype=None):
+@checked
+def log_softmax(input: Tensor, dim: int, dtype: Dtype = None, *, out: Tensor = None):
     refuse_dtype(dtype, "log_softmax_kernel_impl", floating_only=True)
-    values = _float_values(x, dtype, dim, "log_softmax")
+    values = _float_values(input, dtype, dim, "log_softmax")
     d = _normalize_dim(dim, values.ndim)
     if values.size == 0:
-        return record(LogSoftmaxBackward0, values.copy(), (x,), saved=(OUTPUT,), dim=d)
+        return record(LogSoftmaxBackward0, values.copy(), (input,), saved=(OUTPUT,), dim=d)
     axis = d if values.ndim else None
     shifted = values - values.max(axis=axis, keepdims=True)
     data = _c_contiguous(shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True)))
-    return record(LogSoftmaxBackward0, data, (x,), saved=(OUTPUT,), dim=d)
+    return record(LogSoftmaxBackward0, data, (input,), saved=(OUTPUT,), dim=d)
 
 
-def logsumexp(x, dim, keepdim=False):
-    values = x._data  # integers and bools are summed as floats, as in PyTorch
-    if not x.dtype.is_floating_point:
+@checked
+def logsumexp(input: Tensor, dim: int | Ints, keepdim: bool = False, *, out: Tensor = None):
+    values = input._data  # integers and bools are summed as floats, as in PyTorch
+    if not input.dtype.is_floating_point:
         values = values.astype(dtypes.get_default_dtype().numpy)
     if isinstance(dim, (tuple, list)) and not dim and values.ndim:  # PyTorch refuses dim=()
         raise RuntimeError(f"output with shape [] doesn't match the broadcast shape "
@@ -339,8 +394,8 @@ def logsumexp(x, dim, keepdim=False):
     data = np.log(np.sum(np.exp(values - peak), axis=dims, keepdims=True)) + peak
     if not keepdim:
         data = np.squeeze(data, axis=dims)
-    return record(LogsumexpBackward0, data.astype(values.dtype), (x,), saved=(x, OUTPUT),
-                  dim=dims, keepdim=keepdim, self_sym_sizes=x._data.shape)
+    return record(LogsumexpBackward0, data.astype(values.dtype), (input,), saved=(input, OUTPUT),
+                  dim=dims, keepdim=keepdim, self_sym_sizes=input._data.shape)
 
 
 def _float_values(x, dtype, dim, kernel):
@@ -369,9 +424,27 @@ def refuse_dtype(dtype, kernel, floating_only=False):
             kernel=kernel, dtype=dtype.scalar_name))
 
 
-def cumsum(x, dim, *, dtype=None):
+@checked
+def cumsum(input: Tensor, dim: int, *, dtype: Dtype = None, out: Tensor = None):
     refuse_dtype(dtype, "cumsum_out_cpu")
-    d = _normalize_dim(dim, x._data.ndim)
-    data = np.cumsum(x._data, axis=d if x._data.ndim else None,
-                     dtype=_sum_dtype(x) if dtype is None else dtypes.check_dtype(dtype).numpy)
-    return record(CumsumBackward0, data.reshape(x._data.shape), (x,), dim=d)
+    d = _normalize_dim(dim, input._data.ndim)
+    data = np.cumsum(input._data, axis=d if input._data.ndim else None,
+                     dtype=_sum_dtype(input) if dtype is None else dtypes.check_dtype(dtype).numpy)
+    return record(CumsumBackward0, data.reshape(input._data.shape), (input,), dim=d)
+
+
+@overload
+def all(input: Tensor, *, out: Tensor = None): ...  # noqa: A001
+@overload
+def all(input: Tensor, dim: int | Ints | None = None, keepdim: bool = False, *,  # noqa: A001
+        out: Tensor = None): ...
+@overload
+def all(input: Tensor, dim: int, keepdim: bool = False, *, out: Tensor = None): ...  # noqa: A001
+@checked
+def all(input, dim=None, keepdim=False):  # noqa: A001  (the PyTorch name)
+    return all_or_any(np.all, input, dim, keepdim)
+
+
+@checked(like=all)
+def any(input, dim=None, keepdim=False):  # noqa: A001  (the PyTorch name)
+    return all_or_any(np.any, input, dim, keepdim)

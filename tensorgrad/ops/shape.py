@@ -13,7 +13,8 @@ import warnings
 
 import numpy as np
 
-from .. import arguments, dtypes
+from .. import dtypes
+from ..arguments import Dtype, Ints, Tensors, checked, declare, overload
 from ..autograd import messages
 from ..tensor import Tensor, _normalize_dim
 from ..derivatives import (CatBackward0, ExpandBackward0, FlipBackward0, PermuteBackward0,
@@ -65,48 +66,55 @@ def _infer_shape(shape, numel, original):
 
 
 # -- reshape / view / flatten -------------------------------------------------------------
-def reshape(x, *shape):
-    shape = _infer_shape(_shape_arg(shape), x._data.size, x._data.shape)
-    data = x._data.reshape(shape)
-    if np.may_share_memory(data, x._data) or x._data.size == 0:  # a fresh copy never overlaps
-        node = ViewBackward0 if x._data.flags.c_contiguous else ReshapeAliasBackward0
-        return as_view(record(node, data, (x,), self_sym_sizes=x._data.shape), x)
+@checked
+def reshape(input: Tensor, *shape: Ints):
+    shape = _infer_shape(_shape_arg(shape), input._data.size, input._data.shape)
+    data = input._data.reshape(shape)
+    if np.may_share_memory(data, input._data) or input._data.size == 0:  # a fresh copy never overlaps
+        node = ViewBackward0 if input._data.flags.c_contiguous else ReshapeAliasBackward0
+        return as_view(record(node, data, (input,), self_sym_sizes=input._data.shape), input)
     # No view is possible: as PyTorch, copy (CloneBackward0), then view the copy
-    return unsafe_view(clone(x, memory_format="contiguous"), shape)
+    return unsafe_view(clone.__wrapped__(input, memory_format="contiguous"), shape)
 
 
-def view(x, *shape):
-    if len(shape) == 1 and isinstance(shape[0], dtypes.dtype):
+@overload
+def view(input: Tensor, dtype: Dtype): ...
+@overload
+def view(input: Tensor, *size: Ints): ...
+@checked
+def view(input, *size):
+    if len(size) == 1 and isinstance(size[0], dtypes.dtype):
         raise NotImplementedError(messages.VIEW_AS_DTYPE)
-    shape = _infer_shape(_shape_arg(shape), x._data.size, x._data.shape)
-    data = x._data.reshape(shape)
-    if not np.may_share_memory(data, x._data) and x._data.size:
+    size = _infer_shape(_shape_arg(size), input._data.size, input._data.shape)
+    data = input._data.reshape(size)
+    if not np.may_share_memory(data, input._data) and input._data.size:
         raise RuntimeError(
             "view size is not compatible with input tensor's size and stride (at least one "
             "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
         )
-    return as_view(record(ViewBackward0, data, (x,), self_sym_sizes=x._data.shape), x)
+    return as_view(record(ViewBackward0, data, (input,), self_sym_sizes=input._data.shape), input)
 
 
-def flatten(x, start_dim=0, end_dim=-1):
-    if x._data.ndim == 0:
+@checked
+def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1):
+    if input._data.ndim == 0:
         _normalize_dim(start_dim, 0), _normalize_dim(end_dim, 0)  # 0 or -1, as in PyTorch
-        return reshape(x, 1)
-    start = _normalize_dim(start_dim, x._data.ndim)
-    end = _normalize_dim(end_dim, x._data.ndim)
+        return reshape.__wrapped__(input, 1)
+    start = _normalize_dim(start_dim, input._data.ndim)
+    end = _normalize_dim(end_dim, input._data.ndim)
     if start > end:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     if start == end:
-        return x
-    shape = x._data.shape
-    return reshape(x, shape[:start] + (-1,) + shape[end + 1:])
+        return input
+    shape = input._data.shape
+    return reshape.__wrapped__(input, shape[:start] + (-1,) + shape[end + 1:])
 
 
 def contiguous(x):
     """x itself if its memory is already in row-major order, else a row-major copy."""
     if x._data.flags.c_contiguous:
         return x
-    return clone(x, memory_format="contiguous")
+    return clone.__wrapped__(x, memory_format="contiguous")
 
 
 def unsafe_view(x, shape):
@@ -115,40 +123,43 @@ def unsafe_view(x, shape):
 
 
 # -- transpose / permute ------------------------------------------------------------------
-def transpose(x, dim0, dim1):
-    d0 = _normalize_dim(dim0, x._data.ndim)
-    d1 = _normalize_dim(dim1, x._data.ndim)
-    data = np.swapaxes(x._data, d0, d1) if x._data.ndim else x._data
-    return as_view(record(TransposeBackward0, data, (x,), dim0=d0, dim1=d1), x)
+@checked
+def transpose(input: Tensor, dim0: int, dim1: int):
+    d0 = _normalize_dim(dim0, input._data.ndim)
+    d1 = _normalize_dim(dim1, input._data.ndim)
+    data = np.swapaxes(input._data, d0, d1) if input._data.ndim else input._data
+    return as_view(record(TransposeBackward0, data, (input,), dim0=d0, dim1=d1), input)
 
 
-def t(x):
-    if x._data.ndim > 2:
-        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {x._data.ndim}D")
-    return as_view(record(TBackward0, x._data.T, (x,)), x)
+@checked
+def t(input: Tensor):
+    if input._data.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input._data.ndim}D")
+    return as_view(record(TBackward0, input._data.T, (input,)), input)
 
 
-def permute(x, *dims):
+@checked
+def permute(input: Tensor, *dims: Ints):
     if not dims:
         raise TypeError('permute() missing 1 required positional arguments: "dims"')
     dims = _shape_arg(dims)
-    if len(dims) != x._data.ndim:
+    if len(dims) != input._data.ndim:
         raise RuntimeError(
             "permute(sparse_coo): number of dimensions in the tensor input does not match the "
-            f"length of the desired ordering of dimensions i.e. input.dim() = {x._data.ndim} is "
+            f"length of the desired ordering of dimensions i.e. input.dim() = {input._data.ndim} is "
             f"not equal to len(dims) = {len(dims)}"
         )
-    dims = tuple(_normalize_dim(d, x._data.ndim) for d in dims)
+    dims = tuple(_normalize_dim(d, input._data.ndim) for d in dims)
     if len(set(dims)) != len(dims):
         raise RuntimeError("permute(): duplicate dims are not allowed.")
-    return as_view(record(PermuteBackward0, np.transpose(x._data, dims), (x,), dims=dims), x)
+    return as_view(record(PermuteBackward0, np.transpose(input._data, dims), (input,), dims=dims), input)
 
 
 def reverse_dims(x):
     """`x.T`: all dims reversed. PyTorch warns when x is not 2-D."""
     if x._data.ndim != 2:
         warnings.warn(messages.TRANSPOSE_1D, UserWarning, stacklevel=3)
-    return permute(x, *range(x._data.ndim - 1, -1, -1))
+    return permute.__wrapped__(x, *range(x._data.ndim - 1, -1, -1))
 
 
 def matrix_transpose(x):
@@ -156,48 +167,57 @@ def matrix_transpose(x):
     if x._data.ndim < 2:
         raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. "
                            f"Got {x._data.ndim}-D tensor.")
-    return transpose(x, -2, -1)
+    return transpose.__wrapped__(x, -2, -1)
 
 
 # -- unsqueeze / squeeze ---------------------------------------------------------------------
-def unsqueeze(x, dim):
-    d = _normalize_dim(dim, x._data.ndim + 1)
-    return as_view(record(UnsqueezeBackward0, np.expand_dims(x._data, d), (x,), dim=d), x)
+@checked
+def unsqueeze(input: Tensor, dim: int):
+    d = _normalize_dim(dim, input._data.ndim + 1)
+    return as_view(record(UnsqueezeBackward0, np.expand_dims(input._data, d), (input,), dim=d), input)
 
 
-def squeeze(x, dim=None):
-    shape = x._data.shape
+@overload
+def squeeze(input: Tensor): ...
+@overload
+def squeeze(input: Tensor, dim: int): ...
+@overload
+def squeeze(input: Tensor, dim: Ints): ...
+@checked
+def squeeze(input, dim=None):
+    shape = input._data.shape
     if dim is None:
-        data = x._data.reshape([s for s in shape if s != 1])
+        data = input._data.reshape([s for s in shape if s != 1])
         node = SqueezeBackward0
     else:
         dims = (dim,) if isinstance(dim, int) else tuple(dim)
-        dims = tuple(_normalize_dim(d, x._data.ndim) for d in dims)
+        dims = tuple(_normalize_dim(d, input._data.ndim) for d in dims)
         check_no_repeated_dims(dims)
-        data = x._data.reshape([s for i, s in enumerate(shape) if not (i in dims and s == 1)])
+        data = input._data.reshape([s for i, s in enumerate(shape) if not (i in dims and s == 1)])
         node = SqueezeBackward1 if isinstance(dim, int) else SqueezeBackward4
-    return as_view(record(node, data, (x,), self_sym_sizes=shape), x)
+    return as_view(record(node, data, (input,), self_sym_sizes=shape), input)
 
 
 # -- expand / repeat -------------------------------------------------------------------------
-def expand(x, *sizes):
-    sizes = _shape_arg(sizes)
-    shape = x._data.shape
-    if len(sizes) < len(shape):
+@checked
+def expand(input: Tensor, *size: Ints, implicit: bool = False):
+    size = _shape_arg(size)
+    shape = input._data.shape
+    if len(size) < len(shape):
         raise RuntimeError(
-            f"expand({_legacy_type(x)}{{{list(shape)}}}, size={list(sizes)}): the number of sizes "
-            f"provided ({len(sizes)}) must be greater or equal to the number of dimensions in the "
+            f"expand({_legacy_type(input)}{{{list(shape)}}}, size={list(size)}): the number of sizes "
+            f"provided ({len(size)}) must be greater or equal to the number of dimensions in the "
             f"tensor ({len(shape)})"
         )
-    padded = (1,) * (len(sizes) - len(shape)) + shape
+    padded = (1,) * (len(size) - len(shape)) + shape
     target = []
-    for i, (want, have) in enumerate(zip(sizes, padded)):
+    for i, (want, have) in enumerate(zip(size, padded)):
         if want == -1:
             want = have
         if have != want and have != 1:
             raise RuntimeError(
                 f"The expanded size of the tensor ({want}) must match the existing size ({have}) "
-                f"at non-singleton dimension {i}.  Target sizes: {list(sizes)}.  Tensor sizes: "
+                f"at non-singleton dimension {i}.  Target sizes: {list(size)}.  Tensor sizes: "
                 f"{list(shape)}"
             )
         target.append(want)
@@ -206,37 +226,41 @@ def expand(x, *sizes):
     # where PyTorch's can be written into wherever no two elements share memory)
     strides = [0] * (len(target) - len(shape)) + [
         stride if have == want else 0
-        for stride, have, want in zip(x._data.strides, shape, target[len(target) - len(shape):])
+        for stride, have, want in zip(input._data.strides, shape, target[len(target) - len(shape):])
     ]
-    data = np.lib.stride_tricks.as_strided(x._data, shape=target, strides=strides,
-                                           writeable=x._data.flags.writeable)
-    return as_view(record(ExpandBackward0, data, (x,), self_sym_sizes=shape), x)
+    data = np.lib.stride_tricks.as_strided(input._data, shape=target, strides=strides,
+                                           writeable=input._data.flags.writeable)
+    return as_view(record(ExpandBackward0, data, (input,), self_sym_sizes=shape), input)
 
 
 def _legacy_type(x):
     return f"tensorgrad.{x.dtype._legacy_name}"
 
 
-def expand_as(x, other):
-    return expand(x, other.shape)
+@checked
+def expand_as(input: Tensor, other: Tensor):
+    return expand.__wrapped__(input, other.shape)
 
 
-def broadcast_to(x, shape):
-    return expand(x, shape)
+@checked
+def broadcast_to(input: Tensor, size: Ints):
+    return expand.__wrapped__(input, size)
 
 
-def repeat(x, *repeats):
+@checked
+def repeat(input: Tensor, *repeats: Ints):
     repeats = _shape_arg(repeats)
-    if len(repeats) < x._data.ndim:
+    if len(repeats) < input._data.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of "
                            "dimensions of tensor")
     check_sizes_not_negative(repeats)
-    data = np.tile(x._data, repeats)
-    return record(RepeatBackward0, data, (x,), repeats=repeats, self_sym_sizes=x._data.shape)
+    data = np.tile(input._data, repeats)
+    return record(RepeatBackward0, data, (input,), repeats=repeats, self_sym_sizes=input._data.shape)
 
 
 # -- cat / stack ---------------------------------------------------------------------------
-def cat(tensors, dim=0):
+@checked
+def cat(tensors: Tensors, dim: int = 0, *, out: Tensor = None):
     tensors = _tensor_list(tensors, "cat")
     _check_no_scalars(tensors)
     # As PyTorch (a legacy rule): 1-d empty tensors are left out, whatever the other shapes
@@ -254,7 +278,7 @@ def cat(tensors, dim=0):
     return record(CatBackward0, data, tensors, dim=d, sizes=sizes)
 
 
-concatenate = cat
+concatenate = checked(cat.__wrapped__, name="concatenate", like=cat)  # (PyTorch's other name)
 
 
 def _check_no_scalars(tensors):
@@ -279,7 +303,8 @@ def _check_cat_shapes(shapes, dim):
                 )
 
 
-def stack(tensors, dim=0):
+@checked
+def stack(tensors: Tensors, dim: int = 0, *, out: Tensor = None):
     tensors = _tensor_list(tensors, "stack")
     d = _normalize_dim(dim, tensors[0]._data.ndim + 1)
     shapes = {t._data.shape for t in tensors}
@@ -341,25 +366,35 @@ def _tensor_list(tensors, name):
     return tuple(tensors)
 
 
-def unbind(x, dim=0):
-    d = _normalize_dim(dim, x._data.ndim)
-    return tuple(x.select(d, i) for i in range(x._data.shape[d]))
+@checked
+def unbind(input: Tensor, dim: int = 0):
+    d = _normalize_dim(dim, input._data.ndim)
+    return tuple(input.select(d, i) for i in range(input._data.shape[d]))
 
 
-def chunk(x, chunks, dim=0):
+@checked
+def chunk(input: Tensor, chunks: int, dim: int = 0):
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
-    if x._data.ndim == 0:
+    if input._data.ndim == 0:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")
-    d = _normalize_dim(dim, x._data.ndim)
-    size = -(-x._data.shape[d] // chunks)
-    return split(x, size, d)
+    d = _normalize_dim(dim, input._data.ndim)
+    size = -(-input._data.shape[d] // chunks)
+    return split(input, size, d)
+
+
+def split_with_sizes(input: Tensor, split_sizes: Ints, dim: int = 0):
+    """PyTorch's split_with_sizes, as declared: split's calls with a list of sizes are checked
+    against it (PyTorch's split calls it)."""
+
+
+_SPLIT_WITH_SIZES = declare(split_with_sizes)
 
 
 def split(x, split_size_or_sections, dim=0):
     split_size = split_size_or_sections
     if not isinstance(split_size, int):  # a list of sizes: PyTorch calls split_with_sizes
-        arguments.check("split_with_sizes", (x, split_size, dim))
+        _SPLIT_WITH_SIZES.match((x, split_size, dim))
     if x._data.ndim == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
     d = _normalize_dim(dim, x._data.ndim)
@@ -378,8 +413,29 @@ def split(x, split_size_or_sections, dim=0):
     return tuple(pieces)
 
 
-def flip(x, dims):
+@overload
+def flip(input: Tensor, *dims: Ints): ...
+@checked
+def flip(input, dims):
     dims = (dims,) if isinstance(dims, int) else tuple(dims)
-    dims = tuple(_normalize_dim(d, x._data.ndim) for d in dims)
+    dims = tuple(_normalize_dim(d, input._data.ndim) for d in dims)
     check_no_repeated_dims(dims)
-    return record(FlipBackward0, np.flip(x._data, dims).copy(), (x,), dims=dims)
+    return record(FlipBackward0, np.flip(input._data, dims).copy(), (input,), dims=dims)
+
+
+# -- functions PyTorch offers beside the methods -------------------------------------------------
+@checked
+def numel(input: Tensor):
+    return input.numel()
+
+
+@checked
+def detach(input: Tensor):
+    return input.detach()
+
+
+@overload
+def expand_copy(input: Tensor, size: Ints, *, implicit: bool = False, out: Tensor = None): ...
+@checked
+def expand_copy(input, *size):
+    return expand.__wrapped__(input, *size).clone()

@@ -1,0 +1,117 @@
+"""One signature per operation, in Python (issue 19, item 3).
+
+Each public operation is a Python function whose parameters are PyTorch's (names, defaults,
+keyword-only marks); an operation with several of PyTorch's overloads declares each as an
+`@overload` stub. The checks are built from those declarations, once, at definition: there is
+no table of signature strings, no parser of such strings, and nothing wraps the namespace after
+import. A call with plainly right types pays a guard's few type tests, and no more.
+"""
+
+import inspect
+import sys
+
+import pytest
+
+import tensorgrad as tg
+from tensorgrad import arguments
+from tensorgrad.ops import elementwise, reduction, shape
+
+from test_core_reads_like_a_textbook import calls_in_tensorgrad
+
+
+def parameter_names(function):
+    return list(inspect.signature(function).parameters)
+
+
+@pytest.mark.parametrize("function, names", [
+    (tg.mul, ["input", "other", "out"]),
+    (tg.add, ["input", "other", "alpha", "out"]),
+    (tg.sum, ["input", "dim", "keepdim", "dtype"]),
+    (tg.transpose, ["input", "dim0", "dim1"]),
+    (tg.matmul, ["input", "other", "out"]),
+    (tg.mm, ["input", "mat2", "out"]),
+    (tg.dot, ["input", "tensor", "out"]),
+    (tg.cat, ["tensors", "dim", "out"]),
+    (tg.where, ["condition", "input", "other"]),
+    (tg.ones, ["size", "dtype", "requires_grad", "device"]),
+    (tg.zeros_like, ["input", "dtype", "requires_grad"]),
+])
+def test_a_public_function_has_pytorchs_parameter_names(function, names):
+    assert parameter_names(function) == names
+
+
+def test_keyword_only_marks_and_defaults_are_pytorchs():
+    parameters = inspect.signature(tg.add).parameters
+    assert parameters["alpha"].kind is inspect.Parameter.KEYWORD_ONLY
+    assert parameters["alpha"].default == 1
+    assert inspect.signature(tg.isclose).parameters["rtol"].default == 1e-05
+
+
+def test_the_namespace_is_the_operations_themselves():
+    """Nothing wraps tensorgrad's functions after import: tg.mul is the decorated function of
+    ops/elementwise.py, and its declaration was collected when it was defined."""
+    assert tg.mul is elementwise.mul and tg.sum is reduction.sum and tg.reshape is shape.reshape
+    assert tg.mul.signatures is arguments.FUNCTIONS["mul"]
+    assert tg.Tensor.sum.signatures is arguments.METHODS["sum"]
+
+
+def test_no_string_signature_table_and_no_wrapping_after_import():
+    for name in ("SIGNATURES", "METHOD_SIGNATURES", "check_functions", "check_methods",
+                 "method_form", "_split", "_displayed_parts", "_as_the_function_takes"):
+        assert not hasattr(arguments, name), name
+
+
+@pytest.mark.parametrize("name, method, displays", [
+    ("sum", False, ["(Tensor input, *, tensorgrad.dtype dtype = None)",
+                    "(Tensor input, tuple of ints dim, bool keepdim = False, *, "
+                    "tensorgrad.dtype dtype = None, Tensor out = None)"]),
+    ("ones", False, ["(tuple of ints size, *, Tensor out = None, tensorgrad.dtype dtype = None, "
+                     "tensorgrad.layout layout = None, tensorgrad.device device = None, "
+                     "bool pin_memory = False, bool requires_grad = False)"]),
+    ("max", True, ["()", "(Tensor other)", "(int dim, bool keepdim = False)"]),
+    ("pow", True, ["(Tensor exponent)", "(Number exponent)"]),
+    ("uniform_", True, ["(float from = 0, float to = 1, *, tensorgrad.Generator generator = None)"]),
+])
+def test_the_declarations_print_as_pytorch_prints_them(name, method, displays):
+    assert [o.display for o in arguments.signatures(name, method).overloads] == displays
+
+
+def test_markers_say_what_each_parameter_takes():
+    dim = arguments.signatures("sum").overloads[1].params[1]
+    assert (dim.type, dim.single_int, dim.default_is_none) == ("tuple of ints", True, True)
+    size = arguments.signatures("ones").overloads[0].params[0]
+    assert size.varargs and not size.has_default
+    pin_memory = next(p for p in arguments.signatures("ones").overloads[0].params
+                      if p.name == "pin_memory")
+    assert pin_memory.default_is_none and pin_memory.has_default  # `bool? pin_memory = False`
+
+
+def test_a_plainly_right_call_pays_only_the_check_and_its_guard():
+    a = tg.tensor([1., 2.], requires_grad=True)
+    b = tg.tensor([3., 4.], requires_grad=True)
+    by_operator = calls_in_tensorgrad(lambda: a * b)
+    by_name = calls_in_tensorgrad(lambda: tg.mul(a, b))
+    checking = [call for call in by_name if call.startswith("arguments.py:")]
+    assert by_name[len(checking):] == by_operator[1:]  # (the operator's own __mul__ aside)
+    assert len(checking) <= 4, checking  # check_then_call, guard, and its per-argument tests
+
+
+def test_pytorchs_keywords_reach_the_function():
+    t = tg.ones(2, 3)
+    assert tg.add(input=t, other=t, alpha=2).tolist() == [[3.] * 3] * 2
+    assert tg.ones(size=(2,)).shape == (2,) and tg.arange(end=3).tolist() == [0, 1, 2]
+    assert tg.transpose(t, dim0=0, dim1=1).shape == (3, 2)
+    with pytest.raises(TypeError, match="does not support the out= argument"):
+        tg.exp(t, out=t)
+
+
+def test_a_declaration_without_a_type_is_refused_at_definition():
+    with pytest.raises(TypeError, match="no PyTorch type declared"):
+        @arguments.checked
+        def untyped(input):  # noqa: A002
+            return input
+    assert "untyped" not in arguments.FUNCTIONS
+
+
+if __name__ == "__main__":
+    sys.exit(pytest.main([__file__]))
