@@ -330,17 +330,22 @@ class TaskCheck:
         return value
 
     def measure(self, name: str, model: Any, points: Any, labels: Any, *,
-                loss_below: float | None = None, accuracy_at_least: float | None = None) -> None:
-        """Hand a trained classifier to the grader, which measures it itself (:mod:`.measures`).
+                loss_below: float | None = None, accuracy_at_least: float | None = None,
+                loss: str = "cross entropy") -> None:
+        """Hand a trained network to the grader, which measures it itself (:mod:`.measures`).
 
-        ``model`` is sent as plain data (its layers' kinds and parameters), with ``points`` and
-        ``labels``. The grader computes the mean cross-entropy and the accuracy in its own
-        process, with the layers, data and targets of the *solution's* run of this test and
-        only the parameters from this kernel, and the test passes when the loss is below
-        ``loss_below`` and the accuracy at least ``accuracy_at_least`` (each optional). So no
-        verdict about the training is made in the kernel, where the student's code could
-        rebind the measuring helper. The self-check makes the same measurement here.
-        Must be called inside a ``with t.test(...)`` block.
+        ``model`` is sent as plain data (its layers' kinds and parameters: a ``Sequential`` of
+        ``Linear`` layers and activations, or a plain list of layers of tanh units, each unit
+        its ``(weights, bias)`` floats), with ``points`` and ``labels`` (the targets). The
+        grader computes the loss in its own process, with the layers, data and targets of the
+        *solution's* run of this test and only the parameters from this kernel: with
+        ``loss="cross entropy"`` the mean cross-entropy and the accuracy of a classifier, with
+        ``loss="squared error"`` the mean squared error of the network's first output. The
+        test passes when the loss is below ``loss_below`` and the accuracy at least
+        ``accuracy_at_least`` (each optional). So no verdict about the training is made in
+        the kernel, where the student's code could rebind the measuring helper. The
+        self-check makes the same measurement here. Must be called inside a ``with
+        t.test(...)`` block.
         """
         from . import measures
 
@@ -350,8 +355,14 @@ class TaskCheck:
         for target in (loss_below, accuracy_at_least):
             if target is not None and (isinstance(target, bool) or not isinstance(target, (int, float))):
                 raise ValueError(f"{self.name}: t.measure() targets must be numbers")
-        record = values.encode({"network": measures.network_of(model), "points": points, "labels": labels})
-        options = {"measure": measures.CLASSIFIER, "kind": None,
+        if loss not in measures.LOSSES:
+            raise ValueError(f"{self.name}: t.measure(loss=...) must be one of {', '.join(map(repr, measures.LOSSES))}")
+        kind = measures.LOSSES[loss]
+        if kind != measures.CLASSIFIER and accuracy_at_least is not None:
+            raise ValueError(f"{self.name}: t.measure(accuracy_at_least=...) measures a classifier (loss='cross entropy')")
+        record = values.encode({"network": measures.network_of(model), "points": measures.data_of(points),
+                                "labels": measures.data_of(labels)})
+        options = {"measure": kind, "kind": None,
                    "loss_below": None if loss_below is None else float(loss_below),
                    "accuracy_at_least": None if accuracy_at_least is None else float(accuracy_at_least)}
         entry = {"name": name, "value": record, "options": options, "expected_given": True}

@@ -278,7 +278,7 @@ def compute(exset: ExerciseSet, limits: Limits) -> Expected:
             ))
         for test in tests:  # a trained network the grader measures must meet the targets with the solution
             for value in test.values:
-                if value["options"].get("measure") == measures.CLASSIFIER:
+                if value["options"].get("measure") in measures.KINDS:
                     message = measures.judge(value, value["value"], name=value["name"])
                     if message:
                         problems.append(f"test {task.grade_id!r} / {test.name!r}: {message}")

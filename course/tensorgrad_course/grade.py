@@ -388,7 +388,7 @@ def _compare_safely(wanted: dict, actual: dict, reveal: bool) -> str | None:
     """:func:`.values.compare`, where a value that cannot be compared (an int too large for a float...)
     fails its test instead of stopping the grader."""
     try:
-        if wanted.get("options", {}).get("measure") == measures.CLASSIFIER:
+        if wanted.get("options", {}).get("measure") in measures.KINDS:
             # A trained network: measured here, with the solution's layers, data and targets.
             return measures.judge(wanted, actual, name=wanted["name"], reveal=reveal)
         return compare(wanted["value"], actual, name=wanted["name"], reveal=reveal, **_options(wanted))

@@ -1,6 +1,6 @@
-"""Measurements the grader makes itself: a trained classifier's loss and accuracy, outside the kernel.
+"""Measurements the grader makes itself: a trained network's loss (and accuracy), outside the kernel.
 
-A task that trains (set 11's ``train``) is judged by what the training produced, and the
+A task that trains (set 11's ``train``, set 12's ``train`` on the student's own engine) is judged by what the training produced, and the
 judgement must not run in the kernel the student controls: a helper that measures the loss
 there can be rebound by the student's code through its caller's frame, and then a verdict like
 ``final_loss < 0.1`` is whatever the student says. So a check cell hands over the trained
@@ -17,7 +17,16 @@ parameters (:func:`network_of`, by duck typing: ``Linear`` weights and biases, `
 ``ReLU``, ``Sigmoid``) and of the data. The grader (:func:`judge`) takes from the student's
 record **only the parameters**: the layers, the points, the labels and the targets come from
 the record of the instructor's solution for the same test, and the loss (mean cross-entropy)
-and the accuracy are computed here, in NumPy, from those plain numbers. A student who rebinds
+and the accuracy are computed here, in NumPy, from those plain numbers. Set 12's network is
+made of its own engine's ``Value`` objects, so its check cell hands over plain floats, one list
+of tanh units ``(weights, bias)`` per layer, and asks for the mean squared error instead::
+
+    t.measure("the trained network", net.plain(), XOR_POINTS, XOR_TARGETS,
+              loss="squared error", loss_below=0.05)
+
+Both are one mechanism: :func:`network_of` turns either form into the same layers, which
+:func:`forward` evaluates, and only the loss at the end differs (``options["measure"]``:
+:data:`CLASSIFIER` or :data:`SQUARED_ERROR`). A student who rebinds
 anything in the kernel, or forges the record, can change only the parameters the grader
 measures. The student's own self-check runs the same :func:`judge` on its own record, so it
 says what the grader will say.
@@ -29,19 +38,28 @@ from typing import Any
 
 from .texts import say
 
-#: The measurement a ``t.measure`` record asks for (its ``options["measure"]``).
+#: The measurements a ``t.measure`` record asks for (its ``options["measure"]``): a classifier's
+#: mean cross-entropy and accuracy, or the mean squared error of a network's first output.
 CLASSIFIER = "classifier"
+SQUARED_ERROR = "squared error"
+KINDS = (CLASSIFIER, SQUARED_ERROR)
+#: ``t.measure(loss=...)``: the loss it names, and the measurement that computes it.
+LOSSES = {"cross entropy": CLASSIFIER, "squared error": SQUARED_ERROR}
 ACTIVATIONS = ("tanh", "relu", "sigmoid")
 
 
 def network_of(model: Any) -> list[dict]:
     """The layers of ``model`` as plain values, for :func:`.values.encode` (runs in the kernel).
 
-    A container that iterates over its layers (``Sequential``) gives one entry per layer; any
-    other model is one layer. ``Linear`` layers give their ``weight`` and ``bias`` (``None``
-    without one), activations their name; anything else is named by its class and cannot be
-    measured.
+    A plain list (or tuple) is a network of tanh units, as set 12's ``Net`` hands it over: one
+    item per layer, each a list of units ``(weights, bias)`` of floats, every layer followed by
+    ``tanh`` (:func:`_tanh_units`). Otherwise a container that iterates over its layers
+    (``Sequential``) gives one entry per layer; any other model is one layer. ``Linear`` layers
+    give their ``weight`` and ``bias`` (``None`` without one), activations their name; anything
+    else is named by its class and cannot be measured.
     """
+    if isinstance(model, (list, tuple)):
+        return _tanh_units(model)
     try:
         layers = list(model) if hasattr(type(model), "__iter__") else [model]
     except Exception:  # noqa: BLE001 - a model that cannot be listed is one layer
@@ -59,6 +77,36 @@ def network_of(model: Any) -> list[dict]:
         else:
             out.append({"layer": "other", "class": type(layer).__name__})
     return out
+
+
+def _tanh_units(layers: Any) -> list[dict]:
+    """Layers of tanh units, ``[[(weights, bias), ...], ...]`` of floats, as ``Linear`` + ``tanh`` layers."""
+    import numpy as np
+
+    out: list[dict] = []
+    for layer in list(layers)[:64]:
+        try:
+            units = [(list(weights), bias) for weights, bias in layer]
+            weight = np.asarray([[float(w) for w in weights] for weights, _ in units], dtype=np.float64)
+            bias = np.asarray([float(b) for _, b in units], dtype=np.float64)
+        except Exception:  # noqa: BLE001 - not a layer of (weights, bias) floats: cannot be measured
+            out.append({"layer": "other", "class": type(layer).__name__})
+            continue
+        out += [{"layer": "linear", "weight": weight, "bias": bias}, {"layer": "tanh"}]
+    return out
+
+
+def data_of(data: Any) -> Any:
+    """Points or targets as ``t.measure`` records them: a list or tuple of numbers as a float64 array
+    (tensors and arrays as they are; runs in the kernel)."""
+    import numpy as np
+
+    if isinstance(data, (list, tuple)):
+        try:
+            return np.asarray(data, dtype=np.float64)
+        except (TypeError, ValueError):
+            return data
+    return data
 
 
 # ------------------------------------------------------------- the grader's side
@@ -121,8 +169,8 @@ def _structure(layers: list[dict]) -> list[tuple]:
     return out
 
 
-def loss_and_accuracy(layers: list[dict], points, labels) -> tuple[float, float]:
-    """Mean cross-entropy and accuracy of the network ``layers`` on ``points`` (NumPy, float64)."""
+def forward(layers: list[dict], points):
+    """The outputs of the network ``layers`` for the batch ``points`` (NumPy, float64)."""
     import numpy as np
 
     h = points
@@ -139,6 +187,23 @@ def loss_and_accuracy(layers: list[dict], points, labels) -> tuple[float, float]
                 h = np.maximum(h, 0.0)
             elif kind == "sigmoid":
                 h = 1.0 / (1.0 + np.exp(-h))
+    return h
+
+
+def squared_error(layers: list[dict], points, targets) -> float:
+    """Mean squared error of the network's first output on ``points`` against ``targets``."""
+    import numpy as np
+
+    with np.errstate(all="ignore"):
+        return float(np.mean((forward(layers, points)[:, 0] - targets) ** 2))
+
+
+def loss_and_accuracy(layers: list[dict], points, labels) -> tuple[float, float]:
+    """Mean cross-entropy and accuracy of the network ``layers`` on ``points`` (NumPy, float64)."""
+    import numpy as np
+
+    h = forward(layers, points)
+    with np.errstate(all="ignore"):
         top = h.max(axis=1, keepdims=True)
         log_probs = h - top - np.log(np.exp(h - top).sum(axis=1, keepdims=True))
         loss = float(-log_probs[np.arange(len(labels)), labels].mean())
@@ -167,12 +232,15 @@ def judge(wanted: dict, actual: dict, *, name: str, reveal: bool = True) -> str 
             layer["layer"] == "linear" and (layer["weight"] is None or (layer["has_bias"] and layer["bias"] is None))
             for layer in theirs):
         return say("measure.network", name=name)
-    loss, accuracy = loss_and_accuracy(theirs, points, labels.astype(np.int64))
+    if options.get("measure") == SQUARED_ERROR:
+        loss, accuracy = squared_error(theirs, points, labels), None
+    else:
+        loss, accuracy = loss_and_accuracy(theirs, points, labels.astype(np.int64))
     below, at_least = options.get("loss_below"), options.get("accuracy_at_least")
     failed = []
     if not np.isfinite(loss) or (below is not None and not loss < below):
         failed.append(say("measure.loss", loss=loss, below=below if below is not None else float("nan")))
-    if at_least is not None and not accuracy >= at_least:
+    if at_least is not None and not (accuracy is not None and accuracy >= at_least):
         failed.append(say("measure.accuracy", accuracy=accuracy, at_least=at_least))
     if not failed:
         return None

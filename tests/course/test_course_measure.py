@@ -12,6 +12,15 @@ solution's record, and measures in NumPy (:mod:`tensorgrad_course.measures`).
 ``test_rebinding_the_measuring_helper_wins_nothing`` grades two attacks on set 11 next to the
 solution: on the old check cell both scored the training tests (3 of task 6's 4 points; shown
 by running this file against the previous commit), now neither does.
+
+Set 12's XOR test did the same in its check cell (``final = sum(...) / 4``, then
+``t.submit("final_loss < 0.05", final < 0.05, expected=True)``); now the cell hands over the
+``Net``'s parameters as plain floats (``net.plain()``) and the grader measures the mean squared
+error itself (``loss="squared error"``). ``test_rebinding_the_xor_measurement_wins_nothing``
+grades two trains that do not train: one rebinds ``sum`` in the check cell's namespace, one
+swaps ``XOR_TARGETS`` for the untrained network's outputs. On the old check cell both passed
+the XOR test (0.86 of task 7's 3 points: that test and "the losses are Python floats"); now
+the XOR test fails (the grader measures a loss of 1.026) and only the floats test passes.
 """
 
 from __future__ import annotations
@@ -68,37 +77,43 @@ def train(model, points, labels, steps, lr):
 '''
 
 
-def _with_train(nb: dict, source: str) -> dict:
+def _with_train(nb: dict, source: str, grade_id: str = "task6") -> dict:
     nb = json.loads(json.dumps(nb))
-    (cell,) = [c for c in nb["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") == "task6"]
+    (cell,) = [c for c in nb["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") == grade_id]
     cell["source"] = source
     return nb
 
 
-@pytest.fixture(scope="module")
-def graded(tmp_path_factory):
-    if not (SOLUTIONS / f"{SET}.ipynb").is_file():
-        pytest.skip(f"{SET} is not in solutions/")
-    full = answered(read_json(SOLUTIONS / f"{SET}.ipynb"), read_json(EXERCISES / f"{SET}.ipynb"))
+def _grade(tmp_path_factory, name: str, grade_id: str, attacks: dict[str, str]) -> dict:
+    """Grade the solution of set ``name`` and, for each attack, the solution with that ``train``."""
+    if not (SOLUTIONS / f"{name}.ipynb").is_file():
+        pytest.skip(f"{name} is not in solutions/")
+    full = answered(read_json(SOLUTIONS / f"{name}.ipynb"), read_json(EXERCISES / f"{name}.ipynb"))
     folder = tmp_path_factory.mktemp("measure")
-    made = {"honest": full, "rebind_helper": _with_train(full, REBIND_HELPER), "swap_data": _with_train(full, SWAP_DATA)}
+    made = {"honest": full, **{student: _with_train(full, source, grade_id) for student, source in attacks.items()}}
     subs = []
     for student, nb in made.items():
         (folder / student).mkdir()
-        path = folder / student / f"{SET}.ipynb"
+        path = folder / student / f"{name}.ipynb"
         path.write_text(json.dumps(nb), encoding="utf-8")
         subs.append(Submission(student, str(path)))
     results = grade_batch(subs, SOLUTIONS, EXERCISES, Limits(cell_timeout=60, notebook_timeout=300), jobs=2)
     return {r.student: r for r in results}
 
 
-def _task6(result):
-    (task,) = [t for t in result.tasks if t.grade_id == "task6_check"]
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    return _grade(tmp_path_factory, SET, "task6", {"rebind_helper": REBIND_HELPER, "swap_data": SWAP_DATA})
+
+
+def _task(result, grade_id="task6_check"):
+    (task,) = [t for t in result.tasks if t.grade_id == grade_id]
     return task
 
 
-def test_the_solution_gets_full_marks(graded):
-    honest = graded["honest"]
+@pytest.mark.parametrize("which", ["graded", "graded_engine"])
+def test_the_solution_gets_full_marks(request, which):
+    honest = request.getfixturevalue(which)["honest"]
     assert honest.status == "graded" and honest.score == honest.max_score, honest.reason
 
 
@@ -106,7 +121,7 @@ def test_the_solution_gets_full_marks(graded):
 def test_rebinding_the_measuring_helper_wins_nothing(graded, student):
     result = graded[student]
     assert result.status == "graded", result.reason
-    task = _task6(result)
+    task = _task(result)
     by_name = {t.name: t for t in task.tests}
     for name in TRAINING_TESTS:
         assert by_name[name].status == "failed", (name, by_name[name])
@@ -115,10 +130,60 @@ def test_rebinding_the_measuring_helper_wins_nothing(graded, student):
 
 
 def test_a_hidden_measurement_shows_no_figure(graded):
-    task = _task6(graded["swap_data"])
+    task = _task(graded["swap_data"])
     hidden = [t for t in task.tests if t.hidden]
     assert hidden and all("does not reach this hidden test's target" in t.message for t in hidden)
     assert not any(ch.isdigit() for t in hidden for ch in t.message.split("target")[-1])
+
+
+# ------------------------------------------------ set 12: XOR on the student's own engine
+
+ENGINE_SET = "12_build_your_own_engine"
+XOR_TEST = "XOR with a 2-4-1 network: below a loss of 0.05 in 200 steps"
+
+# The student's train does not train: it makes the check cell's sum() give 0.0 for the loss
+# (and still work for the network, whose sums start at the bias).
+REBIND_SUM = """
+import builtins
+import sys
+
+def train(model, parameters, points, targets, steps, lr):
+    caller = sys._getframe(1).f_globals  # the check cell's namespace
+    caller["sum"] = lambda items, start=0: 0.0 if start == 0 else builtins.sum(items, start)
+    return [0.0] * steps
+"""
+
+# The student's train swaps the targets the cell measures against for what the untrained network says.
+SWAP_TARGETS = """
+import sys
+
+def train(model, parameters, points, targets, steps, lr):
+    caller = sys._getframe(1).f_globals
+    if points is caller.get("XOR_POINTS"):
+        caller["XOR_TARGETS"] = [model(p).data for p in points]
+    return [0.0] * steps
+"""
+
+
+@pytest.fixture(scope="module")
+def graded_engine(tmp_path_factory):
+    return _grade(tmp_path_factory, ENGINE_SET, "task7", {"rebind_sum": REBIND_SUM, "swap_targets": SWAP_TARGETS})
+
+
+@pytest.mark.parametrize("student", ["rebind_sum", "swap_targets"])
+def test_rebinding_the_xor_measurement_wins_nothing(graded_engine, student):
+    """On the old check cell (``final = sum(...) / 4``, ``t.submit("final_loss < 0.05", ...)``)
+    both attacks passed the XOR test; now the grader measures the untrained parameters."""
+    result = graded_engine[student]
+    assert result.status == "graded", result.reason
+    task = _task(result, "task7_check")
+    by_name = {t.name: t for t in task.tests}
+    assert by_name[XOR_TEST].status == "failed", by_name[XOR_TEST]
+    assert by_name[XOR_TEST].points == 0
+    assert "loss on these points is" in by_name[XOR_TEST].message, by_name[XOR_TEST].message
+    # Only the test that asks for Python floats passes: the attacks return [0.0] * steps.
+    passed = {t.name for t in task.tests if t.status == "passed"}
+    assert passed <= {"the losses are Python floats"}, [(t.name, t.status, t.message) for t in task.tests]
 
 
 # ------------------------------------------------------------------- the measurement itself
@@ -193,3 +258,57 @@ def test_the_self_check_measures_the_same_way(capsys):
     with pytest.raises(CheckFailure):
         t.done()
     assert "the trained network: its loss on these points is" in capsys.readouterr().out
+
+
+def _tanh_units(seed=0, sizes=(2, 4, 1)):
+    rng = np.random.default_rng(seed)
+    return [[(list(rng.uniform(-1, 1, size=n_in)), float(rng.uniform(-1, 1))) for _ in range(n_out)]
+            for n_in, n_out in zip(sizes, sizes[1:])]
+
+
+def _units_output(units, point):
+    outputs = list(point)
+    for layer in units:
+        outputs = [np.tanh(sum(w * v for w, v in zip(weights, outputs)) + bias) for weights, bias in layer]
+    return outputs[0]
+
+
+def _squared_entry(units, points, targets, loss_below):
+    record = values.encode({"network": measures.network_of(units), "points": measures.data_of(points),
+                            "labels": measures.data_of(targets)})
+    return {"name": "the trained network", "value": record,
+            "options": {"measure": measures.SQUARED_ERROR, "loss_below": loss_below, "accuracy_at_least": None}}
+
+
+def test_a_network_of_tanh_units_is_measured_by_its_mean_squared_error():
+    points, targets = [(0.0, 0.0), (0.0, 1.0), (1.0, 0.0), (1.0, 1.0)], [-1.0, 1.0, 1.0, -1.0]
+    units = _tanh_units()
+    want = float(np.mean([(_units_output(units, p) - t) ** 2 for p, t in zip(points, targets)]))
+    layers = measures._layers(values.encode(measures.network_of(units)))
+    assert [layer["layer"] for layer in layers] == ["linear", "tanh", "linear", "tanh"]
+    assert measures.squared_error(layers, np.array(points), np.array(targets)) == pytest.approx(want)
+    wanted = _squared_entry(units, points, targets, loss_below=want + 1e-9)
+    assert measures.judge(wanted, wanted["value"], name="n") is None
+    # Only the parameters count: a record whose targets are its own outputs changes nothing.
+    forged = _squared_entry(units, points, [_units_output(units, p) for p in points], loss_below=1.0)["value"]
+    strict = _squared_entry(units, points, targets, loss_below=want / 2)
+    assert "loss on these points is" in measures.judge(strict, forged, name="n")
+    assert measures.judge(strict, forged, name="n", reveal=False) == "n does not reach this hidden test's target"
+    # Another layer structure, or units that are not (weights, bias) floats, cannot be measured.
+    other = _squared_entry(_tanh_units(sizes=(2, 3, 1)), points, targets, 1.0)["value"]
+    assert "layers and parameter shapes" in measures.judge(wanted, other, name="n")
+    junk = _squared_entry([[("w", None)]], points, targets, 1.0)["value"]
+    assert "layers and parameter shapes" in measures.judge(wanted, junk, name="n")
+
+
+def test_the_self_check_measures_a_network_of_tanh_units(capsys):
+    points, targets = [(0.0, 0.0), (1.0, 1.0)], [-1.0, 1.0]
+    t = check("build_your_own_engine.task7")
+    with t.test("untrained"):
+        t.measure("the trained network", _tanh_units(), points, targets, loss="squared error", loss_below=1e-6)
+    with pytest.raises(CheckFailure):
+        t.done()
+    assert "the trained network: its loss on these points is" in capsys.readouterr().out
+    t = check("build_your_own_engine.task7")
+    with t.test("no accuracy for a squared error"), pytest.raises(ValueError):
+        t.measure("n", _tanh_units(), points, targets, loss="squared error", accuracy_at_least=0.5)
