@@ -99,51 +99,13 @@ def test_no_import_of_the_library_inside_a_function_or_below_code():
 
 
 def import_cycles(package="tensorgrad"):
-    """The strongly connected components (more than one module) of the import graph that grimp
-    (import-linter's engine) builds: each is a set of modules that import each other in a ring."""
+    """Every direct import `a -> b` of the library that closes a ring: `b` imports `a` again,
+    directly or through other modules (grimp, import-linter's engine, follows the chains)."""
     import grimp
 
     graph = grimp.build_graph(package)
-    index, low, stack, on_stack, cycles, counter = {}, {}, [], set(), [], [0]
-
-    def visit(start):  # Tarjan's algorithm, with an explicit stack (no recursion)
-        work = [(start, iter(sorted(graph.find_modules_directly_imported_by(start))))]
-        index[start] = low[start] = counter[0]
-        counter[0] += 1
-        stack.append(start)
-        on_stack.add(start)
-        while work:
-            module, successors = work[-1]
-            for successor in successors:
-                if successor not in index:
-                    index[successor] = low[successor] = counter[0]
-                    counter[0] += 1
-                    stack.append(successor)
-                    on_stack.add(successor)
-                    work.append((successor, iter(sorted(
-                        graph.find_modules_directly_imported_by(successor)))))
-                    break
-                if successor in on_stack:
-                    low[module] = min(low[module], index[successor])
-            else:
-                work.pop()
-                if work:
-                    low[work[-1][0]] = min(low[work[-1][0]], low[module])
-                if low[module] == index[module]:
-                    component = []
-                    while True:
-                        member = stack.pop()
-                        on_stack.discard(member)
-                        component.append(member)
-                        if member == module:
-                            break
-                    if len(component) > 1:
-                        cycles.append(sorted(component))
-
-    for module in sorted(graph.modules):
-        if module not in index:
-            visit(module)
-    return cycles
+    return sorted((a, b) for a in graph.modules for b in graph.find_modules_directly_imported_by(a)
+                  if graph.chain_exists(importer=b, imported=a))
 
 
 def test_no_import_cycles_in_the_library():
