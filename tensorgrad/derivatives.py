@@ -28,7 +28,7 @@ differences, at first and second order, in tests/test_derivatives.py and tests/t
 
 import numpy as np
 
-from . import creation
+from . import creation, dtypes
 from .autograd.rule import rule
 from .ops import fused
 from .ops.base import record
@@ -909,12 +909,13 @@ LogSoftmaxBackwardDataBackward0 = rule(
 # PyTorch keeps these next to derivatives.yaml, in FunctionsManual.cpp. Everything else the
 # formulas call is a Tensor method or operator (`grad * other`, `grad.sum(dim)`).
 def where(condition, a, b):
-    """torch.where(condition, a, b), where `a` or `b` may be a Python number."""
-    if isinstance(a, Tensor):
-        return a.where(condition, b)
-    if not isinstance(b, Tensor):  # two numbers: the result has the default float dtype
-        b = creation.full(condition.shape, b)
-    return b.where(~condition, a)
+    """torch.where(condition, a, b), where `a` or `b` may be a Python number: a number in `a`'s
+    place becomes a 0-d tensor of `b`'s dtype (of the default dtype if `b` is a number too), which
+    is the dtype torch.where gives, and the method form takes it."""
+    if not isinstance(a, Tensor):
+        dtype = b._data.dtype if isinstance(b, Tensor) else dtypes.get_default_dtype().numpy
+        a = Tensor._make(np.asarray(a, dtype=dtype))
+    return a.where(condition, b)
 
 
 def restore_dims(grad, dims, keepdim, input_shape):
