@@ -32,9 +32,10 @@ def execute(root_edges, root_grads, *, keep_graph, create_graph, capture=None, a
     runs. `accumulate`: add into `.grad` of leaves (backward) or not (autograd.grad)."""
     roots = list(dict.fromkeys(node for node, _ in root_edges))
     dependencies = count_dependencies(roots)
-    buffers = {}  # (node, output_nr) -> the gradient that has reached it so far, summed
-    for edge, grad in zip(root_edges, root_grads):
-        buffers[edge] = grad if edge not in buffers else buffers[edge] + grad
+    buffers = {}  # node -> [the gradient that has reached each of its outputs so far, summed]
+    for (node, output_nr), grad in zip(root_edges, root_grads):
+        buffer = buffers.setdefault(node, [None] * node.num_outputs)
+        buffer[output_nr] = grad if buffer[output_nr] is None else buffer[output_nr] + grad
     ready = [(-node._sequence_nr, next(_pushes), node) for node in roots if not dependencies[node]]
     heapq.heapify(ready)  # the newest node first, as in PyTorch (sequence numbers, negated)
     wanted = Capture(roots, capture, accumulate) if capture is not None else None
@@ -43,11 +44,10 @@ def execute(root_edges, root_grads, *, keep_graph, create_graph, capture=None, a
     try:
         while ready:
             node = heapq.heappop(ready)[2]  # the newest node whose gradients are all in
-            grads = [buffers.pop((node, i), None) for i in range(node.num_outputs)]
+            grads = buffers.pop(node, None)  # None: no gradient reached it
             hooked = node._tensor_pre_hooks or node._retained_outputs or (
                 type(node) is AccumulateGrad and node.variable._backward_hooks)
-            if all(grad is None for grad in grads) or (wanted or hooked) and not prepare(
-                    node, grads, wanted, hooked):
+            if grads is None or (wanted or hooked) and not prepare(node, grads, wanted, hooked):
                 input_grads = ()  # nothing reached it, or nothing wanted lies behind it
             elif instruments.around_node or instruments.after_node:
                 input_grads = instruments.run_node(node, grads, run_step(node, grads, accumulate, wanted))
@@ -66,8 +66,8 @@ def execute(root_edges, root_grads, *, keep_graph, create_graph, capture=None, a
                 if grad is not None:  # fit it to its input, then add it to what reached there
                     if grad._data.shape != meta[0] or grad._data.dtype != meta[1]:
                         grad = fit_gradient(grad, *meta)
-                    edge = (next_node, output_nr)
-                    buffers[edge] = grad if edge not in buffers else buffers[edge] + grad
+                    buffer = buffers.setdefault(next_node, [None] * next_node.num_outputs)
+                    buffer[output_nr] = grad if buffer[output_nr] is None else buffer[output_nr] + grad
                 dependencies[next_node] -= 1
                 if not dependencies[next_node]:
                     heapq.heappush(ready, (-next_node._sequence_nr, next(_pushes), next_node))
