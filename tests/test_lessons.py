@@ -44,6 +44,7 @@ from dataclasses import dataclass
 import importlib.util
 import os
 import re
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -52,6 +53,10 @@ import pytest
 from tensorgrad.viz.display import MIN_SCALE  # the least a graph picture is shrunk
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+# The Chinese edition's backend cell has one more line (tools/translate.py DRAW_CHINESE): tg.viz
+# prints and matplotlib draws in Chinese. The portability test swaps the whole cell, line and all.
+from translate import DRAW_CHINESE  # noqa: E402
 # The kernels' environment, copied once here in the main thread: lessons run in worker threads,
 # and reading os.environ there races with pytest, which changes PYTEST_CURRENT_TEST per test.
 KERNEL_BASE_ENV = {k: v for k, v in os.environ.items() if k != "PYTEST_CURRENT_TEST"}
@@ -280,6 +285,18 @@ def _execute(nb, workdir: Path, retried=False):
     return nb
 
 
+def backend_line(cell) -> str:
+    """The backend cell's import, without the Chinese edition's DRAW_CHINESE line."""
+    lines = cell.source.strip().splitlines()
+    return "\n".join(lines[:-1] if lines and lines[-1] == DRAW_CHINESE else lines)
+
+
+def is_backend(cell, source: str, path: Path) -> bool:
+    """`cell` is the backend cell `source`, and in the Chinese edition only that and DRAW_CHINESE."""
+    zh = path.parent.name == "zh"
+    return cell.cell_type == "code" and cell.source.strip() == (source + "\n" + DRAW_CHINESE if zh else source)
+
+
 def torch_variant(nb):
     """A copy of `nb` with the backend cell swapped for torch and tensorgrad-only cells skipped.
 
@@ -290,7 +307,7 @@ def torch_variant(nb):
         if cell.cell_type != "code":
             continue
         if TAG_BACKEND in tags(cell):
-            cell.source = (COMPANION_TORCH_BACKEND_SOURCE if cell.source.strip() == COMPANION_BACKEND_SOURCE
+            cell.source = (COMPANION_TORCH_BACKEND_SOURCE if backend_line(cell) == COMPANION_BACKEND_SOURCE
                            else TORCH_BACKEND_SOURCE)
         elif TAG_ONLY in tags(cell):
             copy.cells[index] = nbformat.v4.new_raw_cell(cell.source)
@@ -470,9 +487,9 @@ def test_one_backend_cell(path):
     assert len(backend) == 1, (
         f"{path.name}: exactly one cell must be tagged '{TAG_BACKEND}', found {len(backend)}")
     index, cell = backend[0]
-    assert cell.cell_type == "code" and cell.source.strip() == BACKEND_SOURCE, (
+    assert is_backend(cell, BACKEND_SOURCE, path), (
         f"{path.name}: the backend cell must be a code cell whose whole source is "
-        f"{BACKEND_SOURCE!r}; found {cell.source!r}")
+        f"{BACKEND_SOURCE!r} (and in the Chinese edition {DRAW_CHINESE!r}); found {cell.source!r}")
     importing = [describe(i, c) for i, c in code_cells(nb)
                  if i != index and TAG_ONLY not in tags(c)
                  and re.search(r"^\s*(import tensorgrad|from tensorgrad)\b", c.source, re.M)]
@@ -892,7 +909,7 @@ def test_companion_title_and_backend(path):
     assert match and int(match.group(1)) == int(COMPANION_NAME.match(path.name).group(1)), (
         f"{path.name}: the first cell must start with {COMPANION_WORDS[edition]!r}, numbered as the file")
     backend = [c for c in nb.cells if TAG_BACKEND in tags(c)]
-    assert len(backend) == 1 and backend[0].source.strip() == COMPANION_BACKEND_SOURCE, (
+    assert len(backend) == 1 and is_backend(backend[0], COMPANION_BACKEND_SOURCE, path), (
         f"{path.name}: needs exactly one '{TAG_BACKEND}' cell, {COMPANION_BACKEND_SOURCE!r}, so that the "
         "tutorial's own spelling runs on tensorgrad")
 

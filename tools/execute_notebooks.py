@@ -26,10 +26,10 @@ by this script, never edited by hand. To keep re-runs byte-identical:
 Cells tagged ``raises-exception`` may raise; any other error stops with a message that
 names the notebook and cell.
 
-The Chinese edition (``lessons/zh/``, ``solutions/zh/``) is generated, not executed on its
-own: after the English notebooks run, ``tools/translate.py`` writes their Chinese editions
-(lessons keep the English outputs), and the Chinese exercise sets are executed here, since
-their self-check prints Chinese. A folder argument therefore skips its ``zh/`` subfolder.
+The Chinese edition (``lessons/zh/``, ``solutions/zh/``) is generated: after the English
+notebooks run, ``tools/translate.py`` writes their Chinese editions, and these are executed
+here too, since they print Chinese (the sets' self-check, the lessons' traces, steppers and
+the labels of their pictures). A folder argument therefore skips its ``zh/`` subfolder.
 """
 
 from __future__ import annotations
@@ -201,10 +201,12 @@ def main(argv: list[str] | None = None) -> int:
     changed, failed = run_all(notebooks, args)
     untranslated = 0
     english = [p for p in notebooks if translate.edition_of(p) is not None]
-    if english and not args.check:
-        # The Chinese edition of what just ran; its exercise sets run too (Chinese self-check).
-        untranslated = translate.cmd_write([str(p) for p in english])
-        editions = [translate.edition_of(p) for p in english if translate.is_exercise_set(p)]
+    if english:
+        # The Chinese edition of what just ran, which runs too (its self-check, traces and
+        # pictures speak Chinese); --check runs the edition as it is stored.
+        if not args.check:
+            untranslated = translate.cmd_write([str(p) for p in english])
+        editions = [translate.edition_of(p) for p in english]
         more_changed, more_failed = run_all([p for p in editions if p.exists()], args)
         changed += more_changed
         failed += more_failed
