@@ -51,6 +51,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from tensorgrad.viz.display import MIN_SCALE  # the least a graph picture is shrunk
+from tensorgrad.viz.words import WORDS as VIZ_WORDS  # what the pictures say, in each edition
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
@@ -709,8 +710,9 @@ def spoilers(nb, w: Words = WORDS["en"]) -> list[str]:
         lines = [line for line in shown if line and line not in NEUTRAL_PREVIEWS.values()
                  and not re.fullmatch(r"[A-Za-z_]\w*", line)]
         words_ = sorted({line for line in shown if yes_no and line in _YES_NO_WORDS})
-        # a picture labels a gradient `grad 3.`: the printed `tensor(3.)` in a picture's words
-        labels = [f"grad {m[1]}" for line in lines for m in [_SCALAR_TENSOR.match(line)] if m]
+        # a picture labels a gradient `grad 3.` (`梯度 3.`): the printed `tensor(3.)` in its words
+        edge_grad = VIZ_WORDS["en" if w is WORDS["en"] else "zh"]["edge grad"]
+        labels = [edge_grad.format(values=m[1]) for line in lines for m in [_SCALAR_TENSOR.match(line)] if m]
         meta = nb.cells[codes[0]].get("metadata", {}).get("tensorgrad", {})
         gives_away = list(meta.get("gives_away", []))
         answer_text = _plain(nb.cells[answer].source + "\n" + "\n".join(shown))
