@@ -441,7 +441,7 @@ KEPT_IN_PRINT = {"ms", "bug", "JVP", "VJP", "XOR", "True", "False", "None"}
 #: Words of what PyTorch (and so tensorgrad) prints for its objects and Python for its types.
 #: A word followed by "(" or "=" is code anyway (`tensor(`, `grad_fn=`, `Trace(`, `root=`).
 PYTORCH_OUTPUT = {"tensor", "float32", "float64", "int64", "bool", "cpu", "inf", "nan", "tuple", "list",
-                  "dict", "int", "float", "str", "Parameter", "containing"}
+                  "dict", "int", "float", "str", "self", "Parameter", "containing"}
 #: What prints code or Python's and PyTorch's own messages, quoted as they are: library source and
 #: documentation (lessons 10 and 12 print the rules and functions they explain) and the message of
 #: a caught warning or error.
@@ -519,7 +519,7 @@ def test_english_in_what_a_lesson_prints_is_found():
     assert found == ["cell 0 (" + nb.cells[0].get("id") + "): 'loss'"], found
 
 
-@pytest.mark.parametrize("path", [p for p in EDITION_LESSONS if not p.name.startswith("seed_")], ids=lambda p: p.name)
+@pytest.mark.parametrize("path", EDITION_LESSONS, ids=lambda p: p.name)
 def test_no_english_in_what_the_chinese_lessons_print(path):
     found = english_in_print(read(path))
     assert not found, (f"lessons/zh/{path.name}: English printed (translate it in translations/zh/printed.md, "
