@@ -54,6 +54,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import translate  # noqa: E402  (tools/translate.py: the Chinese edition)
 from tensorgrad_course.notebooks import dumps  # noqa: E402  (byte-stable notebook JSON)
+from tensorgrad.viz.words import chinese_fonts  # noqa: E402  (what the Chinese lessons' pictures are drawn in)
 SANITIZE_FILE = ROOT / "tests" / "nbval_sanitize.cfg"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 DEFAULT_FOLDERS = ("lessons", "solutions")
@@ -207,6 +208,10 @@ def main(argv: list[str] | None = None) -> int:
         if not args.check:
             untranslated = translate.cmd_write([str(p) for p in english])
         editions = [translate.edition_of(p) for p in english]
+        if not args.check and any(not translate.is_exercise_set(p) for p in english) and not chinese_fonts():
+            print("execute_notebooks: warning: no Chinese font for matplotlib (Debian: apt-get install "
+                  "fonts-wqy-microhei); the Chinese lessons' pictures will show boxes for their labels",
+                  file=sys.stderr)
         more_changed, more_failed = run_all([p for p in editions if p.exists()], args)
         changed += more_changed
         failed += more_failed

@@ -142,13 +142,22 @@ def pad(text, columns):
     return text + " " * (columns - width(text))
 
 
+def chinese_fonts():
+    """The fonts of CJK_FONTS that matplotlib finds on this machine (none without matplotlib)."""
+    try:
+        from matplotlib import font_manager
+    except ImportError:
+        return []
+    installed = {font.name for font in font_manager.fontManager.ttflist}
+    return [name for name in CJK_FONTS if name in installed]
+
+
 def _matplotlib_speaks_chinese():
     try:
-        from matplotlib import font_manager, rcParams
+        from matplotlib import rcParams
     except ImportError:  # no matplotlib, no pictures to label
         return
-    installed = {font.name for font in font_manager.fontManager.ttflist}
-    found = [name for name in CJK_FONTS if name in installed]
+    found = chinese_fonts()
     if found:
         rcParams["font.sans-serif"] = found[:1] + [f for f in rcParams["font.sans-serif"] if f not in found]
         rcParams["font.family"] = "sans-serif"
