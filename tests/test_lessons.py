@@ -44,14 +44,20 @@ from dataclasses import dataclass
 import importlib.util
 import os
 import re
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import nbformat
 import pytest
 from tensorgrad.viz.display import MIN_SCALE  # the least a graph picture is shrunk
+from tensorgrad.viz.words import WORDS as VIZ_WORDS  # what the pictures say, in each edition
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+# The Chinese edition's backend cell has one more line (tools/translate.py DRAW_CHINESE): tg.viz
+# prints and matplotlib draws in Chinese. The portability test swaps the whole cell, line and all.
+from translate import DRAW_CHINESE  # noqa: E402
 # The kernels' environment, copied once here in the main thread: lessons run in worker threads,
 # and reading os.environ there races with pytest, which changes PYTEST_CURRENT_TEST per test.
 KERNEL_BASE_ENV = {k: v for k, v in os.environ.items() if k != "PYTEST_CURRENT_TEST"}
@@ -280,6 +286,18 @@ def _execute(nb, workdir: Path, retried=False):
     return nb
 
 
+def backend_line(cell) -> str:
+    """The backend cell's import, without the Chinese edition's DRAW_CHINESE line."""
+    lines = cell.source.strip().splitlines()
+    return "\n".join(lines[:-1] if lines and lines[-1] == DRAW_CHINESE else lines)
+
+
+def is_backend(cell, source: str, path: Path) -> bool:
+    """`cell` is the backend cell `source`, and in the Chinese edition only that and DRAW_CHINESE."""
+    zh = path.parent.name == "zh"
+    return cell.cell_type == "code" and cell.source.strip() == (source + "\n" + DRAW_CHINESE if zh else source)
+
+
 def torch_variant(nb):
     """A copy of `nb` with the backend cell swapped for torch and tensorgrad-only cells skipped.
 
@@ -290,7 +308,7 @@ def torch_variant(nb):
         if cell.cell_type != "code":
             continue
         if TAG_BACKEND in tags(cell):
-            cell.source = (COMPANION_TORCH_BACKEND_SOURCE if cell.source.strip() == COMPANION_BACKEND_SOURCE
+            cell.source = (COMPANION_TORCH_BACKEND_SOURCE if backend_line(cell) == COMPANION_BACKEND_SOURCE
                            else TORCH_BACKEND_SOURCE)
         elif TAG_ONLY in tags(cell):
             copy.cells[index] = nbformat.v4.new_raw_cell(cell.source)
@@ -470,9 +488,9 @@ def test_one_backend_cell(path):
     assert len(backend) == 1, (
         f"{path.name}: exactly one cell must be tagged '{TAG_BACKEND}', found {len(backend)}")
     index, cell = backend[0]
-    assert cell.cell_type == "code" and cell.source.strip() == BACKEND_SOURCE, (
+    assert is_backend(cell, BACKEND_SOURCE, path), (
         f"{path.name}: the backend cell must be a code cell whose whole source is "
-        f"{BACKEND_SOURCE!r}; found {cell.source!r}")
+        f"{BACKEND_SOURCE!r} (and in the Chinese edition {DRAW_CHINESE!r}); found {cell.source!r}")
     importing = [describe(i, c) for i, c in code_cells(nb)
                  if i != index and TAG_ONLY not in tags(c)
                  and re.search(r"^\s*(import tensorgrad|from tensorgrad)\b", c.source, re.M)]
@@ -692,8 +710,9 @@ def spoilers(nb, w: Words = WORDS["en"]) -> list[str]:
         lines = [line for line in shown if line and line not in NEUTRAL_PREVIEWS.values()
                  and not re.fullmatch(r"[A-Za-z_]\w*", line)]
         words_ = sorted({line for line in shown if yes_no and line in _YES_NO_WORDS})
-        # a picture labels a gradient `grad 3.`: the printed `tensor(3.)` in a picture's words
-        labels = [f"grad {m[1]}" for line in lines for m in [_SCALAR_TENSOR.match(line)] if m]
+        # a picture labels a gradient `grad 3.` (`梯度 3.`): the printed `tensor(3.)` in its words
+        edge_grad = VIZ_WORDS["en" if w is WORDS["en"] else "zh"]["edge grad"]
+        labels = [edge_grad.format(values=m[1]) for line in lines for m in [_SCALAR_TENSOR.match(line)] if m]
         meta = nb.cells[codes[0]].get("metadata", {}).get("tensorgrad", {})
         gives_away = list(meta.get("gives_away", []))
         answer_text = _plain(nb.cells[answer].source + "\n" + "\n".join(shown))
@@ -892,7 +911,7 @@ def test_companion_title_and_backend(path):
     assert match and int(match.group(1)) == int(COMPANION_NAME.match(path.name).group(1)), (
         f"{path.name}: the first cell must start with {COMPANION_WORDS[edition]!r}, numbered as the file")
     backend = [c for c in nb.cells if TAG_BACKEND in tags(c)]
-    assert len(backend) == 1 and backend[0].source.strip() == COMPANION_BACKEND_SOURCE, (
+    assert len(backend) == 1 and is_backend(backend[0], COMPANION_BACKEND_SOURCE, path), (
         f"{path.name}: needs exactly one '{TAG_BACKEND}' cell, {COMPANION_BACKEND_SOURCE!r}, so that the "
         "tutorial's own spelling runs on tensorgrad")
 
@@ -947,3 +966,93 @@ def test_portable_to_pytorch(path, lesson_runs):
     assert not mismatches, (
         f"{path.name}: {len(mismatches)} cell(s) print differently with `import torch as tg`:\n\n"
         + "\n\n".join(mismatches))
+
+
+# -- the course map's times: estimates from a stated model, recomputed here --------------------
+# The times in lessons/README.md (and lessons/zh/README.md, which must agree) are not measured
+# with learners: they are this model of each notebook's contents, rounded to 5 minutes. A lesson:
+# its markdown at 130 words a minute; its code at 6 lines a minute, but the bodies of the functions
+# and classes it defines at 3 (read line by line); half a minute per code cell to run it and look;
+# 2 minutes per prediction. An exercise set: its markdown at 130 words a minute, half a minute per
+# code cell, 1.5 minutes per line of its model solution (solutions/, between BEGIN and END
+# SOLUTION: writing, running and mending it) and 3 minutes per graded task (reading the task and
+# its check). Lines are non-blank and not comments. When a notebook changes enough to move its
+# figure, this test names the new one.
+READING_WORDS_PER_MINUTE = 130
+CODE_LINES_PER_MINUTE, BODY_LINES_PER_MINUTE = 6, 3
+MINUTES_PER_CELL, MINUTES_PER_PREDICTION = 0.5, 2
+MINUTES_PER_SOLUTION_LINE, MINUTES_PER_TASK = 1.5, 3
+
+
+def _code_lines(source: str) -> list[int]:
+    return [n for n, line in enumerate(source.splitlines(), 1)
+            if line.strip() and not line.strip().startswith("#")]
+
+
+def _body_lines(source: str) -> set[int]:
+    """The lines of the bodies of the functions and classes a cell defines."""
+    import ast
+
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set()
+    return {n for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            for n in range(node.lineno + 1, node.end_lineno + 1)}
+
+
+def _prose_and_cells(nb) -> float:
+    words_ = sum(len(cell.source.split()) for cell in nb.cells if cell.cell_type == "markdown")
+    return words_ / READING_WORDS_PER_MINUTE + MINUTES_PER_CELL * len(list(code_cells(nb)))
+
+
+def lesson_minutes(nb) -> float:
+    minutes = _prose_and_cells(nb) + MINUTES_PER_PREDICTION * len(predict_pairs(nb))
+    for _, cell in code_cells(nb):
+        lines, body = _code_lines(cell.source), _body_lines(cell.source)
+        slow = sum(1 for n in lines if n in body)
+        minutes += (len(lines) - slow) / CODE_LINES_PER_MINUTE + slow / BODY_LINES_PER_MINUTE
+    return minutes
+
+
+def set_minutes(exercise_set: Path, solution: Path) -> float:
+    nb = load(exercise_set)
+    tasks = sum(1 for _, cell in code_cells(nb) if cell.metadata.get("nbgrader", {}).get("grade"))
+    solution_lines = 0
+    for _, cell in code_cells(load(solution)):
+        inside = False
+        for line in cell.source.splitlines():
+            if "BEGIN SOLUTION" in line or "END SOLUTION" in line:
+                inside = "BEGIN" in line
+            elif inside and line.strip() and not line.strip().startswith("#"):
+                solution_lines += 1
+    return _prose_and_cells(nb) + MINUTES_PER_SOLUTION_LINE * solution_lines + MINUTES_PER_TASK * tasks
+
+
+def _five(minutes: float) -> int:
+    return int(5 * round(minutes / 5))
+
+
+def test_the_course_map_times_are_the_stated_model_of_each_notebook():
+    text = README.read_text(encoding="utf-8")
+    stated = {int(n): (int(a), int(b)) for n, a, b in
+              re.findall(r"^\| (\d+) \| (\d+) min \| (\d+) min \|", text, re.M)}
+    wrong = []
+    for path in LESSONS:
+        number = int(path.name[:2])
+        exercise_set = next((ROOT / "exercises").glob(f"{number:02d}_*.ipynb"))
+        model = (_five(lesson_minutes(load(path))),
+                 _five(set_minutes(exercise_set, ROOT / "solutions" / exercise_set.name)))
+        if stated.get(number) != model:
+            wrong.append(f"lesson {number}: the map says {stated.get(number)}, the model {model}")
+    companions = [_five(lesson_minutes(load(path))) for path in COMPANIONS]
+    said = re.search(r"About (\d+) and (\d+) minutes, estimated as the lessons are", text)
+    if not said or [int(said[1]), int(said[2])] != companions:
+        wrong.append(f"the companions: the map says {said and said.group(1, 2)}, the model {companions}")
+    lessons = sum(a for a, _ in stated.values()) / 60
+    sets = sum(b for _, b in stated.values()) / 60
+    totals = re.search(r"About \*\*(\d+) hours\*\* for the lessons and about \*\*(\d+) hours\*\* for the exercise", text)
+    if not totals or (int(totals[1]), int(totals[2])) != (round(lessons), round(sets)):
+        wrong.append(f"the totals: the map says {totals and totals.group(1, 2)} hours, the table adds up to "
+                     f"{lessons:.1f} and {sets:.1f}")
+    assert not wrong, "lessons/README.md's times are not the stated model's:\n  " + "\n  ".join(wrong)

@@ -426,16 +426,29 @@ def test_one_word_per_idea_in_the_chinese_lessons():
     assert not found, found
 
 
-# What the Chinese lessons print, the literal text of their print() calls (tools/translate.py
-# printed_literals; the stored outputs follow from it, and nbval compares them with a fresh run),
-# and the docstrings of their functions and classes: in Chinese but for code. A word there may be code: a name of the notebook's code (is_leaf,
-# grad_fn, x.grad), the name of a PyTorch class it prints (AccumulateGrad), derivative notation
-# (dy/dw), or one of the few words Chinese technical prose keeps in Latin letters (KEPT_IN_PRINT). The tutorials' own code
-# (`seed` cells, the companions) is quoted as written. Not read: what matplotlib draws (labels in
-# the pictures: the machines that run the notebooks have no Chinese font), strings the code only
-# passes on (dict keys, a value printed through a variable), comments (the catalogues translate
-# them), and what the library prints (tracebacks, warnings, `trace.explain()`).
-KEPT_IN_PRINT = {"ms", "bug", "JVP", "VJP", "True", "False", "None"}
+# What the Chinese lessons show, in Chinese but for code: the literal text of their print() calls
+# and of the text their pictures draw (titles, axis labels, legends: tools/translate.py
+# printed_literals), the docstrings of their functions and classes, and the stored outputs, which
+# a run of the Chinese edition printed (tg.viz's traces and steppers, values printed through a
+# variable, such as a table's row keys). A word there may be code: a name of the notebook's code
+# (is_leaf, grad_fn, x.grad), the name of a PyTorch class it prints (AccumulateGrad), derivative
+# notation (dy/dw), one of the few words Chinese technical prose keeps in Latin letters
+# (KEPT_IN_PRINT), or a word of what PyTorch itself prints (PYTORCH_OUTPUT: tensor(..., grad_fn=...)).
+# The tutorials' own code (`seed` cells, the companions) is quoted as written. Not read: strings
+# the code only passes on to its own functions, comments (the catalogues translate them), errors
+# and warnings (tracebacks, stderr: PyTorch's messages are English in PyTorch too).
+KEPT_IN_PRINT = {"ms", "bug", "JVP", "VJP", "XOR", "True", "False", "None"}
+#: Words of what PyTorch (and so tensorgrad) prints for its objects and Python for its types.
+#: A word followed by "(" or "=" is code anyway (`tensor(`, `grad_fn=`, `Trace(`, `root=`).
+PYTORCH_OUTPUT = {"tensor", "float32", "float64", "int64", "bool", "cpu", "inf", "nan", "tuple", "list",
+                  "dict", "int", "float", "str", "self", "Parameter", "containing"}
+#: What prints code or Python's and PyTorch's own messages, quoted as they are: library source and
+#: documentation (lessons 10 and 12 print the rules and functions they explain) and the message of
+#: a caught warning or error.
+QUOTING_CELL = re.compile(r"inspect\.getsource|\.entry\(\)|__doc__|warning\.message|str\(err\)")
+#: Reprs that are not prose: a figure's, an object's address.
+_OBJECT_REPR = re.compile(r"<Figure size \d+x\d+ with \d+ Axes>|<[\w.]+ object at 0x\w+>")
+_CODE_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?=[(=])")
 _DERIVATIVE = re.compile(r"d[a-z]")  # dy/dw, df/dx: notation, not English
 _NODE_NAME = re.compile(r"[A-Z][A-Za-z]*Backward\d*|AccumulateGrad")  # what grad_fn prints
 
@@ -472,7 +485,30 @@ def english_in_print(nb) -> list[str]:
                        and not _DERIVATIVE.fullmatch(w) and not _NODE_NAME.fullmatch(w)]
             if english:
                 found.append(f"cell {index} ({cell.get('id')}): {text.strip()!r}")
+        for line in [] if QUOTING_CELL.search(cell.source) else _printed_lines(cell):
+            prose = _CODE_WORD.sub("", _OBJECT_REPR.sub("", line))
+            english = [w for w in _CODE_NAME.findall(prose) if _WORD.search(w) and w not in names
+                       and w not in PYTORCH_OUTPUT and not _DERIVATIVE.fullmatch(w)
+                       and not _NODE_NAME.fullmatch(w)]
+            if english:
+                found.append(f"cell {index} ({cell.get('id')}) prints {line.strip()!r}: {english}")
     return found
+
+
+def _printed_lines(cell) -> list[str]:
+    """The lines a code cell's stored outputs show as text: what it printed (stdout) and the
+    text form of its results, without errors and warnings (stderr)."""
+    lines = []
+    for output in cell.get("outputs", []):
+        if output.get("output_type") == "stream" and output.get("name") == "stdout":
+            text = output["text"]
+        elif output.get("output_type") in ("execute_result", "display_data"):
+            text = output.get("data", {}).get("text/plain", "")
+        else:
+            continue
+        text = "".join(text) if isinstance(text, list) else text
+        lines += text.splitlines()
+    return lines
 
 
 def test_english_in_what_a_lesson_prints_is_found():
@@ -483,7 +519,7 @@ def test_english_in_what_a_lesson_prints_is_found():
     assert found == ["cell 0 (" + nb.cells[0].get("id") + "): 'loss'"], found
 
 
-@pytest.mark.parametrize("path", [p for p in EDITION_LESSONS if not p.name.startswith("seed_")], ids=lambda p: p.name)
+@pytest.mark.parametrize("path", EDITION_LESSONS, ids=lambda p: p.name)
 def test_no_english_in_what_the_chinese_lessons_print(path):
     found = english_in_print(read(path))
     assert not found, (f"lessons/zh/{path.name}: English printed (translate it in translations/zh/printed.md, "
@@ -510,3 +546,22 @@ def test_a_whole_literal_label_is_rewritten_anywhere_and_in_the_output_only_as_a
     translate._label_chinese(nb, {translate.WHOLE + "leaf": "叶子节点"})
     assert cell.source == 'kind = "叶子节点" if True else "node"\nprint(f"x ({kind})", "is_leaf")'
     assert cell.outputs[0]["text"] == "x (叶子节点) is_leaf\n"
+
+
+def test_a_rewrite_keeps_the_outputs_of_the_chinese_run_where_the_code_is_unchanged():
+    """The Chinese edition is executed on its own (./run notebooks): a new translation of its prose
+    keeps what that run printed; a cell whose code changed gets the English outputs until the next run."""
+    def notebook(first_output, second_source):
+        nb = nbformat.v4.new_notebook()
+        same, changed = nbformat.v4.new_code_cell("print(1)"), nbformat.v4.new_code_cell(second_source)
+        same["id"], changed["id"] = "a", "b"
+        same.outputs = [nbformat.v4.new_output("stream", name="stdout", text=first_output)]
+        changed.outputs = [nbformat.v4.new_output("stream", name="stdout", text="English\n")]
+        nb.cells = [nbformat.v4.new_markdown_cell("文字"), same, changed]
+        return nb
+    committed = translate.dumps(notebook("第 1 步\n", "print(2)"))
+    generated = translate.dumps(notebook("step 1\n", "print(3)"))
+    kept = nbformat.reads(translate._keep_outputs(committed, generated), as_version=4)
+    assert kept.cells[1].outputs[0]["text"] == "第 1 步\n"
+    assert kept.cells[2].source == "print(3)" and kept.cells[2].outputs[0]["text"] == "English\n"
+    assert translate._same_except_outputs(committed, translate._keep_outputs(generated, generated)) is False

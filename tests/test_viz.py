@@ -1,5 +1,6 @@
 """tensorgrad.viz: make_dot, draw, trace_backward and BackwardStepper (issue 4)."""
 
+import io
 import json
 import os
 import re
@@ -14,7 +15,7 @@ import numpy as np
 import pytest
 
 import tensorgrad as tg
-from tensorgrad.viz import display
+from tensorgrad.viz import display, words
 
 HAVE_DOT = display.shutil.which("dot") is not None
 needs_dot = pytest.mark.skipif(not HAVE_DOT, reason="Graphviz's dot is not installed")
@@ -817,3 +818,69 @@ def test_a_collapsed_big_graph_renders_quickly():
     bundle = data_of(tg.viz.draw(y.sum()))
     assert "image/svg+xml" in bundle
     assert time.monotonic() - start < 20
+
+
+# -- two languages (viz/words.py): the Chinese lessons call tg.viz.use_language("zh") ---------------
+# in their backend cell (tools/translate.py DRAW_CHINESE).
+@pytest.fixture
+def chinese():
+    """tg.viz speaks Chinese for one test."""
+    tg.viz.use_language("zh")
+    try:
+        yield
+    finally:
+        tg.viz.use_language("en")
+
+
+def test_english_is_the_default_and_unchanged():
+    names = seed_names()
+    y = names["y"]
+    trace = tg.viz.trace_backward(y, names=names)
+    assert tg.viz.language() == "en"
+    assert repr(trace) == SEED_TRACE
+    assert trace.explain().splitlines()[:2] == ["step 1: MulBackward0: y = a * b", "grad y = 1"]
+    assert "step 4: AccumulateGrad: adds grad x into x.grad" in trace.explain()
+    assert repr(tg.viz.draw(y, names=names)) == "Graph(backward: 8 nodes, 8 edges, root=MulBackward0)"
+
+
+def test_chinese_trace_table_explanation_stepper_and_graph(chinese):
+    names = seed_names()
+    y = names["y"]
+    trace = tg.viz.trace_backward(y, names=names)
+    table = repr(trace).splitlines()
+    assert table[0] == "Trace(共 5 步, root=y)"
+    assert table[1].split() == ["#", "节点", "张量", "收到的梯度", "发出"]
+    # the columns line up on screen: a Chinese character takes two columns
+    columns = [words.width(line[:line.index(cell)]) for line, cell in zip(table[1:], ["发出", "a ←", "w ←"])]
+    assert len(set(columns)) == 1, table
+    text = trace.explain()
+    assert text.startswith("第 1 步：MulBackward0: y = a * b\ny 的梯度 = 1\n")
+    assert "第 2 步：AddBackward0: b = w + 常数" in text
+    assert "第 4 步：AccumulateGrad：把 x 的梯度加进 x.grad" in text
+    assert "w 的梯度 = 3 + 2 = 5" in text
+    stepper = tg.viz.BackwardStepper(y, names=names)
+    assert repr(stepper) == "BackwardStepper(共 5 步, root=y)"
+    assert stepper.text(4).startswith("第 5 步（共 5 步）：")
+    assert repr(tg.viz.draw(y, names=names)) == "Graph(反向：8 个节点，8 条边，root=MulBackward0)"
+
+
+def test_an_unknown_language_is_refused():
+    with pytest.raises(ValueError, match="no words for 'fr'"):
+        tg.viz.use_language("fr")
+    assert tg.viz.language() == "en"
+
+
+def test_chinese_labels_draw_without_warnings_even_without_a_chinese_font(chinese, monkeypatch):
+    """A machine without a CJK font draws boxes, but prints nothing more: nbval compares the
+    text outputs of the Chinese lessons, and a "Glyph missing" warning would be one."""
+    plt = pytest.importorskip("matplotlib.pyplot")
+    monkeypatch.setattr(words, "CJK_FONTS", ("No Such Font For This Test",))
+    font = {"font.family": "sans-serif", "font.sans-serif": ["DejaVu Sans"]}  # no Chinese in it
+    with warnings.catch_warnings(record=True) as caught, plt.rc_context(font):
+        warnings.simplefilter("always")
+        tg.viz.use_language("zh")
+        fig, ax = plt.subplots()
+        ax.set_title("损失：k 个输入，1 个输出")
+        fig.savefig(io.BytesIO(), format="png")
+        plt.close(fig)
+    assert not [w for w in caught if "Glyph" in str(w.message)], [str(w.message) for w in caught]

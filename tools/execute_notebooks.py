@@ -26,10 +26,10 @@ by this script, never edited by hand. To keep re-runs byte-identical:
 Cells tagged ``raises-exception`` may raise; any other error stops with a message that
 names the notebook and cell.
 
-The Chinese edition (``lessons/zh/``, ``solutions/zh/``) is generated, not executed on its
-own: after the English notebooks run, ``tools/translate.py`` writes their Chinese editions
-(lessons keep the English outputs), and the Chinese exercise sets are executed here, since
-their self-check prints Chinese. A folder argument therefore skips its ``zh/`` subfolder.
+The Chinese edition (``lessons/zh/``, ``solutions/zh/``) is generated: after the English
+notebooks run, ``tools/translate.py`` writes their Chinese editions, and these are executed
+here too, since they print Chinese (the sets' self-check, the lessons' traces, steppers and
+the labels of their pictures). A folder argument therefore skips its ``zh/`` subfolder.
 """
 
 from __future__ import annotations
@@ -54,6 +54,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import translate  # noqa: E402  (tools/translate.py: the Chinese edition)
 from tensorgrad_course.notebooks import dumps  # noqa: E402  (byte-stable notebook JSON)
+from tensorgrad.viz.words import chinese_fonts  # noqa: E402  (what the Chinese lessons' pictures are drawn in)
 SANITIZE_FILE = ROOT / "tests" / "nbval_sanitize.cfg"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 DEFAULT_FOLDERS = ("lessons", "solutions")
@@ -201,10 +202,16 @@ def main(argv: list[str] | None = None) -> int:
     changed, failed = run_all(notebooks, args)
     untranslated = 0
     english = [p for p in notebooks if translate.edition_of(p) is not None]
-    if english and not args.check:
-        # The Chinese edition of what just ran; its exercise sets run too (Chinese self-check).
-        untranslated = translate.cmd_write([str(p) for p in english])
-        editions = [translate.edition_of(p) for p in english if translate.is_exercise_set(p)]
+    if english:
+        # The Chinese edition of what just ran, which runs too (its self-check, traces and
+        # pictures speak Chinese); --check runs the edition as it is stored.
+        if not args.check:
+            untranslated = translate.cmd_write([str(p) for p in english])
+        editions = [translate.edition_of(p) for p in english]
+        if not args.check and any(not translate.is_exercise_set(p) for p in english) and not chinese_fonts():
+            print("execute_notebooks: warning: no Chinese font for matplotlib (Debian: apt-get install "
+                  "fonts-wqy-microhei); the Chinese lessons' pictures will show boxes for their labels",
+                  file=sys.stderr)
         more_changed, more_failed = run_all([p for p in editions if p.exists()], args)
         changed += more_changed
         failed += more_failed

@@ -38,6 +38,14 @@ Written here, beyond the catalogue's text:
 * the exercise sets' setup cell gets one line, :data:`SPEAK_CHINESE`, so the
   self-check's lines are in Chinese too; their cell ids get a ``zh-`` prefix, since a
   cell id identifies the exercise set of a submission;
+* a lesson's backend cell gets one line, :data:`DRAW_CHINESE`, so what ``tg.viz`` prints
+  (``trace_backward``'s table, ``explain()``, the stepper) is in Chinese, and matplotlib draws
+  the pictures' labels (translated in printed.md, as printed labels are) with a Chinese font;
+* the Chinese notebooks are executed on their own by ``./run notebooks`` (tools/execute_notebooks.py),
+  after the English ones: what they print differs from the English beyond the labels. Until then
+  a newly written edition holds the English outputs, rewritten label by label; a rewrite keeps the
+  outputs of each code cell whose code did not change, and ``--check`` compares everything
+  but the outputs (nbval compares those with a fresh run);
 * the lines of a Chinese paragraph are joined where the break falls between two Chinese
   characters (Markdown would show it as a space);
 * the notebook's metadata records the edition (``metadata.translation``);
@@ -91,6 +99,9 @@ TRANSLATED = ("lessons", "solutions")  # exercises/zh/ is built from solutions/z
 CATALOGUES = Path("translations") / LANGUAGE
 #: The line the generator adds to an exercise set's setup cell.
 SPEAK_CHINESE = 'from tensorgrad_course import use_language; use_language("zh")  # 自检信息用中文显示'
+#: The line the generator adds to a lesson's backend cell (tagged ``backend``, the one that imports
+#: tensorgrad): tg.viz's traces and steppers print Chinese, and matplotlib draws Chinese labels.
+DRAW_CHINESE = 'from tensorgrad.viz import use_language; use_language("zh")  # 逐步讲解和图里的文字用中文显示'
 
 #: Lines the lessons' code prints that the Chinese edition prints in Chinese: the generator
 #: rewrites the ``print("...")`` in the code and the same line in the stored output, so both
@@ -496,10 +507,12 @@ def translate_notebook(english: Path) -> Result:
         problems += [f"{_show(ROOT / LABELS_FILE)}: {problem} in {rel}"
                      for problem in _label_chinese(zh, labels.get(rel, {}))]
     if is_exercise_set(english):
-        _speak_chinese(zh)
+        _add_line(zh, SPEAK_CHINESE)
         for cell in zh.cells:
             if cell.get("id"):
                 cell["id"] = f"{LANGUAGE}-{cell['id']}"[:64]
+    else:
+        _add_line(zh, DRAW_CHINESE, tag="backend")
     zh.metadata["translation"] = {"language": LANGUAGE_TAG, "source": rel}
     if not problems:
         result.text = dumps(zh)
@@ -608,10 +621,32 @@ def whole_literals(source: str) -> list[tuple[int, int, bool]]:
     return found
 
 
+#: matplotlib's calls that draw text in a picture, and which of their arguments is the text:
+#: ``ax.set_title("...")``, ``ax.text(x, y, "...")``, ``ax.annotate("...", ...)``.
+DRAWN_TEXT = {"set_title": 0, "set_xlabel": 0, "set_ylabel": 0, "title": 0, "xlabel": 0, "ylabel": 0,
+              "suptitle": 0, "text": 2, "annotate": 0}
+
+
+def _shown_arguments(node: ast.AST) -> list[ast.expr]:
+    """The arguments of a call that show text to the learner: all of print()'s, the text of a
+    matplotlib call that draws text (DRAWN_TEXT), and any call's ``label=`` (a legend's entry)."""
+    if not isinstance(node, ast.Call):
+        return []
+    if isinstance(node.func, ast.Name) and node.func.id == "print":
+        return list(node.args)
+    shown = [k.value for k in node.keywords if k.arg == "label"]
+    name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
+    if name in DRAWN_TEXT and len(node.args) > DRAWN_TEXT[name]:
+        shown.append(node.args[DRAWN_TEXT[name]])
+    return shown
+
+
 def printed_literals(source: str) -> list[tuple[int, int, bool]]:
-    """(start, end, in_function) of each literal text in ``source`` that a ``print(...)`` call
-    prints (the strings and f-strings among or inside its arguments, without the f-strings'
-    code), and whether it is inside a function or lambda (which may print in a later cell)."""
+    """(start, end, in_function) of each literal text in ``source`` that the learner is shown:
+    what a ``print(...)`` call prints (the strings and f-strings among or inside its arguments,
+    without the f-strings' code) and the text a picture draws (titles, axis labels, legend
+    entries: :func:`_shown_arguments`), and whether it is inside a function or lambda (which may
+    print in a later cell). A string that is a subscript's key (``counts["loss"]``) is not shown."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
@@ -620,18 +655,20 @@ def printed_literals(source: str) -> list[tuple[int, int, bool]]:
     lines = source.splitlines()
     offset = source_offsets(source)
     functions = _function_spans(tree, offset)
-    printed = []
+    printed, keys = [], []
     for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print":
-            for arg in node.args:
-                printed.append((offset(arg.lineno, arg.col_offset), offset(arg.end_lineno, arg.end_col_offset)))
+        for arg in _shown_arguments(node):
+            printed.append((offset(arg.lineno, arg.col_offset), offset(arg.end_lineno, arg.end_col_offset)))
+        if isinstance(node, ast.Subscript):  # counts["loss"]: a key, looked up, not shown
+            key = node.slice
+            keys.append((offset(key.lineno, key.col_offset), offset(key.end_lineno, key.end_col_offset)))
     inside = lambda a, b: any(f <= a and b <= g for f, g in functions)  # noqa: E731
     regions = []
     for token in tokens:
         if token.start[0] > len(lines):
             continue
         start, end = offset(*token.start, chars=True), offset(*token.end, chars=True)
-        if not any(a <= start and end <= b for a, b in printed):
+        if not any(a <= start and end <= b for a, b in printed) or any(a <= start and end <= b for a, b in keys):
             continue
         if token.type == tokenize.STRING:
             regions += [(a, b, inside(a, b)) for a, b in _literal_text(token, start)]
@@ -744,11 +781,12 @@ def _print_chinese(nb) -> None:
                     output["text"] = re.sub(rf"^{re.escape(english)}$", chinese, text, flags=re.M)
 
 
-def _speak_chinese(nb) -> None:
-    """Add SPEAK_CHINESE to the set's setup cell (the first code cell)."""
+def _add_line(nb, line: str, tag: str | None = None) -> None:
+    """Add `line` to the first code cell (with `tag`, if given): the set's setup cell, the lesson's
+    backend cell."""
     for cell in nb.cells:
-        if cell.cell_type == "code":
-            cell.source = cell.source.rstrip("\n") + "\n" + SPEAK_CHINESE
+        if cell.cell_type == "code" and (tag is None or tag in cell.metadata.get("tags", [])):
+            cell.source = cell.source.rstrip("\n") + "\n" + line
             return
 
 
@@ -784,20 +822,40 @@ def cmd_write(paths: list[str]) -> int:
                 print(f"error: {problem}", file=sys.stderr)
             continue
         old = target.read_text(encoding="utf-8") if target.exists() else None
-        is_set = is_exercise_set(english)
-        if old == result.text or (is_set and old is not None and _same_except_outputs(old, result.text)):
-            continue  # an exercise set keeps the outputs of its own run (its self-check speaks Chinese)
+        text = result.text if old is None else _keep_outputs(old, result.text)
+        if old == text:
+            continue  # the edition keeps the outputs of its own run (it speaks Chinese)
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(result.text, encoding="utf-8")
-        print(f"wrote {_show(target)}" + (" (with the English outputs, until ./run notebooks runs it)"
-                                          if is_set else ""))
+        target.write_text(text, encoding="utf-8")
+        fresh = old is None or not _same_except_outputs(old, text) and _changed_code(old, text)
+        print(f"wrote {_show(target)}" + (" (cells with changed code hold the English outputs until "
+                                          "./run notebooks runs it)" if fresh else ""))
     if failed:
         print(f"error: {failed} notebook(s) not written; fix the entries named above", file=sys.stderr)
     return 1 if failed else 0
 
 
+def _keep_outputs(committed: str, generated: str) -> str:
+    """`generated`, with the outputs of the committed edition's run in every code cell whose code
+    is unchanged (a new translation of the prose does not throw away what the run printed)."""
+    old = {cell.get("id"): cell for cell in json.loads(committed)["cells"] if cell["cell_type"] == "code"}
+    nb = nbformat.reads(generated, as_version=4)
+    for cell in nb.cells:
+        before = old.get(cell.get("id"))
+        if cell.cell_type == "code" and before is not None and "".join(before["source"]) == cell.source:
+            cell.outputs = nbformat.from_dict(before.get("outputs", []))
+            cell.execution_count = before.get("execution_count")
+    return dumps(nb)
+
+
+def _changed_code(committed: str, generated: str) -> bool:
+    def code(text):
+        return [cell.source for cell in nbformat.reads(text, as_version=4).cells if cell.cell_type == "code"]
+    return code(committed) != code(generated)
+
+
 def _same_except_outputs(committed: str, generated: str) -> bool:
-    """Solutions' Chinese check cells print Chinese, so their outputs come from a run."""
+    """The Chinese edition's outputs come from its own run (its code speaks Chinese)."""
     def strip(text):
         nb = json.loads(text)
         for cell in nb["cells"]:
@@ -819,8 +877,7 @@ def cmd_check(paths: list[str]) -> int:
             problems.append(f"{_show(target)}: missing; run ./run translations write")
             continue
         committed = target.read_text(encoding="utf-8")
-        same = (_same_except_outputs(committed, result.text) if is_exercise_set(english)
-                else committed == result.text)
+        same = _same_except_outputs(committed, result.text)
         if not same:
             problems.append(f"{_show(target)}: differs from what its catalogue and the English generate "
                             "(edited by hand?); change the catalogue and run ./run translations write")

@@ -8,6 +8,7 @@
     tg.viz.make_dot(y, params={"x": x, "w": w})       # torchviz's picture (a graphviz.Digraph)
     tg.viz.trace_backward(y)                           # the steps backward takes, as a table
     tg.viz.BackwardStepper(y)                          # a widget to step through them
+    tg.viz.use_language("zh")                          # their words in Chinese (the zh lessons)
 
 Where to look:
     draw.py          the teaching pictures (forward and backward views, create_graph styling)
@@ -17,6 +18,7 @@ Where to look:
     stepper.py       the BackwardStepper widget and its static fallback
     model.py         which tensors a graph holds, with stable ids (t0, op3) and names
     nodes.py         reading grad_fn nodes: the walk, attributes, saved values
+    words.py         the words printed around the numbers, in English and Chinese
     display.py       Graph, running Graphviz's `dot`, and what happens without it
     dot.py, labels.py  writing DOT text and the numbers in it
 
@@ -29,6 +31,7 @@ from .draw import draw
 from .stepper import BackwardStepper
 from .torchviz_dot import make_dot
 from .trace import Step, Trace, trace_backward
+from .words import language, use_language
 
 __all__ = ["draw", "make_dot", "trace_backward", "BackwardStepper", "Graph", "Trace", "Step",
-           "GraphvizNotFoundError", "GraphvizWarning"]
+           "GraphvizNotFoundError", "GraphvizWarning", "use_language", "language"]

@@ -19,7 +19,7 @@ built from the data only, so the DOT text is the same on every run and every mac
 
 from ..autograd.node import Node
 from ..tensor import Tensor
-from . import formulas, labels, nodes
+from . import formulas, labels, nodes, words
 from .display import Graph
 from .dot import DotWriter
 from .model import GraphModel
@@ -152,9 +152,8 @@ class _Picture:
         if root.grad_fn is None:
             self.notes.insert(0, _no_graph_note(root, self.model.output.label))
         if self.model.hidden:
-            self.notes.append(f"Showing {len(self.model.nodes)} of "
-                              f"{len(self.model.nodes) + self.model.hidden} operations: "
-                              "draw(..., max_nodes=None) shows all.")
+            self.notes.append(words.word("showing", shown=len(self.model.nodes),
+                                         total=len(self.model.nodes) + self.model.hidden))
         # size: Graphviz scales a wider picture down to MAX_WIDTH_INCHES (never up), so that it
         # fits a notebook's output area; the height is left free.
         graph_attrs = dict(rankdir=self.rankdir, fontname="monospace", fontsize="10",
@@ -170,12 +169,12 @@ class _Picture:
         self.draw_graph()
         if self.model.hidden:
             self.add_node("more", shape="note", fillcolor=COLORS["more"],
-                          label=f"... {self.model.hidden} more operations")
+                          label=words.word("more", count=self.model.hidden))
         if self.has_gradient_ops:
             self.add_legend()
-        view = "forward" if self.rankdir == "LR" else "backward"
-        summary = (f"Graph({view}: {_count(self.node_count, 'node')}, "
-                   f"{_count(self.edge_count, 'edge')}, root={_root_text(root)})")
+        view = words.word("view forward" if self.rankdir == "LR" else "view backward")
+        summary = words.word("graph", view=view, nodes=words.count_of("nodes", self.node_count),
+                             edges=words.count_of("edges", self.edge_count), root=_root_text(root))
         return Graph(self.dot.source, summary)
 
     def add_node(self, node_id, **attrs):
@@ -187,10 +186,10 @@ class _Picture:
         self.dot.edge(tail, head, **attrs)
 
     def add_legend(self):
-        self.dot.begin_cluster("legend", label="legend", style="dashed", fontsize="9")
-        self.dot.node("legend_op", label="recorded by the forward pass",
+        self.dot.begin_cluster("legend", label=words.word("legend"), style="dashed", fontsize="9")
+        self.dot.node("legend_op", label=words.word("legend forward"),
                       fillcolor=COLORS["op"])
-        self.dot.node("legend_gradient", label="recorded by backward(create_graph=True)",
+        self.dot.node("legend_gradient", label=words.word("legend backward"),
                       fillcolor=COLORS["gradient_op"], style="filled,dashed")
         self.dot.end_cluster()
 
@@ -201,7 +200,8 @@ class _Picture:
 
     def tensor_label(self, info, flow_grad=None):
         if info.kind == "constant":  # a number, or a tensor that needs no gradient
-            lines = ["const"] if info.shape is None else ["const", labels.size_text(info.shape)]
+            const = words.word("const")
+            lines = [const] if info.shape is None else [const, labels.size_text(info.shape)]
         else:
             lines = [info.label, labels.size_text(info.shape)]
         if self.values and info.data is not None:
@@ -209,9 +209,9 @@ class _Picture:
         if self.grads:
             grad = None if self.stepping else info.grad
             if grad is not None:
-                lines.append(f"grad {labels.values_text(grad._data)}")
+                lines.append(words.word("edge grad", values=labels.values_text(grad._data)))
             elif flow_grad is not None:
-                lines.append(f"grad {labels.values_text(flow_grad._data)}")
+                lines.append(words.word("edge grad", values=labels.values_text(flow_grad._data)))
         return "\n".join(lines)
 
     def tensor_node(self, info, flow_grad=None):
@@ -266,11 +266,11 @@ class _BackwardPicture(_Picture):
         """`MulBackward0` and, below it, what the forward pass computed: `y = a * b`."""
         name = nodes.type_name(node)
         hooks = nodes.hook_count(node)
-        hook_line = f"\n{_count(hooks, 'hook')} (register_hook)" if hooks else ""
+        hook_line = f"\n{words.count_of('hooks', hooks)} (register_hook)" if hooks else ""
         outputs = self.model.outputs_of(node)
         if nodes.is_leaf_node(node) or not outputs:
             return name + hook_line
-        inputs = ["const" if info.kind == "constant" else info.label
+        inputs = [words.word("const") if info.kind == "constant" else info.label
                   for info in self.model.inputs[node]]
         out = ", ".join(info.label for info in outputs)
         return f"{name}\n{out} = {formulas.expression(node, inputs, out)}{hook_line}"
@@ -292,11 +292,11 @@ class _BackwardPicture(_Picture):
     def saved_nodes(self, node, node_id):
         for index, (name, value, _) in enumerate(nodes.saved_values(node)):
             if isinstance(value, Tensor):
-                text = f"saved {name}\n{labels.size_text(value.shape)}"
+                text = f"{words.word('saved', name=name)}\n{labels.size_text(value.shape)}"
                 if self.values:
                     text += "\n" + labels.values_text(value._data)
             elif value is nodes.FREED:
-                text = f"saved {name}\nfreed by backward"
+                text = f"{words.word('saved', name=name)}\n{words.word('freed')}"
             else:
                 continue  # None (nothing needed) or a plain number
             saved_id = f"{node_id}_saved{index}"
@@ -342,17 +342,9 @@ class _ForwardPicture(_Picture):
             self.add_edge(node_id, info.id)
 
 
-def _count(number, noun):
-    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
-
-
 def _root_text(root):
     return "None" if root.grad_fn is None else nodes.type_name(root.grad_fn)
 
 
 def _no_graph_note(root, label):
-    if root._requires_grad:
-        return (f"{label} is a leaf: no operation made it, so there is no graph to draw "
-                "(backward from a result that uses it fills its .grad).")
-    return (f"{label} has no grad_fn: it was computed without recording a graph "
-            "(no input requires grad, or inside no_grad()).")
+    return words.word("leaf note" if root._requires_grad else "no graph note", label=label)

@@ -12,7 +12,7 @@ static list of all the steps instead: its display bundle always carries that lis
 A stepper saved with the notebook (JupyterLab's widget saveState) reopens as a picture whose
 controls no longer reach a kernel. ipywidgets then marks each view `jupyter-widgets-disconnected`
 (and draws a broken-link icon in front of it); the stepper's own style sheet hides the dead
-controls and those icons in that state and shows instead a plain note, REOPENED_NOTE: re-run
+controls and those icons in that state and shows instead a plain note (words.py's "reopened"): re-run
 the cell. While the kernel is connected the note stays hidden.
 
 The steps come from `trace_backward`, so the learner's `.grad` values are not touched.
@@ -24,11 +24,9 @@ import warnings
 from . import display
 from .draw import MAX_NODES, Flow, picture
 from .model import GraphModel
+from . import words
 from .trace import trace_backward
 
-
-REOPENED_NOTE = ("This stepper was saved with the notebook: it shows the step it was on, but its "
-                 "buttons only work after you run this cell again (Shift+Enter).")
 
 # Shown by ipywidgets in every saved view whose kernel is gone: `.jupyter-widgets-disconnected`.
 _STYLE = """<style>
@@ -98,7 +96,7 @@ class BackwardStepper:
         index = self._step if index is None else index
         step = self.trace[index]
         # Counted from 1, as a learner counts: the last of 5 steps is "step 5 of 5".
-        return f"step {step.number} of {len(self.trace)}: {step.text}"
+        return words.word("step of", number=step.number, count=len(self.trace), text=step.text)
 
     def html(self, index=None):
         """The picture (SVG, or DOT text with an install hint) and the arithmetic, as HTML."""
@@ -129,7 +127,8 @@ class BackwardStepper:
         return f"{self.trace!r}\n\n{self.trace.explain()}"
 
     def __repr__(self):
-        return f"BackwardStepper({len(self.trace)} steps, root={self.trace.model.output.label})"
+        return words.word("stepper", count=words.count_of("steps", len(self.trace)),
+                          root=self.trace.model.output.label)
 
     def _repr_mimebundle_(self, include=None, exclude=None, **kwargs):
         text = self.static_text()
@@ -149,17 +148,17 @@ class BackwardStepper:
         except ImportError:
             return None
         # The slider counts steps from 1 (its value is .step + 1), as the text below it does.
-        self._slider = widgets.IntSlider(value=1, min=1, max=len(self.trace), description="step",
+        self._slider = widgets.IntSlider(value=1, min=1, max=len(self.trace), description=words.word("slider"),
                                          continuous_update=False)
-        previous = widgets.Button(description="◀ prev", layout=widgets.Layout(width="80px"))
-        following = widgets.Button(description="next ▶", layout=widgets.Layout(width="80px"))
+        previous = widgets.Button(description=words.word("previous"), layout=widgets.Layout(width="80px"))
+        following = widgets.Button(description=words.word("next"), layout=widgets.Layout(width="80px"))
         self._html = widgets.HTML(value=self.html(0))
         self._slider.observe(self._on_slider, names="value")
         previous.on_click(lambda _: self.prev())
         following.on_click(lambda _: self.next())
         self._buttons = (previous, following)
         note = widgets.HTML(value=f'{_STYLE}<div class="tg-stepper-reopened">'
-                                  f'{html.escape(REOPENED_NOTE)}</div>')
+                                  f'{html.escape(words.word("reopened"))}</div>')
         controls = widgets.HBox([previous, self._slider, following])
         controls.add_class("tg-stepper-controls")
         box = widgets.VBox([note, controls, self._html])

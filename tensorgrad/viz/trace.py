@@ -22,7 +22,7 @@ import numpy as np
 from ..autograd import backward_and_grad, engine, instruments, messages
 from ..autograd.grad_mode import no_grad
 from ..tensor import Tensor
-from . import formulas, labels, nodes
+from . import formulas, labels, nodes, words
 from .model import GraphModel
 
 
@@ -72,21 +72,20 @@ class Trace(list):
         return [step.node for step in self]
 
     def explain(self):
-        return "\n\n".join(f"step {step.number}: {step.text}" for step in self)
+        return "\n\n".join(words.word("step", number=step.number, text=step.text) for step in self)
 
     def __repr__(self):
-        header = ("#", "node", "tensor", "grad in", "sends")
+        header = words.word("header")
         rows = [header]
         for step in self:
             rows.append((str(step.number), step.name, step.output, _grad_in_cell(step),
                          _sends_cell(step)))
-        widths = [max(len(row[column]) for row in rows) for column in range(len(header) - 1)]
+        widths = [max(words.width(row[column]) for row in rows) for column in range(len(header) - 1)]
         lines = []
         for row in rows:
-            cells = [cell.ljust(width) for cell, width in zip(row, widths)] + [row[-1]]
+            cells = [words.pad(cell, width) for cell, width in zip(row, widths)] + [row[-1]]
             lines.append("  ".join(cells).rstrip())
-        count = f"{len(self)} step" + ("" if len(self) == 1 else "s")
-        title = f"Trace({count}, root={self.model.output.label})"
+        title = words.word("trace", count=words.count_of("steps", len(self)), root=self.model.output.label)
         return title + "\n" + "\n".join(lines)
 
     def _repr_pretty_(self, printer, cycle):
@@ -211,15 +210,15 @@ def _local_factors(node, grads_in):
 def _explain(step):
     if step.is_accumulate:
         leaf = step.output
-        return [f"AccumulateGrad: adds grad {leaf} into {leaf}.grad",
-                f"grad {leaf} = {_sum_text(step.contributions[0], step.grad_in)}"]
+        return [words.word("accumulate", leaf=leaf),
+                f"{words.word('grad', name=leaf)} = {_sum_text(step.contributions[0], step.grad_in)}"]
     input_names = [_input_name(info) for info in step.inputs]
     out = step.output
     lines = [f"{step.name}: {out} = {formulas.expression(step.node, input_names, out)}"]
     if step.grad_in is None:
         return lines
     contributions = step.contributions[0] if step.contributions else ()
-    lines.append(f"grad {out} = {_sum_text(contributions, step.grad_in)}")
+    lines.append(f"{words.word('grad', name=out)} = {_sum_text(contributions, step.grad_in)}")
     for index, info in enumerate(step.inputs):
         grad = step.grads_out[index] if index < len(step.grads_out) else None
         if info.kind == "constant" or grad is None:
@@ -233,21 +232,21 @@ def _input_line(step, index, input_names, grad):
     grad_text = labels.number_text(grad._data)
     local = step.local[index] if step.local is not None and index < len(step.local) else None
     if local is None:
-        return f"grad {name} = {step.name}.backward(grad {out}) = {grad_text}"
+        return f"{words.word('grad', name=name)} = {words.word('backward of', node=step.name, out=out)} = {grad_text}"
     local_text = labels.number_text(local._data)
     symbol = formulas.local_derivative(step.node, index, input_names, out)
     derivative = f"∂{out}/∂{name} = "
     derivative += local_text if symbol in (None, local_text) else f"{symbol} = {local_text}"
     product = f"{labels.number_text(step.grad_in._data)} × {local_text}"
-    line = f"{derivative} → grad {name} = {product}"
+    line = f"{derivative} → {words.word('grad', name=name)} = {product}"
     raw_shape = tuple(np.broadcast_shapes(step.grad_in._data.shape, local._data.shape))
     if raw_shape != tuple(grad._data.shape):
-        line += f", summed to shape {labels.size_text(grad._data.shape)}"
+        line += words.word("summed", shape=labels.size_text(grad._data.shape))
     return f"{line} = {grad_text}"
 
 
 def _input_name(info):
-    return "const" if info.kind == "constant" else info.label
+    return words.word("const") if info.kind == "constant" else info.label
 
 
 def _sum_text(contributions, total):

@@ -11,6 +11,7 @@ expected value may be printed. Built with --graded, no set has fingerprints.
 
 import ast
 import json
+import re
 from pathlib import Path
 
 import nbformat
@@ -67,6 +68,29 @@ def _fingerprinted(source: str) -> dict:
 _run = run_check_cell
 
 
+_HINT = re.compile(r"^\s+(hint|提示)[:：]")
+
+
+def _test_names(source: str) -> list[str]:
+    """The names of the t.test(...) blocks of a check cell, as it prints them."""
+    return [node.args[0].value for node in ast.walk(ast.parse(source))
+            if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "test" and node.args
+            and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)]
+
+
+def _shows(text: str, value) -> bool:
+    """Whether `text` shows `value`, where that is distinctive enough to tell: a string of three
+    or more characters, or a number other than 0, 1 and 2 (which any line may hold)."""
+    if isinstance(value, str):
+        return len(value) >= 3 and value in text
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and abs(value) > 2:
+        shown = {repr(value), f"{value:g}", str(value)}
+        return any(re.search(rf"(?<![\w.]){re.escape(form)}(?![\w.])", text) for form in shown)
+    if isinstance(value, (list, tuple)) and len(value) >= 2:
+        return repr(list(value)) in text or repr(tuple(value)) in text
+    return False
+
+
 def _line_of(text: str, test: str) -> str:
     return next((line for line in text.splitlines() if line[2:].startswith(test)), "")
 
@@ -92,7 +116,8 @@ def test_predictions_are_said_right_or_wrong_without_the_answer(path):
                 continue
             right = _run(source, {**base, **answers})
             kinds = _kinds(source)
-            wrong = _run(source, {**base, **{k: _wrong(v, kinds.get(k, "")) for k, v in answers.items()}})
+            mistakes = {k: _wrong(v, kinds.get(k, "")) for k, v in answers.items()}
+            wrong = _run(source, {**base, **mistakes})
             for test in table:
                 assert _line_of(right, test).startswith("\N{CHECK MARK}"), (meta["grade_id"], test, right)
                 line = _line_of(wrong, test)
@@ -101,6 +126,20 @@ def test_predictions_are_said_right_or_wrong_without_the_answer(path):
                 checked += 1
                 # the message names the learner's value only, never an expected one
                 assert ("应为" if zh else "expected") not in line, line
+            # (the learner's own wrong values are shown, and may hold the right one: [-4.0, 4.0, 0];
+            # the tests' names are in the visible source anyway: "x ** 3 / x.detach()")
+            said = wrong
+            for test in _test_names(source):
+                said = said.replace(test, "…")
+            for mistake in mistakes.values():
+                said = said.replace(repr(mistake), "…").replace(str(mistake), "…")
+            # a hint may name the choices ("forward mode ..., reverse mode ..."): a word is a leak
+            # outside the hints, a number anywhere
+            unhinted = "\n".join(line for line in said.splitlines() if not _HINT.match(line))
+            leaked = [f"{name} = {value!r}" for name, value in answers.items()
+                      if name in kinds and _shows(unhinted if isinstance(value, str) else said, value)]
+            assert not leaked, (meta["grade_id"], "the self-check of wrong answers prints the right ones",
+                                leaked, wrong)
     finally:
         use_language("en")
     assert checked, f"{path.name}: no fingerprinted prediction was checked"
