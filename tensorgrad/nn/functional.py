@@ -21,6 +21,7 @@ import warnings
 import numpy as np
 
 from .. import arguments, dtypes
+from ..arguments import Real, checked
 from ..autograd import messages
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..derivatives import (BCE_LOG_FLOOR, AddmmBackward0, BinaryCrossEntropyBackward0,
@@ -66,13 +67,13 @@ def relu(input, inplace=False):  # noqa: A002  (PyTorch's argument name)
     return input.relu_() if inplace else ew.relu.__wrapped__(input)
 
 
-def sigmoid(input):  # noqa: A002
-    arguments.require_tensors("sigmoid", ("input", input))
+@checked(python=True)
+def sigmoid(input: Tensor):  # noqa: A002
     return ew.sigmoid.__wrapped__(input)
 
 
-def tanh(input):  # noqa: A002
-    arguments.require_tensors("tanh", ("input", input))
+@checked(python=True)
+def tanh(input: Tensor):  # noqa: A002
     return ew.tanh.__wrapped__(input)
 
 
@@ -85,18 +86,21 @@ def _softmax_dim(name, ndim, stacklevel):
     return 0 if ndim in (0, 1, 3) else 1
 
 
-def softmax(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002
-    """exp(x) / Σ exp(x) along `dim` (computed stably, by subtracting the maximum first)."""
-    arguments.require_tensors("softmax", ("input", input))
+@checked(python=True)
+def softmax(input: Tensor, dim: object = None, _stacklevel: object = 3,  # noqa: A002
+            dtype: object = None):
+    """exp(x) / Σ exp(x) along `dim` (computed stably, by subtracting the maximum first).
+    (`dim` and `dtype` are checked as PyTorch's method `input.softmax(dim, dtype)` checks them.)"""
     if dim is None:
         dim = _softmax_dim("softmax", input.dim(), _stacklevel)
     arguments.check("softmax", (dim, dtype), method=True)
     return reduction.softmax.__wrapped__(input, dim, dtype)
 
 
-def log_softmax(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002
+@checked(python=True)
+def log_softmax(input: Tensor, dim: object = None, _stacklevel: object = 3,  # noqa: A002
+                dtype: object = None):
     """log(softmax(x)) along `dim`, as x - max - log Σ exp(x - max): no overflow, no log(0)."""
-    arguments.require_tensors("log_softmax", ("input", input))
     if dim is None:
         dim = _softmax_dim("log_softmax", input.dim(), _stacklevel)
     arguments.check("log_softmax", (dim, dtype), method=True)
@@ -140,11 +144,12 @@ def linear(input, weight, bias=None):  # noqa: A002
 
 
 # -- mean squared error --------------------------------------------------------------------------
-def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):  # noqa: A002
+@checked(python=True)
+def mse_loss(input: Tensor, target: Tensor, size_average: object = None,  # noqa: A002
+             reduce: object = None, reduction: object = "mean", weight: object = None):
     """Mean squared error. Shapes should match: a mismatch that broadcasts only warns (as in
     PyTorch), because broadcasting a (N, 1) prediction against (N,) targets silently builds an
     N×N table of differences."""
-    arguments.require_tensors("mse_loss", ("input", input), ("target", target))
     if size_average is not None or reduce is not None or weight is not None:
         raise NotImplementedError(
             "tensorgrad's mse_loss takes only reduction= (size_average, reduce and weight are "
@@ -179,11 +184,11 @@ def _check_weight_needs_no_grad(weight, function_name):
 
 
 # -- binary cross-entropy ---------------------------------------------------------------------------
-def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,  # noqa: A002
-                         reduction="mean"):
+@checked(python=True)
+def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noqa: A002
+                         size_average: object = None, reduce: object = None,
+                         reduction: object = "mean"):
     """Cross-entropy between probabilities `input` (in [0, 1], e.g. after sigmoid) and targets."""
-    arguments.require_tensors("binary_cross_entropy", ("input", input), ("target", target),
-                              ("weight", weight))
     if size_average is not None or reduce is not None:
         raise NotImplementedError("tensorgrad's binary_cross_entropy takes only reduction=")
     _check_reduction(reduction)
@@ -309,15 +314,14 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 
 
 # -- binary cross-entropy on raw scores ------------------------------------------------------------
-def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,  # noqa: A002
-                                     reduce=None, reduction="mean", pos_weight=None):
+@checked(python=True)
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,  # noqa: A002
+                                     weight: Tensor | None = None, size_average: object = None,
+                                     reduce: object = None, reduction: object = "mean",
+                                     pos_weight: Tensor | None = None):
     """binary_cross_entropy(sigmoid(input), target), computed without forming sigmoid(input):
     -w·(p·t·log σ(x) + (1 - t)·log(1 - σ(x))) = w·(p·t·softplus(-x) + (1 - t)·softplus(x)),
     which stays finite for any x. `pos_weight` (p) weighs the positive class, per column."""
-    arguments.require_tensors("binary_cross_entropy_with_logits", ("input", input),
-                              ("target", target), ("weight", weight))
-    if pos_weight is not None:
-        arguments.require_tensors("binary_cross_entropy_with_logits", ("pos_weight", pos_weight))
     if size_average is not None or reduce is not None:
         raise NotImplementedError("tensorgrad's binary_cross_entropy_with_logits takes only "
                                   "reduction=")
@@ -334,11 +338,11 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
 
 
 # -- dropout and batch normalisation ------------------------------------------------------------------
-def dropout(input, p=0.5, training=True, inplace=False):  # noqa: A002
+@checked(python=True)
+def dropout(input: Tensor, p: Real = 0.5, training: object = True,  # noqa: A002
+            inplace: object = False):
     """In training, each element is zeroed with probability p and the others are scaled by
     1/(1 - p), so the expected value is unchanged; otherwise the input is returned as it is."""
-    arguments.require_tensors("dropout", ("input", input))
-    arguments.require_numbers("dropout", p=p)
     if p < 0 or p > 1:  # as PyTorch (so nan passes)
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0:
@@ -348,12 +352,13 @@ def dropout(input, p=0.5, training=True, inplace=False):  # noqa: A002
     return input.mul_(scale) if inplace else input * scale
 
 
-def batch_norm(input, running_mean, running_var, weight=None, bias=None,  # noqa: A002
-               training=False, momentum=0.1, eps=1e-05):
+@checked(python=True)
+def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,  # noqa: A002
+               weight: Tensor | None = None, bias: Tensor | None = None, training: bool = False,
+               momentum: float = 0.1, eps: float = 1e-05):
     """y = γ·(x - μ)/√(σ² + eps) + β per channel (dim 1). In training μ, σ² are the batch's
     (biased variance) and the running statistics move towards them by `momentum` (with the
     unbiased variance); otherwise the running statistics are used."""
-    arguments.require_tensors("batch_norm", ("input", input))
     if not training and (running_mean is None or running_var is None):
         raise RuntimeError(f"running_{'mean' if running_mean is None else 'var'} must be defined "
                            "in evaluation mode")
