@@ -406,7 +406,7 @@ class Signatures:
         """Check a call; return the overload it matches, or raise PyTorch's error."""
         for overload in self.overloads:
             if _bind(self.name, overload, args, kwargs, raise_error=False):
-                _check_int_lists(self.name, overload, args, kwargs)
+                _check_lists(self.name, overload, args, kwargs)
                 _check_int_ranges(self.name, overload, args, kwargs)
                 return overload
         total = len(args) + len(kwargs)
@@ -414,7 +414,7 @@ class Signatures:
         if len(self.overloads) == 1 or len(plausible) == 1:
             overload = self.overloads[0] if len(self.overloads) == 1 else plausible[0]
             _bind(self.name, overload, args, kwargs, raise_error=True)
-            _check_int_lists(self.name, overload, args, kwargs)
+            _check_lists(self.name, overload, args, kwargs)
             _check_int_ranges(self.name, overload, args, kwargs)
             return overload
         raise TypeError(invalid_combination(self.name, self.overloads, args, kwargs))
@@ -644,17 +644,25 @@ def _type_error(name, param, value, position):
                                          expected=param.type, got=type_name(value))
 
 
-def _check_int_lists(name, overload, args, kwargs):
-    """The elements after the first of each int list (PyTorch checks them when it unpacks)."""
+def _check_lists(name, overload, args, kwargs):
+    """The elements of each list of ints (after the first) or of Tensors: PyTorch checks them
+    when it unpacks the list."""
     for position, param in enumerate(overload.params):
-        if param.type != "tuple of ints":
+        if param.type not in ("tuple of ints", "tuple of Tensors") or param.name == "out":
             continue
         if position < len(args) and not param.keyword_only:
             value = args[position]
         else:
             value = kwargs.get(param.name)
-        if isinstance(value, (tuple, list)):
+        if not isinstance(value, (tuple, list)):
+            continue
+        if param.type == "tuple of ints":
             _check_elements(name, param, value, raise_error=True)
+            continue
+        for index, element in enumerate(value):
+            if not _is_tensor(element):
+                raise TypeError(messages.TENSOR_LIST_ELEMENT.format(
+                    index=index, position=position, got=type_name(element)))
 
 
 def _check_int_ranges(name, overload, args, kwargs):

@@ -193,9 +193,7 @@ def _size_arg(size):
         size = size[0]
     if len(size) > _MAX_DIMS:
         raise RuntimeError(messages.MORE_THAN_64_DIMS.format(limit=_MAX_DIMS))
-    for s in size:
-        if not isinstance(s, (int, np.integer)):
-            raise TypeError(f"size must be a tuple of ints, but got an element of type {type(s).__name__}")
+    for s in size:  # (ints: checked against the declaration)
         if s < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(size)}")
     return tuple(int(s) for s in size)
@@ -430,8 +428,6 @@ def randint(low, high=None, size=None, *, dtype=None, requires_grad=False, devic
         low, high, size = 0, low, high
     elif high is None:
         low, high = 0, low
-    if size is None:
-        raise TypeError("randint() missing 1 required positional argument: 'size'")
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     if dtype is not None and dtypes.check_dtype(dtype) is dtypes.bool_ and high > 2:

@@ -275,6 +275,7 @@ INT_LIST_ELEMENT = ("{name}(): argument '{argument}'{where} must be tuple of int
                     "element of type {element} at pos 0")
 INT_LIST_UNPACK = ("{name}(): argument '{argument}' failed to unpack the object at pos {pos} "
                    "with error \"type must be tuple of ints,but got {got}\"")
+TENSOR_LIST_ELEMENT = "expected Tensor as element {index} in argument {position}, but got {got}"
 TAKES_POSITIONAL = "{name}() takes {count} positional argument{s} but {given} {were} given"
 # (PyTorch writes "1 required positional arguments" and "2 required positional argument")
 MISSING_ARGUMENTS = "{name}() missing {count} required positional argument{s}: {names}"

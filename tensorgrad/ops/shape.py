@@ -140,8 +140,6 @@ def t(input: Tensor):
 
 @checked
 def permute(input: Tensor, *dims: Ints):
-    if not dims:
-        raise TypeError('permute() missing 1 required positional arguments: "dims"')
     dims = _shape_arg(dims)
     if len(dims) != input._data.ndim:
         raise RuntimeError(
@@ -352,17 +350,11 @@ def check_split_sizes(split_size, length, dim):
 
 
 def _tensor_list(tensors, name):
-    if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
-        raise TypeError(f"{name}(): argument 'tensors' must be a tuple or list of Tensors, "
-                        f"not {type(tensors).__name__}")
+    """The tensors, as a tuple (their types are checked against the declaration)."""
     if not tensors:
         if name == "stack":
             raise RuntimeError("stack expects a non-empty TensorList")
         raise ValueError("tensorgrad.cat(): expected a non-empty list of Tensors")
-    for i, t in enumerate(tensors):
-        if not isinstance(t, Tensor):
-            raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
-                            f"{type(t).__name__}")
     return tuple(tensors)
 
 
