@@ -186,9 +186,9 @@ class Overload:
 # -- the declarations, collected at definition -----------------------------------------------------
 FUNCTIONS = {}  # name -> Signatures: every declared operation, as a function
 METHODS = {}  # name -> Signatures: Tensor methods with overloads of their own
-# name -> Signatures: functions PyTorch writes in Python (nn.functional, nn.init, torch.norm, the
-# modules' forward and the optimizers' constructors), apart because their names repeat the
-# operations' (F.sigmoid, init.uniform_)
+# "module.qualified name" -> Signatures: functions PyTorch writes in Python (nn.functional,
+# nn.init, torch.norm, torch.split, the modules' forward and the optimizers' constructors), and
+# the C functions they call; apart, because their names repeat the operations' (F.sigmoid)
 PYTHON_FUNCTIONS = {}
 _STUBS = {}  # (module, qualified name) -> the @overload stubs waiting for their function
 
@@ -208,7 +208,7 @@ def overload(stub):
 def declare(function, *, name=None, method=False, like=None, of_function=False, python=False):
     """The Signatures `function` declares: its @overload stubs, or else its own parameters (or,
     with `like`, another declaration's overloads), registered under `name` (with python=True,
-    among the PYTHON_FUNCTIONS)."""
+    among the PYTHON_FUNCTIONS, under its module and qualified name)."""
     name = name or function.__name__
     stubs = _STUBS.pop((function.__module__, function.__qualname__), None)
     if isinstance(like, types.FunctionType) and not hasattr(like, "signatures"):
@@ -222,7 +222,11 @@ def declare(function, *, name=None, method=False, like=None, of_function=False, 
     else:
         overloads = [Overload.of(function, method)]
     declared = Signatures(name, overloads, method)
-    (PYTHON_FUNCTIONS if python else METHODS if method else FUNCTIONS)[name] = declared
+    if python:
+        as_name = "" if name == function.__name__ else f" as {name}"  # (a stub of another's)
+        PYTHON_FUNCTIONS[f"{function.__module__}.{function.__qualname__}{as_name}"] = declared
+    else:
+        (METHODS if method else FUNCTIONS)[name] = declared
     return declared
 
 

@@ -114,16 +114,18 @@ def test_functions_pytorch_writes_in_python_declare_their_tensors():
     t, w = tg.ones(2, 3), tg.ones(2, requires_grad=True)
     for name in ("require_tensors", "require_numbers"):
         assert not hasattr(arguments, name), name
-    assert F.mse_loss.signatures is arguments.PYTHON_FUNCTIONS["mse_loss"]
+    declared = arguments.PYTHON_FUNCTIONS
+    assert F.mse_loss.signatures is declared["tensorgrad.nn.functional.mse_loss"]
     assert "mse_loss" not in arguments.FUNCTIONS  # (its name is no operation of tensorgrad)
-    assert arguments.PYTHON_FUNCTIONS["binary_cross_entropy_with_logits"].overloads[0].display == (
-        "(Tensor input, Tensor target, Tensor weight = None, object size_average = None, "
-        "object reduce = None, object reduction = 'mean', Tensor pos_weight = None)")
+    assert F.mse_loss.signatures.overloads[0].display == (
+        "(Tensor input, Tensor target, object size_average = None, object reduce = None, "
+        "object reduction = 'mean', Tensor weight = None)")
     for call, message in [
             (lambda: F.mse_loss(t, [1.]), "mse_loss(): argument 'target' (position 2) must be "
                                           "Tensor, not list"),
             (lambda: F.binary_cross_entropy_with_logits(t, t, pos_weight="a"),
-             "binary_cross_entropy_with_logits(): argument 'pos_weight' must be Tensor, not str"),
+             "binary_cross_entropy_with_logits(): argument 'pos_weight' (position 4) must be "
+             "Tensor, not str"),  # (PyTorch's C function beneath, called by position)
             (lambda: init.ones_(3), "ones_(): argument 'tensor' (position 1) must be Tensor, not int"),
             (lambda: tg.norm([1.]), "norm(): argument 'input' (position 1) must be Tensor, not list"),
             (lambda: tg.nn.Flatten()("a"), "Flatten(): argument 'input' (position 1) must be "

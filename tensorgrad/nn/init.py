@@ -12,7 +12,7 @@ that is all the Kaiming and Xavier rules below are about.
 import math
 import warnings
 
-from ..arguments import Real, checked
+from ..arguments import Real, checked, declare
 from ..autograd.grad_mode import no_grad
 from ..tensor import Tensor
 
@@ -92,25 +92,34 @@ def zeros_(tensor: Tensor):
     return constant_(tensor, 0.0)
 
 
+def _gain(gain: Real): ...  # the xavier initialisations' gain
+
+
+_GAIN = {name: declare(_gain, name=name, python=True) for name in ("xavier_uniform_",
+                                                                   "xavier_normal_")}
+
+
 @checked(python=True)
-def xavier_uniform_(tensor: Tensor, gain: Real = 1.0):
+def xavier_uniform_(tensor: Tensor, gain: object = 1.0):
     """U(-a, a) with a = gain·√(6 / (fan_in + fan_out)) (Glorot & Bengio, 2010)."""
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    _GAIN["xavier_uniform_"].match((), {"gain": gain})  # (PyTorch multiplies by it, past the fans)
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
     bound = math.sqrt(3.0) * std  # a uniform on [-a, a] has standard deviation a/√3
     return uniform_(tensor, -bound, bound)
 
 
 @checked(python=True)
-def xavier_normal_(tensor: Tensor, gain: Real = 1.0):
+def xavier_normal_(tensor: Tensor, gain: object = 1.0):
     """N(0, std²) with std = gain·√(2 / (fan_in + fan_out))."""
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    _GAIN["xavier_normal_"].match((), {"gain": gain})  # (PyTorch multiplies by it, past the fans)
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
     return normal_(tensor, 0.0, std)
 
 
 @checked(python=True)
-def kaiming_uniform_(tensor: Tensor, a: object = 0, mode: object = "fan_in",
+def kaiming_uniform_(tensor: Tensor, a: object = 0, mode: str = "fan_in",
                      nonlinearity: object = "leaky_relu"):
     """U(-bound, bound) with bound = gain·√(3 / fan) (He et al., 2015).
 
@@ -127,7 +136,7 @@ def kaiming_uniform_(tensor: Tensor, a: object = 0, mode: object = "fan_in",
 
 
 @checked(python=True)
-def kaiming_normal_(tensor: Tensor, a: object = 0, mode: object = "fan_in",
+def kaiming_normal_(tensor: Tensor, a: object = 0, mode: str = "fan_in",
                     nonlinearity: object = "leaky_relu"):
     """N(0, std²) with std = gain / √fan."""
     if 0 in tensor.shape:

@@ -330,6 +330,8 @@ def norm(input: Tensor, p: object = "fro", dim: object = None, keepdim: object =
         raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
     if isinstance(p, str) or p is None:
         p = 2
+    if isinstance(dim, int):
+        dim = [dim]  # (as torch.norm passes it on: one dim as a list of one)
     _LINALG_VECTOR_NORM.match((input, p, dim, keepdim))
     if not input.dtype.is_floating_point:
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "

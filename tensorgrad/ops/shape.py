@@ -375,17 +375,32 @@ def chunk(input: Tensor, chunks: int, dim: int = 0):
     return split(input, size, d)
 
 
+# PyTorch writes split in Python: an int size goes to its C function `split`, anything else to
+# `split_with_sizes`, each checked against its own declaration (with the tensor as position 1)
 def split_with_sizes(input: Tensor, split_sizes: Ints, dim: int = 0):
     """PyTorch's split_with_sizes, as declared: split's calls with a list of sizes are checked
     against it (PyTorch's split calls it)."""
 
 
+@overload
+def _split_by_size(input: Tensor, split_size: int, dim: int = 0): ...
+@overload
+def _split_by_size(input: Tensor, split_size: Ints, dim: int = 0): ...
+def _split_by_size(input, split_size, dim=0):  # noqa: A002
+    """PyTorch's C function split, as declared: split's calls with one size are checked against
+    it."""
+
+
 _SPLIT_WITH_SIZES = declare(split_with_sizes)
+_SPLIT_BY_SIZE = declare(_split_by_size, name="split", python=True)
 
 
-def split(x, split_size_or_sections, dim=0):
-    split_size = split_size_or_sections
-    if not isinstance(split_size, int):  # a list of sizes: PyTorch calls split_with_sizes
+@checked(python=True)
+def split(tensor: Tensor, split_size_or_sections: object, dim: object = 0):
+    x, split_size = tensor, split_size_or_sections
+    if isinstance(split_size, int):
+        _SPLIT_BY_SIZE.match((x, split_size, dim))
+    else:  # a list of sizes: PyTorch calls split_with_sizes
         _SPLIT_WITH_SIZES.match((x, split_size, dim))
     if x._data.ndim == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
