@@ -195,6 +195,10 @@ _STUBS = {}  # (module, qualified name) -> the @overload stubs waiting for their
 # Operations whose Tensor arguments may also be Python numbers (`t.add(2)`), as in PyTorch's
 # should_allow_numbers_as_tensors.
 NUMBERS_AS_TENSORS = {"add", "sub", "mul", "div", "add_", "sub_", "mul_", "div_", "copy_"}
+# Operations with overloads that PyTorch keeps but does not show (the deprecated
+# add(Tensor input, Number alpha, Tensor other)): with them, a call that fits no overload by its
+# number of arguments gets "received an invalid combination of arguments", as in PyTorch.
+HIDDEN_OVERLOADS = {"add", "sub", "add_", "sub_", "copy_"}
 
 
 def overload(stub):
@@ -415,7 +419,7 @@ class Signatures:
                 return overload
         total = len(args) + len(kwargs)
         plausible = [o for o in self.overloads if o.min_args <= total <= o.max_args]
-        if len(self.overloads) == 1 or len(plausible) == 1:
+        if len(self.overloads) == 1 and self.name not in HIDDEN_OVERLOADS or len(plausible) == 1:
             overload = self.overloads[0] if len(self.overloads) == 1 else plausible[0]
             _bind(self.name, overload, args, kwargs, raise_error=True)
             _check_lists(self.name, overload, args, kwargs)
@@ -710,6 +714,9 @@ def _check_elements(name, param, values, raise_error):
 def invalid_combination(name, overloads, args, kwargs):
     """PyTorch's text when a call fits none of several overloads: every overload, and for those
     with as many parameters as the call has arguments, why it did not fit."""
+    if len(overloads) == 1:  # (an operation with hidden overloads: the one shown, no reasons)
+        return messages.INVALID_COMBINATION_ONE.format(
+            name=name, got=_given(args, kwargs), expected=overloads[0].display)
     lines = [messages.INVALID_COMBINATION.format(name=name, got=_given(args, kwargs))]
     for overload in overloads:
         lines.append(f" * {overload.display}")

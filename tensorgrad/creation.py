@@ -10,7 +10,8 @@ import numpy as np
 
 from . import dtypes
 from . import random as _random
-from .arguments import Device, Dtype, Generator, Ints, Layout, MemoryFormat, Names, Number, checked, overload
+from .arguments import (Device, Dtype, Generator, Ints, Layout, MemoryFormat, Names, Number, checked,
+                        overload, type_name)
 from .autograd import messages
 from .device import check_device
 from .tensor import Tensor
@@ -63,18 +64,20 @@ _MAX_DIMS = 64  # NumPy's limit (PyTorch allows more)
 _INT64_RANGE = (-2 ** 63, 2 ** 63 - 1)
 
 
-def nested_values(data, integer=False):
+def nested_values(data, integer=None):
     """Nested lists checked as PyTorch checks them before making a tensor, with tensors inside
     turned into numbers: every row as long as the first, numbers (or one-element tensors) at the
     bottom, ints within int64. Raises PyTorch's error otherwise; NumPy would give an object
-    array, a wrapped-around integer or its own message."""
+    array, a wrapped-around integer or its own message. `integer`: is the dtype asked for an
+    integer one (None: none asked for, the data decide)."""
     shape = _nested_shape(data)
     if 0 in shape:  # nothing to store: PyTorch does not look at the other rows either
         return np.zeros(shape)
     try:
         return _checked_rows(data, shape, 0, integer)
     except _NotANumber as error:  # a list where a number belongs
-        kind = "an integer" if integer or _all_integers(data) else "a real number"
+        kind = "an integer" if integer or integer is None and _all_integers(data) else \
+            "a real number"
         raise TypeError(messages.NOT_A_NUMBER[kind].format(type_name=error.args[0])) from None
 
 
@@ -131,7 +134,7 @@ def _checked_scalar(value, integer):
         raise _NotANumber(type(value).__name__)
     if isinstance(value, (str, bytes)):
         raise TypeError(messages.INVALID_DATA_TYPE.format(type_name=type(value).__name__))
-    raise RuntimeError(messages.CANNOT_INFER_DTYPE.format(type_name=type(value).__name__))
+    raise RuntimeError(messages.CANNOT_INFER_DTYPE.format(type_name=type_name(value)))
 
 
 def _cast_python_data(data, dtype):
@@ -224,6 +227,9 @@ def ones(*size, dtype=None, requires_grad=False, device=None):
 @checked(like=ones)
 def zeros(*size, dtype=None, requires_grad=False, device=None):
     check_device(device)
+    sizes = size[0] if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
+    if any(s < 0 for s in sizes):  # (PyTorch's zeros words it otherwise than empty or ones)
+        raise RuntimeError("zeros: Dimension size must be non-negative.")
     return _finish(np.zeros(_size_arg(size), dtype=_float_dtype(dtype).numpy), None, requires_grad)
 
 

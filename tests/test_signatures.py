@@ -161,6 +161,19 @@ def test_the_elements_of_a_tensor_list_are_checked_by_the_declaration():
     assert tg.stack([tg.ones(1), tg.ones(1)]).shape == (2, 1)
 
 
+def test_an_operation_with_hidden_overloads_answers_a_call_that_fits_none_as_pytorch():
+    """PyTorch keeps deprecated overloads of add and sub (add(Tensor input, Number alpha, Tensor
+    other)) without showing them: a call that fits no shown overload by its number of arguments
+    is "an invalid combination", listing the one shown, instead of one argument's error."""
+    with pytest.raises(TypeError) as error:
+        tg.add("a")
+    assert str(error.value) == (
+        "add() received an invalid combination of arguments - got (str), but expected "
+        "(Tensor input, Tensor other, *, Number alpha = 1, Tensor out = None)")
+    with pytest.raises(TypeError, match=r"^add\(\): argument 'other' \(position 2\) must be "):
+        tg.add(tg.ones(1), "a")  # (as many arguments as the shown overload: its own error)
+
+
 def test_a_declaration_without_a_type_is_refused_at_definition():
     with pytest.raises(TypeError, match="no PyTorch type declared"):
         @arguments.checked

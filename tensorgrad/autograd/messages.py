@@ -283,6 +283,8 @@ UNEXPECTED_KEYWORD = "{name}() got an unexpected keyword argument '{keyword}'"
 MULTIPLE_VALUES = "{name}() got multiple values for argument '{keyword}'"
 INVALID_COMBINATION = ("{name}() received an invalid combination of arguments - got {got}, "
                        "but expected one of:")
+INVALID_COMBINATION_ONE = ("{name}() received an invalid combination of arguments - got {got}, "
+                           "but expected {expected}")
 # tensorgrad's own: it has no out= (PyTorch writes the result into the given tensor)
 NO_OUT_ARGUMENT = ("{name}(): tensorgrad does not support the out= argument; use the returned "
                    "tensor instead (or copy it in with out.copy_(result))")

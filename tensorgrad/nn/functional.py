@@ -31,7 +31,7 @@ from ..derivatives import (BCE_LOG_FLOOR, AddmmBackward0, BinaryCrossEntropyBack
 from ..ops import elementwise as ew
 from ..ops import reduction
 from ..ops.base import record
-from ..ops.linalg import _check_same_dtype, matmul
+from ..ops.linalg import matmul
 from ..tensor import Tensor
 from .. import random as _random
 
@@ -101,6 +101,7 @@ def _batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,
 
 
 _DROPOUT = arguments.declare(_dropout, name="dropout", python=True)
+_DROPOUT_IN_PLACE = arguments.declare(_dropout, name="dropout_", python=True)
 _BATCH_NORM = arguments.declare(_batch_norm, name="batch_norm", python=True)
 _BCE_WITH_LOGITS = arguments.declare(_binary_cross_entropy_with_logits,
                                      name="binary_cross_entropy_with_logits", python=True)
@@ -162,7 +163,9 @@ def addmm(bias, mat1, mat2):
     if mat1.shape[1] != mat2.shape[0]:
         raise RuntimeError(messages.MATMUL_MISMATCH.format(
             a0=mat1.shape[0], a1=mat1.shape[1], b0=mat2.shape[0], b1=mat2.shape[1]))
-    _check_same_dtype(mat1, mat2)
+    if mat1.dtype is not mat2.dtype:
+        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got "
+                           f"{mat1.dtype.scalar_name} and {mat2.dtype.scalar_name}")
     data = (mat1._data @ mat2._data + bias._data).astype(mat1._data.dtype, copy=False)
     saved = (mat1 if _requires_grad(mat2) else None, mat2 if _requires_grad(mat1) else None)
     return record(AddmmBackward0, data, (bias, mat1, mat2), saved=saved)
@@ -407,10 +410,10 @@ def dropout(input: object, p: Real = 0.5, training: object = True,  # noqa: A002
             inplace: object = False):
     """In training, each element is zeroed with probability p and the others are scaled by
     1/(1 - p), so the expected value is unchanged; otherwise the input is returned as it is."""
-    if p < 0 or p > 1:  # as PyTorch's Python code (so nan passes here) ...
+    if p < 0 or p > 1:  # PyTorch's Python code (so nan passes here), then its C function's
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     inplace = _truth(inplace)
-    _DROPOUT.match((input, p, training))  # ... and then its C function's checks
+    (_DROPOUT_IN_PLACE if inplace else _DROPOUT).match((input, p, training))
     if not 0 <= p <= 1:
         raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0:

@@ -52,6 +52,10 @@ def _infer_shape(shape, numel, original):
     """Resolve one -1 and check the element count, with PyTorch's message."""
     if shape.count(-1) > 1:
         raise RuntimeError("only one dimension can be inferred")
+    for index, s in enumerate(shape):
+        if s < -1:
+            raise RuntimeError(f"invalid shape dimension {s} at index {index} of shape "
+                               f"{list(shape)}")
     known = 1
     for s in shape:
         if s != -1:
@@ -251,7 +255,8 @@ def repeat(input: Tensor, *repeats: Ints):
     if len(repeats) < input._data.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of "
                            "dimensions of tensor")
-    check_sizes_not_negative(repeats)
+    padded = (1,) * (len(repeats) - input._data.ndim) + input._data.shape
+    check_sizes_not_negative([r * s for r, s in zip(repeats, padded)])  # (the result's sizes)
     data = np.tile(input._data, repeats)
     return record(RepeatBackward0, data, (input,), repeats=repeats, self_sym_sizes=input._data.shape)
 
