@@ -191,14 +191,17 @@ def from_numpy(array):
         _finish(array, None, False)
 
 
-def _size_arg(size):
+def _size_arg(size, negative=None):
+    """The sizes, given one by one or as one tuple; `negative`: the message for a negative size
+    (PyTorch's zeros words it otherwise than ones or empty)."""
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = size[0]
     if len(size) > _MAX_DIMS:
         raise RuntimeError(messages.MORE_THAN_64_DIMS.format(limit=_MAX_DIMS))
     for s in size:  # (ints: checked against the declaration)
         if s < 0:
-            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(size)}")
+            raise RuntimeError(negative or f"Trying to create tensor with negative dimension {s}: "
+                                           f"{list(size)}")
     return tuple(int(s) for s in size)
 
 
@@ -227,10 +230,12 @@ def ones(*size, dtype=None, requires_grad=False, device=None):
 @checked(like=ones)
 def zeros(*size, dtype=None, requires_grad=False, device=None):
     check_device(device)
-    sizes = size[0] if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
-    if any(s < 0 for s in sizes):  # (PyTorch's zeros words it otherwise than empty or ones)
-        raise RuntimeError("zeros: Dimension size must be non-negative.")
-    return _finish(np.zeros(_size_arg(size), dtype=_float_dtype(dtype).numpy), None, requires_grad)
+    return _zeros(_size_arg(size, negative="zeros: Dimension size must be non-negative."), dtype,
+                  requires_grad)
+
+
+def _zeros(shape, dtype, requires_grad):
+    return _finish(np.zeros(shape, dtype=_float_dtype(dtype).numpy), None, requires_grad)
 
 
 @overload
@@ -240,7 +245,7 @@ def empty(*size: Ints, memory_format: MemoryFormat = None, out: Tensor = None, d
 def empty(*size, dtype=None, requires_grad=False, device=None):
     """Like zeros: tensorgrad never hands out uninitialised memory."""
     check_device(device)
-    return zeros(*size, dtype=dtype, requires_grad=requires_grad)
+    return _zeros(_size_arg(size), dtype, requires_grad)
 
 
 @overload
