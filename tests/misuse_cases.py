@@ -381,6 +381,8 @@ VALUE_CASES = [
     "lib.cat([])", "lib.cat([t, t], dim=2)", "lib.cat([t, t], dim=1.0)", "lib.cat([t, v])",
     "lib.stack([t, 'a'])", "lib.stack([t, v])", "lib.stack([t, t], dim=3)", "lib.stack([])",
     "lib.broadcast_to(t, (3, 3))", "lib.broadcast_to(t, (-1, 3))", "t.expand_as(v)",
+    "t.expand(-1, 2, 3)", "t.expand(4, -1, 2, 3)", "lib.ones(1, 3).expand(-2, 3)",
+    "t.expand(4, 3, 1)", "lib.mv(t, t)",
     "t.view_as(v)", "t.reshape_as(v)", "lib.mm(t, t)", "t @ t", "v @ t", "lib.dot(v, t)",
     "lib.dot(v, lib.ones(2))", "lib.mv(t, t)", "lib.matmul(v, lib.tensor(1.))",
     "lib.outer(t, v)", "lib.mm(t, m.double())", "lib.matmul(i, m)", "lib.dot(v, v.long())",

@@ -75,8 +75,8 @@ def mm(input: Tensor, mat2: Tensor, *, out: Tensor = None):
 @checked
 def mv(input: Tensor, vec: Tensor, *, out: Tensor = None):
     if input._data.ndim != 2 or vec._data.ndim != 1:
-        raise RuntimeError("vector + matrix @ vector expected, got "
-                           f"{input._data.ndim}, {vec._data.ndim}")
+        raise RuntimeError("vector + matrix @ vector expected, got "  # (1: the added vector's)
+                           f"1, {input._data.ndim}, {vec._data.ndim}")
     if input._data.shape[1] != vec._data.shape[0]:
         raise RuntimeError(
             f"size mismatch, got input ({input._data.shape[0]}), mat "

@@ -212,17 +212,21 @@ def expand(input: Tensor, *size: Ints, implicit: bool = False):
             f"tensor ({len(shape)})"
         )
     padded = (1,) * (len(size) - len(shape)) + shape
-    target = []
-    for i, (want, have) in enumerate(zip(size, padded)):
-        if want == -1:
-            want = have
-        if have != want and have != 1:
+    target = list(size)
+    for i in reversed(range(len(target))):  # as PyTorch: from the last dimension
+        if target[i] == -1:
+            if i < len(size) - len(shape):
+                raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a "
+                                   f"leading, non-existing dimension {i}")
+            target[i] = padded[i]
+        if padded[i] != target[i] and padded[i] != 1:
             raise RuntimeError(
-                f"The expanded size of the tensor ({want}) must match the existing size ({have}) "
-                f"at non-singleton dimension {i}.  Target sizes: {list(size)}.  Tensor sizes: "
-                f"{list(shape)}"
+                f"The expanded size of the tensor ({target[i]}) must match the existing size "
+                f"({padded[i]}) at non-singleton dimension {i}.  Target sizes: {list(size)}.  "
+                f"Tensor sizes: {list(shape)}"
             )
-        target.append(want)
+    if min(target, default=0) < 0:  # (a negative size where the tensor has size 1: PyTorch's
+        raise RuntimeError("numel: integer multiplication overflow")  # words for it)
     # A view with stride 0 along each expanded dim, as PyTorch's expand; other dims keep their
     # stride (np.broadcast_to would give every size-1 dim stride 0, and make the view read-only,
     # where PyTorch's can be written into wherever no two elements share memory)
