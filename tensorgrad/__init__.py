@@ -73,13 +73,12 @@ def _function_form(name):
     """`tensorgrad.exp_(x)`: the Tensor method as a function, whose input must be a Tensor."""
     method = getattr(Tensor, name)
 
-    def function(input, *args, **kwargs):  # noqa: A002  (PyTorch's argument name)
-        _arguments.require_tensors(name, ("input", input))
-        return method(input, *args, **kwargs)
+    def function(input: Tensor):  # noqa: A002  (PyTorch's argument name)
+        return method(input)
 
     function.__name__ = function.__qualname__ = name
     function.__doc__ = method.__doc__
-    return function
+    return _arguments.checked(function)
 
 
 # Tensor methods that PyTorch also offers as functions (`tensorgrad.exp_(x)` as `x.exp_()`).

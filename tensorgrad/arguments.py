@@ -18,10 +18,14 @@ argument and what was expected. tensorgrad does the same, with the declarations 
                                     overloads of its own)
     declare(stub)                   a declaration checked by hand: `.match(args, kwargs)`
                                     (nn.functional, nn.Linear, ...)
+    @checked(python=True)           a function PyTorch writes in Python (F.mse_loss, init.ones_,
+                                    torch.norm): its tensors declared `Tensor`, what PyTorch's
+                                    Python code takes loosely `object`, a setting it compares
+                                    without a check `Real`; where PyTorch fails inside with an
+                                    internal error (F.mse_loss([1.], t), SGD(lr="a")), the call
+                                    gets the message of the declaration instead
     Signatures.parse                the parser: binds a call to an overload, or raises
                                     PyTorch's error (its texts are in autograd/messages.py)
-    require_tensors, require_numbers   for what PyTorch writes in Python and lets fail with an
-                                    internal error (F.mse_loss([1.], t), SGD(lr="a"))
 
 Checking costs time on every call, so a call first meets a *guard*: a small function made from
 each overload that answers "is this call plainly fine?" with a few `type(...) is` tests. Only
@@ -81,6 +85,7 @@ Layout = Declared("tensorgrad.layout")
 MemoryFormat = Declared("tensorgrad.memory_format")
 Generator = Declared("tensorgrad.Generator")
 Names = Declared("tuple of names")
+Real = Declared("a number")  # a setting that PyTorch's Python code compares (p < 0, lr < 0.0)
 _CLASS_NAMES = {Tensor: "Tensor", int: "int", float: "float", bool: "bool", str: "str",
                 object: "object"}
 _NO_DEFAULT = inspect.Parameter.empty
@@ -181,11 +186,19 @@ class Overload:
 # -- the declarations, collected at definition -----------------------------------------------------
 FUNCTIONS = {}  # name -> Signatures: every declared operation, as a function
 METHODS = {}  # name -> Signatures: Tensor methods with overloads of their own
+# "module.qualified name" -> Signatures: functions PyTorch writes in Python (nn.functional,
+# nn.init, torch.norm, torch.split, the modules' forward and the optimizers' constructors), and
+# the C functions they call; apart, because their names repeat the operations' (F.sigmoid)
+PYTHON_FUNCTIONS = {}
 _STUBS = {}  # (module, qualified name) -> the @overload stubs waiting for their function
 
 # Operations whose Tensor arguments may also be Python numbers (`t.add(2)`), as in PyTorch's
 # should_allow_numbers_as_tensors.
 NUMBERS_AS_TENSORS = {"add", "sub", "mul", "div", "add_", "sub_", "mul_", "div_", "copy_"}
+# Operations with overloads that PyTorch keeps but does not show (the deprecated
+# add(Tensor input, Number alpha, Tensor other)): with them, a call that fits no overload by its
+# number of arguments gets "received an invalid combination of arguments", as in PyTorch.
+HIDDEN_OVERLOADS = {"add", "sub", "add_", "sub_", "copy_"}
 
 
 def overload(stub):
@@ -196,9 +209,10 @@ def overload(stub):
     return stub
 
 
-def declare(function, *, name=None, method=False, like=None, of_function=False):
+def declare(function, *, name=None, method=False, like=None, of_function=False, python=False):
     """The Signatures `function` declares: its @overload stubs, or else its own parameters (or,
-    with `like`, another declaration's overloads), registered under `name`."""
+    with `like`, another declaration's overloads), registered under `name` (with python=True,
+    among the PYTHON_FUNCTIONS, under its module and qualified name)."""
     name = name or function.__name__
     stubs = _STUBS.pop((function.__module__, function.__qualname__), None)
     if isinstance(like, types.FunctionType) and not hasattr(like, "signatures"):
@@ -212,7 +226,11 @@ def declare(function, *, name=None, method=False, like=None, of_function=False):
     else:
         overloads = [Overload.of(function, method)]
     declared = Signatures(name, overloads, method)
-    (METHODS if method else FUNCTIONS)[name] = declared
+    if python:
+        as_name = "" if name == function.__name__ else f" as {name}"  # (a stub of another's)
+        PYTHON_FUNCTIONS[f"{function.__module__}.{function.__qualname__}{as_name}"] = declared
+    else:
+        (METHODS if method else FUNCTIONS)[name] = declared
     return declared
 
 
@@ -246,7 +264,8 @@ def declared_names():
     return sorted(set(FUNCTIONS) | set(METHODS))
 
 
-def checked(function=None, *, name=None, method=False, like=None, of_function=False):
+def checked(function=None, *, name=None, method=False, like=None, of_function=False,
+            python=False):
     """Decorate a public operation so that every call is checked against its declaration (its
     @overload stubs, or else its own annotated parameters) before the function runs.
 
@@ -254,13 +273,16 @@ def checked(function=None, *, name=None, method=False, like=None, of_function=Fa
     or else (and always with of_function=True) by the function of the same name without
     `input` and `out`. like=: the overloads of another operation (`clip` has clamp's), or of
     a stub function (for a method defined elsewhere, such as tensor.py's Tensor.size).
+    python=True: a function PyTorch writes in Python, declared among the PYTHON_FUNCTIONS; a
+    call that does not fit its Python signature gets Python's own words, as in PyTorch.
 
     A call pays the guards' type tests; a call with keywords also one set test, to see that
     the function takes them as they are. Only a failing call runs the parser."""
     if function is None:
         return functools.partial(checked, name=name, method=method, like=like,
-                                 of_function=of_function)
-    declared = declare(function, name=name, method=method, like=like, of_function=of_function)
+                                 of_function=of_function, python=python)
+    declared = declare(function, name=name, method=method, like=like, of_function=of_function,
+                       python=python)
     overloads = declared.overloads
     if method and all(not o.params for o in overloads):
         return function  # no arguments beyond the tensor: Python's own check suffices
@@ -290,6 +312,8 @@ def checked(function=None, *, name=None, method=False, like=None, of_function=Fa
             except TypeError:
                 pass
         else:
+            if python and not _binds(parameters, args, kwargs):
+                return function(*args, **kwargs)  # Python's own words, as PyTorch's Python code
             overload = declared.parse(call_args, kwargs)
         if kwargs and takes is not None and (not takes >= kwargs.keys() or overload in renamed):
             args, kwargs = _keywords_it_lacks(function, overload, args, kwargs, method)
@@ -297,6 +321,15 @@ def checked(function=None, *, name=None, method=False, like=None, of_function=Fa
 
     check_then_call.signatures = declared
     return check_then_call
+
+
+def _binds(parameters, args, kwargs):
+    """Does a call fit a Python signature's parameters (their number and names)?"""
+    try:
+        inspect.Signature(list(parameters.values())).bind(*args, **kwargs)
+    except TypeError:
+        return False
+    return True
 
 
 def method(function, name=None):
@@ -381,15 +414,15 @@ class Signatures:
         """Check a call; return the overload it matches, or raise PyTorch's error."""
         for overload in self.overloads:
             if _bind(self.name, overload, args, kwargs, raise_error=False):
-                _check_int_lists(self.name, overload, args, kwargs)
+                _check_lists(self.name, overload, args, kwargs)
                 _check_int_ranges(self.name, overload, args, kwargs)
                 return overload
         total = len(args) + len(kwargs)
         plausible = [o for o in self.overloads if o.min_args <= total <= o.max_args]
-        if len(self.overloads) == 1 or len(plausible) == 1:
+        if len(self.overloads) == 1 and self.name not in HIDDEN_OVERLOADS or len(plausible) == 1:
             overload = self.overloads[0] if len(self.overloads) == 1 else plausible[0]
             _bind(self.name, overload, args, kwargs, raise_error=True)
-            _check_int_lists(self.name, overload, args, kwargs)
+            _check_lists(self.name, overload, args, kwargs)
             _check_int_ranges(self.name, overload, args, kwargs)
             return overload
         raise TypeError(invalid_combination(self.name, self.overloads, args, kwargs))
@@ -440,6 +473,7 @@ _TYPE_CHECKS = {
     "tensorgrad.memory_format": lambda value: isinstance(value, str),
     "tensorgrad.Generator": lambda value: False,
     "object": lambda value: True,
+    "a number": lambda value: isinstance(value, (int, float, np.number, np.bool_)),  # bools too
     "tuple of names": lambda value: False,
 }
 
@@ -459,6 +493,7 @@ def type_name(value):
 # -- guards: the quick "plainly fine" test ------------------------------------------------------------
 INT64 = (-2**63, 2**63 - 1)  # the ints an `int` parameter takes
 SCALAR_INTS = (-2**63, 2**64 - 1)  # the ints a Scalar (Number) takes in PyTorch
+ANYTHING = (object,)  # the quick types of an `object` parameter: every value passes
 
 
 def _quick_types(param):
@@ -469,7 +504,8 @@ def _quick_types(param):
         return (Tensor, float, int)
     return {"Tensor": (Tensor,), "int": (int,), "float": (float, int), "bool": (bool,),
             "Number": (float, int, bool), "tensorgrad.dtype": (dtypes.dtype,),
-            "tuple of ints": ()}.get(param.type)
+            "tuple of ints": (), "a number": (float, int, bool),
+            "object": ANYTHING}.get(param.type)
 
 
 def _make_guard(overload):
@@ -500,6 +536,8 @@ def _make_guard(overload):
         types, none_ok, int_list, ints = spec
         if types is None:
             return False
+        if types is ANYTHING:
+            return True
         if type(value) is int and int in types:
             return ints[0] <= value <= ints[1]
         return (type(value) in types or none_ok and value is None
@@ -614,17 +652,25 @@ def _type_error(name, param, value, position):
                                          expected=param.type, got=type_name(value))
 
 
-def _check_int_lists(name, overload, args, kwargs):
-    """The elements after the first of each int list (PyTorch checks them when it unpacks)."""
+def _check_lists(name, overload, args, kwargs):
+    """The elements of each list of ints (after the first) or of Tensors: PyTorch checks them
+    when it unpacks the list."""
     for position, param in enumerate(overload.params):
-        if param.type != "tuple of ints":
+        if param.type not in ("tuple of ints", "tuple of Tensors") or param.name == "out":
             continue
         if position < len(args) and not param.keyword_only:
             value = args[position]
         else:
             value = kwargs.get(param.name)
-        if isinstance(value, (tuple, list)):
+        if not isinstance(value, (tuple, list)):
+            continue
+        if param.type == "tuple of ints":
             _check_elements(name, param, value, raise_error=True)
+            continue
+        for index, element in enumerate(value):
+            if not _is_tensor(element):
+                raise TypeError(messages.TENSOR_LIST_ELEMENT.format(
+                    index=index, position=position, got=type_name(element)))
 
 
 def _check_int_ranges(name, overload, args, kwargs):
@@ -668,6 +714,9 @@ def _check_elements(name, param, values, raise_error):
 def invalid_combination(name, overloads, args, kwargs):
     """PyTorch's text when a call fits none of several overloads: every overload, and for those
     with as many parameters as the call has arguments, why it did not fit."""
+    if len(overloads) == 1:  # (an operation with hidden overloads: the one shown, no reasons)
+        return messages.INVALID_COMBINATION_ONE.format(
+            name=name, got=_given(args, kwargs), expected=overloads[0].display)
     lines = [messages.INVALID_COMBINATION.format(name=name, got=_given(args, kwargs))]
     for overload in overloads:
         lines.append(f" * {overload.display}")
@@ -738,26 +787,3 @@ def _matches_printed_type(declared, value):
     if declared == "float":
         return name in ("float", "int")
     return name == declared
-
-
-
-
-def require_tensors(name, *values):
-    """For functions that PyTorch writes in Python and that fail with an AttributeError of its
-    own on a non-tensor (`F.mse_loss(x, [1.])`: "'list' object has no attribute 'size'"):
-    tensorgrad says which argument must be a Tensor instead."""
-    for position, (argument, value) in enumerate(values, start=1):
-        if not isinstance(value, Tensor) and not (value is None and argument == "weight"):
-            raise TypeError(messages.ARGUMENT_TYPE.format(
-                name=name, argument=argument, where=f" (position {position})",
-                expected="Tensor", got=type_name(value)))
-
-
-def require_numbers(name, **values):
-    """For settings PyTorch compares without checking their type first (`SGD(lr="a")` fails in
-    torch with "'<' not supported between instances of 'str' and 'float'"): tensorgrad names
-    the setting and says a number is needed."""
-    for argument, value in values.items():
-        if not isinstance(value, (int, float, np.number, np.bool_)):  # a bool too, as in torch
-            raise TypeError(messages.NOT_A_NUMBER_ARGUMENT.format(
-                name=name, argument=argument, type_name=type_name(value)))

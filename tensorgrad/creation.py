@@ -10,7 +10,8 @@ import numpy as np
 
 from . import dtypes
 from . import random as _random
-from .arguments import Device, Dtype, Generator, Ints, Layout, MemoryFormat, Names, Number, checked, overload
+from .arguments import (Device, Dtype, Generator, Ints, Layout, MemoryFormat, Names, Number, checked,
+                        overload, type_name)
 from .autograd import messages
 from .device import check_device
 from .tensor import Tensor
@@ -63,18 +64,20 @@ _MAX_DIMS = 64  # NumPy's limit (PyTorch allows more)
 _INT64_RANGE = (-2 ** 63, 2 ** 63 - 1)
 
 
-def nested_values(data, integer=False):
+def nested_values(data, integer=None):
     """Nested lists checked as PyTorch checks them before making a tensor, with tensors inside
     turned into numbers: every row as long as the first, numbers (or one-element tensors) at the
     bottom, ints within int64. Raises PyTorch's error otherwise; NumPy would give an object
-    array, a wrapped-around integer or its own message."""
+    array, a wrapped-around integer or its own message. `integer`: is the dtype asked for an
+    integer one (None: none asked for, the data decide)."""
     shape = _nested_shape(data)
     if 0 in shape:  # nothing to store: PyTorch does not look at the other rows either
         return np.zeros(shape)
     try:
         return _checked_rows(data, shape, 0, integer)
     except _NotANumber as error:  # a list where a number belongs
-        kind = "an integer" if integer or _all_integers(data) else "a real number"
+        kind = "an integer" if integer or integer is None and _all_integers(data) else \
+            "a real number"
         raise TypeError(messages.NOT_A_NUMBER[kind].format(type_name=error.args[0])) from None
 
 
@@ -131,7 +134,7 @@ def _checked_scalar(value, integer):
         raise _NotANumber(type(value).__name__)
     if isinstance(value, (str, bytes)):
         raise TypeError(messages.INVALID_DATA_TYPE.format(type_name=type(value).__name__))
-    raise RuntimeError(messages.CANNOT_INFER_DTYPE.format(type_name=type(value).__name__))
+    raise RuntimeError(messages.CANNOT_INFER_DTYPE.format(type_name=type_name(value)))
 
 
 def _cast_python_data(data, dtype):
@@ -188,16 +191,17 @@ def from_numpy(array):
         _finish(array, None, False)
 
 
-def _size_arg(size):
+def _size_arg(size, negative=None):
+    """The sizes, given one by one or as one tuple; `negative`: the message for a negative size
+    (PyTorch's zeros words it otherwise than ones or empty)."""
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = size[0]
     if len(size) > _MAX_DIMS:
         raise RuntimeError(messages.MORE_THAN_64_DIMS.format(limit=_MAX_DIMS))
-    for s in size:
-        if not isinstance(s, (int, np.integer)):
-            raise TypeError(f"size must be a tuple of ints, but got an element of type {type(s).__name__}")
+    for s in size:  # (ints: checked against the declaration)
         if s < 0:
-            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(size)}")
+            raise RuntimeError(negative or f"Trying to create tensor with negative dimension {s}: "
+                                           f"{list(size)}")
     return tuple(int(s) for s in size)
 
 
@@ -226,7 +230,12 @@ def ones(*size, dtype=None, requires_grad=False, device=None):
 @checked(like=ones)
 def zeros(*size, dtype=None, requires_grad=False, device=None):
     check_device(device)
-    return _finish(np.zeros(_size_arg(size), dtype=_float_dtype(dtype).numpy), None, requires_grad)
+    return _zeros(_size_arg(size, negative="zeros: Dimension size must be non-negative."), dtype,
+                  requires_grad)
+
+
+def _zeros(shape, dtype, requires_grad):
+    return _finish(np.zeros(shape, dtype=_float_dtype(dtype).numpy), None, requires_grad)
 
 
 @overload
@@ -236,7 +245,7 @@ def empty(*size: Ints, memory_format: MemoryFormat = None, out: Tensor = None, d
 def empty(*size, dtype=None, requires_grad=False, device=None):
     """Like zeros: tensorgrad never hands out uninitialised memory."""
     check_device(device)
-    return zeros(*size, dtype=dtype, requires_grad=requires_grad)
+    return _zeros(_size_arg(size), dtype, requires_grad)
 
 
 @overload
@@ -430,8 +439,6 @@ def randint(low, high=None, size=None, *, dtype=None, requires_grad=False, devic
         low, high, size = 0, low, high
     elif high is None:
         low, high = 0, low
-    if size is None:
-        raise TypeError("randint() missing 1 required positional argument: 'size'")
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     if dtype is not None and dtypes.check_dtype(dtype) is dtypes.bool_ and high > 2:

@@ -96,7 +96,8 @@ def _call(prefix, positional, keywords):
 
 def _overload_cases(prefix, overload):
     cases = set()
-    params = [p for p in overload.params if p.type not in _SKIPPED_TYPES and p.name != "out"]
+    params = [p for p in overload.params if p.type not in _SKIPPED_TYPES and p.name != "out"
+              and not p.name.startswith("_")]
     required = [p for p in params if not p.has_default]
     positional = [_good(p) for p in required if not p.keyword_only]
     keywords = [(p.name, _good(p)) for p in required if p.keyword_only]
@@ -129,13 +130,25 @@ def _overload_cases(prefix, overload):
     return cases
 
 
+# where the functions PyTorch writes in Python live (arguments.PYTHON_FUNCTIONS), as the cases
+# call them
+_PYTHON_SPACES = {"tensorgrad.nn.functional": "F", "tensorgrad.nn.init": "lib.nn.init",
+                  "tensorgrad.ops.reduction": "lib", "tensorgrad.ops.shape": "lib"}
+
+
 def declared_overloads(lib_has_function, tensor_has_method):
     """(prefix, overload, is a method) for every overload of every declared function (as
-    lib.name) and Tensor method (as t.name)."""
+    lib.name, F.name, lib.nn.init.name) and Tensor method (as t.name)."""
     for name in list(arguments.FUNCTIONS):
         if lib_has_function(name):
             for overload in arguments.signatures(name).overloads:
                 yield f"lib.{name}", overload, False
+    for path, declared in list(arguments.PYTHON_FUNCTIONS.items()):
+        module, _, name = path.rpartition(".")
+        if module in _PYTHON_SPACES and not name.startswith("_") and (
+                _PYTHON_SPACES[module] != "lib" or lib_has_function(name)):
+            for overload in declared.overloads:
+                yield f"{_PYTHON_SPACES[module]}.{name}", overload, False
     for name in arguments.declared_names():
         if tensor_has_method(name):
             for overload in arguments.signatures(name, method=True).overloads:
@@ -164,7 +177,7 @@ _ZERO_D_DIMS = ["1", "-2", "(0, 1)"]  # given to a 0-d tensor, which takes only 
 def _kind_cases(prefix, overload, subject_is_0d=False):
     cases = set()
     params = [p for p in overload.params if p.type not in _SKIPPED_TYPES - {"tensorgrad.device"}
-              and p.name != "out"]
+              and p.name != "out" and not p.name.startswith("_")]  # (F.softmax's _stacklevel)
     required = [p for p in params if not p.has_default]
     goods = [(p, _good(p)) for p in required if not p.keyword_only]
     keywords = [(p.name, _good(p)) for p in required if p.keyword_only]
@@ -368,6 +381,8 @@ VALUE_CASES = [
     "lib.cat([])", "lib.cat([t, t], dim=2)", "lib.cat([t, t], dim=1.0)", "lib.cat([t, v])",
     "lib.stack([t, 'a'])", "lib.stack([t, v])", "lib.stack([t, t], dim=3)", "lib.stack([])",
     "lib.broadcast_to(t, (3, 3))", "lib.broadcast_to(t, (-1, 3))", "t.expand_as(v)",
+    "t.expand(-1, 2, 3)", "t.expand(4, -1, 2, 3)", "lib.ones(1, 3).expand(-2, 3)",
+    "t.expand(4, 3, 1)", "lib.mv(t, t)",
     "t.view_as(v)", "t.reshape_as(v)", "lib.mm(t, t)", "t @ t", "v @ t", "lib.dot(v, t)",
     "lib.dot(v, lib.ones(2))", "lib.mv(t, t)", "lib.matmul(v, lib.tensor(1.))",
     "lib.outer(t, v)", "lib.mm(t, m.double())", "lib.matmul(i, m)", "lib.dot(v, v.long())",

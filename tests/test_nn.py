@@ -630,3 +630,51 @@ def test_init_of_a_parameter_records_nothing():
     layer = tg.nn.Linear(3, 2)
     tg.nn.init.normal_(layer.weight)
     assert layer.weight.is_leaf and layer.weight.grad_fn is None and layer.weight.requires_grad
+
+
+# -- what PyTorch's Python loss and layer functions check (issue 19: nothing torch refuses succeeds)
+def test_weighted_mse_and_the_legacy_reduction_flags(lib):
+    F = lib.nn.functional
+    x = lib.tensor([1.0, 2.0, 4.0], requires_grad=True)
+    y, w = lib.tensor([0.0, 0.0, 1.0]), lib.tensor([1.0, 2.0, 1.0])
+    loss = F.mse_loss(x, y, weight=w)  # Σ w·(x - y)² / Σ w = (1 + 8 + 9) / 4
+    assert loss.item() == 4.5
+    loss.backward()
+    assert x.grad.tolist() == [0.5, 2.0, 1.5]
+    raises(ValueError, "Weights and input must have the same size.",
+           lambda: F.mse_loss(x, y, weight=lib.ones(2)))
+    with pytest.warns(UserWarning, match="please use reduction='sum' instead"):
+        assert F.mse_loss(x, y, size_average=False).item() == 14.0
+    with pytest.warns(UserWarning, match="please use reduction='none' instead"):
+        assert F.mse_loss(x, y, reduce=False).tolist() == [1.0, 4.0, 9.0]
+    raises(ValueError, "The truth value of an array with more than one element is ambiguous. "
+           "Use a.any() or a.all()",
+           lambda: F.mse_loss(x, y, reduction=np.ones(2)))
+
+
+def test_dropout_and_batch_norm_refuse_what_their_c_functions_refuse(lib):
+    F, t = lib.nn.functional, lib.ones(2, 3)
+    raises(TypeError, "dropout(): argument 'train' (position 3) must be bool, not str",
+           lambda: F.dropout(t, training="yes"))
+    raises(RuntimeError, "dropout probability has to be between 0 and 1, but got nan",
+           lambda: F.dropout(t, float("nan")))
+    raises(RuntimeError, "running_mean should contain 3 elements not 6",
+           lambda: F.batch_norm(t, lib.ones(6), lib.ones(6), training=True))
+    raises(RuntimeError, "bias should contain 3 elements not 2",
+           lambda: F.batch_norm(t, lib.zeros(3), lib.ones(3), bias=lib.ones(2)))
+    raises(TypeError, "batch_norm(): argument 'momentum' (position 7) must be float, not NoneType",
+           lambda: F.batch_norm(t, None, None, training=True, momentum=None))
+    raises(ValueError, "batch_norm eps must be positive during training, but got 0",
+           lambda: F.batch_norm(t, None, None, training=True, eps=0))
+
+
+def test_a_loss_weight_that_does_not_broadcast(lib):
+    F, t, m = lib.nn.functional, lib.full((2, 3), 0.5), lib.ones(3, 3)
+    raises(RuntimeError, "The size of tensor a (3) must match the size of tensor b (2) at "
+           "non-singleton dimension 0", lambda: F.binary_cross_entropy_with_logits(
+               t, t, pos_weight=m))
+    raises(RuntimeError, "Attempting to broadcast a dimension of length 3 at -2! Mismatching "
+           "argument at index 1 had tensorgrad.Size([3, 3]); but expected shape should be "
+           "broadcastable to [2, 3]", lambda: F.binary_cross_entropy(t, t, weight=m))
+    raises(TypeError, "binary_cross_entropy_with_logits(): argument 'weight' (position 3) must "
+           "be Tensor, not str", lambda: F.binary_cross_entropy_with_logits(t, t, weight="a"))

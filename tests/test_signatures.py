@@ -105,6 +105,75 @@ def test_pytorchs_keywords_reach_the_function():
         tg.exp(t, out=t)
 
 
+def test_functions_pytorch_writes_in_python_declare_their_tensors():
+    """nn.functional, nn.init, torch.norm, the modules' forward and the optimizers' constructors
+    are Python functions in PyTorch too, which fail inside on a non-tensor (an AttributeError):
+    tensorgrad's declare their tensors (and the settings PyTorch compares) as typed parameters,
+    and the message comes from the declaration, not from hand-written checks."""
+    F, init = tg.nn.functional, tg.nn.init
+    t, w = tg.ones(2, 3), tg.ones(2, requires_grad=True)
+    for name in ("require_tensors", "require_numbers"):
+        assert not hasattr(arguments, name), name
+    declared = arguments.PYTHON_FUNCTIONS
+    assert F.mse_loss.signatures is declared["tensorgrad.nn.functional.mse_loss"]
+    assert "mse_loss" not in arguments.FUNCTIONS  # (its name is no operation of tensorgrad)
+    assert F.mse_loss.signatures.overloads[0].display == (
+        "(Tensor input, Tensor target, object size_average = None, object reduce = None, "
+        "object reduction = 'mean', Tensor weight = None)")
+    for call, message in [
+            (lambda: F.mse_loss(t, [1.]), "mse_loss(): argument 'target' (position 2) must be "
+                                          "Tensor, not list"),
+            (lambda: F.binary_cross_entropy_with_logits(t, t, pos_weight="a"),
+             "binary_cross_entropy_with_logits(): argument 'pos_weight' (position 4) must be "
+             "Tensor, not str"),  # (PyTorch's C function beneath, called by position)
+            (lambda: init.ones_(3), "ones_(): argument 'tensor' (position 1) must be Tensor, not int"),
+            (lambda: tg.norm([1.]), "norm(): argument 'input' (position 1) must be Tensor, not list"),
+            (lambda: tg.nn.Flatten()("a"), "Flatten(): argument 'input' (position 1) must be "
+                                           "Tensor, not str"),
+            (lambda: tg.exp_([1.]), "exp_(): argument 'input' (position 1) must be Tensor, not list"),
+            (lambda: F.dropout(t, "a"), "dropout(): argument 'p' (position 2) must be a number, "
+                                        "not str"),
+            (lambda: tg.optim.SGD([w], lr="a"), "SGD(): argument 'lr' must be a number, not str"),
+            (lambda: tg.optim.Adam([w], betas=(0.9, None)),
+             "Adam(): argument 'beta2' must be a number, not NoneType"),
+            # a call that does not fit the Python function: Python's own words, as in PyTorch
+            (lambda: F.sigmoid(t, 1), "sigmoid() takes 1 positional argument but 2 were given"),
+            (lambda: tg.nn.Flatten()(), "Flatten.forward() missing 1 required positional "
+                                        "argument: 'input'"),
+    ]:
+        with pytest.raises(TypeError) as error:
+            call()
+        assert str(error.value) == message
+
+
+def test_a_right_call_with_loosely_taken_arguments_runs_no_parser():
+    """`object` parameters (what PyTorch's Python code takes as it comes) pass the guard."""
+    a, b = tg.ones(3), tg.zeros(3)
+    for call in (lambda: tg.nn.functional.mse_loss(a, b, reduction="sum"),
+                 lambda: tg.tensor([1., 2.]), lambda: tg.nn.functional.softmax(a, 0)):
+        checking = [c for c in calls_in_tensorgrad(call) if c.startswith("arguments.py:")]
+        assert "arguments.py:parse" not in checking, checking
+
+
+def test_the_elements_of_a_tensor_list_are_checked_by_the_declaration():
+    with pytest.raises(TypeError, match=r"^expected Tensor as element 1 in argument 0, but got str$"):
+        tg.cat([tg.ones(1), "a"])
+    assert tg.stack([tg.ones(1), tg.ones(1)]).shape == (2, 1)
+
+
+def test_an_operation_with_hidden_overloads_answers_a_call_that_fits_none_as_pytorch():
+    """PyTorch keeps deprecated overloads of add and sub (add(Tensor input, Number alpha, Tensor
+    other)) without showing them: a call that fits no shown overload by its number of arguments
+    is "an invalid combination", listing the one shown, instead of one argument's error."""
+    with pytest.raises(TypeError) as error:
+        tg.add("a")
+    assert str(error.value) == (
+        "add() received an invalid combination of arguments - got (str), but expected "
+        "(Tensor input, Tensor other, *, Number alpha = 1, Tensor out = None)")
+    with pytest.raises(TypeError, match=r"^add\(\): argument 'other' \(position 2\) must be "):
+        tg.add(tg.ones(1), "a")  # (as many arguments as the shown overload: its own error)
+
+
 def test_a_declaration_without_a_type_is_refused_at_definition():
     with pytest.raises(TypeError, match="no PyTorch type declared"):
         @arguments.checked

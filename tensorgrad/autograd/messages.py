@@ -275,6 +275,7 @@ INT_LIST_ELEMENT = ("{name}(): argument '{argument}'{where} must be tuple of int
                     "element of type {element} at pos 0")
 INT_LIST_UNPACK = ("{name}(): argument '{argument}' failed to unpack the object at pos {pos} "
                    "with error \"type must be tuple of ints,but got {got}\"")
+TENSOR_LIST_ELEMENT = "expected Tensor as element {index} in argument {position}, but got {got}"
 TAKES_POSITIONAL = "{name}() takes {count} positional argument{s} but {given} {were} given"
 # (PyTorch writes "1 required positional arguments" and "2 required positional argument")
 MISSING_ARGUMENTS = "{name}() missing {count} required positional argument{s}: {names}"
@@ -282,6 +283,8 @@ UNEXPECTED_KEYWORD = "{name}() got an unexpected keyword argument '{keyword}'"
 MULTIPLE_VALUES = "{name}() got multiple values for argument '{keyword}'"
 INVALID_COMBINATION = ("{name}() received an invalid combination of arguments - got {got}, "
                        "but expected one of:")
+INVALID_COMBINATION_ONE = ("{name}() received an invalid combination of arguments - got {got}, "
+                           "but expected {expected}")
 # tensorgrad's own: it has no out= (PyTorch writes the result into the given tensor)
 NO_OUT_ARGUMENT = ("{name}(): tensorgrad does not support the out= argument; use the returned "
                    "tensor instead (or copy it in with out.copy_(result))")

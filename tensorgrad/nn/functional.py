@@ -16,11 +16,13 @@ nothing overflows, and no `log` of a rounded-to-zero probability is ever taken),
 the graph PyTorch prints: NllLossBackward0 -> LogSoftmaxBackward0.
 """
 
+import math
 import warnings
 
 import numpy as np
 
 from .. import arguments, dtypes
+from ..arguments import Real, checked
 from ..autograd import messages
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..derivatives import (BCE_LOG_FLOOR, AddmmBackward0, BinaryCrossEntropyBackward0,
@@ -29,16 +31,46 @@ from ..derivatives import (BCE_LOG_FLOOR, AddmmBackward0, BinaryCrossEntropyBack
 from ..ops import elementwise as ew
 from ..ops import reduction
 from ..ops.base import record
-from ..ops.linalg import _check_same_dtype, matmul
+from ..ops.linalg import matmul
 from ..tensor import Tensor
 from .. import random as _random
 
-_REDUCTIONS = ("none", "mean", "sum")
+
+def _reduction(size_average, reduce, reduction):
+    """PyTorch's _Reduction: the legacy flags size_average= and reduce= (tested for truth, as
+    PyTorch does) name a reduction, with PyTorch's warning; else `reduction` must be one of
+    "none", "mean" and "sum"."""
+    if size_average is not None or reduce is not None:
+        size_average = True if size_average is None else _truth(size_average)
+        reduce = True if reduce is None else _truth(reduce)
+        reduction = "mean" if size_average and reduce else "sum" if reduce else "none"
+        warnings.warn(f"size_average and reduce args will be deprecated, please use "
+                      f"reduction='{reduction}' instead.", stacklevel=2)
+    for name in ("none", "mean", "elementwise_mean", "sum"):  # compared as PyTorch compares
+        if _truth(reduction == name):
+            if name == "elementwise_mean":
+                warnings.warn("reduction='elementwise_mean' is deprecated. Please use "
+                              "reduction='mean' instead.", stacklevel=2)
+                return "mean"
+            return name
+    raise ValueError(f"{reduction} is not a valid value for reduction")
 
 
-def _check_reduction(reduction_name):
-    if reduction_name not in _REDUCTIONS:
-        raise ValueError(f"{reduction_name} is not a valid value for reduction")
+def _truth(value):
+    """A flag that PyTorch's Python code tests with `if`: a NumPy array of several elements has
+    no truth value (NumPy's ValueError, which PyTorch lets rise as well)."""
+    try:
+        return bool(value)
+    except ValueError as error:
+        raise ValueError(str(error)) from None
+
+
+def _check_broadcasts(shape_a, shape_b):
+    """A weight multiplies the losses: their shapes must broadcast (PyTorch's message)."""
+    try:
+        np.broadcast_shapes(shape_a, shape_b)
+    except ValueError:
+        raise RuntimeError(ew.broadcast_error(shape_a, shape_b)) from None
 
 
 def _requires_grad(value):
@@ -54,9 +86,25 @@ def _nll_loss_nd(input: Tensor, target: Tensor, weight: Tensor = None, reduction
                  ignore_index: int = -100): ...
 
 
-arguments.declare(_linear, name="linear")
 arguments.declare(_cross_entropy_loss, name="cross_entropy_loss")
 arguments.declare(_nll_loss_nd, name="nll_loss_nd")
+
+
+# (F.dropout, F.batch_norm and F.binary_cross_entropy_with_logits check these, as PyTorch's
+# Python functions call them, with every argument by position)
+def _dropout(input: Tensor, p: float, train: bool): ...
+def _binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None,
+                                      pos_weight: Tensor | None, reduction: int): ...
+def _batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,
+                running_mean: Tensor | None, running_var: Tensor | None, training: bool,
+                momentum: float, eps: float, cudnn_enabled: bool): ...
+
+
+_DROPOUT = arguments.declare(_dropout, name="dropout", python=True)
+_DROPOUT_IN_PLACE = arguments.declare(_dropout, name="dropout_", python=True)
+_BATCH_NORM = arguments.declare(_batch_norm, name="batch_norm", python=True)
+_BCE_WITH_LOGITS = arguments.declare(_binary_cross_entropy_with_logits,
+                                     name="binary_cross_entropy_with_logits", python=True)
 
 
 # -- activations ------------------------------------------------------------------------------
@@ -66,13 +114,13 @@ def relu(input, inplace=False):  # noqa: A002  (PyTorch's argument name)
     return input.relu_() if inplace else ew.relu.__wrapped__(input)
 
 
-def sigmoid(input):  # noqa: A002
-    arguments.require_tensors("sigmoid", ("input", input))
+@checked(python=True)
+def sigmoid(input: Tensor):  # noqa: A002
     return ew.sigmoid.__wrapped__(input)
 
 
-def tanh(input):  # noqa: A002
-    arguments.require_tensors("tanh", ("input", input))
+@checked(python=True)
+def tanh(input: Tensor):  # noqa: A002
     return ew.tanh.__wrapped__(input)
 
 
@@ -80,26 +128,30 @@ def _softmax_dim(name, ndim, stacklevel):
     warnings.warn(
         f"Implicit dimension choice for {name} has been deprecated. Change the call to include "
         "dim=X as an argument.",
-        stacklevel=stacklevel,
+        stacklevel=stacklevel + 1,  # (one frame more than PyTorch's: the argument check's)
     )
     return 0 if ndim in (0, 1, 3) else 1
 
 
-def softmax(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002
-    """exp(x) / Σ exp(x) along `dim` (computed stably, by subtracting the maximum first)."""
-    arguments.require_tensors("softmax", ("input", input))
+@checked(python=True)
+def softmax(input: Tensor, dim: object = None, _stacklevel: object = 3,  # noqa: A002
+            dtype: object = None):
+    """exp(x) / Σ exp(x) along `dim` (computed stably, by subtracting the maximum first).
+    (`dim` and `dtype` are checked as PyTorch's method `input.softmax(dim, dtype)` checks them.)"""
     if dim is None:
         dim = _softmax_dim("softmax", input.dim(), _stacklevel)
-    arguments.check("softmax", (dim, dtype), method=True)
+    arguments.check("softmax", (dim,), {} if dtype is None else {"dtype": dtype}, method=True)
     return reduction.softmax.__wrapped__(input, dim, dtype)
 
 
-def log_softmax(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002
+@checked(python=True)
+def log_softmax(input: Tensor, dim: object = None, _stacklevel: object = 3,  # noqa: A002
+                dtype: object = None):
     """log(softmax(x)) along `dim`, as x - max - log Σ exp(x - max): no overflow, no log(0)."""
-    arguments.require_tensors("log_softmax", ("input", input))
     if dim is None:
         dim = _softmax_dim("log_softmax", input.dim(), _stacklevel)
-    arguments.check("log_softmax", (dim, dtype), method=True)
+    arguments.check("log_softmax", (dim,), {} if dtype is None else {"dtype": dtype},
+                    method=True)
     return reduction.log_softmax.__wrapped__(input, dim, dtype)
 
 
@@ -111,12 +163,15 @@ def addmm(bias, mat1, mat2):
     if mat1.shape[1] != mat2.shape[0]:
         raise RuntimeError(messages.MATMUL_MISMATCH.format(
             a0=mat1.shape[0], a1=mat1.shape[1], b0=mat2.shape[0], b1=mat2.shape[1]))
-    _check_same_dtype(mat1, mat2)
+    if mat1.dtype is not mat2.dtype:
+        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got "
+                           f"{mat1.dtype.scalar_name} and {mat2.dtype.scalar_name}")
     data = (mat1._data @ mat2._data + bias._data).astype(mat1._data.dtype, copy=False)
     saved = (mat1 if _requires_grad(mat2) else None, mat2 if _requires_grad(mat1) else None)
     return record(AddmmBackward0, data, (bias, mat1, mat2), saved=saved)
 
 
+@checked(like=_linear)
 def linear(input, weight, bias=None):  # noqa: A002
     """y = x Wᵀ + b, with weight of shape (out_features, in_features).
 
@@ -124,7 +179,6 @@ def linear(input, weight, bias=None):  # noqa: A002
     is a TBackward0 for Wᵀ); without a bias it is a plain matmul; other ranks are flattened to
     2-d, go through addmm, and are viewed back (ViewBackward0).
     """
-    arguments.check("linear", (input, weight, bias))
     if bias is not None and bias._data.shape != weight._data.shape[:1]:
         bias.expand(*input.shape[:-1], weight.shape[0])  # PyTorch's error if it cannot broadcast
     weight_t = weight.t()
@@ -140,23 +194,27 @@ def linear(input, weight, bias=None):  # noqa: A002
 
 
 # -- mean squared error --------------------------------------------------------------------------
-def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):  # noqa: A002
+@checked(python=True)
+def mse_loss(input: Tensor, target: Tensor, size_average: object = None,  # noqa: A002
+             reduce: object = None, reduction: object = "mean", weight: Tensor | None = None):
     """Mean squared error. Shapes should match: a mismatch that broadcasts only warns (as in
     PyTorch), because broadcasting a (N, 1) prediction against (N,) targets silently builds an
     N×N table of differences."""
-    arguments.require_tensors("mse_loss", ("input", input), ("target", target))
-    if size_average is not None or reduce is not None or weight is not None:
-        raise NotImplementedError(
-            "tensorgrad's mse_loss takes only reduction= (size_average, reduce and weight are "
-            "not supported)")
-    _check_reduction(reduction)
     if target.shape != input.shape:
         warnings.warn(
             f"Using a target size ({target.shape}) that is different to the input size "
             f"({input.shape}). This will likely lead to incorrect results due to broadcasting. "
             "Please ensure they have the same size.",
-            stacklevel=2,
+            stacklevel=3,  # (the caller's line: past the argument check)
         )
+    reduction = _reduction(size_average, reduce, reduction)
+    if weight is not None:  # weighted: composed of operations, as PyTorch composes it
+        if weight.shape != input.shape:
+            raise ValueError("Weights and input must have the same size.")
+        weighted = (input - target).pow(2) * weight
+        if reduction == "none":
+            return weighted
+        return weighted.sum() if reduction == "sum" else weighted.sum() / weight.sum()
     diff = ew.binary_data(np.subtract, input, target)
     squared = diff * diff
     if reduction == "none":
@@ -179,15 +237,15 @@ def _check_weight_needs_no_grad(weight, function_name):
 
 
 # -- binary cross-entropy ---------------------------------------------------------------------------
-def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,  # noqa: A002
-                         reduction="mean"):
+@checked(python=True)
+def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noqa: A002
+                         size_average: object = None, reduce: object = None,
+                         reduction: object = "mean"):
     """Cross-entropy between probabilities `input` (in [0, 1], e.g. after sigmoid) and targets."""
-    arguments.require_tensors("binary_cross_entropy", ("input", input), ("target", target),
-                              ("weight", weight))
-    if size_average is not None or reduce is not None:
-        raise NotImplementedError("tensorgrad's binary_cross_entropy takes only reduction=")
-    _check_reduction(reduction)
+    reduction = _reduction(size_average, reduce, reduction)
     _check_weight_needs_no_grad(weight, "binary_cross_entropy")
+    if weight is not None:  # PyTorch expands the weight to the broadcast shape first
+        _check_weight_expands(weight.shape, target.shape)
     if target.shape != input.shape:
         raise ValueError(
             f"Using a target size ({target.shape}) that is different to the input size "
@@ -209,6 +267,20 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
                   reduction=reduction, count=x.size)
 
 
+def _check_weight_expands(weight_shape, shape):
+    """PyTorch's message when binary_cross_entropy's weight does not broadcast with the target
+    (from the right, the first size that differs and is not 1)."""
+    ndim = max(len(weight_shape), len(shape))
+    for dim in range(-1, -ndim - 1, -1):
+        size = weight_shape[dim] if -dim <= len(weight_shape) else 1
+        other = shape[dim] if -dim <= len(shape) else 1
+        if size != other and 1 not in (size, other):
+            raise RuntimeError(
+                f"Attempting to broadcast a dimension of length {size} at {dim}! Mismatching "
+                f"argument at index 1 had {weight_shape}; but expected shape should be "
+                f"broadcastable to {list(shape)}")
+
+
 def _weighted_and_reduced(losses, weight, reduction, np_dtype):
     """Per-element losses (NumPy), times their weights, then summed, averaged or kept."""
     if weight is not None:
@@ -228,9 +300,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     input: (N, C) or (C,); target: (N,) or () of int64 class indices.
     """
     arguments.check("nll_loss_nd", (input, target, weight, 1, ignore_index))
-    if size_average is not None or reduce is not None:
-        raise NotImplementedError("tensorgrad's nll_loss takes only reduction=")
-    _check_reduction(reduction)
+    reduction = _reduction(size_average, reduce, reduction)
     _check_weight_needs_no_grad(weight, "nll_loss_forward")
     _check_nll_shapes(input, target, weight)
     targets = np.atleast_1d(target._data)
@@ -295,7 +365,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     class_dim = 0 if input.dim() == 1 else 1
     log_probabilities = log_softmax(input, class_dim)
     if target.dtype.is_floating_point and target.shape == input.shape:
-        _check_reduction(reduction)
+        reduction = _reduction(size_average, reduce, reduction)
         if weight is not None:
             log_probabilities = log_probabilities * weight
         losses = -(target * log_probabilities).sum(class_dim)
@@ -309,22 +379,23 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 
 
 # -- binary cross-entropy on raw scores ------------------------------------------------------------
-def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,  # noqa: A002
-                                     reduce=None, reduction="mean", pos_weight=None):
+@checked(python=True)
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,  # noqa: A002
+                                     weight: object = None, size_average: object = None,
+                                     reduce: object = None, reduction: object = "mean",
+                                     pos_weight: object = None):
     """binary_cross_entropy(sigmoid(input), target), computed without forming sigmoid(input):
     -w·(p·t·log σ(x) + (1 - t)·log(1 - σ(x))) = w·(p·t·softplus(-x) + (1 - t)·softplus(x)),
     which stays finite for any x. `pos_weight` (p) weighs the positive class, per column."""
-    arguments.require_tensors("binary_cross_entropy_with_logits", ("input", input),
-                              ("target", target), ("weight", weight))
-    if pos_weight is not None:
-        arguments.require_tensors("binary_cross_entropy_with_logits", ("pos_weight", pos_weight))
-    if size_average is not None or reduce is not None:
-        raise NotImplementedError("tensorgrad's binary_cross_entropy_with_logits takes only "
-                                  "reduction=")
-    _check_reduction(reduction)
+    reduction = _reduction(size_average, reduce, reduction)
     if target.shape != input.shape:
         raise ValueError(f"Target size ({target.shape}) must be the same as input size "
                          f"({input.shape})")
+    _BCE_WITH_LOGITS.match((input, target, weight, pos_weight, 1))
+    if pos_weight is not None:
+        _check_broadcasts(pos_weight.shape, input.shape)
+    if weight is not None:
+        _check_broadcasts(input.shape, weight.shape)
     x, t = input._data, target._data
     positive = 1 if pos_weight is None else pos_weight._data
     losses = positive * t * np.logaddexp(0, -x) + (1 - t) * np.logaddexp(0, x)
@@ -334,13 +405,17 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
 
 
 # -- dropout and batch normalisation ------------------------------------------------------------------
-def dropout(input, p=0.5, training=True, inplace=False):  # noqa: A002
+@checked(python=True)
+def dropout(input: object, p: Real = 0.5, training: object = True,  # noqa: A002
+            inplace: object = False):
     """In training, each element is zeroed with probability p and the others are scaled by
     1/(1 - p), so the expected value is unchanged; otherwise the input is returned as it is."""
-    arguments.require_tensors("dropout", ("input", input))
-    arguments.require_numbers("dropout", p=p)
-    if p < 0 or p > 1:  # as PyTorch (so nan passes)
+    if p < 0 or p > 1:  # PyTorch's Python code (so nan passes here), then its C function's
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    inplace = _truth(inplace)
+    (_DROPOUT_IN_PLACE if inplace else _DROPOUT).match((input, p, training))
+    if not 0 <= p <= 1:
+        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0:
         return input
     keep = _random.uniform_array(input.shape, 0.0, 1.0, np.float64) >= p
@@ -348,15 +423,33 @@ def dropout(input, p=0.5, training=True, inplace=False):  # noqa: A002
     return input.mul_(scale) if inplace else input * scale
 
 
-def batch_norm(input, running_mean, running_var, weight=None, bias=None,  # noqa: A002
-               training=False, momentum=0.1, eps=1e-05):
+@checked(python=True)
+def batch_norm(input: object, running_mean: object, running_var: object,  # noqa: A002
+               weight: object = None, bias: object = None, training: object = False,
+               momentum: object = 0.1, eps: Real = 1e-05):
     """y = γ·(x - μ)/√(σ² + eps) + β per channel (dim 1). In training μ, σ² are the batch's
     (biased variance) and the running statistics move towards them by `momentum` (with the
     unbiased variance); otherwise the running statistics are used."""
-    arguments.require_tensors("batch_norm", ("input", input))
-    if not training and (running_mean is None or running_var is None):
-        raise RuntimeError(f"running_{'mean' if running_mean is None else 'var'} must be defined "
-                           "in evaluation mode")
+    checks = (input, weight, bias, running_mean, running_var, training, momentum, eps, True)
+    if _truth(training):  # PyTorch's Python code, then its C function's checks
+        if not isinstance(input, Tensor):  # (where PyTorch's Python code fails on it)
+            _BATCH_NORM.match(checks)
+        size = input.shape
+        if size[0] * math.prod(size[2:]) == 1:
+            raise ValueError(f"Expected more than 1 value per channel when training, got input "
+                             f"size {size}")
+    if training and eps <= 0.0:
+        raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
+    if eps < 0.0:
+        raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
+    _BATCH_NORM.match(checks)
+    for name, value in (("running_mean", running_mean), ("running_var", running_var),
+                        ("weight", weight), ("bias", bias)):
+        if value is None and name.startswith("running") and not training:
+            raise RuntimeError(f"{name} must be defined in evaluation mode")
+        if value is not None and value.numel() != input.shape[1]:
+            raise RuntimeError(f"{name} should contain {input.shape[1]} elements not "
+                               f"{value.numel()}")
     dims = (0,) + tuple(range(2, input.dim()))
     x = input._data
     if training:

@@ -12,8 +12,9 @@ that is all the Kaiming and Xavier rules below are about.
 import math
 import warnings
 
-from .. import arguments
+from ..arguments import Real, checked, declare
 from ..autograd.grad_mode import no_grad
+from ..tensor import Tensor
 
 
 def calculate_gain(nonlinearity, param=None):
@@ -61,61 +62,69 @@ def _calculate_correct_fan(tensor, mode):
     return fan_in if mode == "fan_in" else fan_out
 
 
-def uniform_(tensor, a=0.0, b=1.0):
+@checked(python=True)
+def uniform_(tensor: Tensor, a: object = 0.0, b: object = 1.0):
     """Fill with values drawn uniformly from [a, b)."""
-    arguments.require_tensors("uniform_", ("tensor", tensor))
     with no_grad():
         return tensor.uniform_(a, b)
 
 
-def normal_(tensor, mean=0.0, std=1.0):
+@checked(python=True)
+def normal_(tensor: Tensor, mean: object = 0.0, std: object = 1.0):
     """Fill with values drawn from the normal distribution N(mean, std²)."""
-    arguments.require_tensors("normal_", ("tensor", tensor))
     with no_grad():
         return tensor.normal_(mean, std)
 
 
-def constant_(tensor, val):
-    arguments.require_tensors("constant_", ("tensor", tensor))
+@checked(python=True)
+def constant_(tensor: Tensor, val: object):
     with no_grad():
         return tensor.fill_(val)
 
 
-def ones_(tensor):
-    arguments.require_tensors("ones_", ("tensor", tensor))
+@checked(python=True)
+def ones_(tensor: Tensor):
     return constant_(tensor, 1.0)
 
 
-def zeros_(tensor):
-    arguments.require_tensors("zeros_", ("tensor", tensor))
+@checked(python=True)
+def zeros_(tensor: Tensor):
     return constant_(tensor, 0.0)
 
 
-def xavier_uniform_(tensor, gain=1.0):
+def _gain(gain: Real): ...  # the xavier initialisations' gain
+
+
+_GAIN = {name: declare(_gain, name=name, python=True) for name in ("xavier_uniform_",
+                                                                   "xavier_normal_")}
+
+
+@checked(python=True)
+def xavier_uniform_(tensor: Tensor, gain: object = 1.0):
     """U(-a, a) with a = gain·√(6 / (fan_in + fan_out)) (Glorot & Bengio, 2010)."""
-    arguments.require_tensors("xavier_uniform_", ("tensor", tensor))
-    arguments.require_numbers("xavier_uniform_", gain=gain)
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    _GAIN["xavier_uniform_"].match((), {"gain": gain})  # (PyTorch multiplies by it, past the fans)
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
     bound = math.sqrt(3.0) * std  # a uniform on [-a, a] has standard deviation a/√3
     return uniform_(tensor, -bound, bound)
 
 
-def xavier_normal_(tensor, gain=1.0):
+@checked(python=True)
+def xavier_normal_(tensor: Tensor, gain: object = 1.0):
     """N(0, std²) with std = gain·√(2 / (fan_in + fan_out))."""
-    arguments.require_tensors("xavier_normal_", ("tensor", tensor))
-    arguments.require_numbers("xavier_normal_", gain=gain)
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    _GAIN["xavier_normal_"].match((), {"gain": gain})  # (PyTorch multiplies by it, past the fans)
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
     return normal_(tensor, 0.0, std)
 
 
-def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu"):
+@checked(python=True)
+def kaiming_uniform_(tensor: Tensor, a: object = 0, mode: str = "fan_in",
+                     nonlinearity: object = "leaky_relu"):
     """U(-bound, bound) with bound = gain·√(3 / fan) (He et al., 2015).
 
     `Linear` uses this with a=√5, which gives gain = √(1/3) and so bound = 1/√fan_in.
     """
-    arguments.require_tensors("kaiming_uniform_", ("tensor", tensor))
     if 0 in tensor.shape:
         warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
         return tensor
@@ -126,9 +135,10 @@ def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu"):
     return uniform_(tensor, -bound, bound)
 
 
-def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu"):
+@checked(python=True)
+def kaiming_normal_(tensor: Tensor, a: object = 0, mode: str = "fan_in",
+                    nonlinearity: object = "leaky_relu"):
     """N(0, std²) with std = gain / √fan."""
-    arguments.require_tensors("kaiming_normal_", ("tensor", tensor))
     if 0 in tensor.shape:
         warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
         return tensor

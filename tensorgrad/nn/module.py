@@ -65,7 +65,13 @@ def zero_grads(params, set_to_none=True):
 class Module:
     """Base class of layers and models. Subclasses call `super().__init__()` and define forward."""
 
-    def __init__(self):
+    def __init__(self, *args, **kwargs):
+        if kwargs:  # (a module without an __init__ of its own: PyTorch's words, with its name)
+            raise TypeError(f"{type(self).__name__}.__init__() got an unexpected keyword argument "
+                            f"'{next(iter(kwargs))}'")
+        if args:
+            raise TypeError(f"{type(self).__name__}.__init__() takes 1 positional argument but "
+                            f"{len(args) + 1} were given")
         # object.__setattr__: our own __setattr__ needs these dicts to exist already.
         object.__setattr__(self, "training", True)
         object.__setattr__(self, "_parameters", {})

@@ -8,6 +8,8 @@ import math
 from collections import OrderedDict
 
 from .. import arguments, creation
+from ..arguments import Real, checked
+from ..tensor import Tensor
 from . import functional as F
 from . import init
 from .module import Module
@@ -236,8 +238,8 @@ class Flatten(Module):
         self.start_dim = start_dim
         self.end_dim = end_dim
 
-    def forward(self, input):  # noqa: A002
-        arguments.require_tensors("Flatten", ("input", input))  # (PyTorch: an AttributeError)
+    @checked(name="Flatten", method=True, python=True)  # (PyTorch: an AttributeError)
+    def forward(self, input: Tensor):  # noqa: A002
         return input.flatten(self.start_dim, self.end_dim)
 
     def extra_repr(self):
@@ -268,13 +270,19 @@ class Unflatten(Module):
         return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
 
 
+def _dropout(p: Real = 0.5): ...  # Dropout's p, as F.dropout's (PyTorch compares it: p < 0)
+
+
+_DROPOUT = arguments.declare(_dropout, name="Dropout", python=True)
+
+
 class Dropout(Module):
     """Zeroes each element with probability p while training (scaling the rest by 1/(1 - p));
     does nothing in eval mode."""
 
     def __init__(self, p=0.5, inplace=False):
         super().__init__()
-        arguments.require_numbers("Dropout", p=p)
+        _DROPOUT.match((), {"p": p})
         if p < 0 or p > 1:  # as PyTorch (so nan passes)
             raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
         self.p = p

@@ -123,6 +123,10 @@ def getitem(x, index):
 def select(input: Tensor, dim: int, index: int):
     """x[..., index, ...] at position `dim`: removes that dim."""
     d = _normalize_dim(dim, input._data.ndim)
+    size = input._data.shape[d] if input._data.ndim else None  # (a 0-d tensor: getitem's error)
+    if size is not None and not -size <= index < size:
+        raise IndexError(f"select(): index {index} out of range for tensor of size "
+                         f"{list(input._data.shape)} at dimension {d}")
     return getitem(input, (slice(None),) * d + (index,))
 
 

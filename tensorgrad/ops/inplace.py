@@ -200,6 +200,9 @@ def fill_(input: Tensor, value: Number): ...
 @checked
 def fill_(input, value):
     if isinstance(value, Tensor):
+        if value._data.ndim:
+            raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
+                               f"{value._data.ndim} dimensions.")
         value = value.item()
     return apply(input, lambda: record(FillBackward0, np.full_like(input._data, value), (input,)))
 

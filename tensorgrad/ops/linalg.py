@@ -43,15 +43,8 @@ def _refuse_bool(a, kernel, sizes=()):
         raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
 
 
-def _check_tensors(a, b, name):
-    for value in (a, b):
-        if not isinstance(value, Tensor):
-            raise TypeError(f"{name}(): argument must be Tensor, not {type(value).__name__}")
-
-
 @checked
 def dot(input: Tensor, tensor: Tensor, *, out: Tensor = None):
-    _check_tensors(input, tensor, "dot")
     if input._data.ndim != 1 or tensor._data.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {input._data.ndim}D and {tensor._data.ndim}D tensors")
     if input._data.dtype != tensor._data.dtype:
@@ -69,7 +62,6 @@ def dot(input: Tensor, tensor: Tensor, *, out: Tensor = None):
 
 @checked
 def mm(input: Tensor, mat2: Tensor, *, out: Tensor = None):
-    _check_tensors(input, mat2, "mm")
     if input._data.ndim != 2 or mat2._data.ndim != 2:
         raise RuntimeError("self must be a matrix" if input._data.ndim != 2 else "mat2 must be a matrix")
     if input._data.shape[1] != mat2._data.shape[0]:
@@ -82,10 +74,9 @@ def mm(input: Tensor, mat2: Tensor, *, out: Tensor = None):
 
 @checked
 def mv(input: Tensor, vec: Tensor, *, out: Tensor = None):
-    _check_tensors(input, vec, "mv")
     if input._data.ndim != 2 or vec._data.ndim != 1:
-        raise RuntimeError("vector + matrix @ vector expected, got "
-                           f"{input._data.ndim}, {vec._data.ndim}")
+        raise RuntimeError("vector + matrix @ vector expected, got "  # (1: the added vector's)
+                           f"1, {input._data.ndim}, {vec._data.ndim}")
     if input._data.shape[1] != vec._data.shape[0]:
         raise RuntimeError(
             f"size mismatch, got input ({input._data.shape[0]}), mat "
@@ -102,7 +93,6 @@ def mv(input: Tensor, vec: Tensor, *, out: Tensor = None):
 @checked
 def bmm(input: Tensor, mat2: Tensor, *, out: Tensor = None):
     """A batch of matrix products: a is (batch, n, m), b is (batch, m, p)."""
-    _check_tensors(input, mat2, "bmm")
     for name, x in (("batch1", input), ("batch2", mat2)):
         if x._data.ndim != 3:
             raise RuntimeError(messages.NOT_3D.format(name=name))
@@ -124,7 +114,6 @@ def bmm(input: Tensor, mat2: Tensor, *, out: Tensor = None):
 def matmul(input: Tensor, other: Tensor, *, out: Tensor = None):
     """`a @ b`, built from dot, mv, mm and bmm exactly as PyTorch's matmul builds it, so the
     graph has the same nodes (and the same errors come from the same places)."""
-    _check_tensors(input, other, "matmul")
     ndim_a, ndim_b = input._data.ndim, other._data.ndim
     if ndim_a == 0 or ndim_b == 0:
         raise RuntimeError(

@@ -8,7 +8,7 @@ reduced dimensions (derivatives.py: `restore_dims`) and then lets broadcasting s
 
 import numpy as np
 
-from .. import arguments, dtypes
+from .. import dtypes
 from ..arguments import Dtype, Ints, Number, Tensors, checked, declare, overload
 from ..autograd import messages
 from ..tensor import Tensor, _normalize_dim
@@ -324,27 +324,29 @@ def linalg_vector_norm(input: Tensor, ord: Number = 2, dim: int | Ints | None = 
 _LINALG_VECTOR_NORM = declare(linalg_vector_norm)
 
 
-def norm(x, p="fro", dim=None, keepdim=False):
-    arguments.require_tensors("norm", ("input", x))
+@checked(python=True)  # (torch.norm is written in Python; linalg_vector_norm checks the rest)
+def norm(input: Tensor, p: object = "fro", dim: object = None, keepdim: object = False):  # noqa: A002
     if isinstance(p, str) and p != "fro":
         raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
     if isinstance(p, str) or p is None:
         p = 2
-    _LINALG_VECTOR_NORM.match((x, p, dim, keepdim))
-    if not x.dtype.is_floating_point:
+    if isinstance(dim, int):
+        dim = [dim]  # (as torch.norm passes it on: one dim as a list of one)
+    _LINALG_VECTOR_NORM.match((input, p, dim, keepdim))
+    if not input.dtype.is_floating_point:
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
-                           f"input. Got {x.dtype.scalar_name}")
-    dims = normalize_dims(dim, x._data.ndim)
-    values = np.abs(x._data)
+                           f"input. Got {input.dtype.scalar_name}")
+    dims = normalize_dims(dim, input._data.ndim)
+    values = np.abs(input._data)
     if p == float("inf"):
         data = np.max(values, axis=dims, keepdims=keepdim)
     elif p == 2:
         data = np.sqrt(np.sum(values * values, axis=dims, keepdims=keepdim))
     else:
         data = np.sum(values ** p, axis=dims, keepdims=keepdim) ** (1.0 / p)
-    data = np.asarray(data, dtype=x._data.dtype)
-    return record(LinalgVectorNormBackward0, data, (x,), saved=(x, OUTPUT), ord=p, dim=dims,
-                  keepdim=keepdim, self_sym_sizes=x._data.shape)
+    data = np.asarray(data, dtype=input._data.dtype)
+    return record(LinalgVectorNormBackward0, data, (input,), saved=(input, OUTPUT), ord=p, dim=dims,
+                  keepdim=keepdim, self_sym_sizes=input._data.shape)
 
 
 # -- softmax and log-softmax ----------------------------------------------------------------

@@ -52,6 +52,10 @@ def _infer_shape(shape, numel, original):
     """Resolve one -1 and check the element count, with PyTorch's message."""
     if shape.count(-1) > 1:
         raise RuntimeError("only one dimension can be inferred")
+    for index, s in enumerate(shape):
+        if s < -1:
+            raise RuntimeError(f"invalid shape dimension {s} at index {index} of shape "
+                               f"{list(shape)}")
     known = 1
     for s in shape:
         if s != -1:
@@ -140,8 +144,6 @@ def t(input: Tensor):
 
 @checked
 def permute(input: Tensor, *dims: Ints):
-    if not dims:
-        raise TypeError('permute() missing 1 required positional arguments: "dims"')
     dims = _shape_arg(dims)
     if len(dims) != input._data.ndim:
         raise RuntimeError(
@@ -210,17 +212,21 @@ def expand(input: Tensor, *size: Ints, implicit: bool = False):
             f"tensor ({len(shape)})"
         )
     padded = (1,) * (len(size) - len(shape)) + shape
-    target = []
-    for i, (want, have) in enumerate(zip(size, padded)):
-        if want == -1:
-            want = have
-        if have != want and have != 1:
+    target = list(size)
+    for i in reversed(range(len(target))):  # as PyTorch: from the last dimension
+        if target[i] == -1:
+            if i < len(size) - len(shape):
+                raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a "
+                                   f"leading, non-existing dimension {i}")
+            target[i] = padded[i]
+        if padded[i] != target[i] and padded[i] != 1:
             raise RuntimeError(
-                f"The expanded size of the tensor ({want}) must match the existing size ({have}) "
-                f"at non-singleton dimension {i}.  Target sizes: {list(size)}.  Tensor sizes: "
-                f"{list(shape)}"
+                f"The expanded size of the tensor ({target[i]}) must match the existing size "
+                f"({padded[i]}) at non-singleton dimension {i}.  Target sizes: {list(size)}.  "
+                f"Tensor sizes: {list(shape)}"
             )
-        target.append(want)
+    if min(target, default=0) < 0:  # (a negative size where the tensor has size 1: PyTorch's
+        raise RuntimeError("numel: integer multiplication overflow")  # words for it)
     # A view with stride 0 along each expanded dim, as PyTorch's expand; other dims keep their
     # stride (np.broadcast_to would give every size-1 dim stride 0, and make the view read-only,
     # where PyTorch's can be written into wherever no two elements share memory)
@@ -253,7 +259,8 @@ def repeat(input: Tensor, *repeats: Ints):
     if len(repeats) < input._data.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of "
                            "dimensions of tensor")
-    check_sizes_not_negative(repeats)
+    padded = (1,) * (len(repeats) - input._data.ndim) + input._data.shape
+    check_sizes_not_negative([r * s for r, s in zip(repeats, padded)])  # (the result's sizes)
     data = np.tile(input._data, repeats)
     return record(RepeatBackward0, data, (input,), repeats=repeats, self_sym_sizes=input._data.shape)
 
@@ -352,17 +359,11 @@ def check_split_sizes(split_size, length, dim):
 
 
 def _tensor_list(tensors, name):
-    if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
-        raise TypeError(f"{name}(): argument 'tensors' must be a tuple or list of Tensors, "
-                        f"not {type(tensors).__name__}")
+    """The tensors, as a tuple (their types are checked against the declaration)."""
     if not tensors:
         if name == "stack":
             raise RuntimeError("stack expects a non-empty TensorList")
         raise ValueError("tensorgrad.cat(): expected a non-empty list of Tensors")
-    for i, t in enumerate(tensors):
-        if not isinstance(t, Tensor):
-            raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
-                            f"{type(t).__name__}")
     return tuple(tensors)
 
 
@@ -383,17 +384,32 @@ def chunk(input: Tensor, chunks: int, dim: int = 0):
     return split(input, size, d)
 
 
+# PyTorch writes split in Python: an int size goes to its C function `split`, anything else to
+# `split_with_sizes`, each checked against its own declaration (with the tensor as position 1)
 def split_with_sizes(input: Tensor, split_sizes: Ints, dim: int = 0):
     """PyTorch's split_with_sizes, as declared: split's calls with a list of sizes are checked
     against it (PyTorch's split calls it)."""
 
 
+@overload
+def _split_by_size(input: Tensor, split_size: int, dim: int = 0): ...
+@overload
+def _split_by_size(input: Tensor, split_size: Ints, dim: int = 0): ...
+def _split_by_size(input, split_size, dim=0):  # noqa: A002
+    """PyTorch's C function split, as declared: split's calls with one size are checked against
+    it."""
+
+
 _SPLIT_WITH_SIZES = declare(split_with_sizes)
+_SPLIT_BY_SIZE = declare(_split_by_size, name="split", python=True)
 
 
-def split(x, split_size_or_sections, dim=0):
-    split_size = split_size_or_sections
-    if not isinstance(split_size, int):  # a list of sizes: PyTorch calls split_with_sizes
+@checked(python=True)
+def split(tensor: Tensor, split_size_or_sections: object, dim: object = 0):
+    x, split_size = tensor, split_size_or_sections
+    if isinstance(split_size, int):
+        _SPLIT_BY_SIZE.match((x, split_size, dim))
+    else:  # a list of sizes: PyTorch calls split_with_sizes
         _SPLIT_WITH_SIZES.match((x, split_size, dim))
     if x._data.ndim == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor")

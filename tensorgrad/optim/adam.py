@@ -17,22 +17,31 @@ PyTorch folds the corrections into the step size, lr/(1 - β₁ᵗ), and the den
 from ..creation import tensor, zeros_like
 from ..ops.elementwise import maximum
 from .. import arguments
+from ..arguments import Real, checked
 from ..autograd import messages
 from .optimizer import Optimizer, _check_no_differentiable
+
+
+def _betas(beta1: Real, beta2: Real): ...  # Adam's betas, one by one
+
+
+_BETAS = arguments.declare(_betas, name="Adam", python=True)
 
 
 class Adam(Optimizer):
     STATE_KEYS = frozenset({"step", "exp_avg", "exp_avg_sq", "max_exp_avg_sq"})
 
-    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
-                 amsgrad=False, *, foreach=None, maximize=False, capturable=False,
-                 differentiable=False, fused=None, decoupled_weight_decay=False):
+    @checked(name="Adam", method=True, python=True)
+    def __init__(self, params: object, lr: Real = 1e-3, betas: object = (0.9, 0.999),
+                 eps: Real = 1e-8, weight_decay: Real = 0, amsgrad: object = False, *,
+                 foreach: object = None, maximize: object = False, capturable: object = False,
+                 differentiable: object = False, fused: object = None,
+                 decoupled_weight_decay: object = False):
         if not isinstance(betas, (tuple, list)) or len(betas) != 2:
             raise TypeError(messages.NOT_A_NUMBER_ARGUMENT.format(
                 name="Adam", argument="betas", type_name=type(betas).__name__).replace(
                     "a number", "a pair of numbers"))
-        arguments.require_numbers("Adam", lr=lr, eps=eps, weight_decay=weight_decay,
-                                  beta1=betas[0], beta2=betas[1])
+        _BETAS.match((), {"beta1": betas[0], "beta2": betas[1]})
         if not 0.0 <= lr:
             raise ValueError(f"Invalid learning rate: {lr}")
         if not 0.0 <= eps:

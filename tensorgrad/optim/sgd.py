@@ -9,17 +9,17 @@ For each parameter p with gradient g, one step does:
     p ← p - lr·g
 """
 
-from .. import arguments
+from ..arguments import Real, checked
 from .optimizer import Optimizer, _check_no_differentiable
 
 
 class SGD(Optimizer):
     STATE_KEYS = frozenset({"momentum_buffer"})
 
-    def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False,
-                 *, maximize=False, foreach=None, differentiable=False, fused=None):
-        arguments.require_numbers("SGD", lr=lr, momentum=momentum, dampening=dampening,
-                                  weight_decay=weight_decay)
+    @checked(name="SGD", method=True, python=True)
+    def __init__(self, params: object, lr: Real = 1e-3, momentum: Real = 0, dampening: Real = 0,
+                 weight_decay: Real = 0, nesterov: object = False, *, maximize: object = False,
+                 foreach: object = None, differentiable: object = False, fused: object = None):
         if lr < 0.0:
             raise ValueError(f"Invalid learning rate: {lr}")
         if momentum < 0.0:
