@@ -267,13 +267,10 @@ class TensorMethods:
         """(PyTorch's method takes a single int as well: it is `expand` underneath)"""
         return _shape.expand.__wrapped__(self, size)
 
-    @overload
-    def split(self, split_size: int, dim: int = 0): ...
-    @overload
-    def split(self, split_size: Ints, dim: int = 0): ...
-    @checked(method=True)
-    def split(self, split_size, dim=0):
-        return _shape.split(self, split_size, dim)
+    @checked(method=True, python=True)
+    def split(self, split_size: object, dim: object = 0):
+        """(PyTorch's Tensor.split is Python too: it hands the call to split or split_with_sizes)"""
+        return _shape.split.__wrapped__(self, split_size, dim)
 
     size = checked(Tensor.size, method=True, like=_size)  # (tensor.py's own methods, checked)
     requires_grad_ = checked(Tensor.requires_grad_, method=True, like=_requires_grad_)
@@ -402,6 +399,10 @@ def attach(methods, cls):
         function = value.fget if isinstance(value, property) else getattr(value, "__func__", value)
         if isinstance(function, types.FunctionType):
             function.__qualname__ = f"{cls.__name__}.{name}"
+            # a checked method's own function too: Python's own messages name it (t.split())
+            inner = getattr(function, "__wrapped__", None)
+            if getattr(inner, "__qualname__", "").startswith(methods.__name__ + "."):
+                inner.__qualname__ = function.__qualname__
         setattr(cls, name, value)
 
 

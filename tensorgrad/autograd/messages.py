@@ -154,6 +154,9 @@ TRANSPOSE_1D = (
     "tensor."
 )
 
+# tests/spec/test_s2_nodes.py::test_0d_T_warns_that_it_is_the_identity
+TRANSPOSE_0D = "Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases."
+
 # tests/spec/test_s6_broadcasting.py::test_incompatible_shapes_raise
 BROADCAST_MISMATCH = (
     "The size of tensor a ({a}) must match the size of tensor b ({b}) at non-singleton "

@@ -158,8 +158,10 @@ def permute(input: Tensor, *dims: Ints):
 
 
 def reverse_dims(x):
-    """`x.T`: all dims reversed. PyTorch warns when x is not 2-D."""
-    if x._data.ndim != 2:
+    """`x.T`: all dims reversed. PyTorch warns when x is not 2-D (0-D: that it is the identity)."""
+    if x._data.ndim == 0:
+        warnings.warn(messages.TRANSPOSE_0D, UserWarning, stacklevel=3)
+    elif x._data.ndim != 2:
         warnings.warn(messages.TRANSPOSE_1D, UserWarning, stacklevel=3)
     return permute.__wrapped__(x, *range(x._data.ndim - 1, -1, -1))
 

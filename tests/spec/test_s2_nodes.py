@@ -199,6 +199,19 @@ def test_1d_T_warns_on_first_use_in_a_process(tg):
     assert first == [("UserWarning", message)]
 
 
+def test_0d_T_warns_that_it_is_the_identity(tg):
+    (first,) = fresh_process_warnings(
+        tg,
+        """
+        s = tg.tensor(1., requires_grad=True)
+        r = s.T
+        assert type(r.grad_fn).__name__ == 'PermuteBackward0' and r._base is s
+        """,
+    )
+    assert first == [("UserWarning", "Tensor.T is deprecated on 0-D tensors. This function is the "
+                                      "identity in these cases.")]
+
+
 def test_1d_T_node_name(tg, env):
     import warnings
 
