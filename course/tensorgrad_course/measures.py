@@ -355,7 +355,7 @@ def judge_order(wanted: dict, actual: dict, *, name: str, reveal: bool = True) -
     names = _plain(ours.get("names")) or []
     first, root = options.get("first"), options.get("root") or "the root"
     if nodes is None or nodes.ndim != 1 or edges is None or edges.ndim != 2 or first not in ("root", "inputs"):
-        return say("order.cannot", name=name)  # the solution's record: the instructor's check cell
+        return say("order.cannot", name=name, call="t.order")  # the solution's record: the instructor's check cell
     index = {label: i for i, label in enumerate(nodes.tolist())}
 
     def called(i: int) -> str:
@@ -504,7 +504,7 @@ def judge_gradcheck(wanted: dict, actual: dict, *, name: str, reveal: bool = Tru
     want = {k: _array(ours.get(k)) for k in ("values", "plus", "minus")}
     if any(a is None for a in want.values()) or not all(isinstance(x, float) and x > 0 for x in (eps, atol)) \
             or not isinstance(rtol, float):
-        return say("gradcheck.cannot", name=name)  # the solution's record: the instructor's check cell
+        return say("gradcheck.cannot", name=name, call="t.gradcheck")  # the solution's record: the instructor's check cell
     got = {k: _array(theirs.get(k)) for k in ("values", "plus", "minus", "jacobian", "again", "zero")}
     if any(got[k] is None or got[k].shape != want[k].shape for k in want):
         return say("gradcheck.values", name=name) if reveal else say("gradcheck.hidden", name=name)

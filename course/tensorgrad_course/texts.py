@@ -175,7 +175,7 @@ TEXTS: dict[str, dict[str, str]] = {
     },
     "order.sends": {
         "en": "{later} comes before {node}, which sends it a gradient",
-        "zh": "{later} 排在 {node} 之前，而 {node} 要把梯度传给它",
+        "zh": "{later} 排在 {node} 之前，而后者要把梯度传给它",
     },
     "order.input": {
         "en": "{node} comes before its input, {input}",
@@ -186,9 +186,9 @@ TEXTS: dict[str, dict[str, str]] = {
         "zh": "{name} 不是这个隐藏测试的计算图的有效顺序",
     },
     "order.cannot": {
-        "en": "{name} cannot be judged: the check cell must hand t.order an order, the graph's root and "
+        "en": "{name} cannot be judged: the check cell must hand {call} an order, the graph's root and "
               "what each node leads to",
-        "zh": "{name} 无法判断：检查单元格必须交给 t.order 一个顺序、计算图的根以及每个节点指向的节点",
+        "zh": "{name} 无法判断：检查单元格必须交给 {call} 一个顺序、计算图的根以及每个节点指向的节点",
     },
     "gradcheck.values": {
         "en": "the values of {name} at the points gradcheck tries are not the expected function's: "
@@ -224,8 +224,8 @@ TEXTS: dict[str, dict[str, str]] = {
         "zh": "在这个隐藏测试中，{name} 没有通过 gradcheck",
     },
     "gradcheck.cannot": {
-        "en": "{name} cannot be checked: the check cell must hand t.gradcheck a function and its inputs",
-        "zh": "{name} 无法检查：检查单元格必须交给 t.gradcheck 一个函数和它的输入",
+        "en": "{name} cannot be checked: the check cell must hand {call} a function and its inputs",
+        "zh": "{name} 无法检查：检查单元格必须交给 {call} 一个函数和它的输入",
     },
     "prediction.wrong": {
         "en": "your {name} is {value}: that is not the right answer",
