@@ -414,12 +414,40 @@ VERDICT_ATTACKS = {
 }
 
 
+# The same wrong order, and the record t.order sends forged in the kernel: the graph without its
+# edges (so any order fits it). The grader reads only the order from it.
+FORGE_ORDER_RECORD = REBIND_BACKWARD_ORDER + '''
+import tensorgrad_course.measures as _measures
+
+_real_order_of = _measures.order_of
+
+def _forged_order_of(order, root, successors, **options):
+    record = _real_order_of(order, root, successors, **options)
+    record["edges"] = record["edges"][:0]
+    return record
+
+_measures.order_of = _forged_order_of
+'''
+
+
 @pytest.fixture(scope="module")
 def graded_verdicts(tmp_path_factory):
     out = {}
     for key, (answer, _, source, _) in VERDICT_ATTACKS.items():
-        out[key] = _grade(tmp_path_factory, key.split("/")[0], answer, {"attack": source})
+        extra = {"forged_record": FORGE_ORDER_RECORD} if key == "10_inside_the_engine" else {}
+        out[key] = _grade(tmp_path_factory, key.split("/")[0], answer, {"attack": source, **extra})
     return out
+
+
+def test_a_forged_order_record_wins_nothing(graded_verdicts):
+    """The kernel's record of the graph is the student's to forge; the grader checks the order
+    against the graph of the solution's run."""
+    _, check_cell, _, tests = VERDICT_ATTACKS["10_inside_the_engine"]
+    result = graded_verdicts["10_inside_the_engine"]["forged_record"]
+    assert result.status == "graded", result.reason
+    by_name = {t.name: t for t in _task(result, check_cell).tests}
+    for name in tests:
+        assert by_name[name].status == "failed" and by_name[name].points == 0, (name, by_name[name])
 
 
 @pytest.mark.parametrize("key", list(VERDICT_ATTACKS))
