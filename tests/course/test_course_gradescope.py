@@ -171,8 +171,10 @@ NO_NETWORK = ("unshare", "--map-root-user", "--net")
 
 
 def no_network() -> tuple:
+    """The prefix that runs a command as root without a network; () where unshare cannot (then
+    the masked /proc is still tested, with the network this machine has)."""
     if shutil.which("unshare") is None or subprocess.run([*NO_NETWORK, "true"], capture_output=True).returncode:
-        pytest.skip("unshare cannot make a user and network namespace here")
+        return ()
     probe = subprocess.run([*NO_NETWORK, sys.executable, "-c",
                             "import socket; socket.create_connection(('1.1.1.1', 53), timeout=2)"],
                            capture_output=True, text=True)
