@@ -469,15 +469,20 @@ def jacobians_of(fn: Any, inputs: Any, eps: float) -> dict:
             offset += size
         return out
 
-    columns = [[backward(units(c))[0] for c in range(sum(sizes))] for _ in range(2)]
-    zero, grads = backward(units(None)) if outputs else (np.zeros(0), [])
     n_in = sum(np.asarray(_array_of(x.detach())).size for x in diff_inputs)
+    if outputs:
+        columns = [np.asarray([backward(units(c))[0] for c in range(sum(sizes))], dtype=np.float64)
+                   .reshape(-1, n_in).T for _ in range(2)]
+        zero, grads = backward(units(None))
+    else:  # nothing requires grad: backward sends nothing, as gradcheck assumes (the differences must be 0)
+        columns = [np.zeros((n_in, values_at.size))] * 2
+        zero, grads = np.zeros(n_in), []
     return {
         "values": values_at,
         "plus": np.asarray(plus, dtype=np.float64).reshape(n_in, -1),
         "minus": np.asarray(minus, dtype=np.float64).reshape(n_in, -1),
-        "jacobian": np.asarray(columns[0], dtype=np.float64).reshape(-1, n_in).T,
-        "again": np.asarray(columns[1], dtype=np.float64).reshape(-1, n_in).T,
+        "jacobian": columns[0],
+        "again": columns[1],
         "zero": zero,
         "shapes": [[int(n) for n in x.shape] for x in diff_inputs],
         "dtypes": [str(x.dtype) for x in diff_inputs],

@@ -553,6 +553,9 @@ def test_the_grader_makes_gradchecks_verdict(capsys):
     one = tg.tensor([0.5], dtype=tg.float64, requires_grad=True)
     assert measures.judge(entry(Cube.apply, one), entry(Forgetful.apply, one)["value"], name="g").startswith(
         "backward not multiplied by grad_output")
+    # A forward that returns a detached tensor sends nothing back: the differences are not zero.
+    assert measures.judge(wanted, entry(lambda v: Cube.apply(v).detach())["value"], name="g").startswith(
+        "Jacobian mismatch")
     # A made-up function with a derivative that fits it is not the function the check asks about.
     assert "not the expected function's" in measures.judge(wanted, entry(lambda v: v * 0)["value"], name="g")
     assert measures.judge(wanted, entry(Wrong.apply)["value"], name="g", reveal=False) == \
