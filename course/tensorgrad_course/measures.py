@@ -1,4 +1,5 @@
-"""Measurements the grader makes itself: a trained network's loss (and accuracy), outside the kernel.
+"""Verdicts the grader makes itself, outside the kernel, from plain data: a trained network's loss
+(and accuracy), an order of a graph's nodes (:func:`judge_order`), a gradcheck (:func:`judge_gradcheck`).
 
 A task that trains (set 11's ``train``, set 12's ``train`` on the student's own engine) is judged by what the training produced, and the
 judgement must not run in the kernel the student controls: a helper that measures the loss
