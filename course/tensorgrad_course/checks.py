@@ -365,11 +365,63 @@ class TaskCheck:
         options = {"measure": kind, "kind": None,
                    "loss_below": None if loss_below is None else float(loss_below),
                    "accuracy_at_least": None if accuracy_at_least is None else float(accuracy_at_least)}
+        self._hand_over(test, name, record, options)
+
+    def order(self, name: str, order: Any, root: Any, successors: Any, *, first: str,
+              root_name: str = "the root", label: Any = None, describe: Any = None) -> None:
+        """Hand an order of a graph's nodes to the grader, which judges it itself (:mod:`.measures`).
+
+        The graph is the nodes reachable from ``root`` through ``successors(node)``; ``first``
+        says which way its edges go: ``"root"`` (backward's order: each node comes before the
+        nodes ``successors`` gives) or ``"inputs"`` (a topological order: each node comes after
+        them). The kernel sends the graph and the order as plain labels (``label(node)``, a
+        number, by default the node's place in a depth-first search from ``root``; ``describe``
+        names a node in messages, by default its class); the grader checks the order against
+        the graph of the *solution's* run of this test, with only the order taken from this
+        kernel. ``root_name`` names the root in messages. The self-check judges the same way.
+        """
+        from . import measures
+
+        test = self._current
+        if test is None:
+            raise RuntimeError(f"{self.name}: t.order({name!r}, ...) must be called inside a `with t.test(...)` block")
+        if first not in ("root", "inputs"):
+            raise ValueError(f"{self.name}: t.order(first=...) must be 'root' or 'inputs'")
+        record = values.encode(measures.order_of(order, root, successors, label=label, describe=describe))
+        self._hand_over(test, name, record, {"measure": measures.ORDER, "kind": None, "first": first,
+                                             "root": str(root_name)})
+
+    def gradcheck(self, name: str, fn: Any, inputs: Any, *, eps: float = 1e-6, atol: float = 1e-5,
+                  rtol: float = 1e-3) -> None:
+        """gradcheck, judged by the grader (:mod:`.measures`): is ``fn``'s backward right at ``inputs``?
+
+        The kernel sends plain arrays: ``fn``'s values at ``inputs`` and with each input element
+        moved by +``eps`` and -``eps``, and what backward sends for each output element's unit
+        vector (and for zeros). The grader takes the central differences and compares them with
+        backward's Jacobian as ``tg.autograd.gradcheck`` does (``atol + rtol * |numerical|``),
+        and requires the values to be those of the solution's function at the same points. A
+        backward that raises fails the test here, as gradcheck would. The self-check judges the
+        same way.
+        """
+        from . import measures
+
+        test = self._current
+        if test is None:
+            raise RuntimeError(f"{self.name}: t.gradcheck({name!r}, ...) must be called inside a `with t.test(...)` block")
+        record = values.encode(measures.jacobians_of(fn, inputs, float(eps)))
+        self._hand_over(test, name, record, {"measure": measures.GRADCHECK, "kind": None, "eps": float(eps),
+                                             "atol": float(atol), "rtol": float(rtol)})
+
+    def _hand_over(self, test: _Test, name: str, record: dict, options: dict) -> None:
+        """Record plain data the grader judges itself (:func:`.measures.judge`); judge it here too
+        in a student's own kernel."""
+        from . import measures
+
         entry = {"name": name, "value": record, "options": options, "expected_given": True}
         test.values.append(entry)
         test.compared = True
         if _grading_nonce() is not None:
-            return  # the grader measures, in its own process
+            return  # the grader judges, in its own process
         message = measures.judge(entry, record, name=name, reveal=test.name not in self._hidden)
         if message is not None:
             test.failed_value = name

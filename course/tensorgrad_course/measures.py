@@ -1,4 +1,5 @@
-"""Measurements the grader makes itself: a trained network's loss (and accuracy), outside the kernel.
+"""Verdicts the grader makes itself, outside the kernel, from plain data: a trained network's loss
+(and accuracy), an order of a graph's nodes (:func:`judge_order`), a gradcheck (:func:`judge_gradcheck`).
 
 A task that trains (set 11's ``train``, set 12's ``train`` on the student's own engine) is judged by what the training produced, and the
 judgement must not run in the kernel the student controls: a helper that measures the loss
@@ -34,6 +35,7 @@ says what the grader will say.
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from .texts import say
@@ -42,7 +44,12 @@ from .texts import say
 #: mean cross-entropy and accuracy, or the mean squared error of a network's first output.
 CLASSIFIER = "classifier"
 SQUARED_ERROR = "squared error"
-KINDS = (CLASSIFIER, SQUARED_ERROR)
+#: The other judgements made here from plain data: an order of a graph's nodes (``t.order``),
+#: and a backward checked against finite differences of its forward (``t.gradcheck``).
+ORDER = "order"
+GRADCHECK = "gradcheck"
+NETWORKS = (CLASSIFIER, SQUARED_ERROR)
+KINDS = (CLASSIFIER, SQUARED_ERROR, ORDER, GRADCHECK)
 #: ``t.measure(loss=...)``: the loss it names, and the measurement that computes it.
 LOSSES = {"cross entropy": CLASSIFIER, "squared error": SQUARED_ERROR}
 ACTIVATIONS = ("tanh", "relu", "sigmoid")
@@ -212,6 +219,18 @@ def loss_and_accuracy(layers: list[dict], points, labels) -> tuple[float, float]
 
 
 def judge(wanted: dict, actual: dict, *, name: str, reveal: bool = True) -> str | None:
+    """None if the student's record ``actual`` passes the judgement that ``wanted`` (the solution's
+    value entry for the same test) asks for, else why not: a network measured
+    (:func:`judge_network`), an order (:func:`judge_order`) or a backward (:func:`judge_gradcheck`)."""
+    options = wanted.get("options", {}) if isinstance(wanted.get("options"), dict) else {}
+    if options.get("measure") == ORDER:
+        return judge_order(wanted, actual, name=name, reveal=reveal)
+    if options.get("measure") == GRADCHECK:
+        return judge_gradcheck(wanted, actual, name=name, reveal=reveal)
+    return judge_network(wanted, actual, name=name, reveal=reveal)
+
+
+def judge_network(wanted: dict, actual: dict, *, name: str, reveal: bool = True) -> str | None:
     """None if the network in ``actual`` (the student's record) meets the targets, else why not.
 
     ``wanted`` is the solution's value entry for the same test (``{"value": record, "options":
@@ -247,3 +266,283 @@ def judge(wanted: dict, actual: dict, *, name: str, reveal: bool = True) -> str 
     if not reveal:
         return say("measure.hidden", name=name)
     return say("measure.failed", name=name, what="; ".join(failed))
+
+
+# ------------------------------------------------------------- plain records, read here
+
+
+def _plain(record: Any, depth: int = 0) -> Any:
+    """The Python value of a record of plain data (None, bools, numbers, strings, lists); else None."""
+    if not isinstance(record, dict) or depth > 8:
+        return None
+    kind = record.get("type")
+    if kind in ("bool", "int", "str"):
+        return record.get("data")
+    if kind == "float":
+        data = record.get("data")
+        return float(data) if isinstance(data, (int, float, str)) and not isinstance(data, bool) else None
+    if kind in ("list", "tuple") and isinstance(record.get("items"), list):
+        return [_plain(item, depth + 1) for item in record["items"]]
+    return None
+
+
+# ------------------------------------------------------------- an order of a graph's nodes
+#
+# Sets 10 and 12 ask for an order of a graph's nodes (the order backward runs the nodes in; a
+# topological order of an engine's values). Whether an order is valid used to be decided in the
+# kernel (a check cell's ``order_problem(y, order)``, then ``t.submit("order_is_valid", problem
+# is None, expected=True)``), so the student's code could rebind the helper. Now ``t.order``
+# hands over the graph and the order as plain labels (:func:`order_of`), and :func:`judge_order`
+# decides here, with the graph of the solution's run and only the order from the student's.
+
+
+def order_of(order: Any, root: Any, successors: Any, *, label: Any = None, describe: Any = None) -> dict:
+    """The graph reachable from ``root`` and the learner's ``order`` of it, as plain data (runs in the kernel).
+
+    ``successors(node)`` gives the nodes an edge leads to from ``node`` (``None`` items are
+    skipped). The nodes are found depth first from ``root``; each is labelled by ``label(node)``
+    (a number; by default its place in that search, the same in every run of the same graph) and
+    named by ``describe(node)`` for messages (by default its class). The order's items are
+    matched to the graph's nodes by identity: an item that is not one of them gets the label NaN.
+    """
+    import numpy as np
+
+    nodes: list = []
+    index: dict[int, int] = {}
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in index:
+            continue
+        index[id(node)] = len(nodes)
+        nodes.append(node)
+        stack.extend(reversed([n for n in successors(node) if n is not None]))
+    edges = [(index[id(node)], index[id(n)]) for node in nodes for n in successors(node) if n is not None]
+
+    def number(node, position):
+        if label is None:
+            return float(position)
+        try:
+            return float(label(node))
+        except (TypeError, ValueError):
+            return float("nan")
+
+    labels = np.asarray([number(node, k) for k, node in enumerate(nodes)], dtype=np.float64)
+    names = [str(describe(node)) if describe is not None else type(node).__name__ for node in nodes]
+    try:
+        items = list(order)
+    except TypeError:
+        items = None
+    return {
+        "nodes": labels,
+        "names": names if len(names) <= 1_000 else [],  # names only for messages: a long graph goes without
+        "edges": np.asarray([(labels[a], labels[b]) for a, b in edges], dtype=np.float64).reshape(-1, 2),
+        "order": None if items is None else np.asarray(
+            [labels[index[id(item)]] if id(item) in index else np.nan for item in items], dtype=np.float64),
+    }
+
+
+def judge_order(wanted: dict, actual: dict, *, name: str, reveal: bool = True) -> str | None:
+    """None if the order in ``actual`` is a valid order of the graph of ``wanted``, else what is wrong.
+
+    The graph (its node labels, names and edges) comes from the solution's record, only the order
+    from the student's. ``options["first"]`` says which way the edges go: ``"root"`` (backward's
+    order: a node comes before every node it sends a gradient to) or ``"inputs"`` (a topological
+    order: a value comes after every one of its inputs). Every reachable node must appear once.
+    """
+    options = wanted.get("options", {}) if isinstance(wanted.get("options"), dict) else {}
+    ours, theirs = _items(wanted.get("value", {})), _items(actual)
+    nodes, edges = _array(ours.get("nodes")), _array(ours.get("edges"))
+    names = _plain(ours.get("names")) or []
+    first, root = options.get("first"), options.get("root") or "the root"
+    if nodes is None or nodes.ndim != 1 or edges is None or edges.ndim != 2 or first not in ("root", "inputs"):
+        return say("order.cannot", name=name, call="t.order")  # the solution's record: the instructor's check cell
+    index = {label: i for i, label in enumerate(nodes.tolist())}
+
+    def called(i: int) -> str:
+        return names[i] if i < len(names) and isinstance(names[i], str) else f"{nodes[i]:g}"
+
+    order = _array(theirs.get("order"))
+    problem = None
+    if order is None or order.ndim != 1:
+        problem = say("order.not_list", name=name)
+    position: dict[int, int] = {}
+    for k, label in enumerate(order.tolist() if problem is None else []):
+        i = index.get(label)
+        if i is None:
+            problem = say("order.foreign", k=k, root=root)
+            break
+        if i in position:
+            problem = say("order.twice", node=called(i))
+            break
+        position[i] = k
+    if problem is None and len(position) != len(nodes):
+        problem = say("order.count", got=len(position), want=len(nodes), root=root)
+    if problem is None:
+        leads_to: dict[int, list[int]] = {}
+        for a, b in edges.tolist():
+            if a in index and b in index:
+                leads_to.setdefault(index[a], []).append(index[b])
+        for i in sorted(position, key=position.__getitem__):
+            for j in leads_to.get(i, []):
+                if first == "root" and position[j] < position[i]:
+                    problem = say("order.sends", later=called(j), node=called(i))
+                elif first == "inputs" and position[j] > position[i]:
+                    problem = say("order.input", node=called(i), input=called(j))
+                if problem is not None:
+                    break
+            if problem is not None:
+                break
+    if problem is None:
+        return None
+    return problem if reveal else say("order.hidden", name=name)
+
+
+# ------------------------------------------------------------- a backward, checked against its forward
+#
+# Set 9 checks each custom Function's backward with gradcheck. ``tg.autograd.gradcheck(...)``
+# submitted with ``expected=True`` was a verdict made in the kernel by code the student can
+# replace (``tg.autograd.gradcheck = lambda *a, **k: True``). Now ``t.gradcheck`` hands over the
+# function's values at the point and at every point gradcheck would try (one input element moved
+# by +eps and by -eps) and what backward gives for each output element, as plain arrays
+# (:func:`jacobians_of`); :func:`judge_gradcheck` takes the finite differences and compares here.
+
+
+def jacobians_of(fn: Any, inputs: Any, eps: float) -> dict:
+    """What gradcheck needs of ``fn`` at ``inputs``, as plain arrays (runs in the kernel).
+
+    ``values``: the outputs, flattened and joined; ``plus`` and ``minus``: one row per element of
+    the inputs that require grad, the outputs with that element moved by +eps and by -eps;
+    ``jacobian`` (and ``again``, backward run a second time): PyTorch's layout, one row per input
+    element, one column per output element, each column what backward sends for that output
+    element's unit vector; ``zero``: what backward sends for zero gradients, with each gradient's
+    shape and dtype. The tensors' own library (``type(x).__module__``) runs backward.
+    """
+    import numpy as np
+
+    from .values import _array_of
+
+    inputs = tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
+    diff = [k for k, x in enumerate(inputs) if getattr(x, "requires_grad", False) is True]
+    if not diff:
+        raise ValueError("t.gradcheck needs at least one input tensor with requires_grad=True")
+    lib = sys.modules[type(inputs[diff[0]]).__module__.split(".")[0]]
+
+    def tensor_outputs(out):
+        return [o for o in (out if isinstance(out, tuple) else (out,)) if hasattr(o, "detach")]
+
+    def flat(tensors) -> Any:
+        arrays = [np.asarray(_array_of(t.detach()), dtype=np.float64).ravel() for t in tensors]
+        return np.concatenate(arrays) if arrays else np.zeros(0)
+
+    def at(k: int, arr) -> tuple:
+        moved = lib.tensor(arr, dtype=inputs[k].dtype)
+        return inputs[:k] + (moved,) + inputs[k + 1:]
+
+    with lib.no_grad():
+        values_at = flat(tensor_outputs(fn(*inputs)))
+    plus, minus = [], []
+    for k in diff:
+        original = np.array(_array_of(inputs[k].detach()))
+        for j in range(original.size):
+            for step, rows in ((eps, plus), (-eps, minus)):
+                arr = original.copy()
+                arr.flat[j] += step
+                with lib.no_grad():
+                    rows.append(flat(tensor_outputs(fn(*at(k, arr)))))
+    outputs = [o for o in tensor_outputs(fn(*inputs)) if getattr(o, "requires_grad", False)]
+    diff_inputs = [inputs[k] for k in diff]
+    sizes = [int(np.asarray(_array_of(o.detach())).size) for o in outputs]
+
+    def backward(units) -> tuple[Any, list]:
+        grads = lib.autograd.grad(outputs, diff_inputs, grad_outputs=units, retain_graph=True, allow_unused=True)
+        parts = [np.zeros(np.asarray(_array_of(x.detach())).size) if g is None
+                 else np.asarray(_array_of(g.detach()), dtype=np.float64).ravel() for x, g in zip(diff_inputs, grads)]
+        return np.concatenate(parts), grads
+
+    def units(column: int | None) -> list:
+        out, offset = [], 0
+        for o, size in zip(outputs, sizes):
+            unit = np.zeros(size)
+            if column is not None and offset <= column < offset + size:
+                unit[column - offset] = 1.0
+            out.append(lib.tensor(unit.reshape(np.asarray(_array_of(o.detach())).shape), dtype=o.dtype))
+            offset += size
+        return out
+
+    n_in = sum(np.asarray(_array_of(x.detach())).size for x in diff_inputs)
+    if outputs:
+        columns = [np.asarray([backward(units(c))[0] for c in range(sum(sizes))], dtype=np.float64)
+                   .reshape(-1, n_in).T for _ in range(2)]
+        zero, grads = backward(units(None))
+    else:  # nothing requires grad: backward sends nothing, as gradcheck assumes (the differences must be 0)
+        columns = [np.zeros((n_in, values_at.size))] * 2
+        zero, grads = np.zeros(n_in), []
+    return {
+        "values": values_at,
+        "plus": np.asarray(plus, dtype=np.float64).reshape(n_in, -1),
+        "minus": np.asarray(minus, dtype=np.float64).reshape(n_in, -1),
+        "jacobian": columns[0],
+        "again": columns[1],
+        "zero": zero,
+        "shapes": [[int(n) for n in x.shape] for x in diff_inputs],
+        "dtypes": [str(x.dtype) for x in diff_inputs],
+        "grad_shapes": [None if g is None else [int(n) for n in g.shape] for g in grads],
+        "grad_dtypes": [None if g is None else str(g.dtype) for g in grads],
+    }
+
+
+def judge_gradcheck(wanted: dict, actual: dict, *, name: str, reveal: bool = True) -> str | None:
+    """gradcheck's verdict, made here: None if the backward in ``actual`` agrees with finite differences.
+
+    As ``tg.autograd.gradcheck``: the numerical Jacobian, (f(x + eps) - f(x - eps)) / (2 eps)
+    per input element, must match backward's within ``atol + rtol * |numerical|``; backward must
+    give the same twice, nothing for zero gradients, and gradients of the inputs' shapes and
+    dtypes. And since every number comes from the kernel, the function's values (at the point
+    and at the moved points) must be those of the solution's run: a record that makes up a
+    function and its derivative together does not pass.
+    """
+    import numpy as np
+
+    options = wanted.get("options", {}) if isinstance(wanted.get("options"), dict) else {}
+    eps, atol, rtol = (options.get(k) for k in ("eps", "atol", "rtol"))
+    ours, theirs = _items(wanted.get("value", {})), _items(actual)
+    want = {k: _array(ours.get(k)) for k in ("values", "plus", "minus")}
+    if any(a is None for a in want.values()) or not all(isinstance(x, float) and x > 0 for x in (eps, atol)) \
+            or not isinstance(rtol, float):
+        return say("gradcheck.cannot", name=name, call="t.gradcheck")  # the solution's record: the instructor's check cell
+    got = {k: _array(theirs.get(k)) for k in ("values", "plus", "minus", "jacobian", "again", "zero")}
+    if any(got[k] is None or got[k].shape != want[k].shape for k in want):
+        return say("gradcheck.values", name=name) if reveal else say("gradcheck.hidden", name=name)
+
+    def close(a, b) -> bool:
+        return bool(np.allclose(a, b, rtol=rtol, atol=atol))
+
+    with np.errstate(all="ignore"):
+        numerical = (got["plus"] - got["minus"]) / (2 * eps)
+        expected = (want["plus"] - want["minus"]) / (2 * eps)
+    problem = None
+    if not (close(got["values"], want["values"]) and close(numerical, expected)):
+        problem = say("gradcheck.values", name=name)
+    elif got["jacobian"] is None or got["jacobian"].shape != numerical.shape:
+        problem = say("gradcheck.shape", name=name)
+    elif not close(got["jacobian"], numerical):
+        with np.printoptions(precision=4, suppress=True, threshold=200):
+            problem = say("gradcheck.mismatch", numerical=str(numerical), analytical=str(got["jacobian"]))
+    elif got["again"] is None or got["again"].shape != got["jacobian"].shape \
+            or not np.array_equal(got["again"], got["jacobian"]):
+        problem = say("gradcheck.again")
+    elif got["zero"] is None or np.any(got["zero"] != 0):
+        problem = say("gradcheck.grad_output")
+    else:
+        shapes, dtypes = _plain(ours.get("shapes")) or [], _plain(ours.get("dtypes")) or []
+        grad_shapes, grad_dtypes = _plain(theirs.get("grad_shapes")), _plain(theirs.get("grad_dtypes"))
+        if not isinstance(grad_shapes, list) or not isinstance(grad_dtypes, list):
+            problem = say("gradcheck.shape", name=name)
+        elif any(g is not None and g != s for g, s in zip(grad_shapes, shapes)):
+            problem = say("gradcheck.size")
+        elif any(g is not None and g != d for g, d in zip(grad_dtypes, dtypes)):
+            problem = say("gradcheck.type")
+    if problem is None:
+        return None
+    return problem if reveal else say("gradcheck.hidden", name=name)

@@ -157,6 +157,76 @@ TEXTS: dict[str, dict[str, str]] = {
               "activations, a 2-D batch of points and 1-D labels",
         "zh": "{name} 无法测量：检查单元格必须交给 {call} 一个由 {layer} 层和激活函数组成的网络、二维的点和一维的标签",
     },
+    "order.not_list": {
+        "en": "your {name} is not a list of the graph's nodes",
+        "zh": "你的 {name} 不是由计算图节点组成的列表",
+    },
+    "order.foreign": {
+        "en": "item {k} of your order cannot be reached from {root}",
+        "zh": "你的顺序中第 {k} 项无法从 {root} 到达",
+    },
+    "order.twice": {
+        "en": "{node} appears twice in your order",
+        "zh": "{node} 在你的顺序中出现了两次",
+    },
+    "order.count": {
+        "en": "your order has {got} nodes, but {want} nodes can be reached from {root}",
+        "zh": "你的顺序有 {got} 个节点，但从 {root} 可以到达 {want} 个节点",
+    },
+    "order.sends": {
+        "en": "{later} comes before {node}, which sends it a gradient",
+        "zh": "{later} 排在 {node} 之前，而后者要把梯度传给它",
+    },
+    "order.input": {
+        "en": "{node} comes before its input, {input}",
+        "zh": "{node} 排在它的输入 {input} 之前",
+    },
+    "order.hidden": {
+        "en": "{name} is not a valid order of this hidden test's graph",
+        "zh": "{name} 不是这个隐藏测试的计算图的有效顺序",
+    },
+    "order.cannot": {
+        "en": "{name} cannot be judged: the check cell must hand {call} an order, the graph's root and "
+              "what each node leads to",
+        "zh": "{name} 无法判断：检查单元格必须交给 {call} 一个顺序、计算图的根以及每个节点指向的节点",
+    },
+    "gradcheck.values": {
+        "en": "the values of {name} at the points gradcheck tries are not the expected function's: "
+              "check forward first",
+        "zh": "{name} 在 gradcheck 尝试的各点上的值不是预期函数的值：请先检查 forward",
+    },
+    "gradcheck.shape": {
+        "en": "the grader could not read what backward gives for {name}",
+        "zh": "评分程序无法读取 {name} 的 backward 给出的结果",
+    },
+    "gradcheck.mismatch": {
+        "en": "Jacobian mismatch,\nnumerical:\n{numerical}\nanalytical (from your backward):\n{analytical}",
+        "zh": "雅可比矩阵不一致，\n数值的：\n{numerical}\n解析的（来自你的 backward）：\n{analytical}",
+    },
+    "gradcheck.again": {
+        "en": "Backward is not reentrant: running backward twice with the same grad_output gives different values",
+        "zh": "backward 不可重入：用同一个 grad_output 运行两次 backward，得到的值不同",
+    },
+    "gradcheck.grad_output": {
+        "en": "backward not multiplied by grad_output: with zero gradients coming in, it still sends gradients on",
+        "zh": "backward 没有乘以 grad_output：传入的梯度为零时，它仍然传出非零梯度",
+    },
+    "gradcheck.size": {
+        "en": "grad is incorrect size: a gradient backward returns does not have its input's shape",
+        "zh": "梯度的大小不对：backward 返回的梯度与对应输入的形状不同",
+    },
+    "gradcheck.type": {
+        "en": "grad is incorrect type: a gradient backward returns does not have its input's dtype",
+        "zh": "梯度的类型不对：backward 返回的梯度与对应输入的 dtype 不同",
+    },
+    "gradcheck.hidden": {
+        "en": "gradcheck fails for {name} in this hidden test",
+        "zh": "在这个隐藏测试中，{name} 没有通过 gradcheck",
+    },
+    "gradcheck.cannot": {
+        "en": "{name} cannot be checked: the check cell must hand {call} a function and its inputs",
+        "zh": "{name} 无法检查：检查单元格必须交给 {call} 一个函数和它的输入",
+    },
     "prediction.wrong": {
         "en": "your {name} is {value}: that is not the right answer",
         "zh": "你的 {name} 是 {value}：这不是正确答案",

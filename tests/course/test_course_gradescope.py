@@ -44,7 +44,7 @@ def autograder(tmp_path_factory):
             "setup": (source / "setup.sh").read_text()}
 
 
-def run_upload(autograder, tmp_path, files: dict[str, str], path: str | None = None) -> dict:
+def run_upload(autograder, tmp_path, files: dict[str, str], path: str | None = None, prefix: tuple = ()) -> dict:
     layout = tmp_path / "autograder"
     shutil.copytree(autograder["source"], layout / "source")
     shutil.copy(layout / "source" / "run_autograder", layout / "run_autograder")
@@ -55,8 +55,8 @@ def run_upload(autograder, tmp_path, files: dict[str, str], path: str | None = N
            "PYTHONPATH": str(autograder["site"])}
     if path is not None:
         env["PATH"] = path
-    done = subprocess.run(["bash", str(layout / "run_autograder")], env=env, capture_output=True, text=True,
-                          timeout=600)
+    done = subprocess.run([*prefix, "bash", str(layout / "run_autograder")], env=env, capture_output=True,
+                          text=True, timeout=600)
     results = layout / "results" / "results.json"
     assert results.is_file(), done.stderr
     return json.loads(results.read_text())
@@ -165,11 +165,30 @@ def docker_path(tmp_path) -> str:
     return f"{fake}:{os.environ.get('PATH', '')}"
 
 
+#: Gradescope's run_autograder has no network, and Docker runs it as root: a new user namespace
+#: (root inside) with a network namespace of its own, where only a loopback that is down exists.
+NO_NETWORK = ("unshare", "--map-root-user", "--net")
+
+
+def no_network() -> tuple:
+    """The prefix that runs a command as root without a network; () where unshare cannot (then
+    the masked /proc is still tested, with the network this machine has)."""
+    if shutil.which("unshare") is None or subprocess.run([*NO_NETWORK, "true"], capture_output=True).returncode:
+        return ()
+    probe = subprocess.run([*NO_NETWORK, sys.executable, "-c",
+                            "import socket; socket.create_connection(('1.1.1.1', 53), timeout=2)"],
+                           capture_output=True, text=True)
+    assert probe.returncode != 0 and "unreachable" in probe.stderr, probe.stderr  # really no network
+    return NO_NETWORK
+
+
 def test_under_a_masked_proc_it_falls_back_and_says_so(autograder, tmp_path):
-    """Docker: bwrap starts, /proc cannot be mounted again. Full marks, 0 for a blank, and the
-    instructor-only entry names the fallback; the student's output does not."""
-    path = docker_path(tmp_path)
-    data = run_upload(autograder, tmp_path / "full", {"basics.ipynb": answered_basics(tmp_path)}, path=path)
+    """Docker: bwrap starts, /proc cannot be mounted again, run_autograder runs as root without a
+    network. Full marks, 0 for a blank, and the instructor-only entry names the fallback; the
+    student's output does not."""
+    path, prefix = docker_path(tmp_path), no_network()
+    data = run_upload(autograder, tmp_path / "full", {"basics.ipynb": answered_basics(tmp_path)}, path=path,
+                      prefix=prefix)
     assert data["score"] == 4 and "basics: 4/4" in data["output"], data
     (integrity,) = [t for t in data["tests"] if t["name"].startswith("Integrity")]
     assert integrity["visibility"] == "hidden"
@@ -177,7 +196,7 @@ def test_under_a_masked_proc_it_falls_back_and_says_so(autograder, tmp_path):
     assert "Operation not permitted" in integrity["output"]  # what was tried, for the instructor
     assert "fallback" not in data["output"] and "sandbox" not in data["output"]
     blank = (autograder["source"] / "exercises" / "named.ipynb").read_text()
-    data = run_upload(autograder, tmp_path / "blank", {"named.ipynb": blank}, path=path)
+    data = run_upload(autograder, tmp_path / "blank", {"named.ipynb": blank}, path=path, prefix=prefix)
     assert data["score"] == 0 and "named: 0/6" in data["output"]
 
 

@@ -420,6 +420,51 @@ def test_control_unescaped_names_forge_summary_lines(hostile):
     assert FORGED_LINE not in reports.plain(raw).splitlines()
 
 
+@pytest.mark.parametrize("student", ["s_newline_message", BIDI_STUDENT, "m_newline_file", "m_newline_gid"])
+def test_control_other_student_strings_forge_lines_unescaped(hostile, student):
+    """A kernel's message, a name with a right-to-left override, a file name and a grade_id, each
+    written as it came (last round's reports): a forged line, or the override itself, reaches the
+    report; written with reports.plain (what every report does now) they do not."""
+    raw = {"s_newline_message": "x\n" + FORGED_LINE + "\n  honest_0  basics: 4/4", BIDI_STUDENT: BIDI_STUDENT,
+           "m_newline_file": NEWLINE_FILE, "m_newline_gid": NEWLINE_GID}[student]
+    if student == BIDI_STUDENT:
+        assert "\u202e" in raw and "\u202e" not in reports.plain(raw)
+    else:
+        assert any(line.strip().startswith(FORGED_LINE) for line in raw.splitlines())
+        assert not any(line.strip().startswith(FORGED_LINE) for line in reports.plain(raw).splitlines())
+
+
+def test_control_a_formula_name_is_a_formula_in_a_plain_csv(hostile):
+    import csv
+    import io
+
+    buffer = io.StringIO()
+    csv.writer(buffer).writerow([FORMULA_STUDENT, 4])  # a CSV writer's own quoting: still a formula
+    (cell, _), = csv.reader(io.StringIO(buffer.getvalue()))
+    assert cell.startswith("=HYPERLINK")
+    assert reports._csv_text(FORMULA_STUDENT).startswith("'=HYPERLINK")
+
+
+def test_control_a_link_to_a_device_never_ends(hostile):
+    import stat
+
+    link = hostile["root"] / "submissions" / "f_devzero" / "basics.ipynb"
+    assert stat.S_ISCHR(os.stat(link).st_mode)  # followed: a device, not a file
+    with open(link, "rb") as stream:
+        assert stream.read(2**20) == bytes(2**20)  # and it never ends
+
+
+def test_control_without_a_file_size_limit_the_big_file_is_written_and_nothing_said(hostile):
+    from dataclasses import replace
+
+    from tensorgrad_course.exercise_set import load_exercise_sets
+
+    path = hostile["root"] / "submissions" / "l_big_file" / "basics.ipynb"
+    sets = load_exercise_sets(hostile["root"] / "solutions", hostile["root"] / "exercises")
+    r = grade_submission(Submission("l_big_file", str(path)), sets, replace(LIMITS, file_mb=0))
+    assert r.status == "graded" and "the limit on the size of one file" not in _text_of(r), _text_of(r)
+
+
 def test_control_links_and_pipes_are_followed_or_lost_without_the_check(hostile):
     subs, solution = hostile["root"] / "submissions", hostile["root"] / "solutions" / "basics.ipynb"
     for student in ("f_symlink", "f_hardlink"):

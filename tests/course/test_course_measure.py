@@ -312,3 +312,263 @@ def test_the_self_check_measures_a_network_of_tanh_units(capsys):
     t = check("build_your_own_engine.task7")
     with t.test("no accuracy for a squared error"), pytest.raises(ValueError):
         t.measure("n", _tanh_units(), points, targets, loss="squared error", accuracy_at_least=0.5)
+
+
+# ------------------------------------------- orders and gradchecks: judged here, not in the kernel
+#
+# Sets 10 and 12 judged a student's order of a graph with a helper in the check cell
+# (``problem = order_problem(y, order)``, then ``t.submit("order_is_valid", problem is None,
+# expected=True)``); set 12's task 6 compared the engines with a helper too (``agree``); set 9
+# submitted ``tg.autograd.gradcheck(...)``'s True. Each attack below rebinds or patches that
+# helper from the student's code and hands in a wrong answer. Run against the commit before this
+# change (the old check cells), every one of them passed the tests named here: these tests
+# failed there. Now the kernel hands over plain data (the order as node labels, the function's
+# values and backward's Jacobian, the engine's numbers) and the grader decides.
+
+# A depth-first preorder (a node before all its inputs are done: wrong on a diamond's branches),
+# and the check cell's helper made to say "valid" through the caller's frame.
+REBIND_BACKWARD_ORDER = '''
+import sys
+
+def backward_order(y):
+    sys._getframe(1).f_globals["order_problem"] = lambda *args: None
+    order, seen, stack = [], set(), [y.grad_fn]
+    while stack:
+        node = stack.pop()
+        if node is None or node in seen:
+            continue
+        seen.add(node)
+        order.append(node)
+        stack.extend(next_node for next_node, _ in reversed(node.next_functions))
+    return order
+'''
+
+REBIND_TOPOLOGICAL_ORDER = '''
+import sys
+
+def topological_order(root):
+    sys._getframe(1).f_globals["order_problem"] = lambda *args: None
+    order, seen, stack = [], set(), [root]
+    while stack:
+        value = stack.pop()
+        if id(value) in seen:
+            continue
+        seen.add(id(value))
+        order.append(value)  # before its inputs: the wrong way round
+        stack.extend(value._prev)
+    return order
+'''
+
+# Gradients 1% off, and the check cell's comparison of the two engines made to say "same".
+REBIND_AGREE = '''
+import sys
+import tensorgrad as tg
+
+def grads_with_value(f, numbers):
+    sys._getframe(1).f_globals["agree"] = lambda mine, theirs: True
+    inputs = [Value(n) for n in numbers]
+    out = f(*inputs)
+    out.backward()
+    return out.data, [1.01 * value.grad for value in inputs]
+
+def grads_with_tensorgrad(f, numbers):
+    inputs = [tg.tensor(n, dtype=tg.float64, requires_grad=True) for n in numbers]
+    out = f(*inputs)
+    out.backward()
+    return out.item(), [0.0 if t.grad is None else t.grad.item() for t in inputs]
+'''
+
+# A backward twice too large for a, and gradcheck's own checks switched off from forward,
+# which gradcheck calls before it compares.
+PATCH_GRADCHECK = '''
+import sys
+
+class BroadcastMul(tg.autograd.Function):
+    @staticmethod
+    def forward(ctx, a, b):
+        checker = sys.modules.get("tensorgrad.autograd.gradcheck")
+        if checker is not None:
+            checker._slow_check = lambda *args, **kwargs: None
+            checker._check_backward_uses_grad_output = lambda *args, **kwargs: None
+        ctx.save_for_backward(a, b)
+        return a * b
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        a, b = ctx.saved_tensors
+        return unbroadcast(2 * grad_output * b, a.shape), unbroadcast(grad_output * a, b.shape)
+'''
+
+#: set -> (answer cell, check cell, attack, the tests the attack passed on the old check cells)
+VERDICT_ATTACKS = {
+    "10_inside_the_engine": ("task3", "task3_check", REBIND_BACKWARD_ORDER, (
+        "the branches p, q, r of lesson 10", "the graph of task 1",
+        "constants, a leaf used many times, and thirty stacked diamonds")),
+    "12_build_your_own_engine": ("task2", "task2_check", REBIND_TOPOLOGICAL_ORDER, (
+        "(x + w) * (w + 1): a valid order of its 6 values", "p used directly and through q, with _prev in either order",
+        "twelve stacked diamonds", "a random graph of 300 values")),
+    "12_build_your_own_engine/agree": ("task6", "task6_check", REBIND_AGREE, (
+        "200 random expressions: your engine agrees with tensorgrad on each",)),
+    "09_custom_functions": ("task5", "task5_check", PATCH_GRADCHECK, (
+        "gradcheck with a of shape (2, 3) and b of shape (3,)",)),
+}
+
+
+# The same wrong order, and the record t.order sends forged in the kernel: the graph without its
+# edges (so any order fits it). The grader reads only the order from it.
+FORGE_ORDER_RECORD = REBIND_BACKWARD_ORDER + '''
+import tensorgrad_course.measures as _measures
+
+_real_order_of = _measures.order_of
+
+def _forged_order_of(order, root, successors, **options):
+    record = _real_order_of(order, root, successors, **options)
+    record["edges"] = record["edges"][:0]
+    return record
+
+_measures.order_of = _forged_order_of
+'''
+
+
+@pytest.fixture(scope="module")
+def graded_verdicts(tmp_path_factory):
+    out = {}
+    for key, (answer, _, source, _) in VERDICT_ATTACKS.items():
+        extra = {"forged_record": FORGE_ORDER_RECORD} if key == "10_inside_the_engine" else {}
+        out[key] = _grade(tmp_path_factory, key.split("/")[0], answer, {"attack": source, **extra})
+    return out
+
+
+def test_a_forged_order_record_wins_nothing(graded_verdicts):
+    """The kernel's record of the graph is the student's to forge; the grader checks the order
+    against the graph of the solution's run."""
+    _, check_cell, _, tests = VERDICT_ATTACKS["10_inside_the_engine"]
+    result = graded_verdicts["10_inside_the_engine"]["forged_record"]
+    assert result.status == "graded", result.reason
+    by_name = {t.name: t for t in _task(result, check_cell).tests}
+    for name in tests:
+        assert by_name[name].status == "failed" and by_name[name].points == 0, (name, by_name[name])
+
+
+@pytest.mark.parametrize("key", list(VERDICT_ATTACKS))
+def test_rebinding_an_in_kernel_verdict_wins_nothing(graded_verdicts, key):
+    """Each attack passed these tests on the old check cells; now the grader judges the plain data."""
+    _, check_cell, _, tests = VERDICT_ATTACKS[key]
+    honest = graded_verdicts[key]["honest"]
+    assert honest.status == "graded" and honest.score == honest.max_score, honest.reason
+    result = graded_verdicts[key]["attack"]
+    assert result.status == "graded", result.reason
+    by_name = {t.name: t for t in _task(result, check_cell).tests}
+    for name in tests:
+        assert by_name[name].status == "failed" and by_name[name].points == 0, (name, by_name[name])
+
+
+def test_the_orders_messages_come_from_the_grader(graded_verdicts):
+    by_name = {t.name: t for t in _task(graded_verdicts["10_inside_the_engine"]["attack"], "task3_check").tests}
+    assert by_name["the branches p, q, r of lesson 10"].message.startswith(
+        "AccumulateGrad comes before MulBackward0, which sends it a gradient")
+    assert by_name["the graph of task 1"].message == \
+        "backward_order(y) for task 1's graph is not a valid order of this hidden test's graph"
+    engine = {t.name: t for t in _task(graded_verdicts["12_build_your_own_engine"]["attack"], "task2_check").tests}
+    assert engine["(x + w) * (w + 1): a valid order of its 6 values"].message.startswith(
+        "the value with data 6 comes before its input, the value with data 4")
+
+
+def _order_entry(order, start, successors, **options):
+    record = values.encode(measures.order_of(order, start, successors))
+    return {"name": "order", "value": record, "options": {"measure": measures.ORDER, **options}}
+
+
+class _Node:
+    def __init__(self, *inputs):
+        self.inputs = list(inputs)
+
+
+def test_the_grader_judges_an_order_with_the_solutions_graph():
+    x = _Node()
+    a, b = _Node(x), _Node(x)
+    y = _Node(a, b)
+    successors = lambda node: node.inputs  # noqa: E731
+    wanted = _order_entry([x, a, b, y], y, successors, first="inputs", root="y")
+    assert measures.judge(wanted, wanted["value"], name="order") is None
+    assert measures.judge(wanted, _order_entry([x, b, a, y], y, successors)["value"], name="order") is None
+    assert "comes before its input" in measures.judge(wanted, _order_entry([a, x, b, y], y, successors)["value"],
+                                                      name="order")
+    # A record whose graph has no edges: the grader uses the solution's graph, so the order still fails.
+    forged = _order_entry([y, a, b, x], y, lambda node: [] if node is y else node.inputs)["value"]
+    forged_items = dict((k, v) for k, v in forged["items"])
+    forged_items["order"] = values.encode(np.array([3.0, 1.0, 2.0, 0.0]))  # y, a, b, x by the solution's labels
+    forged = {**forged, "items": [[k, v] for k, v in forged_items.items()]}
+    assert "comes before its input" in measures.judge(wanted, forged, name="order")
+    assert measures.judge(wanted, _order_entry([x, a, y], y, successors)["value"], name="order") == \
+        "your order has 3 nodes, but 4 nodes can be reached from y"
+    assert measures.judge(wanted, _order_entry([x, a, a, b, y], y, successors)["value"], name="order") == \
+        "_Node appears twice in your order"
+    assert measures.judge(wanted, _order_entry([x, _Node(), b, y], y, successors)["value"], name="order") == \
+        "item 1 of your order cannot be reached from y"
+    assert measures.judge(wanted, _order_entry(None, y, successors)["value"], name="order") == \
+        "your order is not a list of the graph's nodes"
+    backward = _order_entry([y, a, b, x], y, successors, first="root", root="y")
+    assert measures.judge(backward, backward["value"], name="order") is None
+    assert measures.judge(backward, _order_entry([y, a, x, b], y, successors)["value"], name="order") == \
+        "_Node comes before _Node, which sends it a gradient"
+
+
+def test_the_grader_makes_gradchecks_verdict(capsys):
+    tg = pytest.importorskip("tensorgrad")
+
+    class Cube(tg.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x ** 3
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            (x,) = ctx.saved_tensors
+            return grad_output * 3 * x ** 2
+
+    class Forgetful(Cube):
+        @staticmethod
+        def backward(ctx, grad_output):
+            (x,) = ctx.saved_tensors
+            return 3 * x ** 2 + 0 * grad_output
+
+    class Wrong(Cube):
+        @staticmethod
+        def backward(ctx, grad_output):
+            (x,) = ctx.saved_tensors
+            return grad_output * 3 * x
+
+    x = tg.tensor([0.5, -1.2, 2.0], dtype=tg.float64, requires_grad=True)
+
+    def entry(fn, at=x):
+        return {"name": "gradcheck(f, (x,))", "value": values.encode(measures.jacobians_of(fn, (at,), 1e-6)),
+                "options": {"measure": measures.GRADCHECK, "eps": 1e-6, "atol": 1e-5, "rtol": 1e-3}}
+
+    wanted = entry(Cube.apply)
+    assert measures.judge(wanted, wanted["value"], name="g") is None
+    assert measures.judge(wanted, entry(Wrong.apply)["value"], name="g").startswith("Jacobian mismatch")
+    # At one point the unit vector hides a backward that ignores grad_output; zero gradients do not.
+    one = tg.tensor([0.5], dtype=tg.float64, requires_grad=True)
+    assert measures.judge(entry(Cube.apply, one), entry(Forgetful.apply, one)["value"], name="g").startswith(
+        "backward not multiplied by grad_output")
+    # A forward that returns a detached tensor sends nothing back: the differences are not zero.
+    assert measures.judge(wanted, entry(lambda v: Cube.apply(v).detach())["value"], name="g").startswith(
+        "Jacobian mismatch")
+    # A made-up function with a derivative that fits it is not the function the check asks about.
+    assert "not the expected function's" in measures.judge(wanted, entry(lambda v: v * 0)["value"], name="g")
+    assert measures.judge(wanted, entry(Wrong.apply)["value"], name="g", reveal=False) == \
+        "gradcheck fails for g in this hidden test"
+    assert tg.autograd.gradcheck(Cube.apply, (x,)) and not tg.autograd.gradcheck(
+        Wrong.apply, (x,), raise_exception=False)
+    # The self-check judges the same way.
+    t = check("custom_functions.task9")
+    with t.test("wrong"):
+        t.gradcheck("gradcheck(Wrong.apply, (x,))", Wrong.apply, (x,))
+    with t.test("right"):
+        t.gradcheck("gradcheck(Cube.apply, (x,))", Cube.apply, (x,))
+    with pytest.raises(CheckFailure):
+        t.done()
+    out = capsys.readouterr().out
+    assert "\N{BALLOT X} wrong: Jacobian mismatch" in out and "\N{CHECK MARK} right" in out
