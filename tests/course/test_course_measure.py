@@ -471,7 +471,7 @@ def test_the_orders_messages_come_from_the_grader(graded_verdicts):
         "backward_order(y) for task 1's graph is not a valid order of this hidden test's graph"
     engine = {t.name: t for t in _task(graded_verdicts["12_build_your_own_engine"]["attack"], "task2_check").tests}
     assert engine["(x + w) * (w + 1): a valid order of its 6 values"].message.startswith(
-        "the value with data 6 comes before its input, the value with data 4")
+        "Value(data=6) comes before its input, Value(data=4)")
 
 
 def _order_entry(order, start, successors, **options):
