@@ -508,6 +508,21 @@ def test_control_without_the_monitor_the_flood_succeeds(hostile, student, tmp_pa
     assert r.status == "graded" and {t.grade_id: t.points for t in r.tasks}["test_square"] == 2, (r.reason, r.tasks)
 
 
+def test_control_without_a_memory_limit_the_hog_gets_its_4_gib_and_nothing_is_said(hostile):
+    """No address-space limit: the kernel takes its 4 GiB (for a moment, then lets go) and no
+    note says a word of it. (It touches 4 GiB of the machine's memory, about a second.)"""
+    from dataclasses import replace
+
+    from tensorgrad_course.exercise_set import load_exercise_sets
+
+    path = hostile["root"] / "submissions" / "l_memory" / "basics.ipynb"
+    sets = load_exercise_sets(hostile["root"] / "solutions", hostile["root"] / "exercises")
+    r = grade_submission(Submission("l_memory", str(path)), sets, replace(LIMITS, memory_mb=0))
+    assert r.status == "graded", (r.status, r.reason)
+    assert ATTACKS["l_memory"][3] not in _text_of(r), _text_of(r)
+    assert "MemoryError" not in _text_of(r), _text_of(r)
+
+
 def test_control_the_input_history_holds_the_hidden_tests_when_they_are_stored(hostile, monkeypatch):
     """Run with store_history=True for every cell (last round's runs): the history attack scores."""
     from tensorgrad_course import assemble
