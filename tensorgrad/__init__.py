@@ -53,9 +53,8 @@ from .ops.inplace import clamp_, fill_
 from .ops.reduction import (all, amax, amin, any, argmax, argmin, gather, log_softmax, logsumexp,
                             max, mean, min, norm, prod, softmax, std, sum, var)
 from .ops.shape import (broadcast_to, cat, chunk, concatenate, detach, expand_copy, flatten, numel,
-                        permute, repeat, reshape, split, squeeze, stack, t, transpose, unbind,
-                        unsqueeze)
-from .printing import get_printoptions, set_printoptions
+                        permute, reshape, split, squeeze, stack, t, transpose, unbind, unsqueeze)
+from .printing import set_printoptions
 from .random import Generator, manual_seed
 from .size import Size
 from .device import cuda, device

@@ -48,3 +48,15 @@ def test_methods_and_functions(lib):
     assert show(lib.zero_(lib.tensor([1., 2.]))) == "tensor([0., 0.])"
     raises(TypeError, "exp_(): argument 'input' (position 1) must be Tensor, not list",
            lambda: lib.exp_([1.]))
+
+
+def test_tensorgrad_has_no_function_at_the_top_that_torch_lacks():
+    """`tg.repeat(x, 2)` ran where `torch.repeat` is an AttributeError: code that works here must
+    work on torch. (Submodules aside: tg.viz, tg.dtypes, ... are tensorgrad's own.)"""
+    import types
+
+    import tensorgrad as tg
+    torch = pytest.importorskip("torch")
+    extra = [name for name in dir(tg) if not name.startswith("_")
+             and not isinstance(getattr(tg, name), types.ModuleType) and not hasattr(torch, name)]
+    assert extra == []
