@@ -285,7 +285,7 @@ def checked(function=None, *, name=None, method=False, like=None, of_function=Fa
                        python=python)
     overloads = declared.overloads
     if method and all(not o.params for o in overloads):
-        return function  # no arguments beyond the tensor: Python's own check suffices
+        return takes_no_arguments(function)  # no arguments beyond the tensor
     parameters = inspect.signature(function).parameters
     takes = frozenset(key for key, p in parameters.items() if p.kind in (
         p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and key != "out")  # (out= is refused)
@@ -321,6 +321,23 @@ def checked(function=None, *, name=None, method=False, like=None, of_function=Fa
 
     check_then_call.signatures = declared
     return check_then_call
+
+
+def takes_no_arguments(function):
+    """A Tensor method that takes nothing but the tensor (`x.exp()`, `x.item()`), as PyTorch's C
+    methods of that kind: anything more is refused in their words, not Python's, and an `out=`
+    is never taken and ignored. (`x.exp` itself is a function of `input` and `out`.)"""
+    name = function.__name__
+
+    @functools.wraps(function)
+    def method(self, *args, **kwargs):
+        if kwargs:
+            raise TypeError(messages.NO_KEYWORD_ARGUMENTS.format(name=name))
+        if args:
+            raise TypeError(messages.NO_ARGUMENTS.format(name=name, given=len(args)))
+        return function(self)
+
+    return method
 
 
 def _binds(parameters, args, kwargs):

@@ -324,9 +324,6 @@ class Tensor:
             raise TypeError("iteration over a 0-d tensor")
         return (self[index] for index in range(self._data.shape[0]))
 
-    def cpu(self):
-        return self
-
     def cuda(self, device=None, non_blocking=False):
         """There is no GPU: as PyTorch without CUDA."""
         if device is not None:

@@ -27,7 +27,7 @@ from .ops import linalg as _linalg
 from .ops import reduction as _red
 from .ops import shape as _shape
 from .arguments import (Device, Dtype, Generator, Ints, MemoryFormat, Number, checked, method,
-                        overload)
+                        overload, takes_no_arguments)
 from .tensor import Tensor
 
 # The operations themselves, without their argument checks (`mul.__wrapped__`: the function
@@ -125,20 +125,31 @@ class TensorMethods:
             dtype = named[dtype]
         return self.to(dtype)
 
-    def float(self):
+    # (PyTorch's take a memory format, which tensorgrad has none of: only None passes)
+    @checked(method=True)
+    def float(self, *, memory_format: MemoryFormat = None):
         return self.to(dtypes.float32)
 
-    def double(self):
+    @checked(method=True)
+    def double(self, *, memory_format: MemoryFormat = None):
         return self.to(dtypes.float64)
 
-    def long(self):
+    @checked(method=True)
+    def long(self, *, memory_format: MemoryFormat = None):
         return self.to(dtypes.int64)
 
-    def bool(self):
+    @checked(method=True)
+    def bool(self, *, memory_format: MemoryFormat = None):
         return self.to(dtypes.bool_)
 
-    def contiguous(self):
+    @checked(method=True)
+    def contiguous(self, *, memory_format: MemoryFormat = "contiguous_format"):  # (not None)
         return _shape.contiguous(self)
+
+    @checked(method=True)
+    def cpu(self, *, memory_format: MemoryFormat = None):
+        """The tensor itself: the CPU is tensorgrad's only device."""
+        return self
 
     # -- printing ----------------------------------------------------------------------------
     def __repr__(self):
@@ -217,9 +228,9 @@ class TensorMethods:
         _ew.isclose, _ew.allclose, _ew.floor_divide, _ew.remainder, _ew.logical_and,
         _ew.logical_or))
     clone = method(_ew.clone)
-    # (no arguments beside the tensor: Python's own check of the call suffices)
+    # (no arguments beside the tensor, as PyTorch's C methods; so are tensor.py's, below)
     square, neg, reciprocal, exp, log, log1p, expm1, sqrt, sin, cos, tanh, sigmoid, relu, abs, \
-        sign, logical_not = (f.__wrapped__ for f in (
+        sign, logical_not = (takes_no_arguments(f.__wrapped__) for f in (
             _ew.square, _ew.neg, _ew.reciprocal, _ew.exp, _ew.log, _ew.log1p, _ew.expm1,
             _ew.sqrt, _ew.sin, _ew.cos, _ew.tanh, _ew.sigmoid, _ew.relu, _ew.abs, _ew.sign,
             _ew.logical_not))
@@ -251,7 +262,7 @@ class TensorMethods:
             _shape.reshape, _shape.view, _shape.flatten, _shape.transpose, _shape.permute,
             _shape.unsqueeze, _shape.squeeze, _shape.expand, _shape.expand_as, _shape.repeat,
             _shape.flip, _shape.unbind, _shape.chunk))
-    t = _shape.t.__wrapped__
+    t = takes_no_arguments(_shape.t.__wrapped__)
     select = method(_indexing.select)
 
     @checked(method=True)
@@ -274,6 +285,11 @@ class TensorMethods:
 
     size = checked(Tensor.size, method=True, like=_size)  # (tensor.py's own methods, checked)
     requires_grad_ = checked(Tensor.requires_grad_, method=True, like=_requires_grad_)
+    dim, numel, nelement, item, tolist, data_ptr, is_floating_point, detach, detach_, \
+        retain_grad = (takes_no_arguments(f) for f in (
+            Tensor.dim, Tensor.numel, Tensor.nelement, Tensor.item, Tensor.tolist,
+            Tensor.data_ptr, Tensor.is_floating_point, Tensor.detach, Tensor.detach_,
+            Tensor.retain_grad))
 
     @property
     def T(self):  # noqa: N802  (PyTorch's name)
@@ -314,6 +330,7 @@ class TensorMethods:
     __iadd__, __isub__, __imul__, __itruediv__ = (binary_operator(f) for f in (
         add_, sub_, mul_, div_))
 
+    @takes_no_arguments
     def zero_(self):
         return _inplace.zero_(self)
 
@@ -423,7 +440,7 @@ def _in_place_form(name):
 
     in_place.__name__ = in_place.__qualname__ = name + "_"
     in_place.__doc__ = f"In place: x becomes {name}(x)."
-    return in_place
+    return takes_no_arguments(in_place)
 
 
 for _name in IN_PLACE_OF:

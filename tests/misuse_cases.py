@@ -285,6 +285,7 @@ def namespace_cases(tg):
             continue
         for bad in _FIRST_ARGUMENTS:
             cases.add(f"t.{name}({bad})")
+        cases.add(f"t.{name}(out=t)")  # a method takes no out= (one that took it ignored it)
     for name in ("Linear", "ReLU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax", "MSELoss",
                  "BCELoss", "NLLLoss", "CrossEntropyLoss", "BCEWithLogitsLoss", "Flatten",
                  "Dropout", "BatchNorm1d", "ModuleList", "Unflatten"):

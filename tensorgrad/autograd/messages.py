@@ -375,3 +375,8 @@ OTHER_OPTIMIZER_STATE = (
 
 # bmm of a tensor that is not a batch of matrices
 NOT_3D = "{name} must be a 3D tensor"
+
+# a Tensor method that takes nothing but the tensor (x.exp(), x.item()), given more: PyTorch's C
+# methods say so in these words (arguments.takes_no_arguments)
+NO_KEYWORD_ARGUMENTS = "TensorBase.{name}() takes no keyword arguments"
+NO_ARGUMENTS = "TensorBase.{name}() takes no arguments ({given} given)"
