@@ -289,8 +289,9 @@ def make_np_step(x, y, params):
     return step
 
 
-def make_autograd_step(lib, x, y, params):
-    """The same training step for tensorgrad and torch (`lib`): their APIs are the same."""
+def make_autograd_step(lib, x, y, params, backward=None):
+    """The same training step for tensorgrad and torch (`lib`): their APIs are the same.
+    `backward(loss)` replaces `loss.backward()` (bench/what_if_numpy_rules.py)."""
     x = lib.from_numpy(x)
     y = lib.from_numpy(y)
     ps = [lib.from_numpy(p).requires_grad_() for p in params]
@@ -301,7 +302,10 @@ def make_autograd_step(lib, x, y, params):
         h = (x @ w1 + b1).relu()
         logits = h @ w2 + b2
         loss = -logits.log_softmax(dim=1)[rows, y].mean()
-        loss.backward()
+        if backward is None:
+            loss.backward()
+        else:
+            backward(loss)
         with lib.no_grad():
             for p in ps:
                 p.sub_(LR * p.grad)

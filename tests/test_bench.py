@@ -14,6 +14,7 @@ import bench_hvp_and_epoch  # noqa: E402
 import floor_autograd  # noqa: E402
 import peers  # noqa: E402
 import profile_core  # noqa: E402
+import what_if_numpy_rules  # noqa: E402
 
 
 def test_floor_autograd_gives_the_hand_written_gradient():
@@ -33,6 +34,13 @@ def test_floor_autograd_accumulates_into_the_leaf():
     (x * 2.0 + 1.0).backward(floor_autograd.ones(2))  # a second graph adds to x.grad
     expected = 3.0 * (1 - np.tanh(3.0 * np.array([0.5, -1.0])) ** 2) + 2.0
     np.testing.assert_allclose(x.grad.data, expected, rtol=1e-5)
+
+
+def test_what_if_array_rules_give_tensorgrad_gradients():
+    """bench/what_if_numpy_rules.py times rules on arrays: they must compute the same thing."""
+    what_if_numpy_rules.check_chain(30)
+    for batch in (1, 8):
+        what_if_numpy_rules.check_gradients(batch)
 
 
 def test_per_op_benchmark_runs_and_its_implementations_agree():
