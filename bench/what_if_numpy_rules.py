@@ -40,6 +40,7 @@ import peers  # noqa: E402
 import tensorgrad as tg  # noqa: E402
 from tensorgrad.autograd.engine import count_dependencies  # noqa: E402
 from tensorgrad.autograd.node import AccumulateGrad, SavedTensor  # noqa: E402
+from tensorgrad.autograd.rule import Rule  # noqa: E402
 from tensorgrad.ops import fused  # noqa: E402
 
 
@@ -91,8 +92,28 @@ def sum_to_shape(g, shape):
     return np.add.reduce(g, axis=dims, keepdims=True).reshape(shape) if dims else g
 
 
+def apply_on_arrays(node, grads):
+    """Rule.apply with the array rules: tensorgrad's engine still hands it tensors and takes
+    tensors back (fitting them to their inputs, adding them into `.grad`)."""
+    arrays = ARRAY_RULES[type(node).__name__](node, grads[0]._data)
+    return tuple(None if array is None else tg.Tensor._make(array) for array in arrays)
+
+
+def backward_with_array_rules(loss, gradient=None):
+    """`loss.backward(gradient)` through tensorgrad's own engine, with the array rules."""
+    Rule.apply = apply_on_arrays
+    try:
+        loss.backward(gradient)
+    finally:
+        Rule.apply = TENSOR_APPLY
+
+
+TENSOR_APPLY = Rule.apply
+
+
 def backward_on_arrays(loss, gradient=None):
-    """engine.execute's walk, with the array rules above."""
+    """engine.execute's walk, leaner (no hooks, instruments or captures to look for), with the
+    array rules above; a leaf takes its first gradient without a copy."""
     root = loss.grad_fn
     dependencies = count_dependencies([root])
     buffers = {root: np.ones((), loss._data.dtype) if gradient is None else gradient._data}
@@ -130,23 +151,26 @@ def check_chain(length):
     ops = bench_core.chain_ops(length)
     x = tg.tensor([-1., -.3, .3, 1.], requires_grad=True)
     expected = bench_core.autograd_chain(x, ops, tg.ones(4))._data
-    backward_on_arrays(bench_core.chain_forward(x, ops), tg.ones(4))
-    np.testing.assert_allclose(x.grad._data, expected, rtol=1e-5)
+    for backward in (backward_with_array_rules, backward_on_arrays):
+        backward(bench_core.chain_forward(x, ops), tg.ones(4))
+        np.testing.assert_allclose(x.grad._data, expected, rtol=1e-5)
+        x.grad = None
 
 
 def check_gradients(batch):
     """The array rules give tensorgrad's own gradients."""
     x, y, params = bench_core.mlp_data(batch)
     grads = []
-    for backward in (tg.Tensor.backward, backward_on_arrays):
+    for backward in (tg.Tensor.backward, backward_with_array_rules, backward_on_arrays):
         ps = [tg.from_numpy(p.copy()).requires_grad_() for p in params]
         w1, b1, w2, b2 = ps
         h = (tg.from_numpy(x) @ w1 + b1).relu()
         loss = -(h @ w2 + b2).log_softmax(dim=1)[tg.arange(batch), tg.from_numpy(y)].mean()
         backward(loss)
         grads.append([p.grad._data for p in ps])
-    for mine, theirs in zip(*grads):
-        np.testing.assert_allclose(mine, theirs, rtol=1e-5, atol=1e-7)
+    for on_arrays in grads[1:]:
+        for mine, theirs in zip(on_arrays, grads[0]):
+            np.testing.assert_allclose(mine, theirs, rtol=1e-5, atol=1e-7)
 
 
 def per_op(rounds=9, length=2000):
@@ -155,13 +179,17 @@ def per_op(rounds=9, length=2000):
     x = tg.tensor([-1., -.3, .3, 1.], requires_grad=True)
     seed = tg.ones(4)
 
-    def on_arrays():
+    def in_engine():
+        backward_with_array_rules(bench_core.chain_forward(x, ops), seed)
+        x.grad = None
+
+    def lean():
         backward_on_arrays(bench_core.chain_forward(x, ops), seed)
         x.grad = None
 
     check_chain(length)
     runs = {"tensorgrad": lambda: bench_core.autograd_chain(x, ops, seed),
-            "rules on arrays": on_arrays}
+            "array rules": in_engine, "array rules, lean": lean}
     try:
         import torch
         torch.set_num_threads(1)
@@ -178,7 +206,7 @@ def per_op(rounds=9, length=2000):
     medians = {name: sorted(t)[rounds // 2] for name, t in times.items()}
     for name, median in medians.items():
         ratio = f"  {median / medians['torch']:.2f}x torch" if "torch" in medians else ""
-        print(f"per-op chain:              {name:16} {median:8.2f} us{ratio}")
+        print(f"per-op chain:              {name:18} {median:8.2f} us{ratio}")
 
 
 def main():
@@ -191,7 +219,9 @@ def main():
         x, y, params = bench_core.mlp_data(batch)
         steps = {
             "tensorgrad": bench_core.make_autograd_step(tg, x, y, [p.copy() for p in params])[0],
-            "rules on arrays": bench_core.make_autograd_step(
+            "array rules": bench_core.make_autograd_step(
+                tg, x, y, [p.copy() for p in params], backward=backward_with_array_rules)[0],
+            "array rules, lean": bench_core.make_autograd_step(
                 tg, x, y, [p.copy() for p in params], backward=backward_on_arrays)[0],
         }
         if peers.mygrad is not None:
@@ -207,7 +237,7 @@ def main():
         mygrad = medians.get("MyGrad")
         for name, median in medians.items():
             ratio = f"  {median / mygrad:.2f}x MyGrad" if mygrad else ""
-            print(f"MLP step, batch {batch:3}: {name:16} {median:8.1f} us{ratio}")
+            print(f"MLP step, batch {batch:3}: {name:18} {median:8.1f} us{ratio}")
 
 
 if __name__ == "__main__":

@@ -244,6 +244,7 @@ class TensorMethods:
         """`x.where(c, y)` is `tensorgrad.where(c, x, y)`."""
         return _ew.where.__wrapped__(condition, self, other)
 
+    sum_to_size = method(_red.sum_to_size)
     sum, mean, prod, max, min, amax, amin, argmax, argmin, var, std, all, any = (
         method(f) for f in (_red.sum, _red.mean, _red.prod, _red.max, _red.min, _red.amax,
                             _red.amin, _red.argmax, _red.argmin, _red.var, _red.std, _red.all,

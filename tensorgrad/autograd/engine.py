@@ -192,28 +192,13 @@ def fit_gradient(grad, shape, dtype):
 
     This is the one place in tensorgrad where broadcasting is undone, so no derivative rule
     has to think about it. Leading dimensions that broadcasting added are summed away;
-    dimensions that were 1 in the input are summed with keepdim.
+    dimensions that were 1 in the input are summed with keepdim (`Tensor.sum_to_size`, in
+    ops/reduction.py, as PyTorch's engine calls its `sum_to`).
     """
     if grad._data.shape != shape:
-        grad = sum_to_shape(grad, shape)
+        grad = grad.sum_to_size(shape)
     if grad._data.dtype != dtype:  # dtype is the input's NumPy dtype
         grad = grad.to(from_numpy_dtype(dtype))
-    return grad
-
-
-def sum_to_shape(grad, shape):
-    """Sum `grad` down to `shape`, as PyTorch's sum_to does: one sum with keepdim over the dims
-    broadcasting added or stretched, then a view to drop the added leading dims."""
-    grad_shape = grad._data.shape
-    extra = len(grad_shape) - len(shape)
-    dims = list(range(extra))
-    for i, size in enumerate(shape):
-        if size == 1 and grad_shape[extra + i] != 1:
-            dims.append(extra + i)
-    if dims:
-        grad = grad.sum(dim=tuple(dims), keepdim=True)
-    if grad._data.shape != shape:
-        grad = grad.reshape(shape)
     return grad
 
 

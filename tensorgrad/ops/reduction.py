@@ -19,6 +19,7 @@ from ..derivatives import (AmaxBackward0, AminBackward0, CumsumBackward0, Gather
                            MinBackward1, ProdBackward0, ProdBackward1, SoftmaxBackward0,
                            StdBackward0, SumBackward0, SumBackward1, VarBackward0)
 from .base import OUTPUT, record
+from .shape import _shape_arg, view
 
 
 def normalize_dims(dim, ndim):
@@ -58,6 +59,36 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001
     data = np.add.reduce(input._data, axis=dims, keepdims=keepdim, dtype=sum_dtype)
     return record(SumBackward1, data, (input,), dim=dims, keepdim=keepdim,
                   self_sym_sizes=input._data.shape)
+
+
+@checked
+def sum_to_size(input: Tensor, *size: Ints):
+    """Sum a tensor down to `size`, a shape that broadcasting stretches to the tensor's: one sum,
+    with keepdim, over the dims broadcasting put in front or repeated, then a view without those
+    in front (PyTorch's `Tensor.sum_to_size`, and its `sum_to`). The engine undoes broadcasting
+    with it (autograd/engine.py: fit_gradient), so the graph create_graph=True records is
+    PyTorch's."""
+    shape = _shape_arg(size)
+    sizes = input._data.shape
+    leading = len(sizes) - len(shape)
+    if not _is_expandable_to(shape, sizes):
+        raise RuntimeError(f"size {{{list(shape)}}} is not expandable to size {{{list(sizes)}}}.")
+    if not shape:
+        return sum.__wrapped__(input)
+    dims = [*range(leading), *(leading + i for i, want in enumerate(shape)
+                               if want == 1 and sizes[leading + i] != 1)]
+    summed = sum.__wrapped__(input, tuple(dims), True) if dims else input
+    return view.__wrapped__(summed, shape) if leading else summed
+
+
+def _is_expandable_to(shape, sizes):
+    """Can broadcasting stretch `shape` to `sizes`? (PyTorch's is_expandable_to)"""
+    if len(shape) > len(sizes):
+        return False
+    for want, have in zip(reversed(shape), reversed(sizes)):
+        if want != 1 and want != have:
+            return False
+    return True
 
 
 @overload

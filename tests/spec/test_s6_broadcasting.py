@@ -120,3 +120,27 @@ def test_matmul_shape_mismatch_raises(tg):
         tg, RuntimeError, "mat1 and mat2 shapes cannot be multiplied (2x3 and 2x3)"
     ):
         tg.ones(2, 3) @ tg.ones(2, 3)
+
+
+def test_sum_to_size_sums_back_what_broadcasting_stretched(tg):
+    x = tg.ones(2, 3, requires_grad=True) * 1
+    assert show(x.sum_to_size(3)) == "tensor([2., 2., 2.], grad_fn=<ViewBackward0>)"
+    assert show(x.sum_to_size(1, 3)) == "tensor([[2., 2., 2.]], grad_fn=<SumBackward1>)"
+    assert show(x.sum_to_size((2, 1))) == "tensor([[3.],\n        [3.]], grad_fn=<SumBackward1>)"
+    assert show(x.sum_to_size(())) == "tensor(6., grad_fn=<SumBackward0>)"
+    assert x.sum_to_size(2, 3) is x
+    raises_exactly(lambda: x.sum_to_size(2), RuntimeError,
+                   "size {[2]} is not expandable to size {[2, 3]}.")
+
+
+def test_gradient_of_a_broadcast_0d_input_is_one_sum_under_create_graph(tg):
+    # the engine undoes broadcasting as PyTorch's does (sum_to): a 0-d input's gradient is a
+    # plain sum, not a sum with keepdim and then a view
+    s = tg.tensor(2.0, requires_grad=True)
+    v = tg.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    g, = tg.autograd.grad((s * v).sum(), s, create_graph=True)
+    assert show(g) == "tensor(6., grad_fn=<SumBackward0>)"
+    b = tg.ones(1, 3, requires_grad=True)
+    w = tg.ones(4, 3, requires_grad=True)
+    g, = tg.autograd.grad((b * w).sum(), b, create_graph=True)
+    assert show(g) == "tensor([[4., 4., 4.]], grad_fn=<SumBackward1>)"
