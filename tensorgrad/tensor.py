@@ -28,6 +28,15 @@ from .size import Size
 from .version_counter import VersionCounter
 
 
+def read_only(getter):
+    """A property that PyTorch lets be read but not set or deleted (`t.shape`, `t.grad_fn`):
+    either is refused in PyTorch's words."""
+    def refuse(self, value=None):
+        raise AttributeError(messages.NOT_WRITABLE.format(name=getter.__name__))
+
+    return property(getter, refuse, refuse, getter.__doc__)
+
+
 class Tensor:
     """A multi-dimensional array that can record the operations applied to it."""
 
@@ -77,16 +86,16 @@ class Tensor:
         return tensor
 
     # -- flags and their rules ---------------------------------------------------------------
-    @property
+    @read_only
     def dtype(self):
         return dtypes.from_numpy_dtype(self._data.dtype)
 
-    @property
+    @read_only
     def grad_fn(self):
         """The node that created this tensor, or None for a leaf."""
         return self._grad_fn
 
-    @property
+    @read_only
     def is_leaf(self):
         """True for tensors not produced by a recorded operation (grad_fn is None)."""
         return self._grad_fn is None
@@ -98,6 +107,10 @@ class Tensor:
     @requires_grad.setter
     def requires_grad(self, flag):
         self._set_requires_grad(flag, messages.INT_REQUIRES_GRAD_ATTRIBUTE)
+
+    @requires_grad.deleter
+    def requires_grad(self):
+        raise RuntimeError(messages.REQUIRES_GRAD_NOT_BOOL)  # PyTorch's words: it sets None
 
     def requires_grad_(self, requires_grad=True):
         """Set requires_grad in place and return the tensor itself."""
@@ -143,7 +156,12 @@ class Tensor:
                     dtype=self.dtype.scalar_name))
         self._grad = value
 
-    @property
+    @grad.deleter
+    def grad(self):
+        """`del t.grad` is `t.grad = None`, as in PyTorch."""
+        self._grad = None
+
+    @read_only
     def retains_grad(self):
         return self._retains_grad
 
@@ -159,7 +177,7 @@ class Tensor:
         node._retained_outputs[self._output_nr] = weakref.ref(self)
         self._retains_grad = True
 
-    @property
+    @read_only
     def _version(self):
         counter = self._version_counter
         return 0 if counter is None else counter.value
@@ -184,7 +202,7 @@ class Tensor:
         if self._is_stale_view():
             raise RuntimeError(messages.STALE_VIEW)
 
-    @property
+    @read_only
     def output_nr(self):
         return self._output_nr
 
@@ -263,8 +281,12 @@ class Tensor:
     @data.setter
     def data(self, value):
         if not isinstance(value, Tensor):
-            raise TypeError(f"data must be a Tensor, not {type(value).__name__}")
+            raise TypeError(messages.DATA_NOT_A_TENSOR.format(type_name=type(value).__name__))
         self._data = value._data
+
+    @data.deleter
+    def data(self):
+        raise RuntimeError(messages.DELETE_DATA)
 
     def numpy(self, *, force=False):
         """The NumPy array behind this tensor (shared memory). force=True allows it for a
@@ -292,7 +314,7 @@ class Tensor:
         return self._data.tolist()
 
     # -- shape -------------------------------------------------------------------------------
-    @property
+    @read_only
     def shape(self):
         return Size(self._data.shape)
 
@@ -304,7 +326,7 @@ class Tensor:
     def dim(self):
         return self._data.ndim
 
-    @property
+    @read_only
     def ndim(self):
         return self._data.ndim
 
@@ -337,7 +359,7 @@ class Tensor:
 
     is_cuda = False
 
-    @property
+    @read_only
     def device(self):
         return CPU
 

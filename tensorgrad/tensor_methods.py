@@ -28,7 +28,7 @@ from .ops import reduction as _red
 from .ops import shape as _shape
 from .arguments import (Device, Dtype, Generator, Ints, MemoryFormat, Number, checked, method,
                         overload, takes_no_arguments)
-from .tensor import Tensor
+from .tensor import Tensor, read_only
 
 # The operations themselves, without their argument checks (`mul.__wrapped__`: the function
 # under its decorator): an operator tests its operand's type itself, and runs only this.
@@ -292,11 +292,11 @@ class TensorMethods:
             Tensor.data_ptr, Tensor.is_floating_point, Tensor.detach, Tensor.detach_,
             Tensor.retain_grad))
 
-    @property
+    @read_only
     def T(self):  # noqa: N802  (PyTorch's name)
         return _shape.reverse_dims(self)
 
-    @property
+    @read_only
     def mT(self):  # noqa: N802  (PyTorch's name)
         return _shape.matrix_transpose(self)
 

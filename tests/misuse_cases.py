@@ -279,6 +279,11 @@ def namespace_cases(tg):
                 cases.add(f"{prefix}.{name}({bad})")
             cases.add(f"{prefix}.{name}(t, 'a')")
     for name in dir(tg.Tensor):
+        if isinstance(getattr(tg.Tensor, name, None), property) and (
+                not name.startswith("_") or name == "_version"):
+            for bad in (*_FIRST_ARGUMENTS, "lib.ones(3)"):  # setting or deleting an attribute
+                cases.add(f"setattr(t, {name!r}, {bad})")
+            cases.add(f"delattr(t, {name!r})")
         if name.startswith("_") or not callable(getattr(tg.Tensor, name, None)):
             continue
         if isinstance(getattr(tg.Tensor, name), property):

@@ -380,3 +380,8 @@ NOT_3D = "{name} must be a 3D tensor"
 # methods say so in these words (arguments.takes_no_arguments)
 NO_KEYWORD_ARGUMENTS = "TensorBase.{name}() takes no keyword arguments"
 NO_ARGUMENTS = "TensorBase.{name}() takes no arguments ({given} given)"
+
+# a tensor's read-only attributes (t.shape = ..., del t.grad_fn), and its data
+NOT_WRITABLE = "attribute '{name}' of 'tensorgrad._C.TensorBase' objects is not writable"
+DATA_NOT_A_TENSOR = "Variable data has to be a tensor, but got {type_name}"
+DELETE_DATA = "Deleting tensor data is not allowed. Delete tensor instead!"
