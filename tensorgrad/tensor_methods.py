@@ -214,6 +214,16 @@ class TensorMethods:
     def __getitem__(self, index):
         return _indexing.getitem(self, index)
 
+    def __contains__(self, element):
+        """`element in t`: is it equal to some element of t (a tensor: broadcast, anywhere)?"""
+        if not isinstance(element, (Tensor, int, float, np.number, np.bool_)):
+            raise RuntimeError(messages.CONTAINS_WHAT.format(type=type(element)))
+        return bool((element == self).any().item())
+
+    def __reversed__(self):
+        """`reversed(t)` is t flipped along its first dim, a tensor, as in PyTorch."""
+        return self if self._data.ndim == 0 else _shape.flip.__wrapped__(self, (0,))
+
     def __setitem__(self, index, value):
         _indexing.setitem(self, index, value)
 

@@ -513,6 +513,19 @@ VALUE_CASES = [
     "t.to('cpu', lib.float64, False, True) is t", "t.to(memory_format=3)",
     "t.double().to(t).dtype", "t.to(lib.bool).dtype", "w.to(lib.float64).requires_grad",
     "w.to(lib.int64).requires_grad", "t.type(lib.float64)", "t.type()",
+    # indexing as NumPy users write it, `in`, `reversed`, `~` (each once refused in NumPy's words,
+    # or taken where torch refuses: a negative step reversed, None written as nan, 'a' not in t)
+    "v[::-1]", "t[:, ::-1]", "t[::-2]", "v[::0]", "v[[5]]", "v[[0, 3]]", "v[lib.tensor([-4])]",
+    "t[[0, 5]]", "t[:, [0, 5]]", "t[[0, 1], [5, 0]]", "s[0]", "s[[0]]", "s[True]", "s[None]",
+    "t[0, 0, 0]", "v[lib.tensor([True, False])]", "t[:, lib.tensor([True, False])]",
+    "t[lib.tensor([[True, False, True]])]", "t[0, lib.tensor([True])]",
+    "v.__setitem__(0, 'a')", "v.__setitem__(0, None)", "v.__setitem__(0, [1.0])",
+    "v.__setitem__(0, (1.0,))", "v.__setitem__(slice(None), lib.ones(2))",
+    "v.__setitem__(0, lib.ones(2))", "t.__setitem__(0, lib.ones(2))",
+    "t.__setitem__(0, lib.ones(2, 3))", "v.__setitem__(slice(None, None, -1), 1.0)",
+    "v.__setitem__(lib.tensor([1, 2, 3]), 1.0)", "i.__setitem__(0, 'a')", "v.__setitem__(0, 1j)",
+    "i.__setitem__((0, 0), 1j)", "'a' in v", "None in v", "[1.0] in v", "(1.0,) in v", "v in v",
+    "t in v", "2.0 in v", "reversed(v)", "reversed(s)", "reversed(t)", "~v", "~s",
 ]
 
 # -- several steps: in place on views, printing, optimizers after a mistake --------------------------

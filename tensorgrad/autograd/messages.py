@@ -385,3 +385,12 @@ NO_ARGUMENTS = "TensorBase.{name}() takes no arguments ({given} given)"
 NOT_WRITABLE = "attribute '{name}' of 'tensorgrad._C.TensorBase' objects is not writable"
 DATA_NOT_A_TENSOR = "Variable data has to be a tensor, but got {type_name}"
 DELETE_DATA = "Deleting tensor data is not allowed. Delete tensor instead!"
+
+# indexing (ops/indexing.py): a 0-d tensor indexed by an integer, a complex number written in
+INDEX_OF_0_DIM = ("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                  "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+COMPLEX_VALUE = "value cannot be converted to type {type_name} without overflow"
+C_SCALAR_NAMES = {"float32": "float", "float64": "double", "int64": "int64_t"}
+# `in` with something that is neither a tensor nor a number; `~` of a floating-point tensor
+CONTAINS_WHAT = "Tensor.__contains__ only supports Tensor or scalar, but you passed in a {type}."
+INVERT_FLOAT = "~ (operator.invert) is only implemented on integer and Boolean-type tensors"

@@ -505,7 +505,7 @@ def refuse_floats(a, b, kernel):
 
 def bitwise_not(x):
     if x.dtype.is_floating_point:
-        raise TypeError("~ (bitwise_not) is only defined for integer and bool tensors")
+        raise TypeError(messages.INVERT_FLOAT)
     return Tensor._make(np.invert(x._data))
 
 

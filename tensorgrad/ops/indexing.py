@@ -16,7 +16,7 @@ from . import inplace
 from ..derivatives import (CopySlices, IndexBackward0, IndexPutBackward0,
                            IndexUnsqueezeBackward0, SelectBackward0, SliceBackward0)
 from .base import record
-from .shape import as_view
+from .shape import as_view, expand
 
 
 def to_numpy_index(index):
@@ -53,6 +53,10 @@ def to_numpy_index(index):
             converted.append(None)
             kinds.add("unsqueeze")
         elif isinstance(item, slice) or item is Ellipsis:
+            if isinstance(item, slice) and item.step is not None and item.step <= 0:
+                if item.step == 0:
+                    raise ValueError("slice step cannot be zero")
+                raise ValueError("step must be greater than zero")  # (NumPy would reverse)
             converted.append(item)
             kinds.add("slice")
         else:
@@ -70,22 +74,55 @@ def to_numpy_index(index):
 
 
 def _check_bounds(x, numpy_index):
+    """Refuse an index that does not fit the tensor, in PyTorch's words (NumPy's name axes and
+    arrays). As in PyTorch, integers select first: a mask is checked against the shape that is
+    left, and an index array's dimension is counted among the index arrays."""
     items = numpy_index if isinstance(numpy_index, tuple) else (numpy_index,)
-    dim = 0
+    shape = x._data.shape
+    consumed = sum(item.ndim if _is_mask(item) else 1 for item in items
+                   if item is not None and item is not Ellipsis and not _is_bool(item))
+    if consumed > len(shape):
+        if not shape and isinstance(items[0], int) and not _is_bool(items[0]):
+            raise IndexError(messages.INDEX_OF_0_DIM)
+        raise IndexError(f"too many indices for tensor of dimension {len(shape)}")
+    dim, kept, arrays = 0, [], 0  # kept: the shape left by the integers before `dim`
     for item in items:
         if item is Ellipsis:
-            dim = x._data.ndim - sum(1 for i in items if i is not None and i is not Ellipsis)
-            continue
-        if item is None:
-            continue
-        if isinstance(item, int):
-            if dim >= x._data.ndim:
-                raise IndexError(f"too many indices for tensor of dimension {x._data.ndim}")
-            size = x._data.shape[dim]
-            if not -size <= item < size:
-                raise IndexError(
-                    f"index {item} is out of bounds for dimension {dim} with size {size}")
-        dim += 1
+            kept += shape[dim:dim + len(shape) - consumed]
+            dim += len(shape) - consumed
+        elif item is None or _is_bool(item):
+            kept.append(1)
+        elif isinstance(item, int):
+            if not -shape[dim] <= item < shape[dim]:
+                raise IndexError(f"index {item} is out of bounds for dimension {dim} with size "
+                                 f"{shape[dim]}")
+            dim += 1
+        elif _is_mask(item):
+            for j, (want, have) in enumerate(zip(item.shape, shape[dim:])):
+                if want != have:
+                    raise IndexError(
+                        f"The shape of the mask {list(item.shape)} at index {j} does not match the "
+                        f"shape of the indexed tensor {kept + list(shape[dim:])} at index "
+                        f"{len(kept) + j}")
+            kept += shape[dim:dim + item.ndim]
+            dim += item.ndim
+        else:  # a slice, or an array of integers
+            if isinstance(item, np.ndarray):
+                outside = (item < -shape[dim]) | (item >= shape[dim])
+                if outside.any():
+                    raise IndexError(f"index {item[outside].flat[0]} is out of bounds for dimension "
+                                     f"{arrays} with size {shape[dim]}")
+                arrays += 1
+            kept.append(shape[dim])
+            dim += 1
+
+
+def _is_bool(item):
+    return isinstance(item, (bool, np.bool_))
+
+
+def _is_mask(item):
+    return isinstance(item, np.ndarray) and item.dtype == bool
 
 
 # -- reading ----------------------------------------------------------------------------------
@@ -134,6 +171,13 @@ def select(input: Tensor, dim: int, index: int):
 def setitem(x, index, value):
     numpy_index, kind = to_numpy_index(index)
     _check_bounds(x, numpy_index)
+    if isinstance(value, complex):  # PyTorch takes it into a bool tensor only
+        if x._data.dtype != bool:
+            raise RuntimeError(messages.COMPLEX_VALUE.format(
+                type_name=messages.C_SCALAR_NAMES[x._data.dtype.name]))
+        value = bool(value)
+    if not isinstance(value, (Tensor, int, float, np.number, np.bool_)):
+        raise TypeError(f"can't assign a {type(value).__name__} to a {x.type()}")
     view_message = kind != "advanced"  # PyTorch writes through a view for basic indexing
 
     def compute():
@@ -141,12 +185,9 @@ def setitem(x, index, value):
         values = value._data if isinstance(value, Tensor) else value
         try:
             data[numpy_index] = values
-        except ValueError:
-            target = np.shape(data[numpy_index])
-            raise RuntimeError(
-                f"shape mismatch: value tensor of shape {list(np.shape(values))} cannot be "
-                f"broadcast to indexing result of shape {list(target)}"
-            ) from None
+        except ValueError:  # the value does not broadcast to the indexed places: expand says so
+            expand.__wrapped__(value, np.shape(data[numpy_index]))
+            raise
         node = IndexPutBackward0 if kind == "advanced" else CopySlices
         return record(node, data, (x, value), saved=(numpy_index,))
 
