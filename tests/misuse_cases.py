@@ -526,6 +526,10 @@ VALUE_CASES = [
     "v.__setitem__(lib.tensor([1, 2, 3]), 1.0)", "i.__setitem__(0, 'a')", "v.__setitem__(0, 1j)",
     "i.__setitem__((0, 0), 1j)", "'a' in v", "None in v", "[1.0] in v", "(1.0,) in v", "v in v",
     "t in v", "2.0 in v", "reversed(v)", "reversed(s)", "reversed(t)", "~v", "~s",
+    # nn.Parameter and module names
+    "nn.Parameter(3)", "nn.Parameter([1.0])", "nn.Parameter(t, requires_grad='x')",
+    "nn.Parameter(t, requires_grad=1)", "nn.Parameter(t, None)",
+    "nn.Linear(3, 2).add_module('a.b', nn.ReLU())", "nn.Linear(3, 2).register_buffer('a.b', None)",
 ]
 
 # -- several steps: in place on views, printing, optimizers after a mistake --------------------------

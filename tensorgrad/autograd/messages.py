@@ -394,3 +394,8 @@ C_SCALAR_NAMES = {"float32": "float", "float64": "double", "int64": "int64_t"}
 # `in` with something that is neither a tensor nor a number; `~` of a floating-point tensor
 CONTAINS_WHAT = "Tensor.__contains__ only supports Tensor or scalar, but you passed in a {type}."
 INVERT_FLOAT = "~ (operator.invert) is only implemented on integer and Boolean-type tensors"
+
+# nn.Parameter(data, requires_grad): tensorgrad's words where PyTorch's code fails on a non-tensor,
+# and PyTorch's (from the function it hands the flag to) for a flag that is not a bool
+PARAMETER_DATA = "Parameter(): argument 'data' must be Tensor, not {type_name}"
+PARAMETER_FLAG = "_make_subclass(): argument 'require_grad' (position 3) must be bool, not {type_name}"

@@ -16,6 +16,10 @@ class Parameter(Tensor):
     def __new__(cls, data=None, requires_grad=True):
         if data is None:
             data = empty(0)
+        if not isinstance(data, Tensor):  # (PyTorch's own code fails on it: "no attribute 'detach'")
+            raise TypeError(messages.PARAMETER_DATA.format(type_name=type(data).__name__))
+        if not isinstance(requires_grad, bool):  # PyTorch's words: it hands the flag on
+            raise TypeError(messages.PARAMETER_FLAG.format(type_name=type(requires_grad).__name__))
         # Same memory and version counter as `data`, but cut from any graph: a new leaf.
         param = cls._make(data._data, version_counter=data._shared_version_counter())
         if requires_grad:
