@@ -55,12 +55,13 @@ def _contains_numpy_floats(data):
 
 
 def _first_leaf(data):
-    while isinstance(data, (list, tuple)) and data:
+    while isinstance(data, SEQUENCES) and data:
         data = data[0]
     return data
 
 
 _MAX_DIMS = 64  # NumPy's limit (PyTorch allows more)
+SEQUENCES = (list, tuple, range)  # what nested data is made of (`tensor(range(3))` too)
 _INT64_RANGE = (-2 ** 63, 2 ** 63 - 1)
 
 
@@ -88,7 +89,7 @@ class _NotANumber(TypeError):
 def _all_integers(data):
     """Will the data become an integer tensor? (Then a list where a number belongs is "not an
     integer" rather than "not a real number", as PyTorch words it.)"""
-    if isinstance(data, (list, tuple)):
+    if isinstance(data, SEQUENCES):
         return all(_all_integers(item) for item in data)
     return isinstance(data, (int, np.integer)) or (
         isinstance(data, Tensor) and not data.dtype.is_floating_point)
@@ -96,7 +97,7 @@ def _all_integers(data):
 
 def _nested_shape(data):
     shape, seen = [], []
-    while isinstance(data, (list, tuple)):
+    while isinstance(data, SEQUENCES):
         if any(data is outer for outer in seen):  # a list that contains itself
             raise ValueError(messages.TOO_MANY_DIMENSIONS.format(type_name=type(data).__name__))
         seen.append(data)
@@ -112,7 +113,7 @@ def _nested_shape(data):
 def _checked_rows(data, shape, dim, integer):
     if dim == len(shape):
         return _checked_scalar(data, integer)
-    if not isinstance(data, (list, tuple)):
+    if not isinstance(data, SEQUENCES):
         raise TypeError("not a sequence")
     if len(data) != shape[dim]:
         raise ValueError(messages.RAGGED.format(length=shape[dim], dim=dim, got=len(data)))
@@ -130,7 +131,7 @@ def _checked_scalar(value, integer):
         if not _INT64_RANGE[0] <= value <= _INT64_RANGE[1]:
             raise ValueError(messages.INT_OVERFLOW)
         return value
-    if isinstance(value, (list, tuple)):
+    if isinstance(value, SEQUENCES):
         raise _NotANumber(type(value).__name__)
     if isinstance(value, (str, bytes)):
         raise TypeError(messages.INVALID_DATA_TYPE.format(type_name=type(value).__name__))

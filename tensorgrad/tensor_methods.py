@@ -72,7 +72,7 @@ class TensorMethods:
     # -- construction ------------------------------------------------------------------------
     def __new__(cls, *args):
         """The legacy constructor `Tensor([2])` (always float32), or `Tensor(2, 3)` (zeros)."""
-        if len(args) == 1 and not isinstance(args[0], (int, list, tuple, np.ndarray, Tensor)):
+        if len(args) == 1 and not isinstance(args[0], (int, *creation.SEQUENCES, np.ndarray, Tensor)):
             raise TypeError(messages.LEGACY_NOT_A_SEQUENCE.format(type_name=type(args[0]).__name__))
         if len(args) == 1 and not isinstance(args[0], int):
             data = np.array(creation.nested_values(args[0]), dtype=np.float32)

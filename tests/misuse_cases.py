@@ -530,6 +530,9 @@ VALUE_CASES = [
     "nn.Parameter(3)", "nn.Parameter([1.0])", "nn.Parameter(t, requires_grad='x')",
     "nn.Parameter(t, requires_grad=1)", "nn.Parameter(t, None)",
     "nn.Linear(3, 2).add_module('a.b', nn.ReLU())", "nn.Linear(3, 2).register_buffer('a.b', None)",
+    # a range is a sequence, as lists and tuples are
+    "lib.tensor(range(3))", "lib.tensor([range(2), range(2)])", "lib.as_tensor(range(3))",
+    "lib.Tensor(range(3))", "lib.tensor(range(0))", "lib.tensor({1, 2})",
 ]
 
 # -- several steps: in place on views, printing, optimizers after a mistake --------------------------
