@@ -138,7 +138,6 @@ def getitem(x, index):
     if isinstance(index, str):  # PyTorch tries to make a tensor of it
         raise TypeError(messages.INVALID_DATA_TYPE.format(type_name="str"))
     numpy_index, kind = to_numpy_index(index)
-    _check_bounds(x, numpy_index)
     try:
         data = x._data[numpy_index]
         if kind != "advanced" and not isinstance(data, np.ndarray):
@@ -146,7 +145,8 @@ def getitem(x, index):
             # view instead, so that x[1].add_(1) changes x, as in PyTorch
             as_tuple = numpy_index if isinstance(numpy_index, tuple) else (numpy_index,)
             data = x._data[as_tuple + (Ellipsis,)]
-    except IndexError as error:
+    except IndexError as error:  # only a refused index pays for finding PyTorch's words
+        _check_bounds(x, numpy_index)
         raise IndexError(str(error)) from None
     if kind == "advanced":
         return record(IndexBackward0, data, (x,), saved=(numpy_index,),
