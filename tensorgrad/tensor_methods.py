@@ -216,7 +216,7 @@ class TensorMethods:
 
     def __contains__(self, element):
         """`element in t`: is it equal to some element of t (a tensor: broadcast, anywhere)?"""
-        if not isinstance(element, (Tensor, int, float, np.number, np.bool_)):
+        if not _is_operand(element):
             raise RuntimeError(messages.CONTAINS_WHAT.format(type=type(element)))
         return bool((element == self).any().item())
 
@@ -398,7 +398,7 @@ _OPERAND_TYPES = frozenset((Tensor, int, float, bool))  # tested first: the comm
 def _is_operand(value):
     """What an operator takes besides a Tensor: a Python or NumPy number. For anything else the
     operator returns NotImplemented, and Python raises its own TypeError, as with torch."""
-    return isinstance(value, (Tensor, int, float, np.number, np.bool_))
+    return isinstance(value, _ew.OPERAND_TYPES)
 
 
 def to_arguments(args, kwargs):

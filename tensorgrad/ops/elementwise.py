@@ -24,13 +24,13 @@ from ..derivatives import (AbsBackward0, AddBackward0, ClampBackward1, CloneBack
 from .base import OUTPUT, record
 
 _NUMBER_TYPES = (bool, int, float, np.number, np.bool_)
-_OPERAND_TYPES = (Tensor,) + _NUMBER_TYPES
+OPERAND_TYPES = (Tensor,) + _NUMBER_TYPES  # what an operation, `in` or `t[i] = ...` takes
 
 
 # -- helpers ---------------------------------------------------------------------------------
 def check_operand(value):
     """Tensors and Python numbers may be combined; anything else gets a clear TypeError."""
-    if isinstance(value, _OPERAND_TYPES):
+    if isinstance(value, OPERAND_TYPES):
         return value
     raise TypeError(
         f"unsupported operand: expected a Tensor or a Python number, got {type(value).__name__}"

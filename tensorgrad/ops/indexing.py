@@ -16,6 +16,7 @@ from . import inplace
 from ..derivatives import (CopySlices, IndexBackward0, IndexPutBackward0,
                            IndexUnsqueezeBackward0, SelectBackward0, SliceBackward0)
 from .base import record
+from .elementwise import OPERAND_TYPES
 from .shape import as_view, expand
 
 
@@ -176,7 +177,7 @@ def setitem(x, index, value):
             raise RuntimeError(messages.COMPLEX_VALUE.format(
                 type_name=messages.C_SCALAR_NAMES[x._data.dtype.name]))
         value = bool(value)
-    if not isinstance(value, (Tensor, int, float, np.number, np.bool_)):
+    if not isinstance(value, OPERAND_TYPES):
         raise TypeError(f"can't assign a {type(value).__name__} to a {x.type()}")
     view_message = kind != "advanced"  # PyTorch writes through a view for basic indexing
 
