@@ -46,6 +46,7 @@ from tensorgrad.autograd.engine import count_dependencies, fit_gradient  # noqa:
 from tensorgrad.autograd.node import AccumulateGrad, SavedTensor  # noqa: E402
 from tensorgrad.autograd.rule import Rule  # noqa: E402
 from tensorgrad.ops import fused  # noqa: E402
+from tensorgrad.ops.reduction import broadcast_dims  # noqa: E402
 
 
 # -- the rules on arrays ----------------------------------------------------------------------
@@ -96,9 +97,7 @@ ARRAY_RULES = {  # node class name -> (node, gradient array) -> one array (or No
 
 def sum_to_shape(g, shape):
     """Tensor.sum_to_size's computation, on an array."""
-    extra = g.ndim - len(shape)
-    dims = tuple(range(extra)) + tuple(extra + i for i, size in enumerate(shape)
-                                       if size == 1 and g.shape[extra + i] != 1)
+    dims = broadcast_dims(shape, g.shape)
     return np.add.reduce(g, axis=dims, keepdims=True).reshape(shape) if dims else g
 
 

@@ -70,15 +70,21 @@ def sum_to_size(input: Tensor, *size: Ints):
     PyTorch's."""
     shape = _shape_arg(size)
     sizes = input._data.shape
-    leading = len(sizes) - len(shape)
     if not _is_expandable_to(shape, sizes):
         raise RuntimeError(f"size {{{list(shape)}}} is not expandable to size {{{list(sizes)}}}.")
     if not shape:
         return sum.__wrapped__(input)
-    dims = [*range(leading), *(leading + i for i, want in enumerate(shape)
-                               if want == 1 and sizes[leading + i] != 1)]
-    summed = sum.__wrapped__(input, tuple(dims), True) if dims else input
-    return view.__wrapped__(summed, shape) if leading else summed
+    dims = broadcast_dims(shape, sizes)
+    summed = sum.__wrapped__(input, dims, True) if dims else input
+    return view.__wrapped__(summed, shape) if len(sizes) > len(shape) else summed
+
+
+def broadcast_dims(shape, sizes):
+    """The dims along which broadcasting stretched `shape` to `sizes`: those it put in front,
+    and those it repeated from 1."""
+    leading = len(sizes) - len(shape)
+    return (*range(leading), *(leading + i for i, want in enumerate(shape)
+                               if want == 1 and sizes[leading + i] != 1))
 
 
 def _is_expandable_to(shape, sizes):
