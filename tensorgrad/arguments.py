@@ -330,14 +330,14 @@ def takes_no_arguments(function):
     name = function.__name__
 
     @functools.wraps(function)
-    def method(self, *args, **kwargs):
+    def without_arguments(self, *args, **kwargs):
         if kwargs:
             raise TypeError(messages.NO_KEYWORD_ARGUMENTS.format(name=name))
         if args:
             raise TypeError(messages.NO_ARGUMENTS.format(name=name, given=len(args)))
         return function(self)
 
-    return method
+    return without_arguments
 
 
 def _binds(parameters, args, kwargs):
