@@ -137,9 +137,8 @@ def outcome(lib, case):
 def own_error(result):
     """None if the error is one of tensorgrad's own argument checks, else why not."""
     _, cls, text, tb = result
-    if cls is AttributeError and text.endswith(READ_ONLY_WORDS):
-        cls = RuntimeError  # setting a read-only attribute: PyTorch's class for it too
-    if not issubclass(cls, PYTORCH_CLASSES) or cls.__module__ not in ("builtins",):
+    read_only = cls is AttributeError and text.endswith(READ_ONLY_WORDS)  # PyTorch's class too
+    if not (issubclass(cls, PYTORCH_CLASSES) or read_only) or cls.__module__ not in ("builtins",):
         return f"{cls.__module__}.{cls.__name__} is not a class PyTorch raises for misuse"
     frames = traceback.extract_tb(tb)
     last = frames[-1]
