@@ -104,9 +104,13 @@ NAMED_ERRORS = (
     ("the section 5 call that raises", 0, "当我们对 b 求导的话"),
     ("retain_graph said to equal create_graph", 0, "两者的作用是相同的"),
     ("typos autograph / augograd", 0, "torch.augograd.grad"),
+    ("more than one dimension said to fail", 0, "如果结果为1 维以上张量，直接求导会出错"),
+    ("its reason: [2., 3.] cannot be differentiated", 0, "这是因为 [2., 3.] 没法求导"),
+    ("second derivatives with weights of ones", 0, "结果也很好理解"),
     ("typos auotgrad / 取决与", 1, "auotgrad"),
     ("requires_grad_ default", 1, "其默认为False"),
     ("the last formula cut short", 1, "$\\frac{}{\\partial x_i}$"),
+    ("detach said to untrack the tensor itself", 1, "解绑完成后在该张量上的后续计算都不会被autograd追踪"),
 )
 
 
@@ -242,3 +246,43 @@ def test_lesson_links_to_the_companions_point_at_cells_that_exist(edition):
                     problems.append(f"{path.name} {cell.id}: {name} has no cell {cell_id}")
     assert links, f"no lesson in {folder.relative_to(ROOT)} links to a companion"
     assert not problems, problems
+
+
+# --- Quotation marks only around the tutorials' own words --------------------------------------
+# In a box (lessons and companions, English edition), every passage in double quotes is a tutorial's
+# own text, literally (the copied text's line numbers and line breaks aside; "..." or "…" marks a
+# cut), or a message the course itself shows in a stored output (PyTorch's error texts), or it is
+# attributed to PyTorch right before it ("PyTorch's documentation: "...""). A paraphrase is written
+# without quotation marks.
+QUOTED = re.compile(r'"([^"]+)"|“([^”]+)”')
+ATTRIBUTED_TO_PYTORCH = re.compile(r"PyTorch[^.\"]{0,40}$")
+
+
+def _spaced(text: str) -> str:
+    return " ".join(" ".join(LINE_NUMBERS.sub("", line) for line in text.splitlines()).split())
+
+
+def misquotes(path: Path, seeds: list[str], shown: str) -> list[str]:
+    found = []
+    for cell in boxes(read(path), "en"):
+        body = re.sub(r"(?m)^> ?", "", cell.source)
+        for match in QUOTED.finditer(body):
+            quote = match[1] or match[2]
+            if ATTRIBUTED_TO_PYTORCH.search(body[:match.start()]):
+                continue
+            pieces = [p.strip() for p in re.split(r"\.\.\.|…", _spaced(quote)) if p.strip()]
+            if all(any(piece in seed for seed in seeds) or piece in shown for piece in pieces):
+                continue
+            found.append(f"{path.name} {cell.id}: {quote!r}")
+    return found
+
+
+def test_quotation_marks_only_around_the_tutorials_words():
+    seeds = [_spaced((seeds_folder() / t.file).read_text(encoding="utf-8")) for t in TUTORIALS]
+    notebooks = sorted(LESSONS.glob("*.ipynb"))
+    shown = _spaced("\n".join(
+        str(output.get("evalue", "")) + "".join(output.get("text", ""))
+        for path in notebooks for cell in read(path).cells for output in cell.get("outputs", [])))
+    problems = [problem for path in notebooks for problem in misquotes(path, seeds, shown)]
+    assert not problems, ("quotation marks around words that are not a tutorial's, literally "
+                          "(quote the tutorial, or drop the quotation marks):\n  " + "\n  ".join(problems))

@@ -1,0 +1,85 @@
+"""What the lessons say about the seed tutorials' errors, checked against a computation (issue 27).
+
+A box that names a tutorial's error states a fact: "weights of ones give the Hessian's row sums",
+"a one-element tensor needs no weights", "`detach()` leaves the original tracked". Each test here
+computes that fact with tensorgrad, and checks that the lesson and the companion show it where
+they say they do (in a stored output, both editions) and state the same numbers. If the library or
+the text changes so that the two disagree, the test fails.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+import pytest
+
+import tensorgrad as tg
+
+ROOT = Path(__file__).resolve().parents[1]
+LESSONS = ROOT / "lessons"
+EDITIONS = ("", "zh")
+
+
+def cell(notebook: str, cell_id: str, edition: str):
+    nb = nbformat.read(LESSONS / edition / notebook, as_version=4)
+    found = [c for c in nb.cells if c.get("id") == cell_id]
+    assert found, f"{edition or 'en'}/{notebook} has no cell {cell_id}"
+    return found[0]
+
+
+def printed(code_cell) -> str:
+    return "".join(output.get("text", "") for output in code_cell.get("outputs", []))
+
+
+def lesson_6_f():
+    """Lesson 6's f(p) = p1² p2 + p2³ at p = (1, 2): its Hessian, built row by row, and what
+    tutorial 1's recipe (the gradient differentiated again with weights of ones) gives."""
+    p = tg.tensor([1., 2.], requires_grad=True)
+    f = p[0] ** 2 * p[1] + p[1] ** 3
+    (grad_f,) = tg.autograd.grad(f, p, create_graph=True)
+    hessian = tg.stack([tg.autograd.grad(grad_f[i], p, retain_graph=True)[0] for i in range(2)])
+    (ones_recipe,) = tg.autograd.grad(grad_f, p, grad_outputs=tg.ones_like(p))
+    return hessian, ones_recipe
+
+
+def test_weights_of_ones_give_the_row_sums_not_the_second_derivatives():
+    hessian, ones_recipe = lesson_6_f()
+    assert ones_recipe.tolist() == hessian.sum(dim=1).tolist() == [6., 14.]
+    assert [hessian[0, 0].item(), hessian[1, 1].item()] == [4., 12.]
+
+
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_the_row_sum_counterexample_is_in_the_stored_outputs(edition):
+    lesson = printed(cell("06_autograd_grad_higher_derivatives.ipynb", "cell-6a0d2f11", edition))
+    assert "tensor([ 6., 14.])" in lesson and "tensor([ 4., 12.])" in lesson, lesson
+    companion = printed(cell("seed_1_autograph_tutorial.ipynb", "s1-95b", edition))
+    assert "(tensor([ 6., 14.]),)" in companion, companion
+    for notebook, box in (("06_autograd_grad_higher_derivatives.ipynb", "cell-6a0d2f10"),
+                          ("seed_1_autograph_tutorial.ipynb", "s1-95c")):
+        text = cell(notebook, box, edition).source
+        assert "结果也很好理解" in text and "$(6, 14)$" in text and "$(4, 12)$" in text, (notebook, box)
+
+
+def test_a_one_element_result_needs_no_weights_whatever_its_dimensions():
+    """Tutorial 1: "如果结果为1 维以上张量，直接求导会出错". Its own §1.3 differentiates a shape-(1,) y."""
+    for shape in [(1,), (1, 1), ()]:
+        x = tg.ones(shape, requires_grad=True)
+        (x * 3).backward()
+        assert x.grad.tolist() == tg.full(shape, 3.).tolist()
+    b = tg.tensor([1., 2.], requires_grad=True) ** 2 + 1
+    with pytest.raises(RuntimeError, match="grad can be implicitly created only for scalar outputs"):
+        b.backward()
+
+
+def test_detach_leaves_the_original_tracked():
+    """Tutorial 2: "解绑完成后在该张量上的后续计算都不会被autograd追踪". Lesson 7 and the companion
+    print what the box says: the detached tensor's results untracked, the original's tracked."""
+    t = tg.ones(2, requires_grad=True)
+    d = t.detach()
+    assert (d.requires_grad, (d * 2).requires_grad, (t * 2).requires_grad) == (False, False, True)
+    for edition in EDITIONS:
+        assert printed(cell("seed_2_autograd_notes.ipynb", "s2-06", edition)).splitlines() == [
+            "False False", "True", "False"]
+        lines = printed(cell("07_backward_no_grad_detach.ipynb", "cell-b0099351", edition)).splitlines()
+        assert lines[3:5] == ["False False", "True"], lines
