@@ -17,7 +17,9 @@ tests that run lessons run the English edition only.
   least 24 predictions in the course, a picture (SVG or PNG) in every lesson, no wider than the
   output area, contiguous numbering from 01, lessons/README.md listing exactly the files present,
   few `nbval-ignore-output` cells, every code cell executed in order, errors stored only in
-  `raises-exception` cells, and a reason for every `tensorgrad-only` tag.
+  `raises-exception` cells, and a reason for every `tensorgrad-only` tag. No prediction answered
+  on screen from any side (:func:`spoilers`), display math on lines of its own, and no tool used
+  before the reading path (the course map's order) teaches it (:func:`forward_references`).
 * **Errors still happen**: each lesson is run again (nbclient, PYTHONHASHSEED=0, a kernel on this
   interpreter), and every `raises-exception` cell must raise the stored exception class with the
   stored message. No other cell may raise.
