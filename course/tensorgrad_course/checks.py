@@ -213,7 +213,7 @@ class TaskCheck:
 
         The build writes this call into the student's check cell (unless the edition is
         built for grading): each fingerprint is :func:`.values.fingerprint` of the solution's
-        answer, salted with the task's name. A submitted value without ``expected=`` is then
+        answer, salted with the task's name and the value's. A submitted value without ``expected=`` is then
         said right or wrong by comparing fingerprints, without the expected value being
         readable. Under the grader it is ignored: the grader compares the real values.
         """
@@ -314,7 +314,7 @@ class TaskCheck:
         if message is None and mark is not None and _grading_nonce() is None and not self._known:
             # Self-study: right or wrong by fingerprint (see fingerprints); the grader decides points.
             test.compared = True
-            if values.fingerprint(self.name, value) != mark:
+            if values.fingerprint(self.name, name, value) != mark:
                 message = say("prediction.wrong", name=name, value=repr(value)[:80])
         known = self._known.get(test.name, {}).get(name) if expected is _MISSING else None
         if message is None and known is not None and _grading_nonce() is None:

@@ -356,7 +356,7 @@ def add_fingerprints(source: str, answers: dict[str, object]) -> str:
     ``t = check("...")``: for each public ``t.submit("name", variable)`` without ``expected=``
     whose variable the answer cells set to a constant (:func:`literal_answers`), the
     fingerprint of its value
-    (:func:`.values.fingerprint`, salted with the task's name)."""
+    (:func:`.values.fingerprint`, salted with the task's name and the value's)."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
@@ -387,7 +387,7 @@ def add_fingerprints(source: str, answers: dict[str, object]) -> str:
                 mark = None
                 if (isinstance(inner.args[0], ast.Constant) and isinstance(inner.args[1], ast.Name)
                         and inner.args[1].id in answers):
-                    mark = values.fingerprint(task, answers[inner.args[1].id])
+                    mark = values.fingerprint(task, inner.args[0].value, answers[inner.args[1].id])
                 if mark is None:
                     marks = {}
                     break

@@ -562,8 +562,12 @@ def check_kind(record: dict, kind: str, *, name: str) -> str | None:
 # ----------------------------------------------------- self-study fingerprints
 # A prediction's check cannot show its expected value (that would give the answer away). For
 # self-study, the build writes instead a *fingerprint* of the solution's answer: a salted SHA-256
-# of a canonical form of the value (numbers to 6 significant digits, so 6 and 6.0 agree). The
-# self-check fingerprints the learner's value the same way and says right or wrong. This is
+# of a canonical form of the value (numbers to 6 significant digits, so 6 and 6.0 agree). The salt
+# is the task and the value's name, so that equal answers in one check cell get unrelated
+# fingerprints (with the task alone, `x_is_leaf` and `x_requires_grad` shared one: knowing one
+# answer gave away every value with the same hash). Both are the same in every edition of a set;
+# a test's name is not (it is translated). The self-check fingerprints the learner's value the
+# same way and says right or wrong. This is
 # feedback, not secrecy: the answer of a small answer space (True/False, a small count) can be
 # found by trying, with the self-check or with the hash; the graded run still compares the real
 # value in the grader's own process, and a graded edition is built without fingerprints.
@@ -580,8 +584,9 @@ def _canonical(value: Any):
     raise TypeError(f"no fingerprint for a {type(value).__name__}")
 
 
-def fingerprint(salt: str, value: Any) -> str | None:
-    """The salted fingerprint of a plain answer (None, bool, number, str, lists of them), or
+def fingerprint(task: str, name: str, value: Any) -> str | None:
+    """The fingerprint of a plain answer (None, bool, number, str, lists of them), salted with the
+    task (``"chain_rule.task2"``) and the name the value is submitted under (``"x_is_leaf"``), or
     None for any other value (a tensor, an object): those get no self-study feedback."""
     import hashlib
     import json
@@ -590,5 +595,5 @@ def fingerprint(salt: str, value: Any) -> str | None:
         canonical = _canonical(value)
     except TypeError:
         return None
-    text = json.dumps([salt, canonical], sort_keys=True)
+    text = json.dumps([task, name, canonical], sort_keys=True)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]

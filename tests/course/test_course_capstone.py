@@ -1,12 +1,13 @@
 """Set 12 (the capstone): the public checks catch the common wrong answer of each code task.
 
-Each case takes the solution's answers, breaks one of them the way learners do (``=`` instead of
-``+=``, a recursive sort, a sort that forgets what it has seen, a backward pass that runs a value
-before all its uses have reported, ``2 - x`` computed as ``x - 2``, a ``None`` gradient, float32
-tensors, gradients never zeroed), and runs the task's check cell as the student gets it (public
-tests only, from ``exercises/``): the named public test must fail and the cell must raise. The
-unbroken answers pass every public test, and the answer key of the prediction (task 4) is what its
-program gives.
+Each case takes the solution's answers, breaks one of them the way learners do (a derivative of
+the input for that of the output, a division spelled with ``**``, relu's derivative of 1 at 0, a
+recursive walk, a count of uses that forgets a value used twice, an order never reversed, a
+``zero_grad`` that reaches only the output, a repeated backward that zeroes the leaves too, a
+``None`` gradient, float32 tensors, gradients never zeroed), and runs the task's check cell as the
+student gets it (public tests only, from ``exercises/``): the named public test must fail and the
+cell must raise. The unbroken answers pass every public test, and the answer key of the
+prediction (task 4) is what its program gives.
 """
 
 import json
@@ -33,41 +34,54 @@ def topological_order(root):
     return order
 '''
 
-FIRST_REACHED_BACKWARD = '''
-def backward(self):
-    self.grad = 1.0
-    stack, seen = [self], set()
-    while stack:
-        value = stack.pop()
-        if id(value) not in seen:
-            seen.add(id(value))
-            value._backward()
-            stack.extend(value._prev)
+RECURSIVE_ZERO_GRAD = '''
+def zero_grad(self):
+    self.grad = 0.0
+    for value in self._prev:
+        value.zero_grad()
 
 
-Value.backward = backward
+Value.zero_grad = zero_grad
 '''
+
+ONLY_THE_OUTPUT = '''
+def zero_grad(self):
+    self.grad = 0.0
+
+
+Value.zero_grad = zero_grad
+'''
+
+DIVISION_SPELLED = [("    other = other if isinstance(other, Value) else Value(other)\n"
+                     "    return self._result(self.data / other.data, (self, other),\n"
+                     "                        (1 / other.data, -self.data / other.data ** 2))",
+                     "    return self * other ** -1")]
 
 #: (task, what is wrong, edits of the solution's answer: (old, new) pairs or a whole new source,
 #: the public test that must fail)
 WRONG = [
-    ("task1", "= instead of +=", [("self.grad += out.grad", "self.grad = out.grad"),
-                                  ("other.grad += out.grad", "other.grad = out.grad")],
-     "a + a and a * a: a value used twice gets both contributions"),
+    ("task1", "log's derivative is a", [("(1 / self.data,)", "(self.data,)")], "log at 2 and at 0.5"),
+    ("task1", "division spelled with **", DIVISION_SPELLED,
+     "a / b at a = 3, b = 2: one operation, with both local derivatives"),
+    ("task1", "relu's derivative 1 at 0", [("1.0 if self.data > 0", "1.0 if self.data >= 0")],
+     "relu at 2, -1 and 0"),
     ("task2", "a recursive sort", RECURSIVE_SORT, "a chain of 5,000 values, without RecursionError"),
-    ("task2", "no memory of the values seen", [("elif id(value) not in seen:", "else:")],
-     "b = a + a: a appears once"),
-    ("task3", "a value's _backward runs when it is first reached", FIRST_REACHED_BACKWARD,
-     "h = x * 3 used twice, in y = k + h and y = h + k with k = h * 2: x.grad is 9"),
-    ("task5", "2 - x computed as x - 2", [("return (-self) + other", "return self - other")],
-     "2 - x and 1 / x, with the number on the left"),
-    ("task5", "tanh's derivative from the input", [("(1 - out.data ** 2)", "(1 - self.data ** 2)")],
-     "tanh at 0.5"),
+    ("task2", "a value used by two values counted once", [("uses[id(input_)] += 1", "uses[id(input_)] = 1")],
+     "(x + w) * (w + 1): a valid order of its 6 values"),
+    ("task2", "the order from the root, not reversed", [("return backwards[::-1]", "return backwards")],
+     "a chain x, a, b: [x, a, b]"),
+    ("task3", "a recursive zero_grad", RECURSIVE_ZERO_GRAD, "a chain of 5,000 additions, without RecursionError"),
+    ("task3", "zero_grad reaches only the output", ONLY_THE_OUTPUT,
+     "(x + w) * (w + 1): backward, zero_grad, every grad is 0.0"),
+    ("task5", "the leaves zeroed too", [("if value._prev:", "if True:")],
+     "two calls: x.grad adds up, h.grad holds one call's gradient"),
+    ("task5", "nothing zeroed", [("            value.grad = 0.0", "            pass")],
+     "two calls: x.grad adds up, h.grad holds one call's gradient"),
     ("task6", "an unused input's None gradient", [("0.0 if t.grad is None else t.grad.item()", "t.grad.item()")],
      "x * y + 3 at (2, -1, 0.5) with tensorgrad: z is not used"),
     ("task6", "float32 tensors", [("dtype=tg.float64, ", "")],
      "(x * y).tanh() + z ** 3 with tensorgrad, to 12 digits"),
-    ("task7", "gradients never zeroed", [("param.grad = 0.0", "pass")], "w * x: w is 1.5 after two steps"),
+    ("task7", "gradients never zeroed", [("loss.zero_grad()", "pass")], "w * x: w is 1.5 after two steps"),
 ]
 
 

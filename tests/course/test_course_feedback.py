@@ -95,10 +95,9 @@ def _line_of(text: str, test: str) -> str:
     return next((line for line in text.splitlines() if line[2:].startswith(test)), "")
 
 
-@pytest.mark.parametrize("path", EXERCISES, ids=[p.relative_to(ROOT / "exercises").with_suffix("").as_posix()
-                                                  for p in EXERCISES])
-def test_predictions_are_said_right_or_wrong_without_the_answer(path):
-    zh = path.parent.name == "zh"
+def _answers_and_setup(path: Path) -> tuple[dict, dict]:
+    """The constant answers of the solution of exercise set `path`, and the namespace its setup
+    cell makes."""
     solution = ROOT / "solutions" / path.relative_to(ROOT / "exercises")
     answers = {}
     for meta, source in _cells(solution):
@@ -107,6 +106,14 @@ def test_predictions_are_said_right_or_wrong_without_the_answer(path):
     setup = next(source for meta, source in _cells(path) if meta.get("grade_id") == "setup")
     base: dict = {}
     exec(compile(setup, "setup", "exec"), base)
+    return answers, base
+
+
+@pytest.mark.parametrize("path", EXERCISES, ids=[p.relative_to(ROOT / "exercises").with_suffix("").as_posix()
+                                                  for p in EXERCISES])
+def test_predictions_are_said_right_or_wrong_without_the_answer(path):
+    zh = path.parent.name == "zh"
+    answers, base = _answers_and_setup(path)
     use_language("zh" if zh else "en")
     checked = 0
     try:
@@ -159,14 +166,95 @@ def test_the_fingerprints_do_not_contain_the_answers():
                 assert json.dumps(names).count("True") == 0 and json.dumps(names).count("False") == 0
 
 
-def test_fingerprints_agree_for_equal_answers_and_differ_by_task():
+def test_fingerprints_agree_for_equal_answers_and_differ_by_task_and_name():
     from tensorgrad_course.values import fingerprint
-    assert fingerprint("s.task2", 6) == fingerprint("s.task2", 6.0) == fingerprint("s.task2", 6.0000001)
-    assert fingerprint("s.task2", 6.0) != fingerprint("s.task2", 6.1)
-    assert fingerprint("s.task2", True) != fingerprint("s.task2", 1)
-    assert fingerprint("s.task2", " MulBackward0") == fingerprint("s.task2", "MulBackward0")
-    assert fingerprint("s.task2", 6.0) != fingerprint("s.task3", 6.0)
-    assert fingerprint("s.task2", object()) is None
+    six = fingerprint("s.task2", "n", 6)
+    assert six == fingerprint("s.task2", "n", 6.0) == fingerprint("s.task2", "n", 6.0000001)
+    assert fingerprint("s.task2", "n", 6.0) != fingerprint("s.task2", "n", 6.1)
+    assert fingerprint("s.task2", "n", True) != fingerprint("s.task2", "n", 1)
+    assert fingerprint("s.task2", "n", " MulBackward0") == fingerprint("s.task2", "n", "MulBackward0")
+    assert fingerprint("s.task2", "n", 6.0) != fingerprint("s.task3", "n", 6.0)
+    assert fingerprint("s.task2", "n", 6.0) != fingerprint("s.task2", "m", 6.0)
+    assert fingerprint("s.task2", "n", object()) is None
+
+
+# --- No pattern across a check cell gives an answer away ------------------------------------------
+# With the task's name alone as the salt, equal answers of one task shared a fingerprint: in set 01
+# task 1, x_is_leaf and x_requires_grad had one hash and a_is_leaf the other, so knowing one answer
+# (x requires grad: its code says so) gave all ten away. Salted with the value's name as well, no
+# two values of a check cell share one, and a learner must commit an answer to learn anything.
+
+
+def _marks(path: Path) -> dict[str, dict[str, str]]:
+    """grade_id -> {value name: fingerprint} of each check cell of an exercise set."""
+    found = {}
+    for meta, source in _cells(path):
+        table = _fingerprinted(source)
+        if table:
+            found[meta["grade_id"]] = {name: mark for names in table.values() for name, mark in names.items()}
+    return found
+
+
+@pytest.mark.parametrize("path", EXERCISES, ids=[p.relative_to(ROOT / "exercises").with_suffix("").as_posix()
+                                                  for p in EXERCISES])
+def test_no_two_values_of_a_check_cell_share_a_fingerprint(path):
+    shared = []
+    for grade_id, marks in _marks(path).items():
+        by_mark: dict[str, list[str]] = {}
+        for name, mark in marks.items():
+            by_mark.setdefault(mark, []).append(name)
+        shared += [f"{grade_id}: {' and '.join(names)}" for names in by_mark.values() if len(names) > 1]
+    assert not shared, "values whose equal fingerprints say their answers are equal:\n  " + "\n  ".join(shared)
+
+
+def test_both_editions_carry_the_same_fingerprints():
+    """The salt is the task and the value's name, which translation leaves alone (the test names,
+    which it translates, are not part of it): one answer, one fingerprint, in either edition."""
+    compared = 0
+    for path in EXERCISES:
+        if path.parent.name == "zh":
+            continue
+        zh = path.parent / "zh" / path.name
+        assert _marks(zh) == _marks(path), path.name
+        compared += len(_marks(path))
+    assert compared > 20
+
+
+@pytest.mark.parametrize("edition", ["", "zh"])
+def test_one_wrong_prediction_is_said_wrong_and_the_others_right(edition):
+    """Set 01, self-study: each prediction in turn is answered wrong, the others right. The one test
+    holding it fails and names it; every other test of the cell passes."""
+    path = ROOT / "exercises" / edition / "01_computation_graphs.ipynb"
+    answers, base = _answers_and_setup(path)
+    use_language(edition or "en")
+    tried = 0
+    try:
+        for meta, source in _cells(path):
+            table = _fingerprinted(source)
+            if not meta.get("grade") or not table:
+                continue
+            kinds = _kinds(source)
+            for test, names in table.items():
+                for name in names:
+                    variable = next(var for var, submitted in _submitted(source) if submitted == name)
+                    said = _run(source, {**base, **answers, variable: _wrong(answers[variable], kinds[variable])})
+                    for other in table:
+                        line = _line_of(said, other)
+                        if other == test:
+                            assert line.startswith("\N{BALLOT X}") and name in line, (name, said)
+                        else:
+                            assert line.startswith("\N{CHECK MARK}"), (name, other, said)
+                    tried += 1
+    finally:
+        use_language("en")
+    assert tried >= 10, tried
+
+
+def _submitted(source: str) -> list[tuple[str, str]]:
+    """(variable, name it is submitted under) of each t.submit("name", variable) of a check cell."""
+    return [(node.args[1].id, node.args[0].value) for node in ast.walk(ast.parse(source))
+            if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "submit" and len(node.args) >= 2
+            and isinstance(node.args[0], ast.Constant) and isinstance(node.args[1], ast.Name)]
 
 
 def test_under_the_grader_fingerprints_decide_nothing(monkeypatch):
@@ -181,7 +269,7 @@ def test_under_the_grader_fingerprints_decide_nothing(monkeypatch):
     monkeypatch.setitem(sys.modules, checks.GUARD_MODULE, guard)
     monkeypatch.setattr(checks, "_emit", lambda record: None)
     t = TaskCheck("s.task2")
-    t.fingerprints({"count": {"n": fingerprint("s.task2", 3)}})
+    t.fingerprints({"count": {"n": fingerprint("s.task2", "n", 3)}})
     with t.test("count"):
         t.submit("n", 4, kind="int")  # wrong, but only the grader's comparison counts
     assert t.results == [("count", "passed", "")]

@@ -1,9 +1,10 @@
 """A task that builds on an earlier one checks that task first and says so (TaskCheck.needs).
 
-Set 12 is the case of the issue: one bug in task 1 (Value's *) made the correct tasks 3, 5, 6
-and 7 fail, each with hints about its own code. Here the solution's own code runs with that one
-bug, and each later check cell must name task 1 first and hold its own hints back; with the
-solution as it is, each says task 1 works and shows no such line.
+Set 12 is the case of the issue: one bug in an early task (before, Value's *; now task 1's relu)
+made the correct later tasks fail, each with hints about its own code. Here the solution's own
+code runs with that one bug, and each later check cell that uses task 1's operations must name
+task 1 first and hold its own hints back; with the solution as it is, each says task 1 works and
+shows no such line.
 """
 
 import sys
@@ -19,7 +20,7 @@ from tensorgrad_course.checks import TaskCheck
 ROOT = Path(__file__).resolve().parents[2]
 SET12 = ROOT / "exercises" / "12_build_your_own_engine.ipynb"
 SOLUTION12 = ROOT / "solutions" / "12_build_your_own_engine.ipynb"
-LATER_CHECKS = ["task3_check", "task5_check", "task6_check", "task7_check"]
+LATER_CHECKS = ["task6_check", "task7_check"]
 
 
 def _cells(path):
@@ -28,24 +29,15 @@ def _cells(path):
 
 
 def _engine(bug: bool) -> dict:
-    """The solution's answers of set 12 run in a namespace; with bug, Value's * sends b.grad = a."""
+    """The solution's answers of set 12 run in a namespace; with bug, task 1's relu has derivative 0."""
     solution = _cells(SOLUTION12)
     namespace: dict = {}
     for grade_id in ("setup", "task1", "task2", "task3", "task5", "task6", "task7"):
         exec(compile(solution[grade_id], grade_id, "exec"), namespace)
     if bug:
-        Value = namespace["Value"]
-
-        def mul(self, other):
-            other = other if isinstance(other, Value) else Value(other)
-            out = Value(self.data * other.data, (self, other))
-
-            def _backward():
-                self.grad += other.data * out.grad
-                other.grad += other.data * out.grad  # the bug: should be self.data
-            out._backward = _backward
-            return out
-        Value.__mul__ = mul
+        def relu(self):
+            return self._result(max(self.data, 0.0), (self,), (0.0,))  # the bug: 1 for a > 0
+        namespace["Value"].relu = relu
     return namespace
 
 
