@@ -41,6 +41,9 @@ Written here, beyond the catalogue's text:
 * a lesson's backend cell gets one line, :data:`DRAW_CHINESE`, so what ``tg.viz`` prints
   (``trace_backward``'s table, ``explain()``, the stepper) is in Chinese, and matplotlib draws
   the pictures' labels (translated in printed.md, as printed labels are) with a Chinese font;
+* the glossary's column 首次出现 (lessons/zh/术语表.md): the first lesson that uses each term,
+  found in the catalogues (tools/glossary.py); ``--check`` fails when it is stale or a term is
+  used by no lesson;
 * the Chinese notebooks are executed on their own by ``./run notebooks`` (tools/execute_notebooks.py),
   after the English ones: what they print differs from the English beyond the labels. Until then
   a newly written edition holds the English outputs, rewritten label by label; a rewrite keeps the
@@ -86,6 +89,7 @@ import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import glossary
 import nbformat
 from tensorgrad_course import texts
 from tensorgrad_course.notebooks import dumps, source_offsets  # dumps: nbformat's sorted-key JSON, as every tool writes it
@@ -830,6 +834,8 @@ def cmd_write(paths: list[str]) -> int:
         fresh = old is None or not _same_except_outputs(old, text) and _changed_code(old, text)
         print(f"wrote {_show(target)}" + (" (cells with changed code hold the English outputs until "
                                           "./run notebooks runs it)" if fresh else ""))
+    if not paths and glossary.write_first_appearances(ROOT):
+        print(f"wrote {_show(ROOT / glossary.GLOSSARY)} (the column 首次出现)")
     if failed:
         print(f"error: {failed} notebook(s) not written; fix the entries named above", file=sys.stderr)
     return 1 if failed else 0
@@ -882,6 +888,7 @@ def cmd_check(paths: list[str]) -> int:
             problems.append(f"{_show(target)}: differs from what its catalogue and the English generate "
                             "(edited by hand?); change the catalogue and run ./run translations write")
     if not paths:
+        problems += glossary.glossary_problems(ROOT)
         expected = {edition_path(p).resolve() for p in english_notebooks()}
         for folder in TRANSLATED:
             for path in sorted((ROOT / EDITIONS[folder]).glob("*.ipynb")):

@@ -1,0 +1,181 @@
+"""No English a learner of the Chinese edition reads, beyond code and PyTorch's own output.
+
+* **The self-check.** Every check cell of every Chinese exercise set is run through the real
+  self-check (tensorgrad_course's ``check``, in Chinese) with a wrong answer for each value it
+  submits; what it prints, the test's name, the value's name (the label of ``t.submit``), the hint
+  and the Chinese message around them, must hold no English word but code: a name of the set's
+  code (``x.grad``, ``count_ops``), a Python or PyTorch word (:data:`KEPT`).
+* **What tg.viz prints** in Chinese: the reprs of ``Graph``, ``Trace`` and ``BackwardStepper``.
+
+The labels are translated in the sets' catalogues (translations/zh/solutions/), where the
+generator (tools/translate.py) allows them to differ from the English; the grader and the
+self-study fingerprints read the label from the same Chinese cell, so they agree (see
+test_a_translated_label_is_what_the_fingerprint_table_and_the_check_both_use).
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import io
+import re
+import sys
+import tokenize
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+import translate  # noqa: E402
+
+from tensorgrad_course import CheckFailure, check, texts  # noqa: E402
+from tensorgrad_course.generate import add_fingerprints  # noqa: E402
+
+SETS = [p for p in translate.english_notebooks() if translate.is_exercise_set(p)]
+#: Words that are code wherever they stand: Python's and PyTorch's (dtypes, keyword names), and
+#: the Latin letters Chinese technical prose keeps.
+KEPT = {"True", "False", "None", "float", "int", "bool", "list", "float32", "float64", "dtype", "dim",
+        "lr", "tensor", "item", "backward", "NumPy", "Python", "JVP", "VJP", "ReLU", "float64"}
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def chinese_set(english: Path) -> nbformat.NotebookNode:
+    """The Chinese edition of an exercise set, as the generator writes it from its catalogue."""
+    result = translate.translate_notebook(english)
+    assert result.text is not None, result.problems
+    return nbformat.reads(result.text, as_version=4)
+
+
+def code_names(nb) -> set[str]:
+    """The names of a notebook's code (NAME tokens, not the words inside its strings)."""
+    names = set()
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        try:
+            names |= {t.string for t in tokenize.generate_tokens(io.StringIO(cell.source + "\n").readline)
+                      if t.type == tokenize.NAME}
+        except (tokenize.TokenError, IndentationError, SyntaxError):
+            pass
+    return names
+
+
+def _text(node) -> str | None:
+    """A string argument's text; an f-string's fields become ``{}``."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        return "".join(part.value if isinstance(part, ast.Constant) else "{}" for part in node.values)
+    return None
+
+
+def checks_of(source: str):
+    """(task, test name, hint, [value names]) of each ``with t.test(...)`` in a check cell."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return
+    task = next((node.args[0].value for node in ast.walk(tree) if isinstance(node, ast.Call)
+                 and getattr(node.func, "id", None) == "check" and node.args
+                 and isinstance(node.args[0], ast.Constant)), None)
+    if task is None:
+        return
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.With):
+            continue
+        call = node.items[0].context_expr
+        if not (isinstance(call, ast.Call) and getattr(call.func, "attr", None) == "test" and call.args):
+            continue
+        hint = next((_text(k.value) for k in call.keywords if k.arg == "hint"), None)
+        labels = [_text(inner.args[0]) for inner in ast.walk(node) if isinstance(inner, ast.Call)
+                  and getattr(inner.func, "attr", None) == "submit" and inner.args and _text(inner.args[0])]
+        yield task, _text(call.args[0]), hint, labels
+
+
+def run_wrong(task: str, name: str, hint: str | None, label: str) -> str:
+    """What the Chinese self-check prints for a wrong value submitted as ``label``."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        t = check(task)
+        with t.test(name, **({"hint": hint} if hint else {})):
+            t.submit(label, 1.0, expected=2.0)
+        with contextlib.suppress(CheckFailure):
+            t.done()
+    return out.getvalue()
+
+
+def english_words(text: str, names: set[str]) -> list[str]:
+    text = re.sub(r"\{\}", " ", text)
+    return [w for w in _WORD.findall(text) if len(w) > 1 and w not in names and w not in KEPT
+            and not re.fullmatch(r"d[a-z]\d?|[a-zA-Z]\d*|e_\d*", w)]
+
+
+@pytest.fixture
+def chinese():
+    before = texts.language()
+    texts.use_language("zh")
+    yield
+    texts.use_language(before)
+
+
+@pytest.mark.parametrize("english", SETS, ids=lambda p: p.stem)
+def test_a_wrong_answer_in_the_chinese_self_check_prints_no_english(english, chinese):
+    nb = chinese_set(english)
+    names = code_names(nb)
+    found, ran = [], 0
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        for task, name, hint, labels in checks_of(cell.source):
+            for label in labels:
+                printed = run_wrong(task, name, hint, label)
+                ran += 1
+                assert "✗" in printed, printed  # the wrong answer was said wrong
+                words = english_words(printed, names)
+                if words:
+                    found.append(f"{cell.get('id')}: {words} in {printed.strip().splitlines()[0]!r}")
+    assert ran, f"no self-check found in {english.name}"
+    assert not found, f"{english.name}: English in the Chinese self-check:\n" + "\n".join(found)
+
+
+def test_english_in_a_self_check_label_is_found(chinese):
+    printed = run_wrong("set.task", "梯度", "看看提示", "x.grad after backward()")
+    assert english_words(printed, {"x", "grad", "backward"}) == ["after"], printed
+
+
+def test_a_translated_label_is_what_the_fingerprint_table_and_the_check_both_use(chinese):
+    """The build writes the fingerprints of a prediction into its check cell, keyed by the test's
+    name and the value's label as that cell spells them (generate.add_fingerprints); the learner's
+    run looks its value up by the same two strings (TaskCheck.submit). A label translated in the
+    catalogue is in both, so the Chinese set says right and wrong by its own fingerprints."""
+    source = ('t = check("sets.task1")\n'
+              'with t.test("反向传播之后的梯度"):\n'
+              '    t.submit("backward() 之后的 x.grad", answer)\n')
+    built = add_fingerprints(source, {"answer": 14.0})
+    assert '"backward() 之后的 x.grad"' in built.splitlines()[1]
+    for value, verdict in ((14.0, "✓"), (15.0, "✗")):
+        namespace = {"check": check, "answer": value}
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.suppress(CheckFailure):
+            exec(compile(built, "<check cell>", "exec"), namespace)  # the cell, as the learner runs it
+        assert out.getvalue().startswith(verdict), out.getvalue()
+
+
+# -- what tg.viz prints --------------------------------------------------------------------------
+
+def test_the_chinese_reprs_of_graph_trace_and_stepper_hold_no_english():
+    import tensorgrad as tg
+    from tensorgrad import viz
+
+    viz.use_language("zh")
+    try:
+        x = tg.tensor(2.0, requires_grad=True)
+        y = x * x + x
+        shown = [repr(viz.trace_backward(y)).splitlines()[0], repr(viz.draw(y)).splitlines()[0]]
+    finally:
+        viz.use_language("en")
+    for line in shown:
+        words = [w for w in _WORD.findall(line) if w not in {"Trace", "Graph", "BackwardStepper", "AddBackward0", "y"}]
+        assert not words, f"English in {line!r}: {words}"
