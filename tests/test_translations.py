@@ -387,44 +387,7 @@ def test_both_course_maps_give_the_same_time_for_every_lesson_and_exercise_set()
         "lessons/zh/README.md lacks the exercise-sets paragraph or the capstone's outcome")
 
 
-# -- one term per idea (lessons/zh/术语表.md, "一个概念，一个词") ----------------------------------
-
-GLOSSARY = ROOT / "lessons" / "zh" / "术语表.md"
-
-
-def avoided_words() -> dict[str, list[str]]:
-    """{the glossary's word: [synonyms the edition does not use]}, from its lines `- 词（不用：甲、乙）`."""
-    text = GLOSSARY.read_text(encoding="utf-8")
-    section = text.split("## 一个概念，一个词", 1)[1].split("\n## ", 1)[0]
-    return {word: re.split(r"[、，,]\s*", avoided)
-            for word, avoided in re.findall(r"^- (\S+?)（[^）]*?不用：([^）]+)）", section, re.M)}
-
-
-def test_the_glossary_names_the_synonyms_it_rules_out():
-    avoided = avoided_words()
-    assert avoided.get("跟踪") == ["追踪"] and avoided.get("次数") == ["遍数"], avoided
-
-
-def chinese_texts():
-    """The Chinese prose a learner reads: the lessons' markdown and comments, the course map."""
-    for path in EDITION_LESSONS:
-        for index, cell in enumerate(read(path).cells):
-            quoted = cell.cell_type == "code" and (
-                "seed" in cell.metadata.get("tags", []) or path.name.startswith("seed_"))
-            if not quoted:  # (the tutorials' own code is quoted as written, words and all)
-                yield f"lessons/zh/{path.name} cell {index}", cell.source
-    for path in sorted((ROOT / "lessons" / "zh").glob("*.md")):
-        if path != GLOSSARY:
-            yield f"lessons/zh/{path.name}", path.read_text(encoding="utf-8")
-
-
-def test_one_word_per_idea_in_the_chinese_lessons():
-    avoided = avoided_words()
-    found = [f"{where}: {word} (the glossary says {chosen})"
-             for where, text in chinese_texts()
-             for chosen, words in avoided.items() for word in words if word in text]
-    assert not found, found
-
+# -- one term per idea (lessons/zh/术语表.md, "一个概念，一个词"): tests/test_zh_terms.py ------------
 
 # What the Chinese lessons show, in Chinese but for code: the literal text of their print() calls
 # and of the text their pictures draw (titles, axis labels, legends: tools/translate.py

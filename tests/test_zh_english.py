@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import io
+import keyword
 import re
 import sys
 import tokenize
@@ -36,8 +37,8 @@ from tensorgrad_course.generate import add_fingerprints  # noqa: E402
 SETS = [p for p in translate.english_notebooks() if translate.is_exercise_set(p)]
 #: Words that are code wherever they stand: Python's and PyTorch's (dtypes, keyword names), and
 #: the Latin letters Chinese technical prose keeps.
-KEPT = {"True", "False", "None", "float", "int", "bool", "list", "float32", "float64", "dtype", "dim",
-        "lr", "tensor", "item", "backward", "NumPy", "Python", "JVP", "VJP", "ReLU", "float64"}
+KEPT = {"True", "False", "None", "float", "int", "bool", "list", "str", "float32", "float64", "dtype", "dim",
+        "lr", "atol", "rtol", "NumPy", "Python", "JVP", "VJP", "ReLU", "XOR", "Hv", "xh", "RecursionError"}
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
@@ -49,10 +50,13 @@ def chinese_set(english: Path) -> nbformat.NotebookNode:
 
 
 def code_names(nb) -> set[str]:
-    """The names of a notebook's code (NAME tokens, not the words inside its strings)."""
+    """The names of a notebook's code (NAME tokens, not the words inside its strings) and of the
+    code its prose shows (inline code, fenced blocks: a task's ``Cube``, a case named `loss`)."""
     names = set()
     for cell in nb.cells:
         if cell.cell_type != "code":
+            shown = re.findall(r"```.*?```|`[^`\n]+`", cell.source, flags=re.DOTALL)
+            names |= set(_WORD.findall(" ".join(shown)))
             continue
         try:
             names |= {t.string for t in tokenize.generate_tokens(io.StringIO(cell.source + "\n").readline)
@@ -106,10 +110,32 @@ def run_wrong(task: str, name: str, hint: str | None, label: str) -> str:
     return out.getvalue()
 
 
+def library_names() -> set[str]:
+    """The names tensorgrad itself has: its functions and modules, a tensor's methods and attributes."""
+    import tensorgrad as tg
+
+    return set(dir(tg)) | set(dir(tg.Tensor)) | set(dir(tg.nn)) | set(dir(tg.autograd))
+
+
+def is_code(label: str, names: set[str]) -> bool:
+    """Whether a value's name is a Python expression of the set's names (``w.grad_fn is None``,
+    ``hessian(f3, p)``): code, words and all (but not ``count_ops(mixed)``, with no ``mixed``)."""
+    try:
+        tree = ast.parse(label.replace("{}", "n"), mode="eval")
+    except SyntaxError:
+        return False
+    used = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
+    return used <= names | library_names() | KEPT | {"n"}
+
+
 def english_words(text: str, names: set[str]) -> list[str]:
-    text = re.sub(r"\{\}", " ", text)
-    return [w for w in _WORD.findall(text) if len(w) > 1 and w not in names and w not in KEPT
-            and not re.fullmatch(r"d[a-z]\d?|[a-zA-Z]\d*|e_\d*", w)]
+    """The words of ``text`` that are English, not code: not a name of the set's code or of the
+    library, not snake_case or a name with digits (``dy_dw``, ``MulBackward0``), not derivative
+    notation (``dx``)."""
+    code = names | library_names() | KEPT
+    return [w for w in _WORD.findall(text) if len(w) > 1 and w not in code
+            and not re.search(r"[_\d]", w) and not re.fullmatch(r"d[A-Za-z]|[A-Z][a-z]+(Backward|Grad)", w)
+            and w != "AccumulateGrad"]
 
 
 @pytest.fixture
@@ -133,7 +159,10 @@ def test_a_wrong_answer_in_the_chinese_self_check_prints_no_english(english, chi
                 printed = run_wrong(task, name, hint, label)
                 ran += 1
                 assert "✗" in printed, printed  # the wrong answer was said wrong
-                words = english_words(printed, names)
+                shown = printed.replace(f"你的 {label} ", "你的 ") if is_code(label, names) else printed
+                words = english_words(shown, names)  # (hints: `with` is code)
+                if not is_code(label, names):  # a label that is not code says no `for` or `with` in English
+                    words += english_words(label, names - set(keyword.kwlist))
                 if words:
                     found.append(f"{cell.get('id')}: {words} in {printed.strip().splitlines()[0]!r}")
     assert ran, f"no self-check found in {english.name}"
@@ -173,7 +202,9 @@ def test_the_chinese_reprs_of_graph_trace_and_stepper_hold_no_english():
     try:
         x = tg.tensor(2.0, requires_grad=True)
         y = x * x + x
-        shown = [repr(viz.trace_backward(y)).splitlines()[0], repr(viz.draw(y)).splitlines()[0]]
+        trace = viz.trace_backward(y, names={"x": x, "y": y})
+        shown = [repr(trace).splitlines()[0], repr(viz.BackwardStepper(y, names={"x": x, "y": y})).splitlines()[0],
+                 repr(viz.draw(y, names={"x": x, "y": y})).splitlines()[0]]
     finally:
         viz.use_language("en")
     for line in shown:
