@@ -210,3 +210,86 @@ def test_the_chinese_reprs_of_graph_trace_and_stepper_hold_no_english():
     for line in shown:
         words = [w for w in _WORD.findall(line) if w not in {"Trace", "Graph", "BackwardStepper", "AddBackward0", "y"}]
         assert not words, f"English in {line!r}: {words}"
+
+
+# -- lesson 02's tables, lined up by display width in both editions --------------------------------
+
+_HEADER_FIELD = re.compile(r"""\{['"][^'"{}]*['"]:(?P<align>.?[<>^])?(?P<width>\d+)\}""")
+
+
+def column_of(line: str) -> list[int]:
+    """For each character of ``line``, the screen column it ends at (a Chinese character takes two)."""
+    ends, column = [], 0
+    for ch in line:
+        column += translate.display_width(ch)
+        ends.append(column)
+    return ends
+
+
+def misaligned(lines: list[str], header_source: str) -> list[str]:
+    """The lines in which a right-aligned field of the English header's widths does not end at
+    its screen column: no character of the line ends exactly there, a space does, or the next
+    character is not a space (the text runs on past it)."""
+    ends, column = [], 0
+    for match in _HEADER_FIELD.finditer(header_source):
+        column += int(match["width"])
+        if (match["align"] or ">")[-1] == ">":
+            ends.append(column)
+    wrong = []
+    for line in lines:
+        columns = column_of(line)
+        at = {end: k for k, end in enumerate(columns)}
+        if any(end not in at or line[at[end]] == " " or line[at[end] + 1:at[end] + 2] not in ("", " ")
+               for end in ends):
+            wrong.append(line)
+    return wrong
+
+
+def table_cells(nb) -> list:
+    return [cell for cell in nb.cells if cell.cell_type == "code" and "print(f\"{'h'" in cell.source]
+
+
+def run_tables(nb) -> list[tuple[str, list[str]]]:
+    """Run the cells of lesson 02 that define its functions and print its tables: (the header's
+    line of code, the lines printed) for each table."""
+    namespace: dict = {}
+    printed = []
+    for cell in nb.cells:
+        if cell.cell_type != "code" or not re.search(r"^def (f|secant_slope|cube|central_slope)\(|print\(f\"\{'h'",
+                                                     cell.source, re.M):
+            continue
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(compile(cell.source, f"<{cell.get('id')}>", "exec"), namespace)
+        if cell in table_cells(nb):
+            header = next(line for line in cell.source.splitlines() if line.startswith("print(f\"{'h'"))
+            printed.append((header, [line for line in out.getvalue().splitlines() if line.strip()]))
+    return printed
+
+
+@pytest.mark.parametrize("edition", ["en", "zh"])
+def test_lesson_02_tables_line_up_on_screen(edition):
+    english = ROOT / "lessons" / "02_derivatives.ipynb"
+    english_nb = nbformat.read(english, as_version=4)
+    nb = english_nb if edition == "en" else nbformat.reads(translate.translate_notebook(english).text, as_version=4)
+    english_headers = [next(line for line in cell.source.splitlines() if line.startswith("print(f\"{'h'"))
+                       for cell in table_cells(english_nb)]
+    tables = run_tables(nb)
+    assert len(tables) == 3, [header for header, _ in tables]
+    for (header, lines), english_header in zip(tables, english_headers):
+        assert len({translate.display_width(line) for line in lines}) == 1, lines  # one width on screen
+        wrong = misaligned(lines, english_header)
+        assert not wrong, f"{edition}: columns off the English widths {english_header}: {wrong}"
+
+
+def test_a_header_padded_by_characters_is_found_misaligned():
+    header = "print(f\"{'h':>6}{'割线斜率':>10}\")"
+    by_characters = ["     h      割线斜率", "     2  7.000000"]  # 6 spaces + 4 characters: 4 columns late
+    assert misaligned(by_characters, header) == [by_characters[0]]
+    assert misaligned(["     h  割线斜率", "     2  7.000000"], header) == []
+
+
+def test_fit_to_display_width_gives_a_chinese_label_the_columns_of_its_field():
+    assert translate.fit_to_display_width("print(f\"{'h':<8}{'误差':>13}{'error':>6}\")") == \
+        "print(f\"{'h':<8}{'误差':>11}{'error':>6}\")"
+    assert f"{'误差':>11}" == " " * 9 + "误差" and translate.display_width(f"{'误差':>11}") == 13
