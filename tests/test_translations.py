@@ -490,15 +490,19 @@ def test_no_english_in_what_the_chinese_lessons_print(path):
 
 
 def test_printed_labels_are_rewritten_in_the_code_and_its_output_but_not_in_its_fields():
+    """A label in a field of a given width gets the width that takes the English columns on screen
+    (``{'斜率':>3}``: a space and two characters of two columns each, as ``{'slope':>5}``); the
+    stored output is rewritten label by label until the Chinese edition's own run replaces it."""
     nb = nbformat.v4.new_notebook()
     show = nbformat.v4.new_code_cell('def show(v):\n    print("path:", v)  # prints later\n"""path: a docstring"""')
     table = nbformat.v4.new_code_cell('slope = 7\nprint(f"{\'slope\':>5} {slope - 6:>3}")\nshow(1)')
     table.outputs = [nbformat.v4.new_output("stream", name="stdout", text="slope   1\npath: 1\n")]
     nb.cells = [show, table]
-    translate._label_chinese(nb, {"slope": "   斜率", "path:": "路径："})
+    translate._label_chinese(nb, {"slope": "斜率", "path:": "路径："})
     assert show.source.startswith('def show(v):\n    print("路径：", v)') and '"""path: a docstring"""' in show.source
-    assert table.source == 'slope = 7\nprint(f"{\'   斜率\':>5} {slope - 6:>3}")\nshow(1)'
-    assert table.outputs[0]["text"] == "   斜率   1\n路径： 1\n"
+    assert table.source == 'slope = 7\nprint(f"{\'斜率\':>3} {slope - 6:>3}")\nshow(1)'
+    assert translate.display_width(f"{'斜率':>3}") == len(f"{'slope':>5}")
+    assert table.outputs[0]["text"] == "斜率   1\n路径： 1\n"
 
 
 def test_a_whole_literal_label_is_rewritten_anywhere_and_in_the_output_only_as_a_word():
