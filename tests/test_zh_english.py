@@ -159,10 +159,10 @@ def test_a_wrong_answer_in_the_chinese_self_check_prints_no_english(english, chi
                 printed = run_wrong(task, name, hint, label)
                 ran += 1
                 assert "✗" in printed, printed  # the wrong answer was said wrong
-                shown = printed.replace(f"你的 {label} ", "你的 ") if is_code(label, names) else printed
-                words = english_words(shown, names)  # (hints: `with` is code)
-                if not is_code(label, names):  # a label that is not code says no `for` or `with` in English
-                    words += english_words(label, names - set(keyword.kwlist))
+                if is_code(label, names):  # `w.grad_fn is None`: code, `is` and all
+                    words = english_words(printed.replace(f"你的 {label} ", "你的 "), names)
+                else:  # in a label of words, `for` and `with` are English (in a hint they are code)
+                    words = english_words(printed, names) + english_words(label, names - set(keyword.kwlist))
                 if words:
                     found.append(f"{cell.get('id')}: {words} in {printed.strip().splitlines()[0]!r}")
     assert ran, f"no self-check found in {english.name}"
