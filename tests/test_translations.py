@@ -387,47 +387,7 @@ def test_both_course_maps_give_the_same_time_for_every_lesson_and_exercise_set()
         "lessons/zh/README.md lacks the exercise-sets paragraph or the capstone's outcome")
 
 
-# -- one term per idea (lessons/zh/术语表.md, "一个概念，一个词") ----------------------------------
-
-GLOSSARY = ROOT / "lessons" / "zh" / "术语表.md"
-
-
-def avoided_words() -> dict[str, list[str]]:
-    """{the glossary's word: [synonyms the edition does not use]}, from its lines `- 词（不用：甲、乙）`."""
-    text = GLOSSARY.read_text(encoding="utf-8")
-    section = text.split("## 一个概念，一个词", 1)[1].split("\n## ", 1)[0]
-    return {word: re.split(r"[、，,]\s*", avoided)
-            for word, avoided in re.findall(r"^- (\S+?)（[^）]*?不用：([^）]+)）", section, re.M)}
-
-
-def test_the_glossary_names_the_synonyms_it_rules_out():
-    avoided = avoided_words()
-    assert avoided.get("跟踪") == ["追踪"] and avoided.get("次数") == ["遍数"], avoided
-
-
-def chinese_texts():
-    """The Chinese prose a learner reads: the lessons' markdown and comments, the course map."""
-    for path in EDITION_LESSONS:
-        for index, cell in enumerate(read(path).cells):
-            quoted = cell.cell_type == "code" and (
-                "seed" in cell.metadata.get("tags", []) or path.name.startswith("seed_"))
-            if not quoted:  # (the tutorials' own code is quoted as written, words and all)
-                yield f"lessons/zh/{path.name} cell {index}", cell.source
-    for path in sorted((ROOT / "lessons" / "zh").glob("*.md")):
-        if path != GLOSSARY:
-            yield f"lessons/zh/{path.name}", path.read_text(encoding="utf-8")
-
-
-def test_one_word_per_idea_in_the_chinese_lessons():
-    """The glossary's word for each idea, in the course's own prose. A passage in quotation marks
-    (“……”) is a tutorial's own words, quoted as written (tests/test_seeds.py checks that quotation
-    marks go only around those), so its words are not the course's."""
-    avoided = avoided_words()
-    found = [f"{where}: {word} (the glossary says {chosen})"
-             for where, text in ((where, re.sub(r"“[^”]*”", "", text)) for where, text in chinese_texts())
-             for chosen, words in avoided.items() for word in words if word in text]
-    assert not found, found
-
+# -- one term per idea (lessons/zh/术语表.md, "一个概念，一个词"): tests/test_zh_terms.py ------------
 
 # What the Chinese lessons show, in Chinese but for code: the literal text of their print() calls
 # and of the text their pictures draw (titles, axis labels, legends: tools/translate.py
@@ -530,15 +490,19 @@ def test_no_english_in_what_the_chinese_lessons_print(path):
 
 
 def test_printed_labels_are_rewritten_in_the_code_and_its_output_but_not_in_its_fields():
+    """A label in a field of a given width gets the width that takes the English columns on screen
+    (``{'斜率':>3}``: a space and two characters of two columns each, as ``{'slope':>5}``); the
+    stored output is rewritten label by label until the Chinese edition's own run replaces it."""
     nb = nbformat.v4.new_notebook()
     show = nbformat.v4.new_code_cell('def show(v):\n    print("path:", v)  # prints later\n"""path: a docstring"""')
     table = nbformat.v4.new_code_cell('slope = 7\nprint(f"{\'slope\':>5} {slope - 6:>3}")\nshow(1)')
     table.outputs = [nbformat.v4.new_output("stream", name="stdout", text="slope   1\npath: 1\n")]
     nb.cells = [show, table]
-    translate._label_chinese(nb, {"slope": "   斜率", "path:": "路径："})
+    translate._label_chinese(nb, {"slope": "斜率", "path:": "路径："})
     assert show.source.startswith('def show(v):\n    print("路径：", v)') and '"""path: a docstring"""' in show.source
-    assert table.source == 'slope = 7\nprint(f"{\'   斜率\':>5} {slope - 6:>3}")\nshow(1)'
-    assert table.outputs[0]["text"] == "   斜率   1\n路径： 1\n"
+    assert table.source == 'slope = 7\nprint(f"{\'斜率\':>3} {slope - 6:>3}")\nshow(1)'
+    assert translate.display_width(f"{'斜率':>3}") == len(f"{'slope':>5}")
+    assert table.outputs[0]["text"] == "斜率   1\n路径： 1\n"
 
 
 def test_a_whole_literal_label_is_rewritten_anywhere_and_in_the_output_only_as_a_word():

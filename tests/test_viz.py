@@ -848,7 +848,7 @@ def test_chinese_trace_table_explanation_stepper_and_graph(chinese):
     y = names["y"]
     trace = tg.viz.trace_backward(y, names=names)
     table = repr(trace).splitlines()
-    assert table[0] == "Trace(共 5 步, root=y)"
+    assert table[0] == "Trace(共 5 步，根节点 y)"
     assert table[1].split() == ["#", "节点", "张量", "收到的梯度", "发出"]
     # the columns line up on screen: a Chinese character takes two columns
     columns = [words.width(line[:line.index(cell)]) for line, cell in zip(table[1:], ["发出", "a ←", "w ←"])]
@@ -859,9 +859,9 @@ def test_chinese_trace_table_explanation_stepper_and_graph(chinese):
     assert "第 4 步：AccumulateGrad：把 x 的梯度加进 x.grad" in text
     assert "w 的梯度 = 3 + 2 = 5" in text
     stepper = tg.viz.BackwardStepper(y, names=names)
-    assert repr(stepper) == "BackwardStepper(共 5 步, root=y)"
+    assert repr(stepper) == "BackwardStepper(共 5 步，根节点 y)"
     assert stepper.text(4).startswith("第 5 步（共 5 步）：")
-    assert repr(tg.viz.draw(y, names=names)) == "Graph(反向：8 个节点，8 条边，root=MulBackward0)"
+    assert repr(tg.viz.draw(y, names=names)) == "Graph(反向：8 个节点，8 条边，根节点 MulBackward0)"
 
 
 def test_an_unknown_language_is_refused():

@@ -41,6 +41,9 @@ Written here, beyond the catalogue's text:
 * a lesson's backend cell gets one line, :data:`DRAW_CHINESE`, so what ``tg.viz`` prints
   (``trace_backward``'s table, ``explain()``, the stepper) is in Chinese, and matplotlib draws
   the pictures' labels (translated in printed.md, as printed labels are) with a Chinese font;
+* the glossary's column 首次出现 (lessons/zh/术语表.md): the first lesson that uses each term,
+  found in the catalogues (tools/glossary.py); ``--check`` fails when it is stale or a term is
+  used by no lesson;
 * the Chinese notebooks are executed on their own by ``./run notebooks`` (tools/execute_notebooks.py),
   after the English ones: what they print differs from the English beyond the labels. Until then
   a newly written edition holds the English outputs, rewritten label by label; a rewrite keeps the
@@ -86,6 +89,7 @@ import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import glossary
 import nbformat
 from tensorgrad_course import texts
 from tensorgrad_course.notebooks import dumps, source_offsets  # dumps: nbformat's sorted-key JSON, as every tool writes it
@@ -707,12 +711,35 @@ def docstrings(source: str) -> list[tuple[int, int]]:
     return spans
 
 
+#: A string printed in an f-string's field of a given width: ``{'误差':>13}``.
+_WIDE_FIELD = re.compile(r"""\{(?P<quote>['"])(?P<text>[^'"{}\\]*)(?P=quote):(?P<align>.?[<>^])?(?P<width>\d+)\}""")
+
+
+def display_width(text: str) -> int:
+    """How many columns ``text`` takes on a fixed-width screen: a Chinese character takes two."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def fit_to_display_width(source: str) -> str:
+    """``source`` with each string printed in a field of a given width (``{'误差':>13}``) given
+    the width that makes it take that many columns on screen: Python pads by characters, and a
+    Chinese character takes two columns, so ``{'误差':>11}`` (9 spaces and 2 characters, 13
+    columns). A table's Chinese header then lines up with its numbers, as the English one does."""
+    def fit(match: re.Match) -> str:
+        extra = display_width(match["text"]) - len(match["text"])
+        if not extra:
+            return match[0]
+        width = max(int(match["width"]) - extra, 0)
+        return f"{{{match['quote']}{match['text']}{match['quote']}:{match['align'] or ''}{width}}}"
+    return _WIDE_FIELD.sub(fit, source)
+
+
 def _label_chinese(nb, labels: dict[str, str]) -> list[str]:
     """Rewrite the labels inside the printed literals of each code cell, and the same text in
     the stored stream outputs of that cell (and of the later ones, for a label printed inside a
     function, which may be called there): what a fresh run of the rewritten code prints. A label
-    printed in a field of a given width (``{'error':>13}``) must keep its English length, spaces
-    included. Docstrings are rewritten too (a docstring is a label as a whole), and a label
+    printed in a field of a given width (``{'error':>13}``) takes as many columns on screen as the
+    English one: :func:`fit_to_display_width`. Docstrings are rewritten too (a docstring is a label as a whole), and a label
     marked ``= "leaf"`` is any plain string literal that is exactly it (a value printed through
     a variable), replaced in the outputs where it stands as a word. The problems: cells whose
     code no longer parses."""
@@ -747,6 +774,7 @@ def _label_chinese(nb, labels: dict[str, str]) -> list[str]:
                     if in_function:
                         in_functions.add(english)
             source = source[:start] + literal + source[end:]
+        source = fit_to_display_width(source)
         if source != cell.source and _parses(cell.source) and not _parses(source):
             problems.append(f"cell {cell.get('id')} (cell {index}): a label made its code invalid")
         cell.source = source
@@ -830,6 +858,8 @@ def cmd_write(paths: list[str]) -> int:
         fresh = old is None or not _same_except_outputs(old, text) and _changed_code(old, text)
         print(f"wrote {_show(target)}" + (" (cells with changed code hold the English outputs until "
                                           "./run notebooks runs it)" if fresh else ""))
+    if not paths and glossary.write_first_appearances(ROOT):
+        print(f"wrote {_show(ROOT / glossary.GLOSSARY)} (the column 首次出现)")
     if failed:
         print(f"error: {failed} notebook(s) not written; fix the entries named above", file=sys.stderr)
     return 1 if failed else 0
@@ -882,6 +912,7 @@ def cmd_check(paths: list[str]) -> int:
             problems.append(f"{_show(target)}: differs from what its catalogue and the English generate "
                             "(edited by hand?); change the catalogue and run ./run translations write")
     if not paths:
+        problems += glossary.glossary_problems(ROOT)
         expected = {edition_path(p).resolve() for p in english_notebooks()}
         for folder in TRANSLATED:
             for path in sorted((ROOT / EDITIONS[folder]).glob("*.ipynb")):

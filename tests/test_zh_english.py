@@ -1,0 +1,295 @@
+"""No English a learner of the Chinese edition reads, beyond code and PyTorch's own output.
+
+* **The self-check.** Every check cell of every Chinese exercise set is run through the real
+  self-check (tensorgrad_course's ``check``, in Chinese) with a wrong answer for each value it
+  submits; what it prints, the test's name, the value's name (the label of ``t.submit``), the hint
+  and the Chinese message around them, must hold no English word but code: a name of the set's
+  code (``x.grad``, ``count_ops``), a Python or PyTorch word (:data:`KEPT`).
+* **What tg.viz prints** in Chinese: the reprs of ``Graph``, ``Trace`` and ``BackwardStepper``.
+
+The labels are translated in the sets' catalogues (translations/zh/solutions/), where the
+generator (tools/translate.py) allows them to differ from the English; the grader and the
+self-study fingerprints read the label from the same Chinese cell, so they agree (see
+test_a_translated_label_is_what_the_fingerprint_table_and_the_check_both_use).
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import io
+import keyword
+import re
+import sys
+import tokenize
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+import translate  # noqa: E402
+
+from tensorgrad_course import CheckFailure, check, texts  # noqa: E402
+from tensorgrad_course.generate import add_fingerprints  # noqa: E402
+
+SETS = [p for p in translate.english_notebooks() if translate.is_exercise_set(p)]
+#: Words that are code wherever they stand: Python's and PyTorch's (dtypes, keyword names), and
+#: the Latin letters Chinese technical prose keeps.
+KEPT = {"True", "False", "None", "float", "int", "bool", "list", "str", "float32", "float64", "dtype", "dim",
+        "lr", "atol", "rtol", "NumPy", "Python", "JVP", "VJP", "ReLU", "XOR", "Hv", "xh", "RecursionError"}
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def chinese_set(english: Path) -> nbformat.NotebookNode:
+    """The Chinese edition of an exercise set, as the generator writes it from its catalogue."""
+    result = translate.translate_notebook(english)
+    assert result.text is not None, result.problems
+    return nbformat.reads(result.text, as_version=4)
+
+
+def code_names(nb) -> set[str]:
+    """The names of a notebook's code (NAME tokens, not the words inside its strings) and of the
+    code its prose shows (inline code, fenced blocks: a task's ``Cube``, a case named `loss`)."""
+    names = set()
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            shown = re.findall(r"```.*?```|`[^`\n]+`", cell.source, flags=re.DOTALL)
+            names |= set(_WORD.findall(" ".join(shown)))
+            continue
+        try:
+            names |= {t.string for t in tokenize.generate_tokens(io.StringIO(cell.source + "\n").readline)
+                      if t.type == tokenize.NAME}
+        except (tokenize.TokenError, IndentationError, SyntaxError):
+            pass
+    return names
+
+
+def _text(node) -> str | None:
+    """A string argument's text; an f-string's fields become ``{}``."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        return "".join(part.value if isinstance(part, ast.Constant) else "{}" for part in node.values)
+    return None
+
+
+def checks_of(source: str):
+    """(task, test name, hint, [value names]) of each ``with t.test(...)`` in a check cell."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return
+    task = next((node.args[0].value for node in ast.walk(tree) if isinstance(node, ast.Call)
+                 and getattr(node.func, "id", None) == "check" and node.args
+                 and isinstance(node.args[0], ast.Constant)), None)
+    if task is None:
+        return
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.With):
+            continue
+        call = node.items[0].context_expr
+        if not (isinstance(call, ast.Call) and getattr(call.func, "attr", None) == "test" and call.args):
+            continue
+        hint = next((_text(k.value) for k in call.keywords if k.arg == "hint"), None)
+        labels = [_text(inner.args[0]) for inner in ast.walk(node) if isinstance(inner, ast.Call)
+                  and getattr(inner.func, "attr", None) == "submit" and inner.args and _text(inner.args[0])]
+        yield task, _text(call.args[0]), hint, labels
+
+
+def run_wrong(task: str, name: str, hint: str | None, label: str) -> str:
+    """What the Chinese self-check prints for a wrong value submitted as ``label``."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        t = check(task)
+        with t.test(name, **({"hint": hint} if hint else {})):
+            t.submit(label, 1.0, expected=2.0)
+        with contextlib.suppress(CheckFailure):
+            t.done()
+    return out.getvalue()
+
+
+def library_names() -> set[str]:
+    """The names tensorgrad itself has: its functions and modules, a tensor's methods and attributes."""
+    import tensorgrad as tg
+
+    return set(dir(tg)) | set(dir(tg.Tensor)) | set(dir(tg.nn)) | set(dir(tg.autograd))
+
+
+def is_code(label: str, names: set[str]) -> bool:
+    """Whether a value's name is a Python expression of the set's names (``w.grad_fn is None``,
+    ``hessian(f3, p)``): code, words and all (but not ``count_ops(mixed)``, with no ``mixed``)."""
+    try:
+        tree = ast.parse(label.replace("{}", "n"), mode="eval")
+    except SyntaxError:
+        return False
+    used = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
+    return used <= names | library_names() | KEPT | {"n"}
+
+
+def english_words(text: str, names: set[str]) -> list[str]:
+    """The words of ``text`` that are English, not code: not a name of the set's code or of the
+    library, not snake_case or a name with digits (``dy_dw``, ``MulBackward0``), not derivative
+    notation (``dx``)."""
+    code = names | library_names() | KEPT
+    return [w for w in _WORD.findall(text) if len(w) > 1 and w not in code
+            and not re.search(r"[_\d]", w) and not re.fullmatch(r"d[A-Za-z]|[A-Z][a-z]+(Backward|Grad)", w)
+            and w != "AccumulateGrad"]
+
+
+@pytest.fixture
+def chinese():
+    before = texts.language()
+    texts.use_language("zh")
+    yield
+    texts.use_language(before)
+
+
+@pytest.mark.parametrize("english", SETS, ids=lambda p: p.stem)
+def test_a_wrong_answer_in_the_chinese_self_check_prints_no_english(english, chinese):
+    nb = chinese_set(english)
+    names = code_names(nb)
+    found, ran = [], 0
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        for task, name, hint, labels in checks_of(cell.source):
+            for label in labels:
+                printed = run_wrong(task, name, hint, label)
+                ran += 1
+                assert "✗" in printed, printed  # the wrong answer was said wrong
+                if is_code(label, names):  # `w.grad_fn is None`: code, `is` and all
+                    words = english_words(printed.replace(f"你的 {label} ", "你的 "), names)
+                else:  # in a label of words, `for` and `with` are English (in a hint they are code)
+                    words = english_words(printed, names) + english_words(label, names - set(keyword.kwlist))
+                if words:
+                    found.append(f"{cell.get('id')}: {words} in {printed.strip().splitlines()[0]!r}")
+    assert ran, f"no self-check found in {english.name}"
+    assert not found, f"{english.name}: English in the Chinese self-check:\n" + "\n".join(found)
+
+
+def test_english_in_a_self_check_label_is_found(chinese):
+    printed = run_wrong("set.task", "梯度", "看看提示", "x.grad after backward()")
+    assert english_words(printed, {"x", "grad", "backward"}) == ["after"], printed
+
+
+def test_a_translated_label_is_what_the_fingerprint_table_and_the_check_both_use(chinese):
+    """The build writes the fingerprints of a prediction into its check cell, keyed by the test's
+    name and the value's label as that cell spells them (generate.add_fingerprints); the learner's
+    run looks its value up by the same two strings (TaskCheck.submit). A label translated in the
+    catalogue is in both, so the Chinese set says right and wrong by its own fingerprints."""
+    source = ('t = check("sets.task1")\n'
+              'with t.test("反向传播之后的梯度"):\n'
+              '    t.submit("backward() 之后的 x.grad", answer)\n')
+    built = add_fingerprints(source, {"answer": 14.0})
+    assert '"backward() 之后的 x.grad"' in built.splitlines()[1]
+    for value, verdict in ((14.0, "✓"), (15.0, "✗")):
+        namespace = {"check": check, "answer": value}
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.suppress(CheckFailure):
+            exec(compile(built, "<check cell>", "exec"), namespace)  # the cell, as the learner runs it
+        assert out.getvalue().startswith(verdict), out.getvalue()
+
+
+# -- what tg.viz prints --------------------------------------------------------------------------
+
+def test_the_chinese_reprs_of_graph_trace_and_stepper_hold_no_english():
+    import tensorgrad as tg
+    from tensorgrad import viz
+
+    viz.use_language("zh")
+    try:
+        x = tg.tensor(2.0, requires_grad=True)
+        y = x * x + x
+        trace = viz.trace_backward(y, names={"x": x, "y": y})
+        shown = [repr(trace).splitlines()[0], repr(viz.BackwardStepper(y, names={"x": x, "y": y})).splitlines()[0],
+                 repr(viz.draw(y, names={"x": x, "y": y})).splitlines()[0]]
+    finally:
+        viz.use_language("en")
+    for line in shown:
+        words = [w for w in _WORD.findall(line) if w not in {"Trace", "Graph", "BackwardStepper", "AddBackward0", "y"}]
+        assert not words, f"English in {line!r}: {words}"
+
+
+# -- lesson 02's tables, lined up by display width in both editions --------------------------------
+
+_HEADER_FIELD = re.compile(r"""\{['"][^'"{}]*['"]:(?P<align>.?[<>^])?(?P<width>\d+)\}""")
+
+
+def column_of(line: str) -> list[int]:
+    """For each character of ``line``, the screen column it ends at (a Chinese character takes two)."""
+    ends, column = [], 0
+    for ch in line:
+        column += translate.display_width(ch)
+        ends.append(column)
+    return ends
+
+
+def misaligned(lines: list[str], header_source: str) -> list[str]:
+    """The lines in which a right-aligned field of the English header's widths does not end at
+    its screen column: no character of the line ends exactly there, a space does, or the next
+    character is not a space (the text runs on past it)."""
+    ends, column = [], 0
+    for match in _HEADER_FIELD.finditer(header_source):
+        column += int(match["width"])
+        if (match["align"] or ">")[-1] == ">":
+            ends.append(column)
+    wrong = []
+    for line in lines:
+        columns = column_of(line)
+        at = {end: k for k, end in enumerate(columns)}
+        if any(end not in at or line[at[end]] == " " or line[at[end] + 1:at[end] + 2] not in ("", " ")
+               for end in ends):
+            wrong.append(line)
+    return wrong
+
+
+def table_cells(nb) -> list:
+    return [cell for cell in nb.cells if cell.cell_type == "code" and "print(f\"{'h'" in cell.source]
+
+
+def run_tables(nb) -> list[tuple[str, list[str]]]:
+    """Run the cells of lesson 02 that define its functions and print its tables: (the header's
+    line of code, the lines printed) for each table."""
+    namespace: dict = {}
+    printed = []
+    for cell in nb.cells:
+        if cell.cell_type != "code" or not re.search(r"^def (f|secant_slope|cube|central_slope)\(|print\(f\"\{'h'",
+                                                     cell.source, re.M):
+            continue
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(compile(cell.source, f"<{cell.get('id')}>", "exec"), namespace)
+        if cell in table_cells(nb):
+            header = next(line for line in cell.source.splitlines() if line.startswith("print(f\"{'h'"))
+            printed.append((header, [line for line in out.getvalue().splitlines() if line.strip()]))
+    return printed
+
+
+@pytest.mark.parametrize("edition", ["en", "zh"])
+def test_lesson_02_tables_line_up_on_screen(edition):
+    english = ROOT / "lessons" / "02_derivatives.ipynb"
+    english_nb = nbformat.read(english, as_version=4)
+    nb = english_nb if edition == "en" else nbformat.reads(translate.translate_notebook(english).text, as_version=4)
+    english_headers = [next(line for line in cell.source.splitlines() if line.startswith("print(f\"{'h'"))
+                       for cell in table_cells(english_nb)]
+    tables = run_tables(nb)
+    assert len(tables) == 3, [header for header, _ in tables]
+    for (header, lines), english_header in zip(tables, english_headers):
+        assert len({translate.display_width(line) for line in lines}) == 1, lines  # one width on screen
+        wrong = misaligned(lines, english_header)
+        assert not wrong, f"{edition}: columns off the English widths {english_header}: {wrong}"
+
+
+def test_a_header_padded_by_characters_is_found_misaligned():
+    header = "print(f\"{'h':>6}{'割线斜率':>10}\")"
+    by_characters = ["     h      割线斜率", "     2  7.000000"]  # 6 spaces + 4 characters: 4 columns late
+    assert misaligned(by_characters, header) == [by_characters[0]]
+    assert misaligned(["     h  割线斜率", "     2  7.000000"], header) == []
+
+
+def test_fit_to_display_width_gives_a_chinese_label_the_columns_of_its_field():
+    assert translate.fit_to_display_width("print(f\"{'h':<8}{'误差':>13}{'error':>6}\")") == \
+        "print(f\"{'h':<8}{'误差':>11}{'error':>6}\")"
+    assert f"{'误差':>11}" == " " * 9 + "误差" and translate.display_width(f"{'误差':>11}") == 13
