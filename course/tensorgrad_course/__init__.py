@@ -18,7 +18,7 @@ notebooks only: none of its modules imports the tensorgrad library. Building and
 reading reports do not depend on it; grading runs the notebooks, which do
 (:mod:`.library` finds it, without importing it).
 
-Authors: ``docs/authoring-exercises.md``. Instructors: ``docs/instructors.md``.
+Authors: ``docs/authoring-exercises.md``. Instructors: ``docs/instructors.md`` (an index of docs/instructors/).
 
 Module map (every module; tests/course/test_course_layers.py checks that none is missing). The
 import-linter contract in ../pyproject.toml keeps the package in layers, top to bottom, with no
