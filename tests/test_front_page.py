@@ -3,7 +3,8 @@
 README.md stays short enough to finish in five minutes (at most 10,000 characters: what it is,
 the two commands, a picture, what the course contains, links onward), and every relative link
 in README.md, docs/ and lessons/README.md leads somewhere: to a file of the checkout and, when
-it names an anchor (`file.md#a-heading`), to a heading of that file as GitHub names it.
+it names an anchor (`file.md#a-heading`), to a heading of that file as GitHub names it. CI
+(.ci/run) runs exactly the test command the front page gives.
 """
 
 import json
@@ -99,6 +100,15 @@ def test_the_front_page_has_the_two_commands_and_a_picture():
     assert "./run lab" in text and "./run test" in text
     pictures = [t for t in links(README) if re.search(r"\.(svg|png|jpe?g|gif)$", t)]
     assert pictures, "README.md shows no picture"
+
+
+def test_ci_runs_exactly_the_test_command_the_front_page_gives():
+    block = re.search(r"```bash\n(.*?)```", README.read_text(encoding="utf-8"), re.DOTALL).group(1)
+    commands = {line.split("#")[1].strip(): line.split("#")[0].strip() for line in block.splitlines() if "#" in line}
+    assert set(commands) == {"opens the lessons in JupyterLab", "runs the whole test suite"}, commands
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    (ran,) = re.findall(r"^exec (.+)$", ci, flags=re.MULTILINE)
+    assert ran.strip() == commands["runs the whole test suite"]
 
 
 @pytest.mark.parametrize("page", PAGES, ids=[p.relative_to(ROOT).as_posix() for p in PAGES])
