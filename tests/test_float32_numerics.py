@@ -3,7 +3,7 @@
 PyTorch computes x ** 3, x ** -2 and x ** -0.5 with multiplications and a square root, not with
 pow(); NumPy's power differs from that in the last bit for about a third of float32 values, and
 so printed 4-decimal digits differed. (Elementwise functions such as sin still differ from
-PyTorch by an ulp at times: README, deliberate differences.)"""
+PyTorch by an ulp at times: docs/library.md, deliberate differences.)"""
 
 import numpy as np
 import pytest

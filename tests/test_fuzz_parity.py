@@ -10,7 +10,7 @@ At the end each program backpropagates, and differentiates its gradient again
 
 Three things are compared less strictly, on purpose:
   * an in-place change of a view that requires grad, and a view used after its base was
-    changed in place: tensorgrad refuses both (deliberate differences, see README), so a
+    changed in place: tensorgrad refuses both (deliberate differences, see docs/library.md), so a
     program stops there when tensorgrad says so;
   * a zero's sign: a sum of products that is exactly 0 (a dot product, say) may be 0. or -0.
     depending on the order the two libraries add in, so "-0." against "0." is not counted;
@@ -43,7 +43,7 @@ STEPS = 8
 
 # -- the outcome of one step in one library ----------------------------------------------------
 def is_deliberate_difference(outcome):
-    """tensorgrad's own refusals (README, "Deliberate differences from PyTorch")."""
+    """tensorgrad's own refusals (docs/library.md, "Deliberate differences from PyTorch")."""
     from tensorgrad.autograd import messages
 
     if outcome[0] != "error":
@@ -294,7 +294,7 @@ def run_program(torch, seed):
         steps.append(f"t{len(ours)} = {description}")
         a, b = run(lambda: step(tg, ours)), run(lambda: step(torch, theirs))
         if is_deliberate_difference(a):
-            steps[-1] += "  # tensorgrad refuses this on purpose (see README)"
+            steps[-1] += "  # tensorgrad refuses this on purpose (see docs/library.md)"
             return steps, []
         problems = compare_outcomes(a, b, steps[-1])
         if problems:

@@ -11,7 +11,7 @@ and several-step programs. For each one, on tensorgrad:
 With torch installed, each case also runs on torch (the same text, `torch` for `lib`):
   * no call may succeed where torch refuses, and both must raise the same class;
   * the number of cases whose class and text equal torch's is counted, and may not fall below
-    MATCHED_AT_LEAST (the figure in the README).
+    MATCHED_AT_LEAST (the figure in docs/library.md).
 """
 
 import os
@@ -43,7 +43,7 @@ PYTHON_OPERATOR_ERRORS = ("unsupported operand type", "not supported between", "
                           "can only concatenate")
 
 # Where tensorgrad differs from torch on purpose, or where torch leaks an internal error and
-# tensorgrad says clearly what is wrong instead (README, "Deliberate differences").
+# tensorgrad says clearly what is wrong instead (docs/library.md, "Deliberate differences").
 _NUMPY_DIMS = "NumPy, so tensorgrad, has at most 64 dimensions; torch more"
 _NOT_SUPPORTED = "a form torch takes and tensorgrad refuses clearly (not supported)"
 DIFFERENT_ON_PURPOSE = {
@@ -81,14 +81,14 @@ _DELIBERATE_CASES = re.compile(
     r"(-1|1\.5|True|2 \*\* 70|float\('(nan|inf)'\))[,)]|^t\.to\((tensor=)?(-1|True|2 \*\* 70|"
     r"float\('(nan|inf)'\))\)$|^t\.view\((dtype=)?lib\.")
 _DELIBERATE_WORDS = (
-    "tensorgrad does not support in-place operations on a view",  # README: views
+    "tensorgrad does not support in-place operations on a view",  # docs/library.md: views
     "this tensor is a view of a tensor that was changed in place",  # tests/test_stale_views.py
     "must be a number, not", "must be a pair of numbers, not",  # torch compares, or keeps it
 )
 
 
 def on_purpose(case, mine):
-    """Is this a difference the README lists (DIFFERENT_ON_PURPOSE and its families)?"""
+    """Is this a difference docs/library.md lists (DIFFERENT_ON_PURPOSE and its families)?"""
     return case in DIFFERENT_ON_PURPOSE or bool(_DELIBERATE_CASES.match(case)) or (
         mine[0] == "error" and any(words in mine[2] for words in _DELIBERATE_WORDS))
 
@@ -170,13 +170,13 @@ def test_no_internal_error_escapes():
     assert not failures, f"{len(failures)} of {len(CASES)}:\n" + "\n".join(failures[:60])
 
 
-MATCHED_AT_LEAST = 20450  # of 21,824 on 2026-12-06 (20,530); the README gives the figure
+MATCHED_AT_LEAST = 20450  # of 21,824 on 2026-12-06 (20,530); docs/library.md gives the figure
 
 
 def torch_leaks(result):
     """Is this one of the cases where torch's own internals fail on the misuse (an
     AttributeError of its Python code, or Python's words for a bad iterable or integer)?
-    tensorgrad gives a clear TypeError there instead (README, deliberate differences)."""
+    tensorgrad gives a clear TypeError there instead (docs/library.md, deliberate differences)."""
     return result[0] == "error" and (
         result[1] is AttributeError and not result[2].endswith(READ_ONLY_WORDS)
         or any(words in result[2] for words in TORCH_LEAK_WORDS))

@@ -72,22 +72,12 @@ from typing import Any
 
 from . import values
 from .selfcheck import CheckFailure
-from .texts import say, unseal
+from .texts import GUARD_MODULE, _grading_nonce, say, unseal  # noqa: F401 (GUARD_MODULE: named as checks.GUARD_MODULE)
 
 __all__ = ["check", "TaskCheck", "CheckFailure"]
 
-#: The module the grader's cells create in a grading kernel (see :mod:`.guard`).
-GUARD_MODULE = "_tensorgrad_grader_guard"
-
 _MISSING = object()
 _PASSED, _FAILED, _ERROR, _NOT_ATTEMPTED = "passed", "failed", "error", "not_attempted"
-
-
-def _grading_nonce() -> str | None:
-    """The nonce of the current grading run, or None in a student's own kernel."""
-    guard = sys.modules.get(GUARD_MODULE)
-    nonce = getattr(guard, "nonce", None)
-    return nonce if isinstance(nonce, str) and nonce else None
 
 
 def _emit(record: dict) -> None:

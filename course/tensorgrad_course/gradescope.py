@@ -55,8 +55,8 @@ fi
 if [[ -z "${{TG_SKIP_DEPS:-}}" ]]; then
     "$PY" -m pip install --no-cache-dir ${{TG_PIP_ARGS:-}} {requirements}
 fi
-# tensorgrad and tensorgrad-course from the wheels in this zip, never by name (a different
-# project owns the name tensorgrad on PyPI).
+# tensorgrad-autograd (the library) and tensorgrad-course from the wheels in this zip, never by
+# name (neither is on PyPI, and a different project owns the name tensorgrad there).
 "$PY" -m pip install --no-cache-dir --no-deps ${{TG_PIP_ARGS:-}} {wheels}
 """
 
@@ -69,7 +69,8 @@ exec "${TG_PYTHON:-python3}" -m tensorgrad_course.gradescope run --root "${AUTOG
 
 def _distributions() -> list[tuple[str, Path]]:
     """The distributions the zip carries as wheels: (name, its package folder)."""
-    return [("tensorgrad", library.require("building the autograder")), ("tensorgrad-course", library.course_dir())]
+    return [(library.DISTRIBUTION, library.require("building the autograder")),
+            ("tensorgrad-course", library.course_dir())]
 
 
 def requirements_for(requirements: list[str]) -> list[str]:

@@ -1,7 +1,7 @@
 """Where the tensorgrad library is: the notebooks the grader runs import it; the grader never does.
 
 The course tooling is a distribution of its own (``tensorgrad-course``), installed beside the
-library (``tensorgrad``). Building exercises and reading reports need nothing of the library;
+library (the distribution ``tensorgrad-autograd``, imported as ``tensorgrad``). Building exercises and reading reports need nothing of the library;
 grading runs notebooks that ``import tensorgrad``, so the grader finds the library's folder
 (without importing it) to show it to kernels read-only (:mod:`.sandbox`), to put it on their
 path (:mod:`.expected`), to key the expected-values cache on its sources, and to pack it into
@@ -20,10 +20,14 @@ from pathlib import Path
 
 from .errors import UsageError
 
+#: The library's import name, and the name of its distribution (another project owns
+#: ``tensorgrad`` on PyPI).
 NAME = "tensorgrad"
+DISTRIBUTION = "tensorgrad-autograd"
 #: A file only this course's library has (its derivative table).
 _MARKER = "derivatives.py"
-INSTALL_HINT = "install it from the course's checkout: pip install -e . (or the tensorgrad wheel), never by name"
+INSTALL_HINT = ("install it from the course's checkout: pip install -e . (the distribution tensorgrad-autograd), "
+                "never pip install tensorgrad")
 
 
 class LibraryMissing(UsageError):

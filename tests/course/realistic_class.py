@@ -8,7 +8,7 @@ made from one set, the sets taken in turn (kind i from set i modulo the number o
 every kind is made from real course content while the class stays the same size as sets are
 added. :data:`CAREFUL_HUMAN` gives, for every kind, the status, the score a careful human would
 give from what the file holds, and the tampering findings; the deliberate differences from a
-human are marked there and listed in docs/instructors.md; :func:`mismatches` compares a batch's
+human are marked there and listed in docs/instructors/grade.md; :func:`mismatches` compares a batch's
 results with it.
 """
 
@@ -418,7 +418,7 @@ def _but_perturbed(exset):
 FULL = ("graded", _full, set())  # every answer right: full marks, nothing to flag
 NOT_A_NOTEBOOK = ("invalid_notebook", _nothing, set())  # a row with 0 points and what to ask the student for
 #: kind -> (status, the score a careful human gives from what the file holds, tampering findings).
-#: The deliberate differences from a human (docs/instructors.md) are marked "deliberate".
+#: The deliberate differences from a human (docs/instructors/grade.md) are marked "deliberate".
 CAREFUL_HUMAN = {
     "solution": ("graded", _full, {"solution_notebook"}),  # deliberate: graded as submitted, and flagged
     "exercise": ("graded", _nothing, set()),

@@ -79,7 +79,7 @@ def test_the_zip_holds_what_gradescope_needs_and_never_installs_tensorgrad_by_na
     names = autograder["names"]
     assert {"setup.sh", "run_autograder", "config.json", "solutions/basics.ipynb", "exercises/named.ipynb"} <= set(names)
     wheels = sorted(n for n in names if n.startswith("wheels/"))
-    assert [w.split("-")[0] for w in wheels] == ["wheels/tensorgrad", "wheels/tensorgrad_course"]
+    assert [w.split("-")[0] for w in wheels] == ["wheels/tensorgrad_autograd", "wheels/tensorgrad_course"]
     assert all(w.endswith("-py3-none-any.whl") for w in wheels)
     setup = autograder["setup"]
     assert all(w in setup for w in wheels) and "'nbformat>=5.9,<6'" in setup and "'nbclient>=0.9,<1'" in setup

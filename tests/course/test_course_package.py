@@ -157,7 +157,7 @@ def test_grading_without_the_library_says_so_in_one_line(tmp_path):
         assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
         (line,) = done.stderr.splitlines()
         assert line.startswith("error: ") and "needs the tensorgrad library, which is not installed here" in line
-        assert "never by name" in line
+        assert "pip install -e . (the distribution tensorgrad-autograd), never pip install tensorgrad" in line
         assert ("uses_tg.ipynb" in line) == (args[0] != "gradescope")
     assert not {"out", "nbg", "a.zip"} & {p.name for p in tmp_path.iterdir()}
     # Building exercises needs nothing of the library.

@@ -279,7 +279,7 @@ def test_node_type_name_module_and_str(tg, env):
 
 
 def test_node_module(tg, env):
-    """A deliberate difference (README, "Differences from PyTorch"): PyTorch's C++ nodes report
+    """A deliberate difference (docs/library.md, "Deliberate differences from PyTorch"): PyTorch's C++ nodes report
     the module 'builtins'; tensorgrad's report the module where their derivative is written, so
     a learner can go and read it."""
     module = type((env.x + 1).grad_fn).__module__

@@ -50,7 +50,7 @@ def run(source, library):
 
 
 def normalized(text):
-    """tensorgrad prints its own name where torch prints `torch` (README: deliberate
+    """tensorgrad prints its own name where torch prints `torch` (docs/library.md: deliberate
     differences), and memory addresses differ on every run."""
     return re.sub(r"0x[0-9a-f]+", "0x…", text.replace("tensorgrad", "torch"))
 
