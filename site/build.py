@@ -15,7 +15,10 @@ web (the shipped files stay as they are):
   `hide-output` tag, and the closed output's summary is the cell's neutral first line, the same
   line JupyterLab shows on the collapsed bar;
 * a widget output saved without its state (only the text `VBox(children=...)`) is replaced by a
-  note that the control needs a live notebook;
+  note that the control needs a live notebook, and so is the backward stepper's static text (which
+  repeats the table and the steps printed above it);
+* every cell gets an HTML anchor named by its cell id, and a link to a cell
+  (`NN_x.ipynb#cell-id=ID`, the form JupyterLab follows) becomes a link to that anchor;
 * a link from one edition's course map to the other edition's becomes a link between the two
   sites.
 """
@@ -44,11 +47,22 @@ EDITIONS = {
 SHARED_PAGES = {"en": {"lessons/术语表.md": ROOT / "lessons" / "zh" / "术语表.md"}}
 
 PREDICT_TAG = "predict"
+CELL_ID_KEY = "tensorgrad_cell_id"  # (conf.py reads it)
 WIDGET_NOTE = {
     "en": "> **Note:** this is an interactive control (an ipywidgets slider): it needs a live notebook. "
           "Open the lesson with `./run lab` and run the cell to use it.",
     "zh": "> **注意：**这里是一个交互控件（ipywidgets 滑块），需要在运行中的 notebook 里使用："
           "用 `./run lab --lang zh` 打开这一课并运行这个单元格。",
+}
+
+# In place of the backward stepper's static text, which repeats the table and the steps printed
+# above it: what the widget is, once.
+STEPPER_NOTE = {
+    "en": "> **Note:** here a live notebook shows the backward-pass stepper, an interactive widget: "
+          "a slider steps through the pass above one node at a time, on the graph's picture. "
+          "Open the lesson with `./run lab` and run the cell to use it.",
+    "zh": "> **注意：**在运行中的 notebook 里，这里是反向传播的逐步演示（一个交互控件）：用滑块在计算图的图片上"
+          "一个节点一个节点地走完上面的这一遍反向传播。用 `./run lab --lang zh` 打开这一课并运行这个单元格即可使用。",
 }
 
 
@@ -77,26 +91,59 @@ def is_unsaved_widget(output) -> bool:
                          plain.strip()))
 
 
+def is_stepper(output) -> bool:
+    """The backward stepper's output (tg.viz.BackwardStepper): saved without its widget, it holds
+    the trace's table and every step's arithmetic, which the lesson printed just above it."""
+    plain = _text(output.get("data", {}).get("text/plain"))
+    return plain.startswith("BackwardStepper(")
+
+
 def edition_links(text: str, edition: str) -> str:
     """In the repository, lessons/zh/ links to ../../exercises/zh/...; in the site, where each
     edition has its own lessons/ and exercises/, that is ../exercises/..."""
     return re.sub(r"\]\(\.\./\.\./(lessons|exercises)/" + edition + "/", r"](../\1/", text)
 
 
+CELL_LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+?)\.ipynb#cell-id=([A-Za-z0-9_-]+)\)")
+
+
 def page_links(text: str) -> str:
     """A link to one cell of a notebook (`04_scalar_backward.ipynb#cell-id=cell-c0a848b6`, as
-    JupyterLab follows it) points at that notebook's page: the site's pages have no cell anchors."""
+    JupyterLab follows it) becomes a link to that cell's anchor on the notebook's page
+    (`04_scalar_backward.html#cell-c0a848b6`, see cell_anchor). It is written as an HTML link, as
+    Sphinx would look for a heading of that name and warn; any other form of a cell link points at
+    the page."""
+    text = CELL_LINK.sub(r'<a href="\2.html#\3">\1</a>', text)
     return re.sub(r"(\.ipynb)#cell-id=[^)\s]+", r"\1", text)
+
+
+def cell_anchor(cell) -> None:
+    """Give the cell an HTML anchor named by its cell id, so that a link to the cell lands on it.
+    A code cell carries its id in its metadata, and conf.py's cell_ids puts it on the cell's
+    container; a markdown cell starts with an empty <div id=...> (after its first line when that
+    is the page's title, which must stay the page's first element)."""
+    if cell["cell_type"] == "code":
+        cell.setdefault("metadata", {})[CELL_ID_KEY] = cell["id"]
+        return
+    anchor = f'<div id="{cell["id"]}" class="tg-cell"></div>\n\n'
+    source = _text(cell["source"])
+    if source.startswith("# "):
+        title, _, rest = source.partition("\n")
+        cell["source"] = title + "\n\n" + anchor + rest
+    else:
+        cell["source"] = anchor + source
 
 
 def web_notebook(path: Path, edition: str) -> dict:
     """The notebook at path, as the site shows it (see the module's docstring)."""
     nb = json.loads(path.read_text(encoding="utf-8"))
     for cell in nb["cells"]:
-        if cell["cell_type"] == "markdown":
-            cell["source"] = page_links(_text(cell["source"]))
         if cell["cell_type"] == "markdown" and edition != "en":
             cell["source"] = edition_links(_text(cell["source"]), edition)
+        if cell["cell_type"] == "markdown":
+            cell["source"] = page_links(_text(cell["source"]))
+        if cell.get("id"):
+            cell_anchor(cell)
         if cell["cell_type"] != "code":
             continue
         meta = cell.setdefault("metadata", {})
@@ -109,7 +156,10 @@ def web_notebook(path: Path, edition: str) -> dict:
             meta["mystnb"]["code_prompt_hide"] = line
         outputs = []
         for output in cell.get("outputs", []):
-            if is_unsaved_widget(output):
+            if is_stepper(output):
+                outputs.append({"output_type": "display_data", "metadata": {},
+                                "data": {"text/markdown": STEPPER_NOTE[edition]}})
+            elif is_unsaved_widget(output):
                 outputs.append({"output_type": "display_data", "metadata": {},
                                 "data": {"text/markdown": WIDGET_NOTE[edition]}})
             else:

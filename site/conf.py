@@ -10,6 +10,10 @@ import os
 import posixpath
 from pathlib import Path
 
+from docutils import nodes
+
+CELL_ID_KEY = "tensorgrad_cell_id"  # site/build.py's name for it
+
 EDITION = os.environ.get("TENSORGRAD_SITE_EDITION", "en")
 OTHER = "zh" if EDITION == "en" else "en"
 SOURCES = Path(os.environ.get("TENSORGRAD_SITE_SOURCES", Path(__file__).parents[1] / "build" / "site-src"))
@@ -62,6 +66,16 @@ if EDITION == "zh":
     # defining ChineseStemmer, so the search page fails ("ChineseStemmer is not defined"):
     # defined here, as the Python side stems (English stemming of lower case; Chinese unchanged).
     html_js_files = ["zh-stemmer.js"]
+    # jieba caches its dictionary in the system's temp folder unless told otherwise: here, inside
+    # the clone (.cache/ is git-ignored).
+    import jieba
+
+    jieba.dt.tmp_dir = str(Path(__file__).resolve().parents[1] / ".cache" / "jieba")
+    Path(jieba.dt.tmp_dir).mkdir(parents=True, exist_ok=True)
+# The search ranks a page whose title holds every word searched first (lessons before the other
+# pages) and shows formulas in its excerpts as plain text, not TeX (Sphinx puts this file into
+# language_data.js, after searchtools.js).
+html_search_scorer = str(Path(__file__).resolve().parent / "search.js")
 
 ORDER = json.loads((SOURCES / f"{EDITION}.json").read_text()) if (SOURCES / f"{EDITION}.json").exists() else []
 OTHER_PAGES = (set(json.loads((SOURCES / f"{OTHER}.json").read_text()))
@@ -108,6 +122,16 @@ def page_bar(app, pagename, templatename, context, doctree):
     context["body"] = bar + context["body"]
 
 
+def cell_ids(app, doctree):
+    """Each code cell's container gets its cell id as HTML id (site/build.py puts the id into the
+    cell's metadata; markdown cells carry their own anchor), so a link to the cell lands on it."""
+    for node in doctree.findall(nodes.container):
+        cell_id = node.get("nb_element") == "cell_code" and node.get("cell_metadata", {}).get(CELL_ID_KEY)
+        if cell_id and cell_id not in node["ids"]:
+            node["ids"].insert(0, cell_id)
+
+
 def setup(app):
     app.connect("html-page-context", page_bar)
+    app.connect("doctree-read", cell_ids)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

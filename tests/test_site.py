@@ -325,3 +325,96 @@ def test_screenshots_of_an_english_and_a_chinese_lesson(served, tmp_path):
             page.wait_for_selector("mjx-container", state="attached", timeout=15000)
             page.screenshot(path=str(shots / f"site-{edition}-03.png"))
             assert (shots / f"site-{edition}-03.png").stat().st_size > 10000
+
+
+# --- what a learner meets: a formula box, a link to a cell, the search (issue 27, item 7) -----
+
+BOX = "#cell-cd231ff9 + blockquote"  # lesson 03: the tutorial's derivatives written upside down
+
+
+@browser
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_lesson_03s_box_shows_its_formulas_typeset(served, edition, tmp_path):
+    with browser_page() as page:
+        page.goto(f"{served}/{edition}/lessons/03_chain_rule.html", wait_until="load")
+        box = page.locator(BOX)
+        box.locator("mjx-container").first.wait_for(state="attached", timeout=15000)
+        page.wait_for_function("() => !document.querySelector('span.math:not(:has(mjx-container))')",
+                               timeout=15000)
+        box.scroll_into_view_if_needed()
+        box.screenshot(path=str(screenshots(tmp_path) / f"site-{edition}-03-box.png"))
+        assert box.locator("mjx-container").count() >= 8
+        assert box.locator("mjx-merror").count() == 0
+        # the box's text without its typeset formulas: no TeX or dollar sign left over
+        prose = box.evaluate("""b => { const c = b.cloneNode(true);
+            c.querySelectorAll('mjx-container').forEach(m => m.remove()); return c.textContent; }""")
+        assert "upside down" in prose or "颠倒" in prose
+        assert not re.search(r"\\[a-z]+|\$", prose), prose
+
+
+@browser
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_a_link_to_a_lesson_cell_lands_on_that_cell(served, edition, tmp_path):
+    with browser_page() as page:
+        page.goto(f"{served}/{edition}/lessons/seed_1_autograph_tutorial.html", wait_until="load")
+        link = page.locator("a[href$='06_autograd_grad_higher_derivatives.html#cell-9d5db4e6']").first
+        link.click()
+        page.wait_for_url("**/06_autograd_grad_higher_derivatives.html#cell-9d5db4e6")
+        page.wait_for_load_state("load")
+        page.wait_for_timeout(500)
+        landed = page.evaluate("""() => { const t = document.querySelector(':target');
+            if (!t) return null;
+            const box = t.getBoundingClientRect();
+            return {id: t.id, top: box.top, scrolled: window.scrollY, height: window.innerHeight}; }""")
+        page.screenshot(path=str(screenshots(tmp_path) / f"site-{edition}-cell-link.png"))
+        assert landed and landed["id"] == "cell-9d5db4e6", landed
+        assert landed["scrolled"] > 500 and 0 <= landed["top"] < landed["height"] / 2, landed
+
+
+def test_every_cell_has_an_anchor_by_its_id(site):
+    for edition in EDITIONS:
+        for name, source in pages(edition):
+            parser = Links()
+            parser.feed((site / edition / f"{name}.html").read_text(encoding="utf-8"))
+            cells = {cell["id"] for cell in json.loads(source.read_text(encoding="utf-8"))["cells"]}
+            assert cells <= parser.ids, f"{edition}/{name}: no anchor for {sorted(cells - parser.ids)[:5]}"
+
+
+def test_links_to_a_cell_point_at_its_anchor(site):
+    # the companions' links "lesson 6, cell-9d5db4e6" and the like (the link check above proves
+    # that each anchor exists)
+    for edition in EDITIONS:
+        page = (site / edition / "lessons" / "seed_1_autograph_tutorial.html").read_text(encoding="utf-8")
+        assert len(re.findall(r'href="\d\d_[a-z0-9_]+\.html#[A-Za-z0-9_-]+"', page)) >= 20
+        assert "cell-id=" not in page
+
+
+SEARCH = "(document.querySelector('#search-results .search-summary') || {}).textContent"
+
+
+@browser
+@pytest.mark.parametrize("edition, word", [("en", "backward"), ("zh", "反向传播")])
+def test_search_lists_the_lesson_titled_with_the_word_first_with_plain_text_excerpts(
+        served, edition, word, tmp_path):
+    with browser_page() as page:
+        page.goto(f"{served}/{edition}/search.html?q={urllib.parse.quote(word)}")
+        page.wait_for_function(SEARCH, timeout=30000)
+        page.wait_for_timeout(3000)  # the excerpts are fetched page by page
+        results = page.locator("#search-results ul.search li")
+        first = [results.nth(i).locator("a").first.get_attribute("href") for i in range(3)]
+        page.screenshot(path=str(screenshots(tmp_path) / f"site-{edition}-search.png"))
+        assert any(href.startswith("lessons/04_scalar_backward.html") for href in first), first
+        excerpts = page.locator("#search-results p.context").all_inner_texts()
+        assert len(excerpts) >= 5
+        tex = [text for text in excerpts if re.search(r"\\(frac|partial|\(|\[)", text)]
+        assert not tex, tex[:3]
+
+
+@browser
+def test_the_stepper_is_described_once_not_repeated(served):
+    with browser_page() as page:
+        page.goto(f"{served}/en/lessons/03_chain_rule.html", wait_until="load")
+        text = page.locator("article").inner_text()
+        assert text.count("AccumulateGrad  w       5") == 1  # the table, printed once
+        assert text.count("grad w = 3 + 2 = 5") == 1  # the last step, explained once
+        assert "backward-pass stepper" in page.locator("#cell-99d5d2b9").inner_text()
