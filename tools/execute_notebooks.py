@@ -13,7 +13,8 @@ by this script, never edited by hand. To keep re-runs byte-identical:
   outputs are merged (how a print is split into messages depends on timing);
 * per-cell execution timestamps are not recorded, and language_info.version (the
   Python patch version) is dropped from the notebook metadata;
-* tracebacks name the checkout's files by relative path, not absolute;
+* tracebacks end at the learner's line (tools/short_tracebacks.py, run in every kernel), and
+  name the checkout's files by relative path, not absolute;
 * text outputs are rewritten with the rules of tests/nbval_sanitize.cfg (memory
   addresses, ipykernel temp paths, the graphviz version), which nbval applies anyway
   before comparing, so a stray address does not churn the stored file;
@@ -55,6 +56,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import translate  # noqa: E402  (tools/translate.py: the Chinese edition)
 from tensorgrad_course.notebooks import dumps  # noqa: E402  (byte-stable notebook JSON)
 from tensorgrad.viz.words import chinese_fonts  # noqa: E402  (what the Chinese lessons' pictures are drawn in)
+SHORT_TRACEBACKS = ROOT / "tools" / "short_tracebacks.py"
 SANITIZE_FILE = ROOT / "tests" / "nbval_sanitize.cfg"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 DEFAULT_FOLDERS = ("lessons", "solutions")
@@ -176,6 +178,9 @@ def execute(path: Path, timeout: int) -> str:
         coalesce_streams=True,  # how a print is split into messages is timing, not content
         record_timing=False,
         allow_errors=False,
+        # The short tracebacks the learner sees (tools/short_tracebacks.py), whether or not this
+        # runs under ./run, whose IPython folder has it as a start-up file.
+        extra_arguments=[f"--IPKernelApp.exec_files={SHORT_TRACEBACKS}"],
     )
     try:
         client.execute(cwd=str(path.parent.resolve()))

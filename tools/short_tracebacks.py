@@ -2,21 +2,26 @@
 
 Many lessons show an error on purpose: a second `backward()` through a freed graph, an in-place
 change of a saved tensor. The error is raised deep inside the library, and a full traceback runs
-through seven to fourteen of its frames before it reaches the message. The learner's code is the
-first frame; the library's own frames between it and the `raise` only hide the message.
+through seven to fourteen of its frames before it reaches the message. The learner's code is
+where the learner can change something; the library's own frames only hide the message.
 
-IPython hides every frame whose local variables hold `__tracebackhide__ = True`, except the last
-one, and prints `[... skipping hidden N frame]` in their place. This file marks tensorgrad's frames
-that way, just before IPython formats a traceback; the frame that raised the error stays, so the
-message still says where it came from. Frames of your own code, NumPy and everything else are left
-alone.
+So a traceback ends at the learner's line: the frames that follow the last frame outside
+tensorgrad (the learner's cell, or a function of theirs that the library called back) are left
+out, and the message comes right after that line. Library frames between two frames of the
+learner's (a hook of theirs, called by the engine) are marked `__tracebackhide__`, which IPython
+shows as one `[... skipping hidden N frame]` line. The same holds for each error chained to it
+(`raise ... from`, "During handling of..."). Frames of NumPy and everything else are kept. The
+traceback objects themselves are not changed: IPython formats shortened copies, so `%debug` still
+reaches the frame that raised.
 
 `./run` copies this file into the clone's IPython folder (`.ipython/profile_default/startup/`), so
-it runs in every kernel started by `./run lab`, `./run notebooks` and `./run test`. Set the
-environment variable TENSORGRAD_FULL_TRACEBACKS=1 to see every frame again.
+it runs in every kernel started by `./run lab`, `./run notebooks` and `./run test`;
+tools/execute_notebooks.py runs it in its kernels itself. Set the environment variable
+TENSORGRAD_FULL_TRACEBACKS=1 to see every frame again.
 """
 
 import os
+import types
 
 
 def _library_folder():
@@ -25,24 +30,37 @@ def _library_folder():
     return os.path.dirname(os.path.abspath(tensorgrad.__file__)) + os.sep
 
 
-def _tracebacks(error):
-    """The tracebacks of `error` and of the errors chained to it (`raise ... from`, `during`)."""
+def _chain(error):
+    """`error` and the errors chained to it (`raise ... from`, `during handling`)."""
     seen = set()
     while error is not None and id(error) not in seen:
         seen.add(id(error))
-        yield error.__traceback__
+        yield error
         error = error.__cause__ or error.__context__
 
 
-def hide_library_frames(tb, library):
-    """Mark the library's frames of one traceback hidden, except the frame that raised."""
+def _in_library(entry, library):
+    return entry.tb_frame.f_code.co_filename.startswith(library)
+
+
+def ending_at_the_learners_line(tb, library):
+    """A copy of the traceback `tb` that ends at its last frame outside the library (the whole of
+    it when every frame is the library's), with the library's frames before that marked hidden."""
     entries = []
     while tb is not None:
         entries.append(tb)
         tb = tb.tb_next
-    for entry in entries[:-1]:
-        if entry.tb_frame.f_code.co_filename.startswith(library):
+    outside = [i for i, entry in enumerate(entries) if not _in_library(entry, library)]
+    if not outside:
+        return entries[0] if entries else None
+    kept = entries[:outside[-1] + 1]
+    for entry in kept:
+        if _in_library(entry, library):
             entry.tb_frame.f_locals["__tracebackhide__"] = True
+    copy = None
+    for entry in reversed(kept):  # built from the end, as each entry points at the next
+        copy = types.TracebackType(copy, entry.tb_frame, entry.tb_lasti, entry.tb_lineno)
+    return copy
 
 
 def _install():
@@ -52,19 +70,31 @@ def _install():
     if shell is None or os.environ.get("TENSORGRAD_FULL_TRACEBACKS"):
         return
     formatter = shell.InteractiveTB
+    if getattr(formatter, "_tensorgrad_short", False):  # run twice (start-up file and exec_files)
+        return
+    formatter._tensorgrad_short = True
     original = formatter.structured_traceback
 
     def structured_traceback(*args, **kwargs):
         evalue = args[1] if len(args) > 1 else kwargs.get("evalue")
-        if isinstance(evalue, BaseException):
-            try:
-                library = _library_folder()
-            except Exception:  # tensorgrad not importable: nothing to hide
-                library = None
-            if library:
-                for tb in _tracebacks(evalue):
-                    hide_library_frames(tb, library)
-        return original(*args, **kwargs)
+        try:
+            library = _library_folder() if isinstance(evalue, BaseException) else None
+        except Exception:  # tensorgrad not importable: nothing to shorten
+            library = None
+        if not library:
+            return original(*args, **kwargs)
+        full = [(error, error.__traceback__) for error in _chain(evalue)]
+        for error, tb in full:
+            error.__traceback__ = ending_at_the_learners_line(tb, library)
+        if len(args) > 2 and args[2] is full[0][1]:
+            args = (*args[:2], evalue.__traceback__, *args[3:])
+        elif kwargs.get("etb") is not None and kwargs["etb"] is full[0][1]:
+            kwargs["etb"] = evalue.__traceback__
+        try:
+            return original(*args, **kwargs)
+        finally:  # the errors keep their whole tracebacks (%debug, sys.last_traceback)
+            for error, tb in full:
+                error.__traceback__ = tb
 
     formatter.structured_traceback = structured_traceback
 
