@@ -51,7 +51,7 @@ CELL_ID_KEY = "tensorgrad_cell_id"  # (conf.py reads it)
 WIDGET_NOTE = {
     "en": "> **Note:** this is an interactive control (an ipywidgets slider): it needs a live notebook. "
           "Open the lesson with `./run lab` and run the cell to use it.",
-    "zh": "> **注意：**这里是一个交互控件（ipywidgets 滑块），需要在运行中的 notebook 里使用："
+    "zh": "> **注意**：这里是一个交互控件（ipywidgets 滑块），需要在运行中的 notebook 里使用："
           "用 `./run lab --lang zh` 打开这一课并运行这个单元格。",
 }
 
@@ -61,7 +61,7 @@ STEPPER_NOTE = {
     "en": "> **Note:** here a live notebook shows the backward-pass stepper, an interactive widget: "
           "a slider steps through the pass above one node at a time, on the graph's picture. "
           "Open the lesson with `./run lab` and run the cell to use it.",
-    "zh": "> **注意：**在运行中的 notebook 里，这里是反向传播的逐步演示（一个交互控件）：用滑块在计算图的图片上"
+    "zh": "> **注意**：在运行中的 notebook 里，这里是反向传播的逐步演示（一个交互控件）：用滑块在计算图的图片上"
           "一个节点一个节点地走完上面的这一遍反向传播。用 `./run lab --lang zh` 打开这一课并运行这个单元格即可使用。",
 }
 

@@ -418,3 +418,11 @@ def test_the_stepper_is_described_once_not_repeated(served):
         assert text.count("AccumulateGrad  w       5") == 1  # the table, printed once
         assert text.count("grad w = 3 + 2 = 5") == 1  # the last step, explained once
         assert "backward-pass stepper" in page.locator("#cell-99d5d2b9").inner_text()
+
+
+def test_the_stepper_note_renders_its_bold_in_both_editions(site):
+    for edition in EDITIONS:
+        page = (site / edition / "lessons" / "03_chain_rule.html").read_text(encoding="utf-8")
+        cell = page[page.index('id="cell-99d5d2b9"'):].split('<div class="cell ')[0]
+        assert "<strong>" in cell and "**" not in cell, f"{edition}: {cell[-600:]}"
+        assert "BackwardStepper(" not in cell.split("cell_output")[-1], edition  # no static text
