@@ -419,3 +419,35 @@ def test_untouched_lesson_closes_unasked_a_reopened_stepper_says_rerun_and_graph
         assert smallest >= 10, (f"{lesson} cell {index}: its {font:g} pt text shows "
                                 f"{smallest:.1f} px high ({picture})")
         assert picture["fits"] or picture["scrolls"], f"{lesson} cell {index} is cut: {picture}"
+
+
+# -- lesson 03's box with its formulas typeset (issue 27, item 7) --------------------------------
+
+BOX_CELL = "cell-cd231ff9"  # lesson 03: the tutorial's derivatives written upside down
+
+TYPESET = """async (id) => {
+    const notebook = """ + NOTEBOOK + """;
+    const index = notebook.widgets.findIndex(cell => cell.model.id === id);
+    if (index < 0) return null;
+    await notebook.scrollToItem(index, 'center');
+    await new Promise(resolve => setTimeout(resolve, 3000));
+    const rendered = notebook.widgets[index].node.querySelector('.jp-RenderedMarkdown');
+    const prose = rendered.cloneNode(true);
+    prose.querySelectorAll('mjx-container, .MathJax, mjx-assistive-mml').forEach(m => m.remove());
+    return {formulas: rendered.querySelectorAll('mjx-container').length,
+            errors: rendered.querySelectorAll('mjx-merror').length, prose: prose.textContent};
+}"""
+
+
+def test_lesson_03s_box_shows_its_formulas_typeset_in_jupyterlab(lab, tmp_path):
+    import re
+    base, work = lab
+    shots = screenshots(tmp_path)
+    with browser_page() as page:
+        open_lesson(page, base)
+        box = page.evaluate(TYPESET, BOX_CELL)
+        page.screenshot(path=str(shots / "lab-03-box.png"))
+        assert box is not None, f"{LESSON} has no cell {BOX_CELL}"
+        assert box["formulas"] >= 8 and box["errors"] == 0, box
+        assert "upside down" in box["prose"]
+        assert not re.search(r"\\[a-z]+|\$", box["prose"]), box["prose"]
