@@ -27,7 +27,8 @@ from ..autograd import messages
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..derivatives import (BCE_LOG_FLOOR, AddmmBackward0, BinaryCrossEntropyBackward0,
                            BinaryCrossEntropyWithLogitsBackward0, MseLossBackward0,
-                           NativeBatchNormBackward0, NllLossBackward0, nll_coefficients)
+                           NativeBatchNormBackward0, NllLossBackward0, nll_index,
+                           nll_weights)
 from ..ops import elementwise as ew
 from ..ops import reduction
 from ..ops.base import record
@@ -301,28 +302,42 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     """
     arguments.check("nll_loss_nd", (input, target, weight, 1, ignore_index))
     reduction = _reduction(size_average, reduce, reduction)
+    return _negative_log_likelihood(input, target, weight, ignore_index, reduction)
+
+
+def _negative_log_likelihood(log_probabilities, target, weight, ignore_index, reduction):
+    """L = -Σₙ w[tₙ]·x[n, tₙ] over the rows whose target tₙ is not ignore_index ('none': one
+    loss per row, 0 for an ignored one; 'mean': divided by Σₙ w[tₙ] over the same rows). Each
+    row's entry x[n, tₙ] is picked by indexing, never by a loop over the rows."""
     _check_weight_needs_no_grad(weight, "nll_loss_forward")
-    _check_nll_shapes(input, target, weight)
-    targets = np.atleast_1d(target._data)
-    num_classes = input.shape[-1]
-    for cls in targets:
-        if cls != ignore_index and not 0 <= cls < num_classes:
-            raise IndexError(f"Target {cls} is out of bounds.")
-    coefficients = nll_coefficients(target._data, num_classes, weight, ignore_index,
-                                     input._data.dtype)
-    per_row = np.sum(coefficients * input._data, axis=-1)  # -w[t]·x[n, t]; 0 if ignored
-    total_weight = -np.sum(coefficients)
-    if reduction == "none":
-        data = per_row
-    elif reduction == "sum":
-        data = np.sum(per_row)
-    else:
+    _check_nll_shapes(log_probabilities, target, weight)
+    if log_probabilities.dim() == 1 and target.dim() == 1:  # one class, one target: as a 0-d one
+        target = target.reshape(())
+    x = log_probabilities._data
+    index = nll_index(target._data, ignore_index)
+    _check_targets_in_range(index[-1], x.shape[-1])
+    picked_weight = nll_weights(weight, index, x.dtype)
+    losses = -(x[index] * picked_weight)  # -w[t]·x[n, t]
+    total_weight = picked_weight.sum(dtype=x.dtype)
+    if reduction == "none" and x.ndim == 2:
+        data = np.zeros(x.shape[0], dtype=x.dtype)  # an ignored row's loss is 0
+        data[index[0]] = losses
+    elif reduction == "mean":
         with np.errstate(invalid="ignore", divide="ignore"):
-            data = np.sum(per_row) / total_weight  # all rows ignored: 0/0 = nan, as in PyTorch
-    data = np.asarray(data, dtype=input._data.dtype)
-    return record(NllLossBackward0, data, (input,), saved=(target, weight), reduction=reduction,
-                  ignore_index=ignore_index, total_weight=float(total_weight),
-                  num_classes=num_classes)
+            data = losses.sum() / total_weight  # all rows ignored: 0/0 = nan, as in PyTorch
+    else:  # "sum", and "none" of a single (C,) input, which PyTorch also gives as one number
+        data = losses.sum()
+    return record(NllLossBackward0, np.asarray(data, dtype=x.dtype), (log_probabilities,),
+                  saved=(target, weight), reduction=reduction, ignore_index=ignore_index,
+                  total_weight=float(total_weight), num_classes=x.shape[-1])
+
+
+def _check_targets_in_range(classes, num_classes):
+    """Every target that is not ignore_index names a class, 0 <= t < C: one test over all of
+    them. PyTorch names the first target (in row order) that does not."""
+    outside = (classes < 0) | (classes >= num_classes)
+    if outside.any():
+        raise IndexError(f"Target {classes[outside.argmax()]} is out of bounds.")
 
 
 def _check_nll_shapes(input, target, weight):  # noqa: A002  (PyTorch's name)
@@ -337,10 +352,16 @@ def _check_nll_shapes(input, target, weight):  # noqa: A002  (PyTorch's name)
             "others: input.reshape(-1, C), target.reshape(-1).")
     if target.dim() > 1:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-    if input.dim() == 2 and input.shape[0] != target.numel():
-        raise ValueError(
+    if input.dim() == 2 and input.shape[0] != (target.shape[0] if target.dim() else 0):
+        raise ValueError(  # (a 0-d target's batch size reads 0 in PyTorch's message)
             f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
-            f"({target.numel()}).")
+            f"({target.shape[0] if target.dim() else 0}).")
+    if input.dim() == 1 and target.dim() == 1 and target.numel() != 1:
+        raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: "
+                         f"{target.numel()}")
+    if input.dim() == 1 and target.dim() == 1 and input.shape[0] != 1:
+        raise RuntimeError(f"size mismatch (got input: {list(input.shape)}, target: "
+                           f"{list(target.shape)})")
     if weight is not None and weight.dtype is not input.dtype:
         raise RuntimeError(messages.EXPECTED_SCALAR_TYPE.format(
             expected=input.dtype.scalar_name, found=weight.dtype.scalar_name))
@@ -364,8 +385,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         raise NotImplementedError("tensorgrad's cross_entropy does not implement label_smoothing")
     class_dim = 0 if input.dim() == 1 else 1
     log_probabilities = log_softmax(input, class_dim)
+    reduction = _reduction(size_average, reduce, reduction)
     if target.dtype.is_floating_point and target.shape == input.shape:
-        reduction = _reduction(size_average, reduce, reduction)
         if weight is not None:
             log_probabilities = log_probabilities * weight
         losses = -(target * log_probabilities).sum(class_dim)
@@ -374,8 +395,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         if reduction == "mean":
             return losses.sum() / (input.shape[0] if input.dim() > 1 else 1)
         return losses
-    return nll_loss(log_probabilities, target, weight, size_average, ignore_index, reduce,
-                    reduction)
+    return _negative_log_likelihood(log_probabilities, target, weight, ignore_index, reduction)
 
 
 # -- binary cross-entropy on raw scores ------------------------------------------------------------
