@@ -36,8 +36,8 @@ import bench_core  # noqa: E402  (imports this checkout's tensorgrad)
 import numpy as np  # noqa: E402
 
 tg = bench_core.tg
-from tensorgrad.autograd.rule import Rule  # noqa: E402
-from tensorgrad.tensor import Tensor  # noqa: E402
+from tensorgrad.core.rule import Rule  # noqa: E402
+from tensorgrad.core.tensor import Tensor  # noqa: E402
 
 STEPS = {"add": lambda y: y + 0.5, "mul": lambda y: y * 0.9, "tanh": lambda y: y.tanh()}
 

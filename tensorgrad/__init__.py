@@ -32,7 +32,7 @@ Where each behaviour is pinned against PyTorch: tests/spec (one file per topic).
 """
 
 from . import autograd, dtypes
-from .autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .core.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,
                        linspace, ones, ones_like, rand, rand_like, randint, randn, randn_like,
                        randperm, tensor, zeros, zeros_like)
@@ -58,7 +58,7 @@ from .printing import set_printoptions
 from .random import Generator, manual_seed
 from .size import Size
 from .device import cuda, device
-from .tensor import Tensor
+from .core.tensor import Tensor
 from .tensor_methods import IN_PLACE_OF as _IN_PLACE_OF  # (and every method of Tensor)
 
 from .ops.elementwise import floor_divide, remainder

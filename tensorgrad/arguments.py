@@ -46,7 +46,7 @@ import numpy as np
 from . import dtypes
 from .autograd import messages
 from .device import check_device, device
-from .tensor import Tensor
+from .core.tensor import Tensor
 
 
 # -- the vocabulary of declarations ----------------------------------------------------------------

@@ -29,10 +29,10 @@ differences, at first and second order, in tests/test_derivatives.py and tests/t
 import numpy as np
 
 from . import creation, dtypes
-from .autograd.rule import rule
+from .core.rule import rule
 from .ops import fused
-from .ops.base import record
-from .tensor import Tensor
+from .core.record import record
+from .core.tensor import Tensor
 
 # -- + - * / and negation ---------------------------------------------------------------------
 # z = a + α·b:  ∂z/∂a = 1,  ∂z/∂b = α

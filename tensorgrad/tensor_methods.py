@@ -18,8 +18,8 @@ from .autograd import backward_and_grad as _backward_and_grad
 from .device import check_device
 from .autograd import forward_ad as _forward_ad
 from .autograd import messages
-from .autograd.grad_mode import is_grad_enabled
-from .autograd.grad_mode import no_grad as _no_grad
+from .core.grad_mode import is_grad_enabled
+from .core.grad_mode import no_grad as _no_grad
 from .ops import elementwise as _ew
 from .ops import indexing as _indexing
 from .ops import inplace as _inplace
@@ -28,7 +28,7 @@ from .ops import reduction as _red
 from .ops import shape as _shape
 from .arguments import (Device, Dtype, Generator, Ints, MemoryFormat, Number, checked, method,
                         overload, takes_no_arguments)
-from .tensor import Tensor, read_only
+from .core.tensor import Tensor, read_only
 
 # The operations themselves, without their argument checks (`mul.__wrapped__`: the function
 # under its decorator): an operator tests its operand's type itself, and runs only this.

@@ -23,13 +23,13 @@ import sys
 
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .backward_and_grad import backward, grad
-from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
-from .node import AccumulateGrad, Node
+from ..core.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from ..core.node import AccumulateGrad, Node
 from ..utils.hooks import RemovableHandle
 from . import custom_function, forward_ad, functional, graph, profiler
 from .custom_function import Function
 from . import messages
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 
 function = custom_function  # torch.autograd.function is the module of Function
 sys.modules[__name__ + ".function"] = custom_function  # so `import ...autograd.function` works

@@ -9,7 +9,7 @@ so it is for debugging only, as in PyTorch.
 import traceback
 import warnings
 
-from . import instruments
+from ..core import instruments
 
 ANOMALY_WARNING = (
     "Anomaly Detection has been enabled. This mode will increase the runtime and should only be "

@@ -10,9 +10,10 @@ import warnings
 
 import numpy as np
 
-from . import engine, messages
+from . import messages
+from ..core import engine
 from ..creation import zeros_like
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 
 
 def _as_tensor_list(values):

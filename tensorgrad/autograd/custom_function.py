@@ -37,14 +37,15 @@ import warnings
 
 import numpy as np
 
-from . import forward_ad, graph, instruments, messages
-from .engine import gradient_edge
-from .grad_mode import is_grad_enabled, no_grad
-from .node import FREED, SEQUENCE, Node
+from . import forward_ad, graph, messages
+from ..core import instruments
+from ..core.engine import gradient_edge
+from ..core.grad_mode import is_grad_enabled, no_grad
+from ..core.node import FREED, SEQUENCE, Node
 from ..creation import zeros_like
-from ..ops.base import record
+from ..core.record import record
 from ..ops.shape import as_view
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 
 
 # -- the context: what forward, setup_context and backward see as `ctx` -----------------------

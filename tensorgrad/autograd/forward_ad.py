@@ -20,9 +20,10 @@ made in, and are gone when it ends.
 
 from collections import namedtuple
 
-from . import instruments, messages
-from .node import OUTPUT
-from ..tensor import Tensor
+from . import messages
+from ..core import instruments
+from ..core.node import OUTPUT
+from ..core.tensor import Tensor
 
 _level = None  # the current dual level (an int), or None outside every `dual_level`
 _levels_made = 0

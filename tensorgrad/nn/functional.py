@@ -24,15 +24,15 @@ import numpy as np
 from .. import arguments, dtypes
 from ..arguments import Real, checked
 from ..autograd import messages
-from ..autograd.grad_mode import is_grad_enabled, no_grad
+from ..core.grad_mode import is_grad_enabled, no_grad
 from ..derivatives import (BCE_LOG_FLOOR, AddmmBackward0, BinaryCrossEntropyBackward0,
                            BinaryCrossEntropyWithLogitsBackward0, MseLossBackward0,
                            NativeBatchNormBackward0, NllLossBackward0, nll_coefficients)
 from ..ops import elementwise as ew
 from ..ops import reduction
-from ..ops.base import record
+from ..core.record import record
 from ..ops.linalg import matmul
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 from .. import random as _random
 
 

@@ -13,7 +13,7 @@ import numpy as np
 from .. import dtypes
 from ..arguments import MemoryFormat, Number, checked, overload
 from ..autograd import messages
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 from ..derivatives import (AbsBackward0, AddBackward0, ClampBackward1, CloneBackward0,
                            CopyBackwards, CosBackward0, DivBackward0, ExpBackward0, Expm1Backward0,
                            Log1PBackward0, LogBackward0, MaximumBackward0, MinimumBackward0,
@@ -21,7 +21,7 @@ from ..derivatives import (AbsBackward0, AddBackward0, ClampBackward1, CloneBack
                            ReciprocalBackward0, ReluBackward0, RsubBackward1, SigmoidBackward0,
                            SignBackward0, SinBackward0, SqrtBackward0, SubBackward0, TanhBackward0,
                            ToCopyBackward0, WhereBackward0)
-from .base import OUTPUT, record
+from ..core.record import OUTPUT, record
 
 _NUMBER_TYPES = (bool, int, float, np.number, np.bool_)
 OPERAND_TYPES = (Tensor,) + _NUMBER_TYPES  # what an operation, `in` or `t[i] = ...` takes

@@ -11,11 +11,11 @@ import numpy as np
 from .. import dtypes
 from ..arguments import checked
 from ..autograd import messages
-from ..tensor import Tensor, _normalize_dim
+from ..core.tensor import Tensor, _normalize_dim
 from . import inplace
 from ..derivatives import (CopySlices, IndexBackward0, IndexPutBackward0,
                            IndexUnsqueezeBackward0, SelectBackward0, SliceBackward0)
-from .base import record
+from ..core.record import record
 from .elementwise import OPERAND_TYPES
 from .shape import as_view, expand
 

@@ -15,11 +15,11 @@ from numpy.lib.array_utils import byte_bounds
 from ..arguments import Number, checked, overload
 from ..autograd import forward_ad, graph, messages
 from ..dtypes import from_numpy_dtype
-from ..autograd.grad_mode import is_grad_enabled
-from ..autograd.node import SavedTensor
+from ..core.grad_mode import is_grad_enabled
+from ..core.node import SavedTensor
 from ..derivatives import FillBackward0, ZeroBackward0
-from ..tensor import Tensor, _bracketed
-from .base import record
+from ..core.tensor import Tensor, _bracketed
+from ..core.record import record
 from . import elementwise as ew
 from ..derivatives import CopyBackwards
 from .elementwise import broadcast_error, clone, requires_grad

@@ -20,9 +20,9 @@ import numpy as np
 
 from ..arguments import checked
 from ..autograd import messages
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 from ..derivatives import BmmBackward0, DotBackward0, MmBackward0, MvBackward0
-from .base import record
+from ..core.record import record
 from .elementwise import broadcast_error
 from .shape import squeeze, unsafe_view, unsqueeze
 

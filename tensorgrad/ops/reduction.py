@@ -11,14 +11,14 @@ import numpy as np
 from .. import dtypes
 from ..arguments import Dtype, Ints, Number, Tensors, checked, declare, overload
 from ..autograd import messages
-from ..tensor import Tensor, _normalize_dim
+from ..core.tensor import Tensor, _normalize_dim
 from . import elementwise as ew
 from ..derivatives import (AmaxBackward0, AminBackward0, CumsumBackward0, GatherBackward0,
                            LinalgVectorNormBackward0, LogSoftmaxBackward0, LogsumexpBackward0,
                            MaxBackward0, MaxBackward1, MeanBackward0, MeanBackward1, MinBackward0,
                            MinBackward1, ProdBackward0, ProdBackward1, SoftmaxBackward0,
                            StdBackward0, SumBackward0, SumBackward1, VarBackward0)
-from .base import OUTPUT, record
+from ..core.record import OUTPUT, record
 from .shape import _shape_arg, view
 
 

@@ -16,13 +16,13 @@ import numpy as np
 from .. import dtypes
 from ..arguments import Dtype, Ints, Tensors, checked, declare, overload
 from ..autograd import messages
-from ..tensor import Tensor, _normalize_dim
+from ..core.tensor import Tensor, _normalize_dim
 from ..derivatives import (CatBackward0, ExpandBackward0, FlipBackward0, PermuteBackward0,
                            RepeatBackward0, ReshapeAliasBackward0, SqueezeBackward0,
                            SqueezeBackward1, SqueezeBackward4, StackBackward0, TBackward0,
                            TransposeBackward0, UnsafeViewBackward0, UnsqueezeBackward0,
                            ViewBackward0)
-from .base import record
+from ..core.record import record
 from .elementwise import clone
 
 

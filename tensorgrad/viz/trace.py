@@ -19,9 +19,10 @@ import contextlib
 
 import numpy as np
 
-from ..autograd import backward_and_grad, engine, instruments, messages
-from ..autograd.grad_mode import no_grad
-from ..tensor import Tensor
+from ..autograd import backward_and_grad, messages
+from ..core import engine, instruments
+from ..core.grad_mode import no_grad
+from ..core.tensor import Tensor
 from . import formulas, labels, nodes, words
 from .model import GraphModel
 

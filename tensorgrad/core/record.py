@@ -14,9 +14,9 @@ and dtype so the engine can fit gradients to them.
 
 import numpy as np
 
-from ..autograd import grad_mode, instruments
-from ..autograd.node import OUTPUT, SEQUENCE, AccumulateGrad, SavedTensor
-from ..tensor import Tensor
+from . import grad_mode, instruments
+from .node import OUTPUT, SEQUENCE, AccumulateGrad, SavedTensor
+from .tensor import Tensor
 
 NO_EDGE = (None, 0)  # the edge of an input that needs no gradient (a constant)
 

@@ -21,9 +21,10 @@ import itertools
 import sys
 import weakref
 
-from . import grad_mode, messages
+from . import grad_mode
+from .version_counter import VersionCounter
+from ..autograd import messages
 from ..dtypes import from_numpy_dtype
-from ..version_counter import VersionCounter
 
 OUTPUT = object()  # in an operation's saved values: "save my own result" (see ops/base.py)
 SEQUENCE = itertools.count()  # numbers the nodes in the order they are made (see record)

@@ -18,14 +18,14 @@ import weakref
 
 import numpy as np
 
-from .device import CPU
-from .device import device as Device  # (Tensor has a `device` property of its own)
-from . import dtypes
-from .autograd import messages
-from .autograd.grad_mode import is_grad_enabled
-from .utils.hooks import RemovableHandle
-from .size import Size
+from ..device import CPU
+from ..device import device as Device  # (Tensor has a `device` property of its own)
+from .grad_mode import is_grad_enabled
 from .version_counter import VersionCounter
+from .. import dtypes
+from ..autograd import messages
+from ..size import Size
+from ..utils.hooks import RemovableHandle
 
 
 def read_only(getter):

@@ -19,10 +19,11 @@ operations deep works with Python's default recursion limit.
 import heapq
 import itertools
 
-from . import grad_mode, instruments, messages
+from . import grad_mode, instruments
 from .node import FREED, AccumulateGrad
+from .tensor import Tensor
+from ..autograd import messages
 from ..dtypes import from_numpy_dtype
-from ..tensor import Tensor
 
 
 def execute(root_edges, root_grads, *, keep_graph, create_graph, capture=None, accumulate=True):
