@@ -6,19 +6,18 @@
     x.grad                      # tensor(6.)
 
 Where to look:
+    core/                the part to read first, in the order its __init__ gives: the tensor and
+                         its flags, graph nodes, the rule mechanism, recording, the engine
+    core/engine.py       the backward pass: the main loop, in dependency order
     derivatives.py       every derivative rule, one short entry per operation ("what is the
                          derivative of tanh?" is answered there)
-    ops/                 every operation's forward: NumPy, then `record` (ops/base.py) adds its
+    ops/                 every operation's forward: NumPy, then `record` (core/record.py) adds its
                          node to the graph; ops/fused.py holds the fused derivative formulations
-    autograd/engine.py   the backward pass: the main loop, in dependency order
-    autograd/node.py     graph nodes (grad_fn), AccumulateGrad, saved tensors and version checks
-    autograd/rule.py     how an entry of derivatives.py becomes a node class
     autograd/backward_and_grad.py   tensor.backward(), autograd.backward() and autograd.grad()
     autograd/custom_function.py     autograd.Function: your own operation and its derivative
     autograd/functional.py          jacobian, hessian, vjp, jvp, hvp of a whole function
     autograd/jacobians.py           vᵀJ, J·v, whole Jacobians: what functional.py and func.py share
     autograd/messages.py PyTorch's error and warning texts, word for word
-    tensor.py            the Tensor class and its flag rules (requires_grad, is_leaf, grad, ...)
     tensor_methods.py    Tensor's operators and methods (`a * b`, `x.sum()`), attached in one place
     creation.py          tensor, zeros, ones, arange, randn, ... with PyTorch's defaults
     dtypes.py            float32 / float64 / int64 / bool and type promotion

@@ -214,6 +214,11 @@ class TensorMethods:
     def __getitem__(self, index):
         return _indexing.getitem(self, index)
 
+    def __iter__(self):
+        if self._data.ndim == 0:  # (not a generator, so that iter() itself raises, as in torch)
+            raise TypeError("iteration over a 0-d tensor")
+        return (_indexing.getitem(self, index) for index in range(self._data.shape[0]))
+
     def __contains__(self, element):
         """`element in t`: is it equal to some element of t (a tensor: broadcast, anywhere)?"""
         if not _is_operand(element):

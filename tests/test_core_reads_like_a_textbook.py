@@ -1,7 +1,7 @@
 """The core stays small enough to read, and to step through in a debugger (issue 19).
 
 * `a * b` runs at most 8 Python functions of tensorgrad, and `c.backward(g)` through that one
-  product at most 25 (micrograd: 2 and 3). Counted as sys.setprofile "call" events whose code
+  product at most 25 (micrograd: 2 and 3), a second backward into existing `.grad` too. Counted as sys.setprofile "call" events whose code
   lives in tensorgrad/; comprehensions and generator expressions are not counted, lambdas are.
   A learner who steps into `a * b` meets these functions and no others.
 * No `exec`, `eval` or `compile` anywhere in tensorgrad/: every line that runs is a line of a
@@ -59,6 +59,17 @@ def test_backward_through_one_product_runs_at_most_25_functions():
     calls = calls_in_tensorgrad(lambda: c.backward(g))
     assert len(calls) <= 25, calls
     assert a.grad.tolist() == [3., 4.] and b.grad.tolist() == [1., 2.]
+
+
+def test_a_second_backward_into_existing_grad_runs_at_most_25_functions():
+    """Adding into a `.grad` that is already there costs no more than creating it."""
+    a, b = fresh_product()
+    (a * b).backward(tg.ones(2))
+    c = a * b
+    g = tg.ones(2)
+    calls = calls_in_tensorgrad(lambda: c.backward(g))
+    assert len(calls) <= 25, calls
+    assert a.grad.tolist() == [6., 8.] and b.grad.tolist() == [2., 4.]
 
 
 def test_no_exec_eval_or_compile_in_the_library():

@@ -1,10 +1,7 @@
-"""Automatic differentiation: graph nodes, the backward engine, and grad modes.
+"""torch.autograd's API, around the core (../core/: nodes, the engine, grad mode):
 
-    node.py               Node (a grad_fn), AccumulateGrad, saved tensors with version checks
-    rule.py               how an entry of the derivative table (../derivatives.py) becomes a node
-    engine.py             the backward pass itself
     backward_and_grad.py  autograd.backward() and autograd.grad(): check, then run the engine
-    grad_mode.py          no_grad, enable_grad, set_grad_enabled
+    grad_mode.py          no_grad, enable_grad, set_grad_enabled (from the core, at PyTorch's path)
     custom_function.py    Function: user-defined operations with their own backward
                           (PyTorch's module name for it, autograd.function, works too)
     gradcheck.py          gradcheck / gradgradcheck: derivatives checked by finite differences

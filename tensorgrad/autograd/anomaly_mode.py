@@ -28,7 +28,7 @@ def is_anomaly_check_nan_enabled():
     return _check_nan
 
 
-_plugged = ()  # what this module has plugged into autograd/instruments.py while it is on
+_plugged = ()  # what this module has plugged into core/instruments.py while it is on
 
 
 def _set(mode, check_nan):

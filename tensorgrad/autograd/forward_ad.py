@@ -133,7 +133,7 @@ def _propagate(rule, result, inputs, saved, attributes):
     """Give `result` its tangent, if any input has one: the rule's JVP of the inputs' tangents.
 
     Called by `record` for every operation while a dual level is active (plugged in through
-    autograd/instruments.py); `saved` holds what the operation saves for backward.
+    core/instruments.py); `saved` holds what the operation saves for backward.
     """
     if _level is None:
         return  # paused: a rule's own arithmetic

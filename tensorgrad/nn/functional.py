@@ -5,7 +5,7 @@ in autograd/functional.py.)
 
 Activations and softmax forward to the operations in tensorgrad.ops. The three losses and the
 fused matrix product of `linear` are new operations, each written the same way as the built-in
-ones (see ops/base.py): a forward that computes the values with NumPy and calls `record`, and a
+ones (see core/record.py): a forward that computes the values with NumPy and calls `record`, and a
 Node whose `backward` is the derivative rule in Tensor operations (so it can be differentiated
 again). Their node names are PyTorch's: MseLossBackward0, BinaryCrossEntropyBackward0,
 NllLossBackward0, AddmmBackward0.

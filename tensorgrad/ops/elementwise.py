@@ -5,7 +5,7 @@ these nodes are in the derivative table (derivatives.py): for `y = exp(x)`, dy/d
 so the entry ExpBackward0 says `grad * result`.
 
 Broadcasting is not handled here: when `a + b` broadcast `b`, its gradient has the broadcast
-shape, and the engine sums it back to `b`'s shape (see `autograd/engine.py: fit_gradient`).
+shape, and the engine sums it back to `b`'s shape (see `core/engine.py: fit_gradient`).
 """
 
 import numpy as np

@@ -66,7 +66,7 @@ def sum_to_size(input: Tensor, *size: Ints):
     """Sum a tensor down to `size`, a shape that broadcasting stretches to the tensor's: one sum,
     with keepdim, over the dims broadcasting put in front or repeated, then a view without those
     in front (PyTorch's `Tensor.sum_to_size`, and its `sum_to`). The engine undoes broadcasting
-    with it (autograd/engine.py: fit_gradient), so the graph create_graph=True records is
+    with it (core/engine.py: fit_gradient), so the graph create_graph=True records is
     PyTorch's."""
     shape = _shape_arg(size)
     sizes = input._data.shape
