@@ -1,11 +1,12 @@
 """What a tensor does: its operators and its methods with PyTorch's names, attached in one place.
 
-tensor.py says what a tensor *is*: NumPy data, the autograd flags (requires_grad, grad_fn,
-is_leaf, grad) and how gradients arrive from the engine. Everything a tensor *does*, `a * b`,
-`x.sum()`, `x.exp_()`, printing, `.to(...)`, is an operation of tensorgrad.ops, and the methods
-here only hand it on. They are written as a class body, to be read like one, and copied onto
-Tensor at the bottom of this file. So tensor.py imports no operation, and each layer of the
-library imports only the layers below it (README, "Reading the source").
+core/tensor.py says what a tensor *is*: NumPy data and the autograd flags (requires_grad,
+grad_fn, is_leaf, grad). Everything a tensor *does*, `a * b`, `x.sum()`, `x.exp_()`, printing,
+`.to(...)`, is an operation of tensorgrad.ops, and the methods here only hand it on. They are
+written as one class body, to be read like one, and copied onto Tensor by the one `attach` call
+at the bottom of this file: nothing else adds to the class. So core/tensor.py imports no
+operation, and each layer of the library imports only the layers below it
+(docs/reading-the-source.md).
 """
 
 import types
@@ -52,6 +53,24 @@ def _requires_grad_(self, requires_grad: bool = True):
 def _copy_(self, other: Tensor, non_blocking: bool = False): ...
 def _normal_(self, mean: float = 0, std: float = 1, *, generator: Generator = None): ...
 def _uniform_(self, from_: float = 0, to: float = 1, *, generator: Generator = None): ...
+
+
+def in_place_form(name):
+    """`x.exp_()`: computes exp(x) and makes it x's new value, with the leaf and version rules of
+    every in-place operation (ops/inplace.py)."""
+    function = getattr(_ew, name).__wrapped__
+
+    def in_place(self):
+        return _inplace.apply(self, lambda: function(self))
+
+    in_place.__name__ = in_place.__qualname__ = name + "_"
+    in_place.__doc__ = f"In place: x becomes {name}(x)."
+    return takes_no_arguments(in_place)
+
+
+# The functions of one tensor that have an in-place form as a method (`x.exp_()`).
+IN_PLACE_OF = ("neg", "exp", "log", "sqrt", "tanh", "sigmoid", "relu", "sin", "cos", "abs",
+               "reciprocal", "square", "sign")
 
 
 def binary_operator(operation, reflected=False):
@@ -343,6 +362,8 @@ class TensorMethods:
         return _inplace.apply(self, lambda: _pow(self, exponent), (exponent,))
 
     clamp_, fill_ = method(_inplace.clamp_), method(_inplace.fill_)
+    neg_, exp_, log_, sqrt_, tanh_, sigmoid_, relu_, sin_, cos_, abs_, reciprocal_, square_, \
+        sign_ = (in_place_form(name) for name in IN_PLACE_OF)
     __iadd__, __isub__, __imul__, __itruediv__ = (binary_operator(f) for f in (
         add_, sub_, mul_, div_))
 
@@ -394,6 +415,10 @@ class TensorMethods:
     def new_ones(self, *size, dtype=None, requires_grad=False):
         return creation.ones(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
+    def _copy_for_grad(self):
+        """`.grad` under create_graph: a recorded copy (core/node.py: AccumulateGrad.apply)."""
+        return _ew.copy_for_grad(self)
+
     __hash__ = object.__hash__  # (defining __eq__ above would otherwise unset it)
 
 
@@ -439,25 +464,4 @@ def attach(methods, cls):
         setattr(cls, name, value)
 
 
-attach(TensorMethods, Tensor)
-Tensor._copy_for_grad = _ew.copy_for_grad  # `.grad` under create_graph: a recorded copy
-
-# In-place forms of the functions of one tensor: `x.exp_()` computes exp(x) and makes it x's new
-# value, with the leaf and version rules of every in-place operation (ops/inplace.py).
-IN_PLACE_OF = ("neg", "exp", "log", "sqrt", "tanh", "sigmoid", "relu", "sin", "cos", "abs",
-               "reciprocal", "square", "sign")
-
-
-def _in_place_form(name):
-    function = getattr(_ew, name).__wrapped__
-
-    def in_place(self):
-        return _inplace.apply(self, lambda: function(self))
-
-    in_place.__name__ = in_place.__qualname__ = name + "_"
-    in_place.__doc__ = f"In place: x becomes {name}(x)."
-    return takes_no_arguments(in_place)
-
-
-for _name in IN_PLACE_OF:
-    setattr(Tensor, _name + "_", _in_place_form(_name))
+attach(TensorMethods, Tensor)  # the one place where Tensor gets its operators and methods
