@@ -67,6 +67,15 @@ from . import func  # grad, vjp, jvp, jacrev, jacfwd, hessian, vmap: as torch.fu
 from . import viz  # pictures of graphs
 from .serialization import load, save  # (a Parameter comes back as one: uses nn)
 
+# The door: the operations imported above from ops/ are declared where they are defined, and
+# their checked forms are made here, where their public names are exported. `tg.mul(a, [1])`
+# fails as in PyTorch; inside, the library calls the plain functions (tg.ops.elementwise.mul).
+for _name, _function in list(globals().items()):
+    if getattr(_function, "__module__", "").startswith("tensorgrad.ops.") and hasattr(
+            _function, "signatures"):
+        globals()[_name] = _arguments.checked(_function)
+del _name, _function
+
 def _function_form(name):
     """`tensorgrad.exp_(x)`: the Tensor method as a function, whose input must be a Tensor."""
     method = getattr(Tensor, name)

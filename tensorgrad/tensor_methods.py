@@ -9,6 +9,7 @@ operation, and each layer of the library imports only the layers below it
 (docs/reading-the-source.md).
 """
 
+import inspect
 import types
 
 import numpy as np
@@ -31,14 +32,12 @@ from .arguments import (Device, Dtype, Generator, Ints, MemoryFormat, Number, ch
                         overload, takes_no_arguments)
 from .core.tensor import Tensor, read_only
 
-# The operations themselves, without their argument checks (`mul.__wrapped__`: the function
-# under its decorator): an operator tests its operand's type itself, and runs only this.
-_add, _sub, _mul, _div, _pow, _neg, _abs, _floor_divide, _remainder = (f.__wrapped__ for f in (
-    _ew.add, _ew.sub, _ew.mul, _ew.div, _ew.pow, _ew.neg, _ew.abs, _ew.floor_divide,
-    _ew.remainder))
-_eq, _ne, _lt, _le, _gt, _ge = (f.__wrapped__ for f in (_ew.eq, _ew.ne, _ew.lt, _ew.le, _ew.gt,
-                                                         _ew.ge))
-_matmul = _linalg.matmul.__wrapped__
+# The operations themselves, as the library calls them (their checked forms are tensorgrad.mul and
+# so on): an operator tests its operand's type itself, and runs only the operation.
+_add, _sub, _mul, _div, _pow, _neg, _abs, _floor_divide, _remainder = (
+    _ew.add, _ew.sub, _ew.mul, _ew.div, _ew.pow, _ew.neg, _ew.abs, _ew.floor_divide, _ew.remainder)
+_eq, _ne, _lt, _le, _gt, _ge = _ew.eq, _ew.ne, _ew.lt, _ew.le, _ew.gt, _ew.ge
+_matmul = _linalg.matmul
 
 
 def _size(self, dim: int = None):
@@ -58,7 +57,7 @@ def _uniform_(self, from_: float = 0, to: float = 1, *, generator: Generator = N
 def in_place_form(name):
     """`x.exp_()`: computes exp(x) and makes it x's new value, with the leaf and version rules of
     every in-place operation (ops/inplace.py)."""
-    function = getattr(_ew, name).__wrapped__
+    function = getattr(_ew, name)
 
     def in_place(self):
         return _inplace.apply(self, lambda: function(self))
@@ -128,7 +127,7 @@ class TensorMethods:
         The only device is the CPU."""
         dtype, copy = to_arguments(args, kwargs)
         if dtype is None or dtype is self.dtype:
-            return _ew.clone.__wrapped__(self) if copy else self
+            return _ew.clone(self) if copy else self
         return _ew.to_dtype(self, dtype)
 
     def type(self, dtype=None):
@@ -246,7 +245,7 @@ class TensorMethods:
 
     def __reversed__(self):
         """`reversed(t)` is t flipped along its first dim, a tensor, as in PyTorch."""
-        return self if self._data.ndim == 0 else _shape.flip.__wrapped__(self, (0,))
+        return self if self._data.ndim == 0 else _shape.flip(self, (0,))
 
     def __setitem__(self, index, value):
         _indexing.setitem(self, index, value)
@@ -264,7 +263,7 @@ class TensorMethods:
     clone = method(_ew.clone)
     # (no arguments beside the tensor, as PyTorch's C methods; so are tensor.py's, below)
     square, neg, reciprocal, exp, log, log1p, expm1, sqrt, sin, cos, tanh, sigmoid, relu, abs, \
-        sign, logical_not = (takes_no_arguments(f.__wrapped__) for f in (
+        sign, logical_not = (takes_no_arguments(f) for f in (
             _ew.square, _ew.neg, _ew.reciprocal, _ew.exp, _ew.log, _ew.log1p, _ew.expm1,
             _ew.sqrt, _ew.sin, _ew.cos, _ew.tanh, _ew.sigmoid, _ew.relu, _ew.abs, _ew.sign,
             _ew.logical_not))
@@ -276,7 +275,7 @@ class TensorMethods:
     @checked(method=True)
     def where(self, condition, other):
         """`x.where(c, y)` is `tensorgrad.where(c, x, y)`."""
-        return _ew.where.__wrapped__(condition, self, other)
+        return _ew.where(condition, self, other)
 
     sum_to_size = method(_red.sum_to_size)
     sum, mean, prod, max, min, amax, amin, argmax, argmin, var, std, all, any = (
@@ -297,26 +296,26 @@ class TensorMethods:
             _shape.reshape, _shape.view, _shape.flatten, _shape.transpose, _shape.permute,
             _shape.unsqueeze, _shape.squeeze, _shape.expand, _shape.expand_as, _shape.repeat,
             _shape.flip, _shape.unbind, _shape.chunk))
-    t = takes_no_arguments(_shape.t.__wrapped__)
+    t = takes_no_arguments(_shape.t)
     select = method(_indexing.select)
 
     @checked(method=True)
     def view_as(self, other: Tensor):
-        return _shape.view.__wrapped__(self, other.shape)
+        return _shape.view(self, other.shape)
 
     @checked(method=True)
     def reshape_as(self, other: Tensor):
-        return _shape.reshape.__wrapped__(self, other.shape)
+        return _shape.reshape(self, other.shape)
 
     @checked(method=True)
     def broadcast_to(self, size: int | Ints):
         """(PyTorch's method takes a single int as well: it is `expand` underneath)"""
-        return _shape.expand.__wrapped__(self, size)
+        return _shape.expand(self, size)
 
     @checked(method=True, python=True)
     def split(self, split_size: object, dim: object = 0):
         """(PyTorch's Tensor.split is Python too: it hands the call to split or split_with_sizes)"""
-        return _shape.split.__wrapped__(self, split_size, dim)
+        return _shape.split(self, split_size, dim)
 
     size = checked(Tensor.size, method=True, like=_size)  # (tensor.py's own methods, checked)
     requires_grad_ = checked(Tensor.requires_grad_, method=True, like=_requires_grad_)
@@ -458,8 +457,8 @@ def attach(methods, cls):
         if isinstance(function, types.FunctionType):
             function.__qualname__ = f"{cls.__name__}.{name}"
             # a checked method's own function too: Python's own messages name it (t.split())
-            inner = getattr(function, "__wrapped__", None)
-            if getattr(inner, "__qualname__", "").startswith(methods.__name__ + "."):
+            inner = inspect.unwrap(function)
+            if inner.__qualname__.startswith(methods.__name__ + "."):
                 inner.__qualname__ = function.__qualname__
         setattr(cls, name, value)
 

@@ -111,17 +111,17 @@ _BCE_WITH_LOGITS = arguments.declare(_binary_cross_entropy_with_logits,
 def relu(input, inplace=False):  # noqa: A002  (PyTorch's argument name)
     """max(x, 0), element by element (ReluBackward0)."""
     arguments.check("relu", (input,))
-    return input.relu_() if inplace else ew.relu.__wrapped__(input)
+    return input.relu_() if inplace else ew.relu(input)
 
 
 @checked(python=True)
 def sigmoid(input: Tensor):  # noqa: A002
-    return ew.sigmoid.__wrapped__(input)
+    return ew.sigmoid(input)
 
 
 @checked(python=True)
 def tanh(input: Tensor):  # noqa: A002
-    return ew.tanh.__wrapped__(input)
+    return ew.tanh(input)
 
 
 def _softmax_dim(name, ndim, stacklevel):
@@ -141,7 +141,7 @@ def softmax(input: Tensor, dim: object = None, _stacklevel: object = 3,  # noqa:
     if dim is None:
         dim = _softmax_dim("softmax", input.dim(), _stacklevel)
     arguments.check("softmax", (dim,), {} if dtype is None else {"dtype": dtype}, method=True)
-    return reduction.softmax.__wrapped__(input, dim, dtype)
+    return reduction.softmax(input, dim, dtype)
 
 
 @checked(python=True)
@@ -152,7 +152,7 @@ def log_softmax(input: Tensor, dim: object = None, _stacklevel: object = 3,  # n
         dim = _softmax_dim("log_softmax", input.dim(), _stacklevel)
     arguments.check("log_softmax", (dim,), {} if dtype is None else {"dtype": dtype},
                     method=True)
-    return reduction.log_softmax.__wrapped__(input, dim, dtype)
+    return reduction.log_softmax(input, dim, dtype)
 
 
 # -- linear: y = x Wᵀ + b ----------------------------------------------------------------------
@@ -183,7 +183,7 @@ def linear(input, weight, bias=None):  # noqa: A002
         bias.expand(*input.shape[:-1], weight.shape[0])  # PyTorch's error if it cannot broadcast
     weight_t = weight.t()
     if bias is None:
-        return matmul.__wrapped__(input, weight_t)
+        return matmul(input, weight_t)
     if input.dim() == 2:
         return addmm(bias, input, weight_t)
     rows = 1

@@ -12,7 +12,7 @@ the tensor's existing memory, so every view and alias sees them. Three things fo
 import numpy as np
 from numpy.lib.array_utils import byte_bounds
 
-from ..arguments import Number, checked, overload
+from ..arguments import Number, declared, overload
 from ..autograd import messages
 from ..core import instruments
 from ..dtypes import from_numpy_dtype
@@ -177,7 +177,7 @@ def _keep_old_self(node, tensor):
     for i, value in enumerate(saved):
         if (isinstance(value, SavedTensor) and value._tensor is tensor and i < len(names)
                 and names[i] == "self"):
-            saved[i] = save(clone.__wrapped__(tensor))
+            saved[i] = save(clone(tensor))
     node._for_backward = tuple(saved)
 
 
@@ -198,7 +198,7 @@ def zero_(tensor):
 def fill_(input: Tensor, value: Tensor): ...
 @overload
 def fill_(input: Tensor, value: Number): ...
-@checked
+@declared
 def fill_(input, value):
     if isinstance(value, Tensor):
         if value._data.ndim:
@@ -212,9 +212,9 @@ def fill_(input, value):
 def clamp_(input: Tensor, min: Tensor = None, max: Tensor = None): ...
 @overload
 def clamp_(input: Tensor, min: Number = None, max: Number = None): ...
-@checked
+@declared
 def clamp_(input, min=None, max=None):
-    return apply(input, lambda: ew.clamp.__wrapped__(input, min, max))
+    return apply(input, lambda: ew.clamp(input, min, max))
 
 
 def copy_(tensor, source):
