@@ -42,7 +42,7 @@ def test_each_row_counts_its_file_as_wc_does():
             assert last <= wc_l(path), f"row {n}: {path} has fewer than {last} lines"
         if actual != count:
             wrong.append(f"row {n} ({path}): the page says {count}, the file has {actual}")
-    assert not wrong, "\n".join(wrong)
+    assert not wrong, "\n".join(wrong + ["(python tools/reading_the_source.py rewrites the figures)"])
 
 
 def core_reading_order():
