@@ -6,13 +6,17 @@ against those declarations in one place (its "python arg parser"), so that `torc
 `t.sum(dim="a")` or `torch.relu([1])` all fail the same way, with a TypeError that names the
 argument and what was expected. tensorgrad does the same, with the declarations in Python:
 
-    @checked                        on a public operation: its parameters are PyTorch's (names,
+    @declared                       on an operation: its parameters are PyTorch's (names,
     def mul(input: Tensor,          defaults, keyword-only marks), annotated with the types
-            other: Tensor, *,       PyTorch's messages print (Tensor, int, Number, Ints, ...)
-            out: Tensor = None):
+            other: Tensor, *,       PyTorch's messages print (Tensor, int, Number, Ints, ...).
+            out: Tensor = None):    The function stays as it is: the library calls it directly
+    checked(mul)                    the checked form, made once, where the public name is
+                                    exported (tensorgrad/__init__.py: `tg.mul`); `@checked` on
+                                    a public function that is defined where it is exported
+                                    (creation, nn.functional)
     @overload                       an operation with several of PyTorch's overloads declares
-    def max(input: Tensor): ...     each as a stub first; `@checked` on the real function
-                                    collects them, once, at definition
+    def max(input: Tensor): ...     each as a stub first; `@declared` (or `@checked`) on the
+                                    real function collects them, once, at definition
     method(function)                the function as a Tensor method: its overloads without
                                     `input` and `out` (`@checked(method=True)` for a method with
                                     overloads of its own)
@@ -31,7 +35,7 @@ Checking costs time on every call, so a call first meets a *guard*: a small func
 each overload that answers "is this call plainly fine?" with a few `type(...) is` tests. Only
 when no guard says yes does the full parser run, to find the error and word it as PyTorch
 does. The operators (`t + 1`) are not checked this way at all: they test their operand's type
-inline and call the operation itself (`mul.__wrapped__`, the function without its check).
+inline and call the operation itself, as the rest of the library does.
 Value checks that need the data (a dim out of range, a negative size) stay with the operation,
 at the top of its body; their texts live in `autograd/messages.py` too.
 """
@@ -46,7 +50,7 @@ import numpy as np
 from . import dtypes
 from .autograd import messages
 from .device import check_device, device
-from .tensor import Tensor
+from .core.tensor import Tensor
 
 
 # -- the vocabulary of declarations ----------------------------------------------------------------
@@ -264,6 +268,18 @@ def declared_names():
     return sorted(set(FUNCTIONS) | set(METHODS))
 
 
+def declared(function=None, *, name=None, like=None, python=False):
+    """Declare an operation's signature (its @overload stubs, or else its own annotated
+    parameters; `like=`: another declaration's overloads) and return the function itself,
+    unchecked, with the declaration as `function.signatures`. The library calls it as it is;
+    `checked(function)` makes its checked form where its public name is exported."""
+    if function is None:
+        return functools.partial(declared, name=name, like=like, python=python)
+    function.signatures = declare(function, name=name, like=like, python=python)
+    function.declared_python = python
+    return function
+
+
 def checked(function=None, *, name=None, method=False, like=None, of_function=False,
             python=False):
     """Decorate a public operation so that every call is checked against its declaration (its
@@ -281,8 +297,12 @@ def checked(function=None, *, name=None, method=False, like=None, of_function=Fa
     if function is None:
         return functools.partial(checked, name=name, method=method, like=like,
                                  of_function=of_function, python=python)
-    declared = declare(function, name=name, method=method, like=like, of_function=of_function,
-                       python=python)
+    if not (method or name or like) and isinstance(getattr(function, "signatures", None), Signatures):
+        declared = function.signatures  # @declared where it was defined: checked at the door
+        python = function.declared_python
+    else:
+        declared = declare(function, name=name, method=method, like=like,
+                           of_function=of_function, python=python)
     overloads = declared.overloads
     if method and all(not o.params for o in overloads):
         return takes_no_arguments(function)  # no arguments beyond the tensor
@@ -350,9 +370,9 @@ def _binds(parameters, args, kwargs):
 
 
 def method(function, name=None):
-    """A checked function as a Tensor method: the same operation, checked against the
+    """A declared function as a Tensor method: the same operation, checked against the
     function's overloads without `input` and `out` (`t.sum(1)` is `sum(t, 1)`)."""
-    return checked(function.__wrapped__, name=name or function.signatures.name, method=True,
+    return checked(function, name=name or function.signatures.name, method=True,
                    of_function=True)
 
 

@@ -1,15 +1,17 @@
 """Every derivative rule in tensorgrad, in one table.
 
-"What is the derivative of tanh?" Look it up here:
+"What is the derivative of exp?" Look it up here. The entry, as it is written below and runs:
 
-    TanhBackward0 = rule("TanhBackward0", saves=["result"], ...,
-                         self=lambda grad, result: grad * (1 - result * result))
+    # y = eˣ:  dy/dx = eˣ = y
+    ExpBackward0 = rule(
+        "ExpBackward0", saves=("result",), local="exp({a})", elementwise=True,
+        self=lambda grad, result: grad * result)
 
-reads: the node that `tanh` records is called TanhBackward0 (PyTorch's name); the forward pass
+reads: the node that `exp` records is called ExpBackward0 (PyTorch's name); the forward pass
 saves its result y; the gradient for the input (`self`, as PyTorch calls the first input) is
-the incoming gradient times 1 - y². Each entry is the chain rule for one operation: the
-incoming gradient `grad` (∂L/∂out) times the local derivative ∂out/∂input. How an entry becomes
-a node class, and how a formula's parameters are filled in, is in autograd/rule.py.
+the incoming gradient times y. Each entry is the chain rule for one operation: the incoming
+gradient `grad` (∂L/∂out) times the local derivative ∂out/∂input. How an entry becomes a node
+class, and how a formula's parameters are filled in, is in core/rule.py.
 
 What an entry holds, besides its formulas:
     saves        what the forward pass keeps for backward (`grad_fn._saved_self`, ...)
@@ -21,7 +23,7 @@ What an entry holds, besides its formulas:
                  record the same graph as PyTorch under create_graph=True: the plain formula it
                  computes, which tests check it against (tests/test_derivative_table.py)
 
-Broadcasting is undone in one place for all of them (autograd/engine.py: fit_gradient), so no
+Broadcasting is undone in one place for all of them (core/engine.py: fit_gradient), so no
 formula sums a gradient back to its input's shape. Every rule is checked against finite
 differences, at first and second order, in tests/test_derivatives.py and tests/test_gradcheck.py.
 """
@@ -29,10 +31,10 @@ differences, at first and second order, in tests/test_derivatives.py and tests/t
 import numpy as np
 
 from . import creation, dtypes
-from .autograd.rule import rule
+from .core.rule import rule
 from .ops import fused
-from .ops.base import record
-from .tensor import Tensor
+from .core.record import record
+from .core.tensor import Tensor
 
 # -- + - * / and negation ---------------------------------------------------------------------
 # z = a + α·b:  ∂z/∂a = 1,  ∂z/∂b = α

@@ -21,10 +21,6 @@ SECOND_BACKWARD = (
     "graph a second time or if you need to access saved tensors after calling backward."
 )
 
-# a Node whose backward returns too few or too many gradients (tests/test_engine.py)
-WRONG_GRADIENT_COUNT = (
-    "function {name} returned an incorrect number of gradients (expected {expected}, got {got})")
-
 # tests/spec/test_s3_backward.py::test_backward_non_scalar_without_gradient_raises
 NON_SCALAR_BACKWARD = "grad can be implicitly created only for scalar outputs"
 

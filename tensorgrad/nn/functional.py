@@ -5,7 +5,7 @@ in autograd/functional.py.)
 
 Activations and softmax forward to the operations in tensorgrad.ops. The three losses and the
 fused matrix product of `linear` are new operations, each written the same way as the built-in
-ones (see ops/base.py): a forward that computes the values with NumPy and calls `record`, and a
+ones (see core/record.py): a forward that computes the values with NumPy and calls `record`, and a
 Node whose `backward` is the derivative rule in Tensor operations (so it can be differentiated
 again). Their node names are PyTorch's: MseLossBackward0, BinaryCrossEntropyBackward0,
 NllLossBackward0, AddmmBackward0.
@@ -24,16 +24,16 @@ import numpy as np
 from .. import arguments, dtypes
 from ..arguments import Real, checked
 from ..autograd import messages
-from ..autograd.grad_mode import is_grad_enabled, no_grad
+from ..core.grad_mode import is_grad_enabled, no_grad
 from ..derivatives import (BCE_LOG_FLOOR, AddmmBackward0, BinaryCrossEntropyBackward0,
                            BinaryCrossEntropyWithLogitsBackward0, MseLossBackward0,
                            NativeBatchNormBackward0, NllLossBackward0, nll_index,
                            nll_weights)
 from ..ops import elementwise as ew
 from ..ops import reduction
-from ..ops.base import record
+from ..core.record import record
 from ..ops.linalg import matmul
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 from .. import random as _random
 
 
@@ -112,17 +112,17 @@ _BCE_WITH_LOGITS = arguments.declare(_binary_cross_entropy_with_logits,
 def relu(input, inplace=False):  # noqa: A002  (PyTorch's argument name)
     """max(x, 0), element by element (ReluBackward0)."""
     arguments.check("relu", (input,))
-    return input.relu_() if inplace else ew.relu.__wrapped__(input)
+    return input.relu_() if inplace else ew.relu(input)
 
 
 @checked(python=True)
 def sigmoid(input: Tensor):  # noqa: A002
-    return ew.sigmoid.__wrapped__(input)
+    return ew.sigmoid(input)
 
 
 @checked(python=True)
 def tanh(input: Tensor):  # noqa: A002
-    return ew.tanh.__wrapped__(input)
+    return ew.tanh(input)
 
 
 def _softmax_dim(name, ndim, stacklevel):
@@ -142,7 +142,7 @@ def softmax(input: Tensor, dim: object = None, _stacklevel: object = 3,  # noqa:
     if dim is None:
         dim = _softmax_dim("softmax", input.dim(), _stacklevel)
     arguments.check("softmax", (dim,), {} if dtype is None else {"dtype": dtype}, method=True)
-    return reduction.softmax.__wrapped__(input, dim, dtype)
+    return reduction.softmax(input, dim, dtype)
 
 
 @checked(python=True)
@@ -153,7 +153,7 @@ def log_softmax(input: Tensor, dim: object = None, _stacklevel: object = 3,  # n
         dim = _softmax_dim("log_softmax", input.dim(), _stacklevel)
     arguments.check("log_softmax", (dim,), {} if dtype is None else {"dtype": dtype},
                     method=True)
-    return reduction.log_softmax.__wrapped__(input, dim, dtype)
+    return reduction.log_softmax(input, dim, dtype)
 
 
 # -- linear: y = x Wᵀ + b ----------------------------------------------------------------------
@@ -184,7 +184,7 @@ def linear(input, weight, bias=None):  # noqa: A002
         bias.expand(*input.shape[:-1], weight.shape[0])  # PyTorch's error if it cannot broadcast
     weight_t = weight.t()
     if bias is None:
-        return matmul.__wrapped__(input, weight_t)
+        return matmul(input, weight_t)
     if input.dim() == 2:
         return addmm(bias, input, weight_t)
     rows = 1

@@ -9,7 +9,7 @@ from collections import OrderedDict
 
 from .. import arguments, creation
 from ..arguments import Real, checked
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 from . import functional as F
 from . import init
 from .module import Module
