@@ -100,7 +100,10 @@ def _tensorgrad_grader_setup(watched, machinery, preload, watched_classes, modul
     import importlib, sys, types
 
     for modname in preload:
-        importlib.import_module(modname)
+        try:
+            importlib.import_module(modname)
+        except Exception:  # (not installed here: the exercise's own cell reports it)
+            pass
     missing = object()
     originals = []  # (label, owner, name, original object or missing)
     for modname, name in watched:
@@ -295,14 +298,59 @@ del _tensorgrad_grader_setup
 '''
 
 
-def setup_source(uses_checks: bool = False) -> str:
-    """The grader's first cell; with ``uses_checks``, also watches :mod:`.checks`."""
+def exercise_imports(notebook) -> tuple[str, ...]:
+    """The modules the exercise set's own cells import (``import tensorgrad as tg``,
+    ``from tensorgrad.nn import Linear``), sorted: every absolute import of every code cell of the
+    instructor's notebook, answers included, and each package above it (``tensorgrad`` for
+    ``tensorgrad.nn``). The setup cell imports them before it takes its snapshot, so that the
+    exercise's own ``import`` is never taken for a swapped module, whichever way the kernel
+    started (forked from the preloading fork server or not, :mod:`.kernel`), and the guard then
+    watches their identity in ``sys.modules`` like that of :data:`WATCHED_MODULES`. A cell that
+    is not Python (IPython's ``%magic`` or ``!shell`` lines) is read without those lines."""
+    import ast
+
+    found: set[str] = set()
+    for cell in getattr(notebook, "cells", ()):
+        if cell.get("cell_type") != "code":
+            continue
+        source = cell.get("source", "")
+        source = "".join(source) if isinstance(source, list) else str(source)
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError):
+            kept = "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines())
+            try:
+                tree = ast.parse(kept)
+            except (SyntaxError, ValueError):
+                continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            else:
+                continue
+            for name in names:
+                parts = name.split(".")
+                found.update(".".join(parts[: i + 1]) for i in range(len(parts)))
+    return tuple(sorted(found))
+
+
+def setup_source(uses_checks: bool = False, imports: tuple[str, ...] = ()) -> str:
+    """The grader's first cell; with ``uses_checks``, also watches :mod:`.checks`.
+
+    ``imports``: what the exercise itself imports (:func:`exercise_imports`). The cell imports
+    them and every module of :data:`WATCHED_MODULES` before it remembers anything, so every
+    watched module is in ``sys.modules`` at the snapshot: a later ``import`` of one (the
+    exercise's own, or a test cell's) finds it there and changes nothing.
+    """
     watched = WATCHED + (CHECKS_WATCHED if uses_checks else ())
-    preload = ("tensorgrad_course.checks",) if uses_checks else ()
-    classes = CHECKS_CLASSES if uses_checks else ()
     extra = RESTORE_EXTRA
+    modules = tuple(dict.fromkeys((*WATCHED_MODULES, *imports))) if extra else ()
+    preload = tuple(dict.fromkeys((*(("tensorgrad_course.checks",) if uses_checks else ()), *modules, *imports)))
+    classes = CHECKS_CLASSES if uses_checks else ()
     return _SETUP_TEMPLATE % (repr(watched), MACHINERY_METHODS, repr(preload), repr(classes),
-                              WATCHED_MODULES if extra else (), TRANSFORMER_LISTS if extra else (), extra)
+                              modules, TRANSFORMER_LISTS if extra else (), extra)
 
 
 def check_source(nonce: str | None = None) -> str:
