@@ -74,7 +74,7 @@ from . import identify, library, measures, sandbox
 from .errors import CourseError, NotebookError, UsageError
 from .exercise_set import ExerciseSet, load_exercise_sets
 from .kernel import CellResult, Limits, RunResult, kernel_env, new_scratch, run_notebook
-from .notebooks import grade_id, parse_json, source_of
+from .notebooks import grade_id, parse_json, shape_problem, source_of
 from .values import compare, record_problem, share_of_points
 from .version import GRADER_VERSION
 
@@ -202,6 +202,21 @@ def refusal(path: str | Path) -> tuple[str, bool]:
     return "", False
 
 
+def student_id(name: str) -> str:
+    """A student's id from a file or folder name, as text every report can hold.
+
+    A name that is not valid UTF-8 (Python holds its odd bytes as lone surrogates, which no
+    UTF-8 file can store) is shown with those bytes as ``\\xNN`` escapes, plus a short hash of
+    the raw bytes, so that it never becomes the id of another name (``caf\\xe9`` typed out).
+    Other characters, control characters included, are kept: every report escapes them.
+    """
+    raw = os.fsencode(name)
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return raw.decode("utf-8", "backslashreplace") + "-" + hashlib.sha1(raw).hexdigest()[:6]
+
+
 def discover(paths: list[str | Path]) -> list[Submission]:
     """Submissions from files and folders.
 
@@ -218,9 +233,9 @@ def discover(paths: list[str | Path]) -> list[Submission]:
             for nb in _class_files(path):
                 rel = nb.relative_to(path)
                 student = rel.parts[0] if len(rel.parts) > 1 else rel.stem
-                found.setdefault(Path(os.path.abspath(nb)), Submission(student, str(nb)))
+                found.setdefault(Path(os.path.abspath(nb)), Submission(student_id(student), str(nb)))
         elif path.is_file() or path.is_symlink() or path.exists():
-            found.setdefault(Path(os.path.abspath(path)), Submission(path.stem, str(path)))
+            found.setdefault(Path(os.path.abspath(path)), Submission(student_id(path.stem), str(path)))
         else:
             raise UsageError(f"submission not found: {path}")
     return sorted(found.values(), key=lambda s: (s.student, s.path))
@@ -619,12 +634,19 @@ def _read(sub: Submission, sets: dict[str, ExerciseSet]):
     if not problem:
         try:
             nb_json = parse_json(data)
+            shape = shape_problem(nb_json)
+            if shape:
+                problem = f"not a notebook Jupyter wrote: {shape}; the file was edited by hand or damaged"
         except NotebookError as exc:
             problem = f"{exc.message}; the file may be truncated or not saved from Jupyter"
     if problem:  # its row goes with the set its name gives, if any (a 0 in that set's table)
         return data, None, problem, identify.set_by_name(sub.path, sets)
-    cells = asm.submitted_cells(nb_json)
-    match = identify.identify(sub.path, nb_json, {c.grade_id for c in cells if c.grade_id}, sets)
+    try:
+        cells = asm.submitted_cells(nb_json)
+        match = identify.identify(sub.path, nb_json, {c.grade_id for c in cells if c.grade_id}, sets)
+    except Exception as exc:  # noqa: BLE001 - a shape shape_problem missed: this file's row, not the batch
+        return data, None, (f"the grader could not read this notebook's structure ({type(exc).__name__}); "
+                            "look at it by hand"), identify.set_by_name(sub.path, sets)
     return data, nb_json, match.problem, match.exset
 
 
