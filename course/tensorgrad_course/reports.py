@@ -183,16 +183,17 @@ def unique_safe_names(names) -> dict[str, str]:
     """{name: its safe name}, the safe names all different even where two hashes agree
     (a second one gets ``-2``): one folder per name, never shared."""
     used: set[str] = set()
-    out: dict[str, str] = {}
-    for name in sorted(set(names)):
-        base = safe = safe_name(name)
-        n = 1
-        while safe in used:
-            n += 1
-            safe = f"{base}-{n}"
-        used.add(safe)
-        out[name] = safe
-    return out
+    return {name: _unused(safe_name(name), used) for name in sorted(set(names))}
+
+
+def _unused(base: str, used: set[str], suffix: str = "") -> str:
+    """``base + suffix``, or ``base-2 + suffix``, ``base-3``... the first not in ``used`` (then added to it)."""
+    candidate, n = base + suffix, 1
+    while candidate in used:
+        n += 1
+        candidate = f"{base}-{n}{suffix}"
+    used.add(candidate)
+    return candidate
 
 
 def environment(limits: Limits | None = None) -> dict[str, str]:
@@ -281,13 +282,7 @@ def json_paths(results: list[SubmissionResult]) -> dict[int, str]:
     folders = unique_safe_names(r.student for r in results)
     for i in order:
         r = results[i]
-        base = f"json/{folders[r.student]}/{safe_name(r.notebook.replace('/', '__'))}"
-        path, n = f"{base}.json", 1
-        while path in used:
-            n += 1
-            path = f"{base}-{n}.json"
-        used.add(path)
-        paths[i] = path
+        paths[i] = _unused(f"json/{folders[r.student]}/{safe_name(r.notebook.replace('/', '__'))}", used, ".json")
     return paths
 
 
