@@ -279,7 +279,8 @@ def assemble(exset: ExerciseSet, cells: list[SubmittedCell], *, nonce: str | Non
         cell.metadata[PRIVATE] = True
         return cell
 
-    add(private(_new_cell("code", guard.setup_source(exset.uses_checks, exset.imports))), SETUP, None)
+    add(private(_new_cell("code", guard.setup_source(exset.uses_checks, exset.imports,
+                                                   guard.protected_folders(str(exset.source_path), exset.name)))), SETUP, None)
     for cell in exset.notebook.cells:
         gid, cell_role = grade_id(cell), role(cell)
         if cell_role == ANSWER and gid:

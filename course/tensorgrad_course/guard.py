@@ -96,7 +96,8 @@ MODULE_NAME = "_tensorgrad_grader_guard"
 
 _SETUP_TEMPLATE = f'''\
 # tensorgrad grader: setup (not part of the exercise)
-def _tensorgrad_grader_setup(watched, machinery, preload, watched_classes, modules, transformer_lists, audit):
+def _tensorgrad_grader_setup(watched, machinery, preload, watched_classes, modules, transformer_lists, audit,
+                             protected):
     import importlib, sys, types
 
     for modname in preload:
@@ -170,21 +171,60 @@ def _tensorgrad_grader_setup(watched, machinery, preload, watched_classes, modul
         path_events = {{"os.remove": "removing", "os.rename": "renaming", "os.mkdir": "making a folder",
                        "os.rmdir": "removing a folder", "shutil.rmtree": "removing a tree", "os.symlink": "linking",
                        "os.link": "linking", "os.chmod": "changing the mode of", "os.truncate": "truncating"}}
-        events = frozenset((*path_events, "open", "os.kill", "os.killpg", "socket.connect", "sys.addaudithook"))
+        events = frozenset((*path_events, "open", "os.kill", "os.killpg", "socket.connect", "sys.addaudithook",
+                            "socket.sendto", "socket.sendmsg", "socket.getaddrinfo", "subprocess.Popen",
+                            "os.exec", "os.posix_spawn"))
+        secret = tuple(p.rstrip("/") + "/" for p in protected)  # the grader's folders: never the kernel's to read
+        # ...but for what the kernel imports from inside them (the library of a checkout that holds the solutions)
+        imported = [*sys.path, *(_os.path.dirname(getattr(sys.modules.get(n), "__file__", None) or "")
+                                 for n in ("tensorgrad", "tensorgrad_course"))]
+        library = tuple(p.rstrip("/") + "/" for p in imported
+                        if p and _os.path.isabs(p) and (p.rstrip("/") + "/").startswith(secret) and secret)
+        local_hosts = (None, "", "localhost", "127.0.0.1", "::1", b"localhost", b"127.0.0.1")
+        network_tools = frozenset(("curl", "wget", "nc", "ncat", "netcat", "ssh", "scp", "sftp", "rsync", "ftp",
+                                   "telnet", "socat", "dig", "nslookup", "host", "ping"))
 
-        def outside(path):
+        def absolute(path):
+            """The absolute path an open() or os call names, or None (a file descriptor, an odd object)."""
             if isinstance(path, int):
                 return None
             try:
-                full = _os.path.abspath(_os.fsdecode(path))
+                return _os.path.abspath(_os.fsdecode(path))
             except Exception:
                 return None
-            if (full + "/").startswith(allowed) or "/__pycache__/" in full + "/":  # (Python caching bytecode)
+
+        def grader_path(path):
+            full = absolute(path)
+            inside = full and secret and (full + "/").startswith(secret) and not (full + "/").startswith(library)
+            return full if inside else None
+
+        def program(args):
+            argv = args[1] if len(args) > 1 and isinstance(args[1], (list, tuple)) else [args[0]]
+            name = _os.path.basename(_os.fsdecode(argv[0])) if argv and isinstance(argv[0], (str, bytes)) else ""
+            return name if name in network_tools else None
+
+        # The grader's and the library's own files, wherever they are installed (/tmp included).
+        packages = tuple(_os.path.dirname(getattr(sys.modules.get(n), "__file__", None) or "/nonexistent") + "/"
+                         for n in ("tensorgrad", "tensorgrad_course"))
+
+        def outside(path):
+            full = absolute(path)
+            if full is None or "/__pycache__/" in full + "/":  # (Python caching bytecode)
+                return None
+            if (full + "/").startswith(allowed) and not (full + "/").startswith(packages):
                 return None
             return full
 
+        any_pid = _re.compile(r"/proc/\\d+/")
+
+        def note(text):
+            """Once per kind: a scan of every /proc/PID/cmdline is one attempt, not 200 that hide the rest."""
+            text = any_pid.sub("/proc/<pid>/", text)
+            if text not in attempts:
+                attempts.append(text)
+
         def hook(event, args):
-            if event not in events or len(attempts) >= 20:
+            if event not in events or len(attempts) >= 20:  # (each attempt is noted once: see note)
                 return
             try:
                 if event == "open":
@@ -192,25 +232,37 @@ def _tensorgrad_grader_setup(watched, machinery, preload, watched_classes, modul
                     writing = any(c in mode for c in "wax+") if isinstance(mode, str) else bool((flags or 0) & 3)
                     where = outside(path) if writing else None
                     if where:
-                        attempts.append("writing " + repr(where))
+                        note("writing " + repr(where))
+                    elif grader_path(path):
+                        note("reading " + repr(grader_path(path)))
                     elif isinstance(path, str):
                         found = other_proc.match(path)
                         if (found and int(found.group(1)) != me) or proc_root.match(path):
-                            attempts.append("reading " + repr(path))
+                            note("reading " + repr(path))
                 elif event in ("os.kill", "os.killpg"):
                     target = args[0]
                     if target <= 1 or target == _os.getppid() or (event == "os.killpg" and target != _os.getpgrp()):
-                        attempts.append("sending signal " + str(args[1]) + " to process " + str(target))
+                        note("sending signal " + str(args[1]) + " to process " + str(target))
                 elif event == "socket.connect":
                     address = args[1]
                     if not (isinstance(address, (str, bytes)) and not outside(address)):
-                        attempts.append("connecting to " + repr(address))
+                        note("connecting to " + repr(address))
+                elif event in ("socket.sendto", "socket.sendmsg"):
+                    address = args[-1]
+                    if address is not None and not (isinstance(address, (str, bytes)) and not outside(address)):
+                        note("sending data to " + repr(address))
+                elif event == "socket.getaddrinfo":
+                    if args[0] not in local_hosts:
+                        note("looking up the address of " + repr(args[0]))
+                elif event in ("subprocess.Popen", "os.exec", "os.posix_spawn"):
+                    if program(args):
+                        note("running " + repr(program(args)))
                 elif event == "sys.addaudithook":
-                    attempts.append("adding an audit hook")
+                    note("adding an audit hook")
                 else:
                     where = outside(args[0])
                     if where:
-                        attempts.append(path_events[event] + " " + repr(where))
+                        note(path_events[event] + " " + repr(where))
             except Exception:
                 pass
 
@@ -293,7 +345,7 @@ def _tensorgrad_grader_setup(watched, machinery, preload, watched_classes, modul
     module.nonce = None
     sys.modules[module.__name__] = module
 
-_tensorgrad_grader_setup(%s, %r, %s, %s, %r, %r, %r)
+_tensorgrad_grader_setup(%s, %r, %s, %s, %r, %r, %r, %r)
 del _tensorgrad_grader_setup
 '''
 
@@ -336,8 +388,12 @@ def exercise_imports(notebook) -> tuple[str, ...]:
     return tuple(sorted(found))
 
 
-def setup_source(uses_checks: bool = False, imports: tuple[str, ...] = ()) -> str:
+def setup_source(uses_checks: bool = False, imports: tuple[str, ...] = (), protected: tuple[str, ...] = ()) -> str:
     """The grader's first cell; with ``uses_checks``, also watches :mod:`.checks`.
+
+    ``protected``: the grader's own folders (:func:`protected_folders`). Opening anything below
+    them, to read or to write, is an attempt the audit hook reports, whether or not it succeeds
+    (under the sandbox they do not even exist in the kernel's view).
 
     ``imports``: what the exercise itself imports (:func:`exercise_imports`). The cell imports
     them and every module of :data:`WATCHED_MODULES` before it remembers anything, so every
@@ -350,7 +406,28 @@ def setup_source(uses_checks: bool = False, imports: tuple[str, ...] = ()) -> st
     preload = tuple(dict.fromkeys((*(("tensorgrad_course.checks",) if uses_checks else ()), *modules, *imports)))
     classes = CHECKS_CLASSES if uses_checks else ()
     return _SETUP_TEMPLATE % (repr(watched), MACHINERY_METHODS, repr(preload), repr(classes),
-                              modules, TRANSFORMER_LISTS if extra else (), extra)
+                              modules, TRANSFORMER_LISTS if extra else (), extra, tuple(protected) if extra else ())
+
+
+#: More folders of the grader's (Gradescope's /autograder: gradescope.run adds it).
+EXTRA_PROTECTED: list[str] = []
+
+
+def protected_folders(solution: str, name: str) -> tuple[str, ...]:
+    """The grader's folders a kernel has no business opening, from the path of the solution
+    notebook of the set ``name``: the folder that holds the solutions folder (the course: its
+    exercises, the class's submissions, the output; Gradescope's /autograder/source), or the
+    solutions folder itself when that parent would be the whole file system or a home folder;
+    and :data:`EXTRA_PROTECTED`."""
+    import os
+
+    solutions = os.path.abspath(solution)
+    for _ in name.split("/"):
+        solutions = os.path.dirname(solutions)
+    course = os.path.dirname(solutions)
+    if course in ("/", "/home", "/root", "/tmp", "/var/tmp", os.path.expanduser("~")):
+        course = solutions
+    return tuple(dict.fromkeys((course, *EXTRA_PROTECTED)))
 
 
 def check_source(nonce: str | None = None) -> str:

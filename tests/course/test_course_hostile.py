@@ -537,7 +537,7 @@ def test_control_the_input_history_holds_the_hidden_tests_when_they_are_stored(h
 
 def test_blocked_attempts_are_each_reported(hostile):
     (finding,) = [f for f in hostile["by_student"]["t_traces"].integrity if f["kind"] == "attempted"]
-    for trace in ("writing '/etc/tg-pwned'", "writing '/usr/tg-pwned'", "reading '/proc/999999/root/etc/hostname'",
+    for trace in ("writing '/etc/tg-pwned'", "writing '/usr/tg-pwned'", "reading '/proc/<pid>/root/etc/hostname'",
                   "sending signal 0 to process", "connecting to ('10.255.255.1', 9)"):
         assert trace in finding["detail"], finding
     honest = [r for r in hostile["results"] if r.student.startswith("honest")]
