@@ -297,6 +297,7 @@ def _describe(assembly: asm.Assembly, index: int | None) -> str:
         asm.ANSWER_CELL: f"your answer cell {gid!r}",
         asm.TEST_CELL: f"test {gid!r}",
         asm.GUARD: f"the grader's check before test {gid!r}",
+        asm.GUARD_AFTER: f"the grader's check after test {gid!r}",
         asm.SETUP: "the grader's setup",
     }.get(cell_role, f"setup cell {index}")
     return f" (at {where})"
@@ -556,28 +557,52 @@ def score(
     return results
 
 
-def _guard_findings(assembly: asm.Assembly, run: RunResult) -> list[asm.Finding]:
+def _guard_findings(assembly: asm.Assembly, run: RunResult) -> tuple[list[asm.Finding], set[str]]:
+    """The guard cells' findings, and the tasks whose test ran while something was patched (the
+    check right after the test restored it, or did not answer): their results do not count."""
     findings: list[asm.Finding] = []
     seen: set[str] = set()
+    void: set[str] = set()
     for index, (cell_role, gid) in enumerate(assembly.roles):
         result = run.cells.get(index)
-        if cell_role not in (asm.GUARD, asm.SETUP) or result is None or result.status == "ok":
+        if cell_role not in (asm.GUARD, asm.GUARD_AFTER, asm.SETUP) or result is None or result.status == "ok":
             continue
+        when = f"after test {gid!r}" if cell_role == asm.GUARD_AFTER else f"before test {gid!r}"
         if result.ename == "GraderGuard":
             # "restored ... | attempted ...": what the guard put back, and what its audit hook saw tried
             for part in result.evalue.split(" | "):
                 kind = "attempted" if part.startswith("attempted ") else "patched"
+                if kind == "patched" and cell_role == asm.GUARD_AFTER:
+                    void.add(gid)
                 if part not in seen:
                     seen.add(part)
-                    findings.append(asm.Finding(kind, gid, f"{theirs(part)} (before test {gid!r})", tampering=True))
+                    findings.append(asm.Finding(kind, gid, f"{theirs(part)} ({when})", tampering=True))
             continue
         else:
+            if cell_role == asm.GUARD_AFTER:
+                void.add(gid)
             key = detail = f"the grader's {cell_role} cell failed: {_raised(result.ename, result.evalue)}"
-            finding = asm.Finding("guard", gid, detail, tampering=cell_role == asm.GUARD)
+            finding = asm.Finding("guard", gid, detail, tampering=cell_role in (asm.GUARD, asm.GUARD_AFTER))
         if key not in seen:
             seen.add(key)
             findings.append(finding)
-    return findings
+    return findings, void
+
+
+def _void(tasks: list[TaskResult], gids: set[str]) -> None:
+    """No points from the tests of a task whose test cell ran while something the grader relies on
+    was patched: a passed test may have been forged on its way out (a failed one keeps its message)."""
+    why = "not counted: something was patched while this test ran (see the integrity report)"
+    for task in tasks:
+        if task.grade_id not in gids or task.status == "manual":
+            continue
+        voided = [test for test in task.tests if test.status == "passed"]
+        for test in voided:
+            test.points, test.status, test.message = 0.0, "error", why
+        if voided or task.points:
+            task.points = 0.0
+            task.status = "error"
+            task.reason = f"{task.reason}; {why}" if task.reason else why
 
 
 # ----------------------------------------------------------------- one notebook
@@ -708,7 +733,9 @@ def _grade(
         shutil.rmtree(scratch, ignore_errors=True)
     collected = exp.collect(assembly, run, nonce)
     result.tasks = score(exset, assembly, run, wanted, collected)
-    findings = assembly.findings + _guard_findings(assembly, run) + collected.findings
+    guarded, void = _guard_findings(assembly, run)
+    _void(result.tasks, void)
+    findings = assembly.findings + guarded + collected.findings
     if run.limit:
         findings.append(asm.Finding("limit", None, run.limit))
     result.integrity = [f.as_dict() for f in findings]

@@ -77,6 +77,18 @@ CHECKS_CLASSES: tuple[tuple[str, str], ...] = (
     ("tensorgrad_course.checks", "TaskCheck"), ("tensorgrad_course.checks", "_Test"),
 )
 
+#: Modules all of whose functions and classes are watched (not only those of CHECKS_WATCHED): a
+#: helper such as ``values._encode`` decides what a record carries as much as ``encode`` does.
+CHECKS_MODULES = ("tensorgrad_course.checks", "tensorgrad_course.values")
+#: The classes through which every reply and record reaches the grader (their methods are restored).
+CHANNEL_CLASSES: tuple[tuple[str, str], ...] = (
+    ("jupyter_client.session", "Session"), ("zmq.sugar.socket", "Socket"),
+    ("ipykernel.iostream", "IOPubThread"), ("ipykernel.iostream", "BackgroundSocket"),
+)
+#: The message session's methods and settings, checked on each session object the kernel sends with.
+CHANNEL_SETTINGS = ("pack", "unpack", "send", "serialize", "deserialize", "sign", "msg", "msg_header",
+                    "send_raw", "feed_identities")
+
 #: Modules whose *identity* in ``sys.modules`` is restored before each test (a swapped-in
 #: look-alike would be what a test cell's ``import numpy as np`` gets).
 WATCHED_MODULES = ("builtins", "math", "numpy", "numpy.testing", "IPython", "IPython.display",
@@ -97,7 +109,7 @@ MODULE_NAME = "_tensorgrad_grader_guard"
 _SETUP_TEMPLATE = f'''\
 # tensorgrad grader: setup (not part of the exercise)
 def _tensorgrad_grader_setup(watched, machinery, preload, watched_classes, modules, transformer_lists, audit,
-                             protected):
+                             protected, whole_modules, channel):
     import importlib, sys, types
 
     for modname in preload:
@@ -107,7 +119,12 @@ def _tensorgrad_grader_setup(watched, machinery, preload, watched_classes, modul
             pass
     missing = object()
     originals = []  # (label, owner, name, original object or missing)
-    for modname, name in watched:
+    for modname in whole_modules:  # every function and class of these modules, not a list of names
+        module_object = sys.modules.get(modname)
+        if module_object is not None:
+            watched = (*watched, *((modname, k) for k, v in vars(module_object).items()
+                                   if not k.startswith("__") and (callable(v) or isinstance(v, type))))
+    for modname, name in dict.fromkeys(watched):
         try:
             owner = importlib.import_module(modname)
         except Exception:
@@ -136,6 +153,20 @@ def _tensorgrad_grader_setup(watched, machinery, preload, watched_classes, modul
 
     # ipykernel itself sets some of these on the shell instance; remember those too.
     shell_originals = {{name: vars(shell).get(name, missing) for name in machinery}}
+
+    # The way every reply and record travels to the grader: the kernel's message session (its
+    # methods, and pack/unpack, which are settings of the instance) and the kernel's table of
+    # request handlers. A patch here can turn a failed test's reply into a passed one.
+    sessions = [obj for obj in dict.fromkeys((getattr(kernel, "session", None),
+                                              getattr(publisher, "session", None))) if obj is not None]
+
+    def session_state(obj):
+        values = getattr(obj, "_trait_values", {{}})
+        return {{name: (values[name] if name in values else vars(obj).get(name, missing)) for name in channel}}
+
+    saved_sessions = [(obj, session_state(obj)) for obj in sessions]
+    handlers = {{name: getattr(kernel, name, None) for name in ("shell_handlers", "control_handlers")}}
+    saved_handlers = {{name: (table, dict(table)) for name, table in handlers.items() if isinstance(table, dict)}}
     publisher_original = vars(publisher).get("publish", missing) if publisher is not None else missing
 
     module_ids = {{name: sys.modules.get(name) for name in modules}}
@@ -230,7 +261,7 @@ def _tensorgrad_grader_setup(watched, machinery, preload, watched_classes, modul
                 if event == "open":
                     path, mode, flags = args
                     writing = any(c in mode for c in "wax+") if isinstance(mode, str) else bool((flags or 0) & 3)
-                    where = outside(path) if writing else None
+                    where = (outside(path) or grader_path(path)) if writing else None
                     if where:
                         note("writing " + repr(where))
                     elif grader_path(path):
@@ -271,30 +302,39 @@ def _tensorgrad_grader_setup(watched, machinery, preload, watched_classes, modul
     class {GUARD_ENAME}(Exception):
         pass
 
+    def put_back(owner, name, original):
+        if original is missing:
+            delattr(owner, name)
+        else:
+            setattr(owner, name, original)
+
     def check(nonce=None):
         module.nonce = nonce
         restored = []
         for label, owner, name, original in originals:
             if vars(owner).get(name, missing) is not original:
-                if original is missing:
-                    delattr(owner, name)
-                else:
-                    setattr(owner, name, original)
+                put_back(owner, name, original)
                 restored.append(label)
         for name in machinery:
             current = vars(shell).get(name, missing)
             if current is not shell_originals[name]:
-                if shell_originals[name] is missing:
-                    delattr(shell, name)
-                else:
-                    setattr(shell, name, shell_originals[name])
+                put_back(shell, name, shell_originals[name])
                 restored.append("get_ipython()." + name)
         if publisher is not None and vars(publisher).get("publish", missing) is not publisher_original:
-            if publisher_original is missing:
-                delattr(publisher, "publish")
-            else:
-                publisher.publish = publisher_original
+            put_back(publisher, "publish", publisher_original)
             restored.append("get_ipython().display_pub.publish")
+        for obj, saved in saved_sessions:
+            for name, value in session_state(obj).items():
+                if value is not saved[name]:
+                    put_back(obj, name, saved[name])
+                    restored.append("session." + name)
+        for name, (table, contents) in saved_handlers.items():
+            if getattr(kernel, name, None) is not table or any(table.get(k) is not v for k, v in contents.items()) \
+                    or set(table) != set(contents):
+                table.clear()
+                table.update(contents)
+                setattr(kernel, name, table)
+                restored.append("kernel." + name)
         for label, cls, saved in class_dicts:
             current = dict(vars(cls))
             changed = [k for k in set(saved) | set(current)
@@ -345,7 +385,7 @@ def _tensorgrad_grader_setup(watched, machinery, preload, watched_classes, modul
     module.nonce = None
     sys.modules[module.__name__] = module
 
-_tensorgrad_grader_setup(%s, %r, %s, %s, %r, %r, %r, %r)
+_tensorgrad_grader_setup(%s, %r, %s, %s, %r, %r, %r, %r, %r, %r)
 del _tensorgrad_grader_setup
 '''
 
@@ -404,9 +444,11 @@ def setup_source(uses_checks: bool = False, imports: tuple[str, ...] = (), prote
     extra = RESTORE_EXTRA
     modules = tuple(dict.fromkeys((*WATCHED_MODULES, *imports))) if extra else ()
     preload = tuple(dict.fromkeys((*(("tensorgrad_course.checks",) if uses_checks else ()), *modules, *imports)))
-    classes = CHECKS_CLASSES if uses_checks else ()
+    classes = (CHECKS_CLASSES if uses_checks else ()) + (CHANNEL_CLASSES if extra else ())
+    whole = CHECKS_MODULES if uses_checks and extra else ()
     return _SETUP_TEMPLATE % (repr(watched), MACHINERY_METHODS, repr(preload), repr(classes),
-                              modules, TRANSFORMER_LISTS if extra else (), extra, tuple(protected) if extra else ())
+                              modules, TRANSFORMER_LISTS if extra else (), extra, tuple(protected) if extra else (),
+                              whole, CHANNEL_SETTINGS if extra else ())
 
 
 #: More folders of the grader's (Gradescope's /autograder: gradescope.run adds it).
