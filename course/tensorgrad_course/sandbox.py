@@ -41,10 +41,12 @@ told ``--no-sandbox``, and then every report says so.
 from __future__ import annotations
 
 import atexit
+import ctypes
 import functools
 import multiprocessing.util
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -53,6 +55,7 @@ from pathlib import Path
 from . import library
 from .errors import CourseError
 
+_LIBC = ctypes.CDLL(None, use_errno=True)  # (opened here, never in a forked child)
 #: The user and group a sandboxed kernel runs as (mapped to the grader's own).
 UID = GID = 1000
 #: Size of a kernel's private /tmp, in MiB (besides its scratch folder, limited by RLIMIT_FSIZE per file).
@@ -250,14 +253,12 @@ def kernel_user() -> tuple[tuple[int, int, str] | None, str]:
 def become(uid: int, gid: int) -> None:
     """In a child about to become a kernel: that user and group, no other groups, and no way
     back (no new privileges: a setuid program cannot make it root again)."""
-    import ctypes
-
     os.setgroups([])
     os.setgid(gid)
     os.setuid(uid)
     if os.getuid() != uid or os.geteuid() != uid:
         raise OSError("the kernel is still root")
-    ctypes.CDLL(None, use_errno=True).prctl(38, 1, 0, 0, 0)  # PR_SET_NO_NEW_PRIVS
+    _LIBC.prctl(38, 1, 0, 0, 0)  # PR_SET_NO_NEW_PRIVS
 
 
 def sweep(uid: int) -> int:
@@ -268,8 +269,6 @@ def sweep(uid: int) -> int:
     that user and signals everything it may signal (``kill(-1, SIGKILL)``), until /proc shows
     no process of the user left.
     """
-    import signal
-
     def left() -> list[int]:
         found = []
         for name in os.listdir("/proc"):
