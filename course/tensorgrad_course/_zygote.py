@@ -101,7 +101,7 @@ def _child(request: dict) -> None:
             _set(resource.RLIMIT_FSIZE, limits["file_mb"] * 1024 * 1024)
         _set(resource.RLIMIT_CORE, 0)
         if limits.get("user"):  # no sandbox, grader is root: the kernel runs as an unprivileged user
-            from tensorgrad_course.sandbox import become
+            from tensorgrad_course._isolate import become
 
             become(*limits["user"])
         os.chdir(request["cwd"])

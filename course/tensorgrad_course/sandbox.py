@@ -41,7 +41,6 @@ told ``--no-sandbox``, and then every report says so.
 from __future__ import annotations
 
 import atexit
-import ctypes
 import functools
 import multiprocessing.util
 import os
@@ -53,9 +52,9 @@ import tempfile
 from pathlib import Path
 
 from . import library
+from ._isolate import become
 from .errors import CourseError
 
-_LIBC = ctypes.CDLL(None, use_errno=True)  # (opened here, never in a forked child)
 #: The user and group a sandboxed kernel runs as (mapped to the grader's own).
 UID = GID = 1000
 #: Size of a kernel's private /tmp, in MiB (besides its scratch folder, limited by RLIMIT_FSIZE per file).
@@ -248,17 +247,6 @@ def kernel_user() -> tuple[tuple[int, int, str] | None, str]:
     if why:
         return None, why
     return (entry.pw_uid, entry.pw_gid, entry.pw_name), ""
-
-
-def become(uid: int, gid: int) -> None:
-    """In a child about to become a kernel: that user and group, no other groups, and no way
-    back (no new privileges: a setuid program cannot make it root again)."""
-    os.setgroups([])
-    os.setgid(gid)
-    os.setuid(uid)
-    if os.getuid() != uid or os.geteuid() != uid:
-        raise OSError("the kernel is still root")
-    _LIBC.prctl(38, 1, 0, 0, 0)  # PR_SET_NO_NEW_PRIVS
 
 
 def sweep(uid: int) -> int:
