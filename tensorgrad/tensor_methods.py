@@ -27,7 +27,7 @@ from .ops import linalg as _linalg
 from .ops import reduction as _red
 from .ops import shape as _shape
 from .arguments import (Device, Dtype, Generator, Ints, MemoryFormat, Number, checked, method,
-                        overload, takes_no_arguments)
+                        check_scalar_range, overload, takes_no_arguments)
 from .tensor import Tensor, read_only
 
 # The operations themselves, without their argument checks (`mul.__wrapped__`: the function
@@ -61,6 +61,8 @@ def binary_operator(operation, reflected=False):
     def binary_operator(self, other):
         if type(other) not in _OPERAND_TYPES and not _is_operand(other):
             return NotImplemented
+        if type(other) is int and not -_INT64 <= other < _INT64:
+            check_scalar_range(other)  # 2 ** 70: PyTorch's OverflowError
         return operation(other, self) if reflected else operation(self, other)
 
     return binary_operator
@@ -117,11 +119,15 @@ class TensorMethods:
         dtype or such a name)."""
         if dtype is None:
             return f"tensorgrad.{self.dtype._legacy_name}"
+        if isinstance(dtype, type):  # a Python type names no tensor type here (as in PyTorch)
+            raise ValueError(messages.INVALID_TYPE.format(name=_qualified(dtype)))
+        if not isinstance(dtype, (str, dtypes.dtype)):
+            raise TypeError(messages.TYPE_WHAT)
         if isinstance(dtype, str):
             named = {f"{prefix}.{d._legacy_name}": d for d in dtypes._ALL
                      for prefix in ("tensorgrad", "torch")}
             if dtype not in named:
-                raise ValueError(f"invalid type: '{dtype}'")
+                raise ValueError(messages.INVALID_TYPE.format(name=dtype))
             dtype = named[dtype]
         return self.to(dtype)
 
@@ -275,6 +281,7 @@ class TensorMethods:
             _shape.flip, _shape.unbind, _shape.chunk))
     t = takes_no_arguments(_shape.t.__wrapped__)
     select = method(_indexing.select)
+    roll = method(_shape.roll)
 
     @checked(method=True)
     def view_as(self, other: Tensor):
@@ -393,6 +400,11 @@ class TensorMethods:
 
 
 _OPERAND_TYPES = frozenset((Tensor, int, float, bool))  # tested first: the common case
+_INT64 = 2 ** 63
+
+
+def _qualified(cls):
+    return cls.__name__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__name__}"
 
 
 def _is_operand(value):

@@ -389,6 +389,13 @@ DELETE_DATA = "Deleting tensor data is not allowed. Delete tensor instead!"
 # indexing (ops/indexing.py): a 0-d tensor indexed by an integer, a complex number written in
 INDEX_OF_0_DIM = ("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
                   "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+# Tensor.type (tensor_methods.py): a Python type, or neither a type, a name nor a dtype
+INVALID_TYPE = "invalid type: '{name}'"
+TYPE_WHAT = "dtype must be a type, str, or dtype object"
+# Tensor.roll (ops/shape.py)
+ROLL_NO_SHIFTS = "`shifts` required"
+ROLL_MISALIGNED = "shifts and dimensions must align. shifts: {shifts}, dims:{dims}"
+NO_DIMENSIONS = "Dimension specified as {dim} but tensor has no dimensions"
 COMPLEX_VALUE = "value cannot be converted to type {type_name} without overflow"
 C_SCALAR_NAMES = {"float32": "float", "float64": "double", "int64": "int64_t"}
 # `in` with something that is neither a tensor nor a number; `~` of a floating-point tensor

@@ -524,6 +524,10 @@ def check_tolerances(a, b, rtol, atol):
     for name, value in (("rtol", rtol), ("atol", atol)):
         if not value >= 0:
             raise RuntimeError(messages.NEGATIVE_TOLERANCE.format(name=name, value=value))
+    try:
+        np.broadcast_shapes(a._data.shape, b._data.shape)
+    except ValueError:
+        raise RuntimeError(broadcast_error(a._data.shape, b._data.shape)) from None
     return float(rtol), float(atol)
 
 
