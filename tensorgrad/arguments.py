@@ -144,7 +144,8 @@ class Parameter:
         if self.numbers_ok and _is_number(value):
             return True
         if self.type == "tuple of ints":
-            return check(value) or (self.single_int or self.varargs) and _is_int(value)
+            return check(value) or (self.single_int or self.varargs) and (
+                _is_int(value) or _is_one_int_tensor(value))
         return check(value)
 
 
@@ -491,11 +492,15 @@ def _is_tensor(value):
 
 
 def _is_int_list(value):
-    """A tuple or list whose first element is an int (the others are checked when unpacked), or
-    a one-element integer tensor (`t.sum(tensor([1]))`, as PyTorch reads it)."""
-    return isinstance(value, (tuple, list)) and (not value or _is_int(value[0])) or (
-        isinstance(value, Tensor) and value._data.size == 1 and value._data.ndim <= 1
-        and value._data.dtype.kind in "iu" and not value.requires_grad)
+    """A tuple or list whose first element is an int (the others are checked when unpacked)."""
+    return isinstance(value, (tuple, list)) and (not value or _is_int(value[0]))
+
+
+def _is_one_int_tensor(value):
+    """A one-element integer tensor: one int where PyTorch takes one int for a list of them
+    (`t.sum(tensor([1]))`)."""
+    return (isinstance(value, Tensor) and value._data.size == 1 and value._data.ndim <= 1
+            and value._data.dtype.kind in "iu" and not value.requires_grad)
 
 
 def _is_dtype(value):
@@ -517,10 +522,10 @@ def _plain_number(value):
     Python number they hold (PyTorch's Scalar keeps the value, not the tensor)."""
     if isinstance(value, (Tensor, np.generic)):
         value = value._data.item() if isinstance(value, Tensor) else value.item()
-    if isinstance(value, complex):  # tensorgrad has no complex dtype: a real value, or refused
-        if value.imag:                # as PyTorch refuses it for a real result
+    if isinstance(value, complex):  # tensorgrad has no complex dtype: refused, in PyTorch's
+        if value.imag:                # words for a real result where it has an imaginary part
             raise RuntimeError(messages.COMPLEX_VALUE.format(type_name="double"))
-        return value.real
+        raise TypeError(messages.NO_COMPLEX.format(type_name="complex"))
     return value
 
 
@@ -729,7 +734,7 @@ def _bind(name, overload, args, kwargs, raise_error):
             raise TypeError(messages.MISSING_ARGUMENTS.format(
                 name=name, count=len(missing), s="s" if len(missing) == 1 else "",
                 names=", ".join(f'"{n}"' for n in missing)))
-        if by_keyword and param.varargs and _is_int(value):
+        if by_keyword and param.varargs and (_is_int(value) or _is_one_int_tensor(value)):
             pass  # ones(size=2): one by one only by position
         elif param.accepts(value) or varargs and position == 0 and not by_keyword:
             continue

@@ -59,6 +59,8 @@ def binary_operator(operation, reflected=False):
     other operand is a Tensor or a Python or NumPy number; else NotImplemented, and Python
     raises its own TypeError ("unsupported operand type(s)"), as with torch."""
     def binary_operator(self, other):
+        if isinstance(other, (complex, np.complexfloating)):  # (PyTorch: a complex tensor)
+            raise TypeError(messages.NO_COMPLEX.format(type_name=type(other).__name__))
         if type(other) not in _OPERAND_TYPES and not _is_operand(other):
             return NotImplemented
         if type(other) is int and not -_INT64 <= other < _INT64:
@@ -355,6 +357,8 @@ class TensorMethods:
     @checked(method=True, like=_copy_)
     def copy_(self, other, non_blocking=False):
         if not isinstance(other, Tensor):  # a number: PyTorch takes it as a 0-d tensor
+            if isinstance(other, (complex, np.complexfloating)):
+                other = other.real  # (into a real tensor: the imaginary part is dropped)
             other = Tensor._make(np.asarray(other, dtype=self._data.dtype))
         return _inplace.copy_(self, other)
     @checked(method=True, like=_normal_)
@@ -363,7 +367,7 @@ class TensorMethods:
 
         if not std >= 0:  # nan too
             raise RuntimeError(messages.NEGATIVE_STD.format(std=std))
-        self._check_random_fill()
+        self._check_random_fill("normal_kernel_cpu")
         with _no_grad():
             return self.copy_(Tensor._make(_random.normal_array(self.shape, mean, std, self._data.dtype)))
 
@@ -377,15 +381,19 @@ class TensorMethods:
                 raise RuntimeError(f"{name} is out of bounds for {self.dtype.scalar_name.lower()}")
         if from_ > to:
             raise RuntimeError(messages.UNIFORM_RANGE.format(a=from_, b=to))
-        self._check_random_fill()
+        self._check_random_fill("check_uniform_bounds")
         with _no_grad():
             return self.copy_(Tensor._make(_random.uniform_array(self.shape, from_, to, self._data.dtype)))
 
-    def _check_random_fill(self):
+    def _check_random_fill(self, kernel):
         """A random fill is an in-place change: refused on a leaf that requires grad, unless
-        under no_grad() (as weight initialisation does)."""
+        under no_grad() (as weight initialisation does); and only of floating-point tensors
+        (PyTorch's kernels have no integer or bool versions)."""
         if is_grad_enabled():
             _inplace.check_allowed(self)
+        if not self.dtype.is_floating_point:
+            raise NotImplementedError(messages.NOT_IMPLEMENTED_FOR.format(
+                kernel=kernel, dtype=self.dtype.scalar_name))
 
     def new_tensor(self, data, dtype=None, requires_grad=False):
         return creation.tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)

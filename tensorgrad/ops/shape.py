@@ -372,6 +372,8 @@ def _tensor_list(tensors, name):
 @checked
 def unbind(input: Tensor, dim: int = 0):
     d = _normalize_dim(dim, input._data.ndim)
+    if input._data.ndim == 0:
+        raise IndexError(messages.NO_DIMENSIONS.format(dim=d))
     return tuple(input.select(d, i) for i in range(input._data.shape[d]))
 
 
