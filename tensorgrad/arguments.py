@@ -378,14 +378,24 @@ def _keywords_it_lacks(function, overload, args, kwargs, method):
     offset = 1 if method else 0
     args, rest = list(args), {}
     order = [p.name for p in overload.params]
-    for key, value in sorted(kwargs.items(), key=lambda item: (
-            order.index(item[0]) if item[0] in order else len(order))):
-        declared = next((p for p in overload.params if p.name == key), None)
+
+    def taken_as_keyword(key, declared):
         taken = key in parameters and parameters[key].kind in (
             inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
         if taken and declared is not None and not declared.keyword_only:
             index = declared_positional.index(declared) + offset
             taken = index < len(positional) and positional[index] == key
+        return taken
+
+    # once one positional parameter given by keyword goes by position (`flip(dims=..., input=t)`
+    # for flip(input, *dims)), those before it go by position too
+    by_position = any(not taken_as_keyword(p.name, p) for p in declared_positional
+                      if p.name in kwargs)
+    for key, value in sorted(kwargs.items(), key=lambda item: (
+            order.index(item[0]) if item[0] in order else len(order))):
+        declared = next((p for p in overload.params if p.name == key), None)
+        taken = taken_as_keyword(key, declared) and not (
+            by_position and declared is not None and not declared.keyword_only)
         if key == "out":
             raise TypeError(messages.NO_OUT_ARGUMENT.format(name=function.__name__))
         if taken:

@@ -497,7 +497,7 @@ def cumsum(input: Tensor, dim: int, *, dtype: Dtype = None, out: Tensor = None):
 @overload
 def all(input: Tensor, *, out: Tensor = None): ...  # noqa: A001
 @overload
-def all(input: Tensor, dim: int | Ints | None = None, keepdim: bool = False, *,  # noqa: A001
+def all(input: Tensor, dim: Ints | None = None, keepdim: bool = False, *,  # noqa: A001
         out: Tensor = None): ...
 @overload
 def all(input: Tensor, dim: int, keepdim: bool = False, *, out: Tensor = None): ...  # noqa: A001

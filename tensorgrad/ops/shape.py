@@ -446,11 +446,11 @@ def flip(input, *dims):
 
 
 @checked
-def roll(input: Tensor, shifts: int | Ints, dims: int | Ints = ()):
+def roll(input: Tensor, shifts: int | Ints, dims: int | Ints | None = ()):
     """Shift the elements along `dims` by `shifts` (one shift per dim), those pushed off the end
     coming back at the start; with no dims, along the flattened tensor, shape kept."""
     shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
-    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    dims = (dims,) if isinstance(dims, int) else tuple(dims or ())
     if not shifts:
         raise RuntimeError(messages.ROLL_NO_SHIFTS)
     if len(shifts) != len(dims) and not (not dims and len(shifts) == 1):
