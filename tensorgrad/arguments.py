@@ -605,8 +605,8 @@ def type_name(value):
     if isinstance(value, dtypes.dtype):
         return "tensorgrad.dtype"
     cls = type(value)
-    if cls.__module__ == "numpy":  # a NumPy type: PyTorch prints its C name, numpy.ndarray
-        return "numpy." + cls.__name__
+    if cls.__module__.split(".")[0] == "numpy":  # a NumPy type: PyTorch prints its C name,
+        return f"{cls.__module__}.{cls.__name__}"  # numpy.ndarray, numpy.dtypes.Float64DType
     if cls.__module__ in ("tensorgrad.device", "tensorgrad.size"):  # torch.device, torch.Size
         return "tensorgrad." + cls.__name__
     return cls.__name__
