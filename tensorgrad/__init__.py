@@ -40,7 +40,7 @@ from .dtypes import (bool_ as bool, double, dtype, float32, float64, get_default
 from .dtypes import float as float  # noqa: PLC0414  (tg.float is float32, as torch.float)
 from .ops.elementwise import expm1, log1p
 from .ops.reduction import cumsum
-from .ops.shape import flip
+from .ops.shape import flip, roll
 from .ops.elementwise import (abs, add, allclose, clamp, clip, clone, cos, div, eq, equal, exp, ge, gt,
                               isclose, le, log, logical_and, logical_not, logical_or, lt, maximum,
                               minimum, mul, ne, neg, pow, reciprocal, relu, sigmoid, sign, sin,

@@ -600,6 +600,9 @@ StackBackward0 = rule(
 # y = x reversed along some dims: reverse the gradient the same way
 FlipBackward0 = rule("FlipBackward0", self=lambda grad, dims: grad.flip(dims),
                      jvp=lambda self_t, dims: self_t.flip(dims))
+RollBackward0 = rule("RollBackward0",
+                     self=lambda grad, shifts, dims: grad.roll([-s for s in shifts], dims),
+                     jvp=lambda self_t, shifts, dims: self_t.roll(shifts, dims))
 
 
 # -- indexing -----------------------------------------------------------------------------------

@@ -29,7 +29,7 @@ from .ops import linalg as _linalg
 from .ops import reduction as _red
 from .ops import shape as _shape
 from .arguments import (Device, Dtype, Generator, Ints, MemoryFormat, Number, checked, method,
-                        overload, takes_no_arguments)
+                        check_scalar_range, overload, takes_no_arguments)
 from .core.tensor import Tensor, read_only
 
 # The operations themselves, as the library calls them (their checked forms are tensorgrad.mul and
@@ -77,8 +77,12 @@ def binary_operator(operation, reflected=False):
     other operand is a Tensor or a Python or NumPy number; else NotImplemented, and Python
     raises its own TypeError ("unsupported operand type(s)"), as with torch."""
     def binary_operator(self, other):
+        if isinstance(other, (complex, np.complexfloating)):  # (PyTorch: a complex tensor)
+            raise TypeError(messages.NO_COMPLEX.format(type_name=type(other).__name__))
         if type(other) not in _OPERAND_TYPES and not _is_operand(other):
             return NotImplemented
+        if type(other) is int and not -_INT64 <= other < _INT64:
+            check_scalar_range(other)  # 2 ** 70: PyTorch's OverflowError
         return operation(other, self) if reflected else operation(self, other)
 
     return binary_operator
@@ -135,11 +139,15 @@ class TensorMethods:
         dtype or such a name)."""
         if dtype is None:
             return f"tensorgrad.{self.dtype._legacy_name}"
+        if isinstance(dtype, type):  # a Python type names no tensor type here (as in PyTorch)
+            raise ValueError(messages.INVALID_TYPE.format(name=_qualified(dtype)))
+        if not isinstance(dtype, (str, dtypes.dtype)):
+            raise TypeError(messages.TYPE_WHAT)
         if isinstance(dtype, str):
             named = {f"{prefix}.{d._legacy_name}": d for d in dtypes._ALL
                      for prefix in ("tensorgrad", "torch")}
             if dtype not in named:
-                raise ValueError(f"invalid type: '{dtype}'")
+                raise ValueError(messages.INVALID_TYPE.format(name=dtype))
             dtype = named[dtype]
         return self.to(dtype)
 
@@ -298,6 +306,7 @@ class TensorMethods:
             _shape.flip, _shape.unbind, _shape.chunk))
     t = takes_no_arguments(_shape.t)
     select = method(_indexing.select)
+    roll = method(_shape.roll)
 
     @checked(method=True)
     def view_as(self, other: Tensor):
@@ -373,6 +382,8 @@ class TensorMethods:
     @checked(method=True, like=_copy_)
     def copy_(self, other, non_blocking=False):
         if not isinstance(other, Tensor):  # a number: PyTorch takes it as a 0-d tensor
+            if isinstance(other, (complex, np.complexfloating)):
+                other = other.real  # (into a real tensor: the imaginary part is dropped)
             other = Tensor._make(np.asarray(other, dtype=self._data.dtype))
         return _inplace.copy_(self, other)
     @checked(method=True, like=_normal_)
@@ -381,7 +392,7 @@ class TensorMethods:
 
         if not std >= 0:  # nan too
             raise RuntimeError(messages.NEGATIVE_STD.format(std=std))
-        self._check_random_fill()
+        self._check_random_fill("normal_kernel_cpu")
         with _no_grad():
             return self.copy_(Tensor._make(_random.normal_array(self.shape, mean, std, self._data.dtype)))
 
@@ -395,15 +406,19 @@ class TensorMethods:
                 raise RuntimeError(f"{name} is out of bounds for {self.dtype.scalar_name.lower()}")
         if from_ > to:
             raise RuntimeError(messages.UNIFORM_RANGE.format(a=from_, b=to))
-        self._check_random_fill()
+        self._check_random_fill("check_uniform_bounds")
         with _no_grad():
             return self.copy_(Tensor._make(_random.uniform_array(self.shape, from_, to, self._data.dtype)))
 
-    def _check_random_fill(self):
+    def _check_random_fill(self, kernel):
         """A random fill is an in-place change: refused on a leaf that requires grad, unless
-        under no_grad() (as weight initialisation does)."""
+        under no_grad() (as weight initialisation does); and only of floating-point tensors
+        (PyTorch's kernels have no integer or bool versions)."""
         if is_grad_enabled():
             _inplace.check_allowed(self)
+        if not self.dtype.is_floating_point:
+            raise NotImplementedError(messages.NOT_IMPLEMENTED_FOR.format(
+                kernel=kernel, dtype=self.dtype.scalar_name))
 
     def new_tensor(self, data, dtype=None, requires_grad=False):
         return creation.tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
@@ -422,6 +437,11 @@ class TensorMethods:
 
 
 _OPERAND_TYPES = frozenset((Tensor, int, float, bool))  # tested first: the common case
+_INT64 = 2 ** 63
+
+
+def _qualified(cls):
+    return cls.__name__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__name__}"
 
 
 def _is_operand(value):

@@ -154,6 +154,7 @@ PROGRAMS = {
     "CatBackward0": (lambda a, b: tg.cat([a * a, b], 0), lambda: [values(2, 3), values(1, 3)]),
     "StackBackward0": (lambda a, b: tg.stack([a * a, b], 1), lambda: [values(2, 3), values(2, 3)]),
     "FlipBackward0": (lambda a: (a * a).flip(0), lambda: [values(2, 3)]),
+    "RollBackward0": (lambda a: (a * a).roll((1, -2), (0, 1)), lambda: [values(2, 3)]),
     "SelectBackward0": (lambda a: (a * a)[1], lambda: [values(2, 3)]),
     "SliceBackward0": (lambda a: (a * a)[:, 1:], lambda: [values(2, 3)]),
     "IndexBackward0": (lambda a: (a * a)[_index_of_rows()], lambda: [values(3, 2)]),

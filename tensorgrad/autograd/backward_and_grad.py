@@ -50,7 +50,9 @@ def check_arguments(name, outputs, inputs=None, flags=()):
             if not isinstance(value, Tensor):
                 raise RuntimeError(messages.INPUT_NOT_TENSOR.format(type_name=type(value).__name__))
     for flag, value in flags:
-        if value is not None and not isinstance(value, (bool, int, np.bool_, np.integer)):
+        if isinstance(value, np.bool_):  # not an int to Python (no __index__): PyTorch's words
+            raise TypeError(messages.NOT_A_NUMBER["an integer"].format(type_name="numpy.bool"))
+        if value is not None and not isinstance(value, (bool, int, np.integer)):
             raise TypeError(messages.FLAG_TYPE.format(name=name, flag=flag,
                                                       type_name=type(value).__name__))
     return outputs, inputs

@@ -180,6 +180,8 @@ def linear(input, weight, bias=None):  # noqa: A002
     is a TBackward0 for Wᵀ); without a bias it is a plain matmul; other ranks are flattened to
     2-d, go through addmm, and are viewed back (ViewBackward0).
     """
+    if input._data.ndim == 0 or weight._data.ndim == 0:
+        raise RuntimeError(messages.LINEAR_0D.format(a=input._data.ndim, b=weight._data.ndim))
     if bias is not None and bias._data.shape != weight._data.shape[:1]:
         bias.expand(*input.shape[:-1], weight.shape[0])  # PyTorch's error if it cannot broadcast
     weight_t = weight.t()
@@ -438,9 +440,21 @@ def dropout(input: object, p: Real = 0.5, training: object = True,  # noqa: A002
         raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0:
         return input
+    if not input.dtype.is_floating_point:  # (the mask is float: it cannot scale ints in place)
+        raise RuntimeError(messages.CANNOT_CAST.format(result="Float", output=input.dtype.scalar_name))
     keep = _random.uniform_array(input.shape, 0.0, 1.0, np.float64) >= p
     scale = Tensor._make((keep / (1 - p) if p < 1 else keep * 0.0).astype(input._data.dtype))
     return input.mul_(scale) if inplace else input * scale
+
+
+def _check_batch_norm_dtypes(input, parameters):  # noqa: A002
+    """PyTorch's CPU batch norm: a floating-point input, and parameters of its dtype."""
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(messages.NOT_IMPLEMENTED_FOR.format(
+            kernel="batch_norm", dtype=input.dtype.scalar_name))
+    if any(p is not None and p.dtype is not input.dtype for p in parameters):
+        raise RuntimeError(messages.BATCH_NORM_PARAMETER_DTYPE if input.dtype is dtypes.float32
+                           else messages.BATCH_NORM_MIXED_DTYPES)
 
 
 @checked(python=True)
@@ -470,6 +484,7 @@ def batch_norm(input: object, running_mean: object, running_var: object,  # noqa
         if value is not None and value.numel() != input.shape[1]:
             raise RuntimeError(f"{name} should contain {input.shape[1]} elements not "
                                f"{value.numel()}")
+    _check_batch_norm_dtypes(input, (weight, bias, running_mean, running_var))
     dims = (0,) + tuple(range(2, input.dim()))
     x = input._data
     if training:

@@ -30,6 +30,8 @@ OPERAND_TYPES = (Tensor,) + _NUMBER_TYPES  # what an operation, `in` or `t[i] = 
 # -- helpers ---------------------------------------------------------------------------------
 def check_operand(value):
     """Tensors and Python numbers may be combined; anything else gets a clear TypeError."""
+    if isinstance(value, (complex, np.complexfloating)):  # (PyTorch: a complex tensor)
+        raise TypeError(messages.NO_COMPLEX.format(type_name=type(value).__name__))
     if isinstance(value, OPERAND_TYPES):
         return value
     raise TypeError(
@@ -96,6 +98,15 @@ def broadcast_error(shape_a, shape_b):
         if size_a != size_b and size_a != 1 and size_b != 1:
             return messages.BROADCAST_MISMATCH.format(a=size_a, b=size_b, dim=dim)
     return f"shapes {tuple(shape_a)} and {tuple(shape_b)} cannot be broadcast together"
+
+
+def check_broadcast(a, b):
+    """Two tensors whose shapes broadcast, or PyTorch's RuntimeError (for the operations that do
+    not meet a NumPy ufunc's broadcasting, which binary_data turns into the same message)."""
+    try:
+        np.broadcast_shapes(a._data.shape, b._data.shape)
+    except ValueError:
+        raise RuntimeError(broadcast_error(a._data.shape, b._data.shape)) from None
 
 
 def _float_input(x):
@@ -351,6 +362,8 @@ def clamp(input, min=None, max=None):
     for bound in (min, max):
         if requires_grad(bound):
             raise NotImplementedError(messages.CLAMP_BOUND_REQUIRES_GRAD)
+        if isinstance(bound, Tensor):
+            check_broadcast(input, bound)
     # The bounds take part in type promotion: an int64 tensor clamped to 0.5 is float32
     dtype = dtypes.result_type(input, *[bound for bound in (min, max) if bound is not None]).numpy
     low, high = (None if v is None else _values(v) for v in (min, max))
@@ -396,7 +409,7 @@ def where(condition: Tensor, self: Number, other: Number): ...
 @declared
 def where(condition, input=None, other=None):
     if input is None and other is None and isinstance(condition, Tensor):
-        return tuple(Tensor._make(i) for i in np.nonzero(condition._data))  # where(c): c's indices
+        return tuple(Tensor._make(i) for i in np.nonzero(np.atleast_1d(condition._data)))  # where(c): c's indices (a 0-d c as one element)
     if condition.dtype is not dtypes.bool_:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with "
                            f"dtype {condition.dtype.scalar_name}")
@@ -527,6 +540,7 @@ def check_tolerances(a, b, rtol, atol):
     for name, value in (("rtol", rtol), ("atol", atol)):
         if not value >= 0:
             raise RuntimeError(messages.NEGATIVE_TOLERANCE.format(name=name, value=value))
+    check_broadcast(a, b)
     return float(rtol), float(atol)
 
 

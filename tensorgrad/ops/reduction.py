@@ -9,7 +9,8 @@ reduced dimensions (derivatives.py: `restore_dims`) and then lets broadcasting s
 import numpy as np
 
 from .. import dtypes
-from ..arguments import Dtype, Ints, Number, Tensors, declared, declare, overload
+from ..arguments import Dtype, Ints, Number, Tensors, converted, declare, declared, overload
+from ..arguments import type_name as arguments_type_name
 from ..autograd import messages
 from ..core.tensor import Tensor, _normalize_dim
 from . import elementwise as ew
@@ -159,19 +160,26 @@ class min_return(_ReturnTypeBase):
     _name = "min"
 
 
+def check_something_to_compare(x, dims, name, whole_error=RuntimeError):
+    """max, min, amax, amin, argmax, argmin of a tensor with no elements: PyTorch refuses when
+    no dim is given, or when a reduced dim is empty (there is nothing to pick)."""
+    if x._data.size:
+        return
+    if dims is None:
+        raise whole_error(messages.EMPTY_REDUCTION[whole_error].format(name=name))
+    for d in (dims,) if isinstance(dims, int) else dims:
+        if x._data.ndim and x._data.shape[d] == 0:
+            raise IndexError(messages.EMPTY_REDUCTION_DIM.format(name=name, dim=d))
+
+
 def _extreme(x, dim, keepdim, numpy_reduce, numpy_arg, whole_node, dim_node, result_type, name):
     if dim is None:
-        if x._data.size == 0:
-            raise RuntimeError(
-                f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
-                "Specify the reduction dim with the 'dim' argument."
-            )
+        check_something_to_compare(x, None, name)
         data = numpy_reduce(x._data)
         return record(whole_node, data, (x,), saved=(x, OUTPUT))
     d = _normalize_dim(dim, x._data.ndim)
     axis = d if x._data.ndim else None
-    if x._data.ndim and x._data.shape[d] == 0:
-        raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+    check_something_to_compare(x, d, name)
     if x._data.size == 0:  # an empty result: nothing to compare along a non-empty dim
         shape = list(x._data.shape)
         shape[d:d + 1] = [1] if keepdim else []
@@ -210,6 +218,7 @@ def min(input, dim=None, keepdim=False):  # noqa: A001
 def amax(input: Tensor, dim: int | Ints | None = (), keepdim: bool = False, *,
          out: Tensor = None):
     dims = normalize_dims(None if dim == () else dim, input._data.ndim)
+    check_something_to_compare(input, None if dim in ((), None) else dims, "amax")
     data = np.max(input._data, axis=dims, keepdims=keepdim)
     return record(AmaxBackward0, data, (input,), saved=(input, OUTPUT), dim=dims, keepdim=keepdim,
                   self_sym_sizes=input._data.shape)
@@ -219,6 +228,7 @@ def amax(input: Tensor, dim: int | Ints | None = (), keepdim: bool = False, *,
 def amin(input: Tensor, dim: int | Ints | None = (), keepdim: bool = False, *,
          out: Tensor = None):
     dims = normalize_dims(None if dim == () else dim, input._data.ndim)
+    check_something_to_compare(input, None if dim in ((), None) else dims, "amin")
     data = np.min(input._data, axis=dims, keepdims=keepdim)
     return record(AminBackward0, data, (input,), saved=(input, OUTPUT), dim=dims, keepdim=keepdim,
                   self_sym_sizes=input._data.shape)
@@ -227,6 +237,8 @@ def amin(input: Tensor, dim: int | Ints | None = (), keepdim: bool = False, *,
 @declared
 def argmax(input: Tensor, dim: int = None, keepdim: bool = False, *, out: Tensor = None):
     refuse_bool(input, "argmax")
+    check_something_to_compare(input, None if dim is None else _normalize_dim(dim, input._data.ndim),
+                               "argmax", whole_error=IndexError)
     if dim is None:
         return Tensor._make(np.int64(np.argmax(input._data)))
     return Tensor._make(np.argmax(input._data, axis=_normalize_dim(dim, input._data.ndim),
@@ -249,6 +261,8 @@ def refuse_bool(x, name):
 @declared
 def argmin(input: Tensor, dim: int = None, keepdim: bool = False, *, out: Tensor = None):
     refuse_bool(input, "argmin")
+    check_something_to_compare(input, None if dim is None else _normalize_dim(dim, input._data.ndim),
+                               "argmin", whole_error=IndexError)
     if dim is None:
         return Tensor._make(np.int64(np.argmin(input._data)))
     return Tensor._make(np.argmin(input._data, axis=_normalize_dim(dim, input._data.ndim),
@@ -369,7 +383,14 @@ def norm(input: Tensor, p: object = "fro", dim: object = None, keepdim: object =
         p = 2
     if isinstance(dim, int):
         dim = [dim]  # (as torch.norm passes it on: one dim as a list of one)
-    _LINALG_VECTOR_NORM.match((input, p, dim, keepdim))
+    elif isinstance(dim, Tensor) and dim.dim():
+        dim = dim.tolist()  # (a tensor of dims: torch.norm passes it on, read as ints)
+    elif dim is not None and not isinstance(dim, (list, tuple)):  # torch.norm takes its len()
+        raise TypeError(messages.LEN_OF_0D if isinstance(dim, Tensor) and not dim.dim()
+                        else messages.NO_LEN.format(type_name=arguments_type_name(dim)))
+    # (checked, and p taken, as linalg_vector_norm's Scalar ord: a 0-d tensor as its number)
+    _, p, dim, keepdim = converted(_LINALG_VECTOR_NORM.match((input, p, dim, keepdim)),
+                                   (input, p, dim, keepdim), {})[0]
     if not input.dtype.is_floating_point:
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
                            f"input. Got {input.dtype.scalar_name}")
@@ -428,9 +449,10 @@ def logsumexp(input: Tensor, dim: int | Ints, keepdim: bool = False, *, out: Ten
         raise RuntimeError(f"output with shape [] doesn't match the broadcast shape "
                            f"{[1] * values.ndim}")
     dims = normalize_dims(dim, values.ndim)
-    peak = np.max(values, axis=dims, keepdims=True)
+    peak = np.max(values, axis=dims, keepdims=True, initial=-np.inf)  # (-inf: nothing to sum)
     peak = np.where(np.isfinite(peak), peak, 0)
-    data = np.log(np.sum(np.exp(values - peak), axis=dims, keepdims=True)) + peak
+    with np.errstate(divide="ignore"):  # log(0) = -inf, the logsumexp of no elements
+        data = np.log(np.sum(np.exp(values - peak), axis=dims, keepdims=True)) + peak
     if not keepdim:
         data = np.squeeze(data, axis=dims)
     return record(LogsumexpBackward0, data.astype(values.dtype), (input,), saved=(input, OUTPUT),
@@ -475,7 +497,7 @@ def cumsum(input: Tensor, dim: int, *, dtype: Dtype = None, out: Tensor = None):
 @overload
 def all(input: Tensor, *, out: Tensor = None): ...  # noqa: A001
 @overload
-def all(input: Tensor, dim: int | Ints | None = None, keepdim: bool = False, *,  # noqa: A001
+def all(input: Tensor, dim: Ints | None = None, keepdim: bool = False, *,  # noqa: A001
         out: Tensor = None): ...
 @overload
 def all(input: Tensor, dim: int, keepdim: bool = False, *, out: Tensor = None): ...  # noqa: A001

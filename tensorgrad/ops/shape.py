@@ -18,7 +18,7 @@ from ..arguments import Dtype, Ints, Tensors, declared, declare, overload
 from ..autograd import messages
 from ..core.tensor import Tensor, _normalize_dim
 from ..derivatives import (CatBackward0, ExpandBackward0, FlipBackward0, PermuteBackward0,
-                           RepeatBackward0, ReshapeAliasBackward0, SqueezeBackward0,
+                           RepeatBackward0, RollBackward0, ReshapeAliasBackward0, SqueezeBackward0,
                            SqueezeBackward1, SqueezeBackward4, StackBackward0, TBackward0,
                            TransposeBackward0, UnsafeViewBackward0, UnsqueezeBackward0,
                            ViewBackward0)
@@ -375,6 +375,8 @@ def _tensor_list(tensors, name):
 @declared
 def unbind(input: Tensor, dim: int = 0):
     d = _normalize_dim(dim, input._data.ndim)
+    if input._data.ndim == 0:
+        raise IndexError(messages.NO_DIMENSIONS.format(dim=d))
     return tuple(input.select(d, i) for i in range(input._data.shape[d]))
 
 
@@ -437,11 +439,30 @@ def split(tensor: Tensor, split_size_or_sections: object, dim: object = 0):
 @overload
 def flip(input: Tensor, *dims: Ints): ...
 @declared
-def flip(input, dims):
-    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+def flip(input, *dims):
+    dims = tuple(dims[0]) if len(dims) == 1 and not isinstance(dims[0], int) else dims
     dims = tuple(_normalize_dim(d, input._data.ndim) for d in dims)
     check_no_repeated_dims(dims)
+    if input._data.ndim == 0:
+        dims = ()  # a 0-d tensor's one dim (0 or -1) has one element: nothing to reverse
     return record(FlipBackward0, np.flip(input._data, dims).copy(), (input,), dims=dims)
+
+
+@declared
+def roll(input: Tensor, shifts: int | Ints, dims: int | Ints | None = ()):
+    """Shift the elements along `dims` by `shifts` (one shift per dim), those pushed off the end
+    coming back at the start; with no dims, along the flattened tensor, shape kept."""
+    shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
+    dims = (dims,) if isinstance(dims, int) else tuple(dims or ())
+    if not shifts:
+        raise RuntimeError(messages.ROLL_NO_SHIFTS)
+    if len(shifts) != len(dims) and not (not dims and len(shifts) == 1):
+        raise RuntimeError(messages.ROLL_MISALIGNED.format(shifts=len(shifts), dims=len(dims)))
+    if input._data.ndim == 0 and dims:
+        raise IndexError(messages.NO_DIMENSIONS.format(dim=dims[0]))
+    dims = tuple(_normalize_dim(d, input._data.ndim) for d in dims)
+    data = np.roll(input._data, shifts, dims or None)
+    return record(RollBackward0, data, (input,), shifts=shifts, dims=dims)
 
 
 # -- functions PyTorch offers beside the methods -------------------------------------------------
