@@ -3,12 +3,14 @@ and two other NumPy autograds, MyGrad and HIPS autograd (bench/peers.py).
 
     ./run bench                 # full run (about 9 minutes), writes bench/results/*.json
     ./run bench --peers         # first install MyGrad and HIPS autograd into the venv
-    ./run bench --quick         # fewer repeats, no 1e6 chain: a smoke run
+    ./run bench --quick         # fewer rounds, no 1e6 chain
     python bench/bench_core.py  # the same with any interpreter that has numpy (and torch)
 
-Every figure is a median over repeated runs, and the implementations are timed interleaved
-(NumPy, tensorgrad, torch, MyGrad, autograd, NumPy, ...) so that a slow moment of the
-machine hits all of them alike. Ratios are taken within this one run. PyTorch, MyGrad and
+Every figure is a median over rounds, and the implementations are timed interleaved in each
+round (NumPy, tensorgrad, torch, MyGrad, autograd, NumPy, ...). Each ratio is the median of
+per-round ratios, tensorgrad's time over the other's in the same round, so that a slow moment
+of the machine, which hits both, cancels; the table gives their interquartile range beside it,
+and the JSON every round's ratio (bench/README.md says how far to trust them). PyTorch, MyGrad and
 autograd are optional: a missing one is named in a line at the start and its columns read
 "-"; without torch the per-op target is judged against the figure issue 2 measured for
 torch on these machines (6.4 us/op).
@@ -18,8 +20,12 @@ What is measured (issue 2; the targets are issue 11's):
              backward, reported per op; also run on bench/floor_autograd.py, the smallest
              autograd with tensorgrad's design and none of PyTorch's behaviour, as a yardstick
   mlp        one training step (forward, backward, SGD update) of 784->128 relu->10 with
-             softmax cross-entropy, batch 256 and 32; tensorgrad uses core ops only
-             (matmul, relu, log_softmax, integer-array indexing, mean)
+             softmax cross-entropy, batch 256 and 32, twice: the loss written with the same
+             core ops in every library (matmul, relu, log_softmax, integer-array indexing,
+             mean: "the engine"), and with each library's own cross-entropy, what learners
+             write (F.cross_entropy; MyGrad's softmax_crossentropy; autograd: logsumexp)
+  loss       that cross-entropy alone, forward and backward, batch 256, 10 classes; and
+             tensorgrad's F.cross_entropy against its log_softmax formulation
   depth      1e5 and 1e6-op chains: forward+backward time, and bytes per graph node
              (tracemalloc for all but torch, RSS growth for all), each in a fresh
              process with Python's default recursion limit (the peers: 1e5 only)
@@ -85,11 +91,15 @@ if not os.environ.get("TG_BENCH_NO_TORCH"):  # set in worker processes that don'
 if torch is not None and os.environ.get("OMP_NUM_THREADS"):
     torch.set_num_threads(int(os.environ["OMP_NUM_THREADS"]))
 
+ROUNDS, QUICK_ROUNDS = 21, 15  # --quick: enough rounds that two runs agree (bench/README.md)
 ISSUE_TORCH_US_PER_OP = 6.4  # what issue 2 measured for PyTorch on these machines
-TARGETS = {  # issue 11's ("Performance"); the 1e6 row keeps issue 2's
+TARGETS = {  # issue 11's ("Performance"); the 1e6 row keeps issue 2's; the loss rows issue 32's
     "per_op": "<= 1.0x torch",
     "mlp_256": "<= 1.0x MyGrad",
     "mlp_32": "<= 1.0x MyGrad",
+    "mlp_own_256": "<= 1.25x MyGrad",
+    "mlp_own_32": "<= 1.25x MyGrad",
+    "loss": "<= 1.15x the log_softmax formulation",
     "depth_1e5": "<= 1.0x torch",
     "depth_1e6": "works, <= 1 KB/node",
     "hvp": "<= 1.5x torch",
@@ -131,12 +141,30 @@ def interleaved(fns: dict, repeats: int, number: int) -> dict:
     # process time (all threads of this process) is less sensitive to other load on the
     # machine than wall time; for single-threaded work it is the better figure on a busy box.
     return {name: {"median_s": statistics.median(s), "min_s": min(s),
-                   "cpu_median_s": statistics.median(cpu[name]), "samples_s": s}
+                   "cpu_median_s": statistics.median(cpu[name]), "samples_s": s,
+                   "cpu_samples_s": cpu[name]}
             for name, s in samples.items()}
 
 
 def ratio(a, b):
     return None if a is None or b is None or b == 0 else a / b
+
+
+def round_ratios(timings, mine="tensorgrad", samples="samples_s"):
+    """{other: [mine / other in round 1, round 2, ...]}: each ratio taken within one round, where
+    the two ran one after the other, so a slow moment of the machine hits both. Their median is
+    the table's ratio, their spread says how sure it is."""
+    own = timings[mine][samples]
+    return {other: [a / b for a, b in zip(own, t[samples])]
+            for other, t in timings.items() if other != mine and samples in t}
+
+
+def spread(ratios):
+    """The median of per-round ratios, and the quartiles and extremes of their spread."""
+    q1, median, q3 = statistics.quantiles(ratios, n=4, method="inclusive") if len(ratios) > 1 \
+        else (ratios[0],) * 3
+    return {"median": statistics.median(ratios), "q1": q1, "q3": q3, "min": min(ratios),
+            "max": max(ratios), "rounds": len(ratios)}
 
 
 # ----------------------------------------------------------------------------- per-op chain
@@ -241,7 +269,8 @@ def bench_per_op(repeats, n=2000):
     res = interleaved(fns, repeats=repeats, number=3)
     us = {k: v["median_s"] / n * 1e6 for k, v in res.items()}
     cpu_us = {k: v["cpu_median_s"] / n * 1e6 for k, v in res.items()}
-    return {"n_ops": n, "us_per_op": us, "cpu_us_per_op": cpu_us, "timings": res, "check": check}
+    return {"n_ops": n, "us_per_op": us, "cpu_us_per_op": cpu_us, "timings": res, "check": check,
+            "ratios": round_ratios(res)}
 
 
 # ----------------------------------------------------------------------------- MLP step
@@ -289,19 +318,26 @@ def make_np_step(x, y, params):
     return step
 
 
-def make_autograd_step(lib, x, y, params, backward=None):
+def make_autograd_step(lib, x, y, params, backward=None, loss="engine"):
     """The same training step for tensorgrad and torch (`lib`): their APIs are the same.
-    `backward(loss)` replaces `loss.backward()` (bench/what_if_numpy_rules.py)."""
+    `backward(loss)` replaces `loss.backward()` (bench/what_if_numpy_rules.py). `loss` is
+    "engine", the cross-entropy written with core operations, the same in every library
+    (log_softmax, integer-array indexing, mean), or "own", the library's own cross-entropy,
+    what a learner writes: `F.cross_entropy(logits, y)`."""
     x = lib.from_numpy(x)
     y = lib.from_numpy(y)
     ps = [lib.from_numpy(p).requires_grad_() for p in params]
     w1, b1, w2, b2 = ps
     rows = lib.arange(x.shape[0])
+    own_loss = {"engine": False, "own": True}[loss]
 
     def step():
         h = (x @ w1 + b1).relu()
         logits = h @ w2 + b2
-        loss = -logits.log_softmax(dim=1)[rows, y].mean()
+        if own_loss:
+            loss = lib.nn.functional.cross_entropy(logits, y)
+        else:
+            loss = -logits.log_softmax(dim=1)[rows, y].mean()
         if backward is None:
             loss.backward()
         else:
@@ -315,13 +351,16 @@ def make_autograd_step(lib, x, y, params, backward=None):
     return step, ps
 
 
-def bench_mlp(batch, repeats):
+def bench_mlp(batch, repeats, loss="engine"):
+    """One training step in each implementation, its cross-entropy written with the same core
+    operations everywhere (loss="engine") or as each library's own (loss="own"); NumPy's
+    hand-written step is the same in both."""
     number = max(5, 5120 // batch)
     x, y, params = mlp_data(batch)
     np_params = [p.copy() for p in params]
     tg_params = [p.copy() for p in params]
     fns = {"numpy": make_np_step(x, y, np_params)}
-    tg_step, tg_ps = make_autograd_step(tg, x, y, tg_params)
+    tg_step, tg_ps = make_autograd_step(tg, x, y, tg_params, loss=loss)
     fns["tensorgrad"] = tg_step
     # correctness: one step each from the same weights gives the same loss and weights
     loss_np, loss_tg = float(fns["numpy"]()), tg_step()
@@ -330,19 +369,87 @@ def bench_mlp(batch, repeats):
                                         for a, b in zip(np_params, tg_ps))}
     if torch is not None:
         torch_params = [p.copy() for p in params]
-        fns["torch"], _ = make_autograd_step(torch, x, y, torch_params)
+        fns["torch"], _ = make_autograd_step(torch, x, y, torch_params, loss=loss)
         check["loss_torch"] = fns["torch"]()
     for key, make in (("mygrad", peers.make_mygrad_step), ("autograd", peers.make_autograd_step)):
-        if peers.PEERS[key][2] is not None:
-            fns[key], weights = make(x, y, params, LR)
+        if peers.supports(key, loss):
+            fns[key], weights = make(x, y, params, LR, loss=loss)
             check[f"loss_{key}"] = fns[key]()
             check[f"max_abs_weight_diff_{key}"] = max(float(np.abs(a - b).max())
                                                       for a, b in zip(np_params, weights))
     res = interleaved(fns, repeats=repeats, number=number)
     ms = {k: v["median_s"] * 1e3 for k, v in res.items()}
     return {"cpu_ms_per_step": {k: v["cpu_median_s"] * 1e3 for k, v in res.items()},
-            "batch": batch, "steps_per_sample": number, "ms_per_step": ms, "timings": res,
-            "check": check}
+            "batch": batch, "loss": loss, "steps_per_sample": number, "ms_per_step": ms,
+            "timings": res, "ratios": round_ratios(res), "check": check}
+
+
+# ----------------------------------------------------------------------------- the loss alone
+def loss_data(batch=256, classes=10, seed=1):
+    rng = np.random.default_rng(seed)
+    return (rng.standard_normal((batch, classes)).astype(np.float32),
+            rng.integers(0, classes, batch).astype(np.int64))
+
+
+def np_loss_and_grad(z, y):
+    """Softmax cross-entropy and its gradient by hand: (softmax(z) - onehot(y)) / N."""
+    rows = np.arange(len(y))
+    shifted = z - z.max(axis=1, keepdims=True)
+    logp = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+    grad = np.exp(logp)
+    grad[rows, y] -= 1
+    return -logp[rows, y].mean(), grad / len(y)
+
+
+def make_loss_and_grad(lib, z, y, loss):
+    """Forward and backward of the cross-entropy alone, on a leaf of logits, in tensorgrad or
+    torch; "own" is `F.cross_entropy`, "engine" the log_softmax formulation."""
+    z = lib.from_numpy(z.copy()).requires_grad_()
+    y = lib.from_numpy(y)
+    rows = lib.arange(len(y))
+    cross_entropy = lib.nn.functional.cross_entropy
+
+    def run():
+        if loss == "own":
+            value = cross_entropy(z, y)
+        else:
+            value = -z.log_softmax(dim=1)[rows, y].mean()
+        value.backward()
+        grad, z.grad = z.grad, None
+        return value.item(), grad.numpy()
+
+    return run
+
+
+def bench_loss(repeats, batch=256, classes=10, number=200):
+    """The cross-entropy alone, forward and backward, batch 256 and 10 classes: each library's
+    own, and tensorgrad's `F.cross_entropy` against the same loss written with core ops."""
+    fns, check = loss_case(batch, classes)
+    res = interleaved(fns, repeats=repeats, number=number)
+    us = {k: v["median_s"] * 1e6 for k, v in res.items()}
+    return {"batch": batch, "classes": classes, "us": us, "timings": res,
+            "ratios": round_ratios(res), "check": check}
+
+
+def loss_case(batch=256, classes=10):
+    """The functions bench_loss times, and how far each one's loss and gradient are from
+    NumPy's hand-written ones (checked before anything is timed; tests/test_bench.py too)."""
+    z, y = loss_data(batch, classes)
+    fns = {"numpy": lambda: np_loss_and_grad(z, y),
+           "tensorgrad": make_loss_and_grad(tg, z, y, "own"),
+           "tensorgrad_engine": make_loss_and_grad(tg, z, y, "engine")}
+    if torch is not None:
+        fns["torch"] = make_loss_and_grad(torch, z, y, "own")
+    for key in peers.available():
+        if peers.supports(key, "own"):
+            fns[key] = peers.make_loss_and_grad(key, z, y)
+    expected_loss, expected_grad = np_loss_and_grad(z, y)
+    check = {}
+    for key, fn in fns.items():
+        value, grad = fn()
+        check[f"{key}_loss_diff"] = abs(float(value) - float(expected_loss))
+        check[f"{key}_grad_max_abs_diff"] = float(np.abs(grad - expected_grad).max())
+    return fns, check
 
 
 # ----------------------------------------------------------------------------- depth
@@ -516,7 +623,7 @@ def bench_hvp(repeats, n=1000):
     us = {k: v["median_s"] * 1e6 for k, v in res.items()}
     cpu_us = {k: v["cpu_median_s"] * 1e6 for k, v in res.items()}
     return {"n": n, "us_per_hvp": us, "cpu_us_per_hvp": cpu_us, "timings": res, "check": check,
-            "unsupported": unsupported}
+            "ratios": round_ratios(res), "unsupported": unsupported}
 
 
 # ----------------------------------------------------------------------------- import
@@ -627,25 +734,40 @@ HEADER = (["measure", "tensorgrad", "NumPy", "torch", "MyGrad", "autograd"]
           + ["tg/NumPy", "tg/torch", "tg/MyGrad", "tg/autograd", "target", "met"])
 
 
-def _cells(vals, digits=2, marks=None):
+def _cells(vals, digits=2, marks=None, ratios=None):
     """Cells of one row: tensorgrad's value, the others' values, tensorgrad / each other.
 
     `vals` maps an implementation to its figure (missing: "-"); `marks` puts a text in
-    place of a value, for a peer that cannot run the measure or that failed."""
-    marks = marks or {}
+    place of a value, for a peer that cannot run the measure or that failed. `ratios` maps an
+    implementation to tensorgrad's per-round ratios to it (round_ratios): the cell is then
+    their median with their interquartile range, "1.05x (0.98-1.12)"; without them it is the
+    ratio of the two figures."""
+    marks, ratios = marks or {}, ratios or {}
     mine = vals.get("tensorgrad")
     cells = [fmt(mine, digits=digits)]
     cells += [marks.get(k) or fmt(vals.get(k), digits=digits) for k in OTHERS]
-    cells += [fmt(ratio(mine, vals.get(k)), "x") for k in OTHERS]
+    cells += [fmt_spread(ratios[k]) if ratios.get(k) and k not in marks
+              else fmt(ratio(mine, vals.get(k)), "x") for k in OTHERS]
     return cells
+
+
+def fmt_spread(ratios):
+    s = spread(ratios)
+    return f"{s['median']:.2f}x ({s['q1']:.2f}-{s['q3']:.2f})"
+
+
+def paired(ratios, other):
+    """The median of the per-round ratios to `other`, or None when it was not measured."""
+    return statistics.median(ratios[other]) if ratios.get(other) else None
 
 
 def build_rows(r):
     rows = []
     if "per_op" in r:
         rows += _per_op_rows(r)
-    if "mlp_256" in r:
-        rows += _mlp_rows(r)
+    rows += _mlp_rows(r)
+    if "loss" in r:
+        rows += _loss_rows(r)
     rows += _depth_rows(r)
     if "hvp" in r:
         rows += _hvp_rows(r)
@@ -665,6 +787,9 @@ def table_notes(r):
         detail = "MyGrad's time per node grows with depth" if mygrad_s is None else (
             f"MyGrad took {mygrad_s:.1f} s at 1e5, and its time per node grows with depth")
         notes.append(f"The peers run the 1e5 chain only ({detail}); their 1e6 cells read '-'.")
+    for (key, measure), why in peers.UNSUPPORTED.items():
+        if measure == "own" and any(k.startswith("mlp_own") or k == "loss" for k in r):
+            notes.append(f"(-) own cross-entropy, {peers.PEERS[key][0]}: {why}.")
     for key in ("depth_1e5", "depth_1e6"):
         for impl, entry in r.get(key, {}).get("impls", {}).items():
             if "error" in entry:
@@ -677,29 +802,66 @@ def _error_marks(entries):
     return {impl: e["error"].split(":", 1)[0][:22] for impl, e in entries.items() if "error" in e}
 
 
+def _timed_ratios(entry, mine="tensorgrad", samples="samples_s"):
+    """Per-round ratios of an interleaved measure; {} for results that have no samples."""
+    timings = entry.get("timings", {})
+    return round_ratios(timings, mine, samples) if mine in timings else {}
+
+
 def _per_op_rows(r):
     rows = []
     po = r["per_op"]["us_per_op"]
+    ratios = _timed_ratios(r["per_op"])
     tg_po, torch_po = po["tensorgrad"], po.get("torch")
-    ref = torch_po if torch_po is not None else ISSUE_TORCH_US_PER_OP
-    rows.append(["per-op (2,000-op chain), us/op", *_cells(po),
+    to_torch = paired(ratios, "torch") or tg_po / (torch_po or ISSUE_TORCH_US_PER_OP)
+    rows.append(["per-op (2,000-op chain), us/op", *_cells(po, ratios=ratios),
                  TARGETS["per_op"] + ("" if torch_po is not None else " (6.4 us: issue 2's figure)"),
-                 met(tg_po / ref <= 1.0)])
+                 met(to_torch <= 1.0)])
     floor = po.get("floor")
     if floor is not None:
-        rows.append(["  design floor (bench/floor_autograd.py)", *_cells({**po, "tensorgrad": floor}),
-                     f"tensorgrad = {ratio(tg_po, floor):.2f}x this", ""])
-    rows.append(["  same, CPU time (less load-sensitive)", *_cells(r["per_op"]["cpu_us_per_op"]), "", ""])
+        to_floor = _timed_ratios(r["per_op"], mine="floor")
+        floor_ratios = {k: v for k, v in to_floor.items() if k != "tensorgrad"}
+        to_tg = [1 / q for q in to_floor.get("tensorgrad", [])]
+        rows.append(["  design floor (bench/floor_autograd.py)",
+                     *_cells({**po, "tensorgrad": floor}, ratios=floor_ratios),
+                     "tensorgrad = " + (fmt_spread(to_tg) if to_tg
+                                        else f"{ratio(tg_po, floor):.2f}x") + " this", ""])
+    rows.append(["  same, CPU time (less load-sensitive)",
+                 *_cells(r["per_op"]["cpu_us_per_op"],
+                         ratios=_timed_ratios(r["per_op"], samples="cpu_samples_s")), "", ""])
     return rows
 
 
 def _mlp_rows(r):
     rows = []
-    for b, key in ((256, "mlp_256"), (32, "mlp_32")):
-        m = r[key]["ms_per_step"]
-        to_mygrad = ratio(m["tensorgrad"], m.get("mygrad"))
-        rows.append([f"MLP step batch {b}, ms", *_cells(m, digits=3), TARGETS[key],
-                     met(None if to_mygrad is None else to_mygrad <= 1.0)])
+    for loss, what in (("engine", "log_softmax"), ("own", "own cross-entropy")):
+        for b in (256, 32):
+            key = f"mlp_{b}" if loss == "engine" else f"mlp_own_{b}"
+            if key not in r:
+                continue
+            m, ratios = r[key]["ms_per_step"], _timed_ratios(r[key])
+            to_mygrad = paired(ratios, "mygrad") or ratio(m["tensorgrad"], m.get("mygrad"))
+            limit = 1.0 if loss == "engine" else 1.25
+            rows.append([f"MLP step batch {b} ({what}), ms", *_cells(m, digits=3, ratios=ratios),
+                         TARGETS[key], met(None if to_mygrad is None else to_mygrad <= limit)])
+    return rows
+
+
+def _loss_rows(r):
+    """The loss alone: each library's own cross-entropy, and tensorgrad's two ways to write it."""
+    entry = r["loss"]
+    us, ratios = entry["us"], _timed_ratios(entry)
+    to_engine = ratios.get("tensorgrad_engine")
+    label = f"cross-entropy alone, fwd+bwd, {entry['batch']}x{entry['classes']}, us"
+    rows = [[label, *_cells(us, digits=1, ratios=ratios),
+             TARGETS["loss"] + (f": {fmt_spread(to_engine)}" if to_engine else ""),
+             met(None if not to_engine else statistics.median(to_engine) <= 1.15)]]
+    if "tensorgrad_engine" in us:
+        engine_ratios = _timed_ratios(entry, mine="tensorgrad_engine")
+        engine_ratios.pop("tensorgrad", None)
+        rows.append(["  tensorgrad's log_softmax formulation (the same loss)",
+                     *_cells({**us, "tensorgrad": us["tensorgrad_engine"]}, digits=1,
+                             ratios=engine_ratios), "", ""])
     return rows
 
 
@@ -712,11 +874,14 @@ def _depth_rows(r):
         marks = _error_marks(d)
         total = {impl: e.get("total_s") for impl, e in d.items()}
         t, th = total.get("tensorgrad"), total.get("torch")
+        ratios = _depth_round_ratios(r[key].get("runs", {}))
         if key == "depth_1e5":
-            ok = None if ratio(t, th) is None else ratio(t, th) <= 1.0
+            to_torch = paired(ratios, "torch") or ratio(t, th)
+            ok = None if to_torch is None else to_torch <= 1.0
         else:
             ok = None if t is None else d["tensorgrad"].get("grad_finite")
-        rows.append([f"depth {label} chain fwd+bwd, s", *_cells(total, digits=3, marks=marks),
+        rows.append([f"depth {label} chain fwd+bwd, s",
+                     *_cells(total, digits=3, marks=marks, ratios=ratios),
                      TARGETS["depth_1e5"] if key == "depth_1e5" else "works", met(ok)])
         traced = {impl: e.get("bytes_per_node") for impl, e in d.items()}
         bt = traced.get("tensorgrad")
@@ -728,14 +893,26 @@ def _depth_rows(r):
     return rows
 
 
+def _depth_round_ratios(runs):
+    """The depth chains run each implementation once per round, in fresh processes: tensorgrad's
+    time over each other's, round by round (rounds where either failed are left out)."""
+    mine = runs.get("tensorgrad", [])
+    return {impl: [a["total_s"] / b["total_s"] for a, b in zip(mine, theirs)
+                   if "total_s" in a and "total_s" in b]
+            for impl, theirs in runs.items() if impl != "tensorgrad"}
+
+
 def _hvp_rows(r):
     rows = []
     h = r["hvp"]["us_per_hvp"]
+    ratios = _timed_ratios(r["hvp"])
     marks = {key: "n/a" for key in r["hvp"].get("unsupported", {})}
-    rows.append(["HVP sum(tanh(x)^2), n=1000, us", *_cells(h, digits=1, marks=marks), TARGETS["hvp"],
-                 met(None if "torch" not in h else ratio(h["tensorgrad"], h["torch"]) <= 1.5)])
+    to_torch = paired(ratios, "torch") or ratio(h["tensorgrad"], h.get("torch"))
+    rows.append(["HVP sum(tanh(x)^2), n=1000, us", *_cells(h, digits=1, marks=marks, ratios=ratios),
+                 TARGETS["hvp"], met(None if to_torch is None else to_torch <= 1.5)])
     rows.append(["  same, CPU time (less load-sensitive)",
-                 *_cells(r["hvp"]["cpu_us_per_hvp"], digits=1, marks=marks), "", ""])
+                 *_cells(r["hvp"]["cpu_us_per_hvp"], digits=1, marks=marks,
+                         ratios=_timed_ratios(r["hvp"], samples="cpu_samples_s")), "", ""])
     return rows
 
 
@@ -774,11 +951,12 @@ def print_table(rows, notes=()):
 def main(argv=None):
     parser = argparse.ArgumentParser(description="tensorgrad core benchmark")
     parser.add_argument("--quick", action="store_true", help="fewer repeats, skip the 1e6 chain")
-    parser.add_argument("--repeats", type=int, default=None, help="timing rounds (default 11, quick 3)")
+    parser.add_argument("--repeats", type=int, default=None,
+                        help=f"timing rounds (default {ROUNDS}, quick {QUICK_ROUNDS})")
     parser.add_argument("--threads", type=int, default=None,
                         help="BLAS and torch threads (default: theirs; 1 is steadier on a busy machine)")
     parser.add_argument("--only", nargs="*", default=None,
-                        choices=["per_op", "mlp", "depth", "hvp", "import"])
+                        choices=["per_op", "mlp", "loss", "depth", "hvp", "import"])
     peer_group = parser.add_mutually_exclusive_group()
     peer_group.add_argument("--peers", action="store_true",
                             help="require MyGrad and HIPS autograd (./run bench --peers installs them first)")
@@ -799,8 +977,8 @@ def main(argv=None):
     missing = [peers.PEERS[k][1] for k in peers.PEERS if k not in peers.available()]
     if args.peers and missing:
         parser.error(f"--peers: {', '.join(missing)} not importable; install with {peers.INSTALL_HINT}")
-    repeats = args.repeats or (3 if args.quick else 11)
-    only = set(args.only or ["per_op", "mlp", "depth", "hvp", "import"])
+    repeats = args.repeats or (QUICK_ROUNDS if args.quick else ROUNDS)
+    only = set(args.only or ["per_op", "mlp", "loss", "depth", "hvp", "import"])
     env = environment()
     print(f"tensorgrad benchmark, {env['date']}: Python {env['python']}, NumPy {env['numpy']} "
           f"({env.get('numpy_blas')}), torch {env['torch'] or 'not installed'}, "
@@ -819,9 +997,15 @@ def main(argv=None):
         section("per_op", "per-op chain")
         results["per_op"] = bench_per_op(repeats)
     if "mlp" in only:
-        for b in (256, 32):
-            section(f"mlp_{b}", f"MLP step, batch {b}")
-            results[f"mlp_{b}"] = bench_mlp(b, repeats)
+        for loss, what in (("engine", "log_softmax in every library"),
+                           ("own", "each library's own cross-entropy")):
+            for b in (256, 32):
+                key = f"mlp_{b}" if loss == "engine" else f"mlp_own_{b}"
+                section(key, f"MLP step, batch {b}, {what}")
+                results[key] = bench_mlp(b, repeats, loss=loss)
+    if "loss" in only:
+        section("loss", "cross-entropy alone, batch 256, 10 classes")
+        results["loss"] = bench_loss(repeats)
     if "hvp" in only:
         section("hvp", "HVP")
         results["hvp"] = bench_hvp(repeats)

@@ -50,9 +50,14 @@ autograd = _optional("autograd")
 if autograd is not None:
     import autograd.numpy as anp
     from autograd.tracer import getval
+    try:
+        from autograd.scipy.special import logsumexp as ag_logsumexp
+    except ImportError:  # SciPy is missing (an older install of the bench extra)
+        ag_logsumexp = None
 if mygrad is not None:
     from mygrad.nnet.activations import logsoftmax as mg_logsoftmax
     from mygrad.nnet.activations import relu as mg_relu
+    from mygrad.nnet.losses import softmax_crossentropy as mg_softmax_crossentropy
 
 # key in the results -> (name in the table, PyPI name, module)
 PEERS = {"mygrad": ("MyGrad", "mygrad", mygrad), "autograd": ("HIPS autograd", "autograd", autograd)}
@@ -64,6 +69,17 @@ UNSUPPORTED = {
                        "(x.grad), not tensors that record, so there is nothing to "
                        "differentiate again",
 }
+
+
+if autograd is not None and ag_logsumexp is None:
+    UNSUPPORTED[("autograd", "own")] = ("HIPS autograd's cross-entropy is written with "
+                                        "autograd.scipy.special.logsumexp, and SciPy is not "
+                                        "installed: ./run bench --peers installs it")
+
+
+def supports(key, measure):
+    """Whether peer `key` is loaded and can run `measure` ("own": its own cross-entropy)."""
+    return PEERS[key][2] is not None and (key, measure) not in UNSUPPORTED
 
 
 def available():
@@ -97,8 +113,45 @@ def versions():
             for key, (_, pypi, module) in PEERS.items()}
 
 
+# ----------------------------------------------------------------------------- the losses
+# Each peer's cross-entropy, written two ways: "engine", the same core operations as in every
+# library (log_softmax, integer-array indexing, mean), and "own", the way the library's users
+# write it: MyGrad's fused `softmax_crossentropy`; for HIPS autograd, which has no loss
+# functions, the form of its own examples (examples/neural_net.py), `logits - logsumexp(...)`
+# with `autograd.scipy.special.logsumexp`, then the picked labels' mean.
+def mygrad_cross_entropy(logits, y, rows, loss):
+    if loss == "own":
+        return mg_softmax_crossentropy(logits, y)
+    return -mg_logsoftmax(logits, axis=1)[rows, y].mean()
+
+
+def autograd_cross_entropy(logits, y, rows, loss):
+    if loss == "own":
+        logp = logits - ag_logsumexp(logits, axis=1, keepdims=True)
+    else:
+        z = logits - np.max(getval(logits), axis=1, keepdims=True)  # a constant shift
+        logp = z - anp.log(anp.sum(anp.exp(z), axis=1, keepdims=True))
+    return -anp.mean(logp[rows, y])
+
+
+def make_loss_and_grad(key, z, y):
+    """The peer's own cross-entropy alone, forward and backward, on logits `z`: (loss, dL/dz)."""
+    rows = np.arange(len(y))
+    if key == "mygrad":
+        leaf = mygrad.tensor(z)
+
+        def run():
+            value = mygrad_cross_entropy(leaf, y, rows, "own")
+            value.backward()
+            return value.item(), leaf.grad
+
+        return run
+    value_and_grad = autograd.value_and_grad(lambda t: autograd_cross_entropy(t, y, rows, "own"))
+    return lambda: value_and_grad(z)
+
+
 # ----------------------------------------------------------------------------- MLP step
-def make_mygrad_step(x, y, params, lr):
+def make_mygrad_step(x, y, params, lr, loss="engine"):
     """bench_core's training step in MyGrad: the same ops, backward, an in-place SGD update."""
     ps = [mygrad.tensor(p) for p in params]  # copies
     w1, b1, w2, b2 = ps
@@ -107,16 +160,16 @@ def make_mygrad_step(x, y, params, lr):
     def step():
         h = mg_relu(x @ w1 + b1)
         logits = h @ w2 + b2
-        loss = -mg_logsoftmax(logits, axis=1)[rows, y].mean()
-        loss.backward()  # frees the graph, which lets go of the arrays' write locks
+        loss_value = mygrad_cross_entropy(logits, y, rows, loss)
+        loss_value.backward()  # frees the graph, which lets go of the arrays' write locks
         for p in ps:
             p.data -= lr * p.grad
-        return loss.item()
+        return loss_value.item()
 
     return step, [p.data for p in ps]
 
 
-def make_autograd_step(x, y, params, lr):
+def make_autograd_step(x, y, params, lr, loss="engine"):
     """The same step in HIPS autograd: a loss function of the weights, value_and_grad."""
     ps = [p.copy() for p in params]
     rows = np.arange(x.shape[0])
@@ -125,10 +178,7 @@ def make_autograd_step(x, y, params, lr):
         w1, b1, w2, b2 = weights
         h_pre = x @ w1 + b1
         h = h_pre * (h_pre > 0)  # relu; see the module docstring
-        logits = h @ w2 + b2
-        z = logits - np.max(getval(logits), axis=1, keepdims=True)  # a constant shift
-        logp = z - anp.log(anp.sum(anp.exp(z), axis=1, keepdims=True))
-        return -anp.mean(logp[rows, y])
+        return autograd_cross_entropy(h @ w2 + b2, y, rows, loss)
 
     value_and_grad = autograd.value_and_grad(loss_fn)
 

@@ -36,8 +36,9 @@ import bench_core  # noqa: E402  (imports this checkout's tensorgrad)
 import numpy as np  # noqa: E402
 
 tg = bench_core.tg
-from tensorgrad.autograd.rule import Rule  # noqa: E402
-from tensorgrad.tensor import Tensor  # noqa: E402
+from tensorgrad.core.node import AccumulateGrad  # noqa: E402
+from tensorgrad.core.rule import Rule  # noqa: E402
+from tensorgrad.core.tensor import Tensor  # noqa: E402
 
 STEPS = {"add": lambda y: y + 0.5, "mul": lambda y: y * 0.9, "tanh": lambda y: y.tanh()}
 
@@ -158,7 +159,7 @@ def mlp_node_timings(batch=32, steps=360):
         samples.setdefault(key, []).append(seconds)
 
     clock = time.process_time
-    apply, accumulate = Rule.apply, Tensor._accumulate_grad
+    apply, accumulate = Rule.apply, AccumulateGrad.apply
     inside = [0.0]  # seconds spent in rules and accumulation during the current backward
 
     def label(node):
@@ -177,15 +178,15 @@ def mlp_node_timings(batch=32, steps=360):
         add("backward " + label(node) + ": rule", seconds)
         return result
 
-    def timed_accumulate(tensor, grad, create_graph):
+    def timed_accumulate(node, grads):
         t0 = clock()
-        result = accumulate(tensor, grad, create_graph)
+        result = accumulate(node, grads)
         seconds = clock() - t0
         inside[0] += seconds
-        add(f"backward AccumulateGrad {tuple(tensor._data.shape)}", seconds)
+        add(f"backward AccumulateGrad {tuple(node.variable._data.shape)}", seconds)
         return result
 
-    Rule.apply, Tensor._accumulate_grad = timed_apply, timed_accumulate
+    Rule.apply, AccumulateGrad.apply = timed_apply, timed_accumulate
     try:
         for i in range(steps + 5):
             t0 = clock()
@@ -203,7 +204,7 @@ def mlp_node_timings(batch=32, steps=360):
                     t2 - t1 - inside[0])
                 add("update (4 parameters)", t3 - t2)
     finally:
-        Rule.apply, Tensor._accumulate_grad = apply, accumulate
+        Rule.apply, AccumulateGrad.apply = apply, accumulate
     return {k: statistics.median(v) * 1e6 for k, v in samples.items()}
 
 

@@ -42,9 +42,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_core  # noqa: E402
 import peers  # noqa: E402
 import tensorgrad as tg  # noqa: E402
-from tensorgrad.autograd.engine import count_dependencies, fit_gradient  # noqa: E402
-from tensorgrad.autograd.node import AccumulateGrad, SavedTensor  # noqa: E402
-from tensorgrad.autograd.rule import Rule  # noqa: E402
+from tensorgrad.core.engine import count_dependencies, fit_gradient  # noqa: E402
+from tensorgrad.core.node import AccumulateGrad, SavedTensor  # noqa: E402
+from tensorgrad.core.rule import Rule  # noqa: E402
 from tensorgrad.ops import fused  # noqa: E402
 from tensorgrad.ops.reduction import broadcast_dims  # noqa: E402
 

@@ -6,19 +6,18 @@
     x.grad                      # tensor(6.)
 
 Where to look:
+    core/                the part to read first, in the order its __init__ gives: the tensor and
+                         its flags, graph nodes, the rule mechanism, recording, the engine
+    core/engine.py       the backward pass: the main loop, in dependency order
     derivatives.py       every derivative rule, one short entry per operation ("what is the
                          derivative of tanh?" is answered there)
-    ops/                 every operation's forward: NumPy, then `record` (ops/base.py) adds its
+    ops/                 every operation's forward: NumPy, then `record` (core/record.py) adds its
                          node to the graph; ops/fused.py holds the fused derivative formulations
-    autograd/engine.py   the backward pass: the main loop, in dependency order
-    autograd/node.py     graph nodes (grad_fn), AccumulateGrad, saved tensors and version checks
-    autograd/rule.py     how an entry of derivatives.py becomes a node class
     autograd/backward_and_grad.py   tensor.backward(), autograd.backward() and autograd.grad()
     autograd/custom_function.py     autograd.Function: your own operation and its derivative
     autograd/functional.py          jacobian, hessian, vjp, jvp, hvp of a whole function
     autograd/jacobians.py           vᵀJ, J·v, whole Jacobians: what functional.py and func.py share
     autograd/messages.py PyTorch's error and warning texts, word for word
-    tensor.py            the Tensor class and its flag rules (requires_grad, is_leaf, grad, ...)
     tensor_methods.py    Tensor's operators and methods (`a * b`, `x.sum()`), attached in one place
     creation.py          tensor, zeros, ones, arange, randn, ... with PyTorch's defaults
     dtypes.py            float32 / float64 / int64 / bool and type promotion
@@ -32,7 +31,7 @@ Where each behaviour is pinned against PyTorch: tests/spec (one file per topic).
 """
 
 from . import autograd, dtypes
-from .autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .core.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,
                        linspace, ones, ones_like, rand, rand_like, randint, randn, randn_like,
                        randperm, tensor, zeros, zeros_like)
@@ -41,7 +40,7 @@ from .dtypes import (bool_ as bool, double, dtype, float32, float64, get_default
 from .dtypes import float as float  # noqa: PLC0414  (tg.float is float32, as torch.float)
 from .ops.elementwise import expm1, log1p
 from .ops.reduction import cumsum
-from .ops.shape import flip
+from .ops.shape import flip, roll
 from .ops.elementwise import (abs, add, allclose, clamp, clip, clone, cos, div, eq, equal, exp, ge, gt,
                               isclose, le, log, logical_and, logical_not, logical_or, lt, maximum,
                               minimum, mul, ne, neg, pow, reciprocal, relu, sigmoid, sign, sin,
@@ -58,7 +57,7 @@ from .printing import set_printoptions
 from .random import Generator, manual_seed
 from .size import Size
 from .device import cuda, device
-from .tensor import Tensor
+from .core.tensor import Tensor
 from .tensor_methods import IN_PLACE_OF as _IN_PLACE_OF  # (and every method of Tensor)
 
 from .ops.elementwise import floor_divide, remainder
@@ -67,6 +66,15 @@ from . import nn, optim  # layers, losses and optimizers
 from . import func  # grad, vjp, jvp, jacrev, jacfwd, hessian, vmap: as torch.func
 from . import viz  # pictures of graphs
 from .serialization import load, save  # (a Parameter comes back as one: uses nn)
+
+# The door: the operations imported above from ops/ are declared where they are defined, and
+# their checked forms are made here, where their public names are exported. `tg.mul(a, [1])`
+# fails as in PyTorch; inside, the library calls the plain functions (tg.ops.elementwise.mul).
+for _name, _function in list(globals().items()):
+    if getattr(_function, "__module__", "").startswith("tensorgrad.ops.") and hasattr(
+            _function, "signatures"):
+        globals()[_name] = _arguments.checked(_function)
+del _name, _function
 
 def _function_form(name):
     """`tensorgrad.exp_(x)`: the Tensor method as a function, whose input must be a Tensor."""

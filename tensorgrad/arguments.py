@@ -6,13 +6,17 @@ against those declarations in one place (its "python arg parser"), so that `torc
 `t.sum(dim="a")` or `torch.relu([1])` all fail the same way, with a TypeError that names the
 argument and what was expected. tensorgrad does the same, with the declarations in Python:
 
-    @checked                        on a public operation: its parameters are PyTorch's (names,
+    @declared                       on an operation: its parameters are PyTorch's (names,
     def mul(input: Tensor,          defaults, keyword-only marks), annotated with the types
-            other: Tensor, *,       PyTorch's messages print (Tensor, int, Number, Ints, ...)
-            out: Tensor = None):
+            other: Tensor, *,       PyTorch's messages print (Tensor, int, Number, Ints, ...).
+            out: Tensor = None):    The function stays as it is: the library calls it directly
+    checked(mul)                    the checked form, made once, where the public name is
+                                    exported (tensorgrad/__init__.py: `tg.mul`); `@checked` on
+                                    a public function that is defined where it is exported
+                                    (creation, nn.functional)
     @overload                       an operation with several of PyTorch's overloads declares
-    def max(input: Tensor): ...     each as a stub first; `@checked` on the real function
-                                    collects them, once, at definition
+    def max(input: Tensor): ...     each as a stub first; `@declared` (or `@checked`) on the
+                                    real function collects them, once, at definition
     method(function)                the function as a Tensor method: its overloads without
                                     `input` and `out` (`@checked(method=True)` for a method with
                                     overloads of its own)
@@ -31,7 +35,7 @@ Checking costs time on every call, so a call first meets a *guard*: a small func
 each overload that answers "is this call plainly fine?" with a few `type(...) is` tests. Only
 when no guard says yes does the full parser run, to find the error and word it as PyTorch
 does. The operators (`t + 1`) are not checked this way at all: they test their operand's type
-inline and call the operation itself (`mul.__wrapped__`, the function without its check).
+inline and call the operation itself, as the rest of the library does.
 Value checks that need the data (a dim out of range, a negative size) stay with the operation,
 at the top of its body; their texts live in `autograd/messages.py` too.
 """
@@ -46,7 +50,7 @@ import numpy as np
 from . import dtypes
 from .autograd import messages
 from .device import check_device, device
-from .tensor import Tensor
+from .core.tensor import Tensor
 
 
 # -- the vocabulary of declarations ----------------------------------------------------------------
@@ -144,7 +148,8 @@ class Parameter:
         if self.numbers_ok and _is_number(value):
             return True
         if self.type == "tuple of ints":
-            return check(value) or (self.single_int or self.varargs) and _is_int(value)
+            return check(value) or (self.single_int or self.varargs) and (
+                _is_int(value) or _is_one_int_tensor(value))
         return check(value)
 
 
@@ -264,6 +269,18 @@ def declared_names():
     return sorted(set(FUNCTIONS) | set(METHODS))
 
 
+def declared(function=None, *, name=None, like=None, python=False):
+    """Declare an operation's signature (its @overload stubs, or else its own annotated
+    parameters; `like=`: another declaration's overloads) and return the function itself,
+    unchecked, with the declaration as `function.signatures`. The library calls it as it is;
+    `checked(function)` makes its checked form where its public name is exported."""
+    if function is None:
+        return functools.partial(declared, name=name, like=like, python=python)
+    function.signatures = declare(function, name=name, like=like, python=python)
+    function.declared_python = python
+    return function
+
+
 def checked(function=None, *, name=None, method=False, like=None, of_function=False,
             python=False):
     """Decorate a public operation so that every call is checked against its declaration (its
@@ -281,8 +298,12 @@ def checked(function=None, *, name=None, method=False, like=None, of_function=Fa
     if function is None:
         return functools.partial(checked, name=name, method=method, like=like,
                                  of_function=of_function, python=python)
-    declared = declare(function, name=name, method=method, like=like, of_function=of_function,
-                       python=python)
+    if not (method or name or like) and isinstance(getattr(function, "signatures", None), Signatures):
+        declared = function.signatures  # @declared where it was defined: checked at the door
+        python = function.declared_python
+    else:
+        declared = declare(function, name=name, method=method, like=like,
+                           of_function=of_function, python=python)
     overloads = declared.overloads
     if method and all(not o.params for o in overloads):
         return takes_no_arguments(function)  # no arguments beyond the tensor
@@ -315,6 +336,8 @@ def checked(function=None, *, name=None, method=False, like=None, of_function=Fa
             if python and not _binds(parameters, args, kwargs):
                 return function(*args, **kwargs)  # Python's own words, as PyTorch's Python code
             overload = declared.parse(call_args, kwargs)
+            call_args, kwargs = converted(overload, call_args, kwargs)
+            args = (args[0], *call_args) if method else tuple(call_args)
         if kwargs and takes is not None and (not takes >= kwargs.keys() or overload in renamed):
             args, kwargs = _keywords_it_lacks(function, overload, args, kwargs, method)
         return function(*args, **kwargs)
@@ -350,9 +373,9 @@ def _binds(parameters, args, kwargs):
 
 
 def method(function, name=None):
-    """A checked function as a Tensor method: the same operation, checked against the
+    """A declared function as a Tensor method: the same operation, checked against the
     function's overloads without `input` and `out` (`t.sum(1)` is `sum(t, 1)`)."""
-    return checked(function.__wrapped__, name=name or function.signatures.name, method=True,
+    return checked(function, name=name or function.signatures.name, method=True,
                    of_function=True)
 
 
@@ -375,14 +398,24 @@ def _keywords_it_lacks(function, overload, args, kwargs, method):
     offset = 1 if method else 0
     args, rest = list(args), {}
     order = [p.name for p in overload.params]
-    for key, value in sorted(kwargs.items(), key=lambda item: (
-            order.index(item[0]) if item[0] in order else len(order))):
-        declared = next((p for p in overload.params if p.name == key), None)
+
+    def taken_as_keyword(key, declared):
         taken = key in parameters and parameters[key].kind in (
             inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
         if taken and declared is not None and not declared.keyword_only:
             index = declared_positional.index(declared) + offset
             taken = index < len(positional) and positional[index] == key
+        return taken
+
+    # once one positional parameter given by keyword goes by position (`flip(dims=..., input=t)`
+    # for flip(input, *dims)), those before it go by position too
+    by_position = any(not taken_as_keyword(p.name, p) for p in declared_positional
+                      if p.name in kwargs)
+    for key, value in sorted(kwargs.items(), key=lambda item: (
+            order.index(item[0]) if item[0] in order else len(order))):
+        declared = next((p for p in overload.params if p.name == key), None)
+        taken = taken_as_keyword(key, declared) and not (
+            by_position and declared is not None and not declared.keyword_only)
         if key == "out":
             raise TypeError(messages.NO_OUT_ARGUMENT.format(name=function.__name__))
         if taken:
@@ -446,22 +479,42 @@ class Signatures:
 
 
 # -- what each declared type accepts ---------------------------------------------------------------
+# Each kind of value is decided here, once, as PyTorch's argument parser (python_arg_parser.cpp)
+# decides it, and every declared parameter of every operation gets the same answer:
+#   int        a Python int or a NumPy integer (not a bool), or a 0-d integer tensor that does
+#              not require grad: `arange(tensor(3))`, `reshape(tensor(3), 2)`
+#   float      any Python or NumPy real number, or a 0-d tensor that does not require grad
+#   Number     that, or a complex number or a bool of either kind (PyTorch's Scalar)
+#   bool       a Python bool only: NumPy's bool is refused ("must be bool, not numpy.bool")
+#   dtype      a dtype, or Python's `int`, `float`, `bool` (int64, float64, bool); NumPy's
+#              types are refused
+# and `converted` (below) hands the operation the plain Python value it was given the kind of.
 def _is_device(value):
     return isinstance(value, device)
 
 
 def _is_int(value):
     return (type(value) is int or isinstance(value, (int, np.integer))
-            and not isinstance(value, (bool, np.bool_)))
+            and not isinstance(value, (bool, np.bool_))) or _is_index_tensor(value)
+
+
+def _is_index_tensor(value):
+    """A 0-d integer tensor that does not require grad: an int to PyTorch's parser."""
+    return (isinstance(value, Tensor) and value._data.ndim == 0 and value._data.dtype.kind in "iu"
+            and not value.requires_grad)
+
+
+def _is_scalar_tensor(value):
+    """A 0-d tensor that does not require grad: a number to PyTorch's parser."""
+    return isinstance(value, Tensor) and value._data.ndim == 0 and not value.requires_grad
 
 
 def _is_float(value):  # PyTorch's double: a float or an int (bools are ints to it)
-    return isinstance(value, (float, int, np.floating, np.integer))
+    return isinstance(value, (float, int, np.floating, np.integer)) or _is_scalar_tensor(value)
 
 
 def _is_number(value):
-    return isinstance(value, (float, int, complex, np.number, np.bool_)) or (
-        _is_tensor(value) and value._data.ndim == 0)
+    return isinstance(value, (float, int, complex, np.number, np.bool_)) or _is_scalar_tensor(value)
 
 
 def _is_tensor(value):
@@ -473,17 +526,89 @@ def _is_int_list(value):
     return isinstance(value, (tuple, list)) and (not value or _is_int(value[0]))
 
 
+def _is_one_int_tensor(value):
+    """A one-element integer tensor: one int where PyTorch takes one int for a list of them
+    (`t.sum(tensor([1]))`)."""
+    return (isinstance(value, Tensor) and value._data.size == 1 and value._data.ndim <= 1
+            and value._data.dtype.kind in "iu" and not value.requires_grad)
+
+
+def _is_dtype(value):
+    return isinstance(value, dtypes.dtype) or isinstance(value, type) and value in _PYTHON_DTYPES
+
+
+_PYTHON_DTYPES = {float: "float64", int: "int64", bool: "bool_"}  # as PyTorch maps them
+
+
+# -- the plain value of each kind, handed to the operation -------------------------------------------
+def _plain_int(value):
+    if isinstance(value, Tensor):
+        return int(value._data.reshape(()))
+    return value if type(value) is int else int(value)
+
+
+def _plain_number(value):
+    """A number as a Python bool, int, float or complex: NumPy's scalars and 0-d tensors as the
+    Python number they hold (PyTorch's Scalar keeps the value, not the tensor)."""
+    if isinstance(value, (Tensor, np.generic)):
+        value = value._data.item() if isinstance(value, Tensor) else value.item()
+    if isinstance(value, complex):  # tensorgrad has no complex dtype: refused, in PyTorch's
+        if value.imag:                # words for a real result where it has an imaginary part
+            raise RuntimeError(messages.COMPLEX_VALUE.format(type_name="double"))
+        raise TypeError(messages.NO_COMPLEX.format(type_name="complex"))
+    return value
+
+
+def _plain_int_list(value):
+    if isinstance(value, Tensor):
+        return _plain_int(value)
+    if isinstance(value, (tuple, list)):
+        return type(value)(_plain_int(v) if _is_int(v) else v for v in value)
+    return _plain_int(value) if _is_int(value) else value
+
+
+_PLAIN = {
+    "int": lambda value: _plain_int(value) if _is_int(value) else value,
+    "float": lambda value: _plain_number(value) if not isinstance(value, (int, float)) else value,
+    "Number": lambda value: (_plain_number(value)
+                             if isinstance(value, (Tensor, np.generic, complex)) else value),
+    "tuple of ints": _plain_int_list,
+    "tensorgrad.dtype": lambda value: (getattr(dtypes, _PYTHON_DTYPES[value])
+                                       if isinstance(value, type) else value),
+}
+
+
+def converted(overload, args, kwargs):
+    """The call's arguments as the operation takes them, after the parser accepted them: each
+    value the plain Python value of its declared kind (an int for a 0-d integer tensor or a
+    NumPy integer, a dtype for `float`, a Python number for a NumPy scalar), as PyTorch's parser
+    hands its C++ functions an int64_t, a ScalarType or a Scalar. A plainly valid call (passed
+    by a guard) never needs this."""
+    args, kwargs, params = list(args), dict(kwargs), overload.params
+    if params and params[0].varargs and args and _is_int(args[0]) and len(args) > 1:
+        return [_plain_int(a) if _is_int(a) else a for a in args], kwargs  # ones(tensor(2), 2)
+    for position, param in enumerate(params):
+        plain = _PLAIN.get(param.type)
+        if plain is None or param.numbers_ok:
+            continue
+        if position < len(args) and not param.keyword_only:
+            if args[position] is not None:
+                args[position] = plain(args[position])
+        elif kwargs.get(param.name) is not None:
+            kwargs[param.name] = plain(kwargs[param.name])
+    return args, kwargs
+
+
 _TYPE_CHECKS = {
     "Tensor": _is_tensor,
     "int": _is_int,
     "float": _is_float,
-    "bool": lambda value: isinstance(value, (bool, np.bool_)),
+    "bool": lambda value: isinstance(value, bool),
     "Number": _is_number,
     "str": lambda value: isinstance(value, str),
     "tuple of ints": _is_int_list,
     "tuple of Tensors": lambda value: isinstance(value, (tuple, list)),
-    "tensorgrad.dtype": lambda value: isinstance(value, dtypes.dtype) or (
-        isinstance(value, type) and value in (float, int, bool)),
+    "tensorgrad.dtype": _is_dtype,
     "tensorgrad.device": lambda value: isinstance(value, (str, int)) and not isinstance(
         value, bool) or _is_device(value),
     "tensorgrad.layout": lambda value: False,
@@ -500,8 +625,8 @@ def type_name(value):
     if isinstance(value, dtypes.dtype):
         return "tensorgrad.dtype"
     cls = type(value)
-    if cls.__module__ == "numpy":  # a NumPy type: PyTorch prints its C name, numpy.ndarray
-        return "numpy." + cls.__name__
+    if cls.__module__.split(".")[0] == "numpy":  # a NumPy type: PyTorch prints its C name,
+        return f"{cls.__module__}.{cls.__name__}"  # numpy.ndarray, numpy.dtypes.Float64DType
     if cls.__module__ in ("tensorgrad.device", "tensorgrad.size"):  # torch.device, torch.Size
         return "tensorgrad." + cls.__name__
     return cls.__name__
@@ -639,7 +764,7 @@ def _bind(name, overload, args, kwargs, raise_error):
             raise TypeError(messages.MISSING_ARGUMENTS.format(
                 name=name, count=len(missing), s="s" if len(missing) == 1 else "",
                 names=", ".join(f'"{n}"' for n in missing)))
-        if by_keyword and param.varargs and _is_int(value):
+        if by_keyword and param.varargs and (_is_int(value) or _is_one_int_tensor(value)):
             pass  # ones(size=2): one by one only by position
         elif param.accepts(value) or varargs and position == 0 and not by_keyword:
             continue
@@ -712,10 +837,16 @@ def _check_int_ranges(name, overload, args, kwargs):
         elif param.type in ("int", "tuple of ints") and not -_INT64 <= value < _INT64:
             raise ValueError(messages.INT_OVERFLOW)
         elif param.type == "Number" or param.numbers_ok and param.type == "Tensor":
-            if value < -_INT64:
-                raise OverflowError(messages.NEGATIVE_TO_UNSIGNED)
-            if value >= 2 * _INT64:
-                raise OverflowError(messages.INT_TOO_BIG)
+            check_scalar_range(value)
+
+
+def check_scalar_range(value):
+    """An int as PyTorch's Scalar takes it (int64 or, positive, uint64), else its OverflowError:
+    every numeric slot, the operators' (`t - 2 ** 70`) too."""
+    if value < -_INT64:
+        raise OverflowError(messages.NEGATIVE_TO_UNSIGNED)
+    if value >= 2 * _INT64:
+        raise OverflowError(messages.INT_TOO_BIG)
 
 
 def _check_elements(name, param, values, raise_error):

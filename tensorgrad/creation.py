@@ -14,7 +14,7 @@ from .arguments import (Device, Dtype, Generator, Ints, Layout, MemoryFormat, Na
                         overload, type_name)
 from .autograd import messages
 from .device import check_device
-from .tensor import Tensor
+from .core.tensor import Tensor
 
 
 def _finish(data, dtype, requires_grad, message=messages.INT_REQUIRES_GRAD_FACTORY):

@@ -1,15 +1,17 @@
 """Every derivative rule in tensorgrad, in one table.
 
-"What is the derivative of tanh?" Look it up here:
+"What is the derivative of exp?" Look it up here. The entry, as it is written below and runs:
 
-    TanhBackward0 = rule("TanhBackward0", saves=["result"], ...,
-                         self=lambda grad, result: grad * (1 - result * result))
+    # y = eˣ:  dy/dx = eˣ = y
+    ExpBackward0 = rule(
+        "ExpBackward0", saves=("result",), local="exp({a})", elementwise=True,
+        self=lambda grad, result: grad * result)
 
-reads: the node that `tanh` records is called TanhBackward0 (PyTorch's name); the forward pass
+reads: the node that `exp` records is called ExpBackward0 (PyTorch's name); the forward pass
 saves its result y; the gradient for the input (`self`, as PyTorch calls the first input) is
-the incoming gradient times 1 - y². Each entry is the chain rule for one operation: the
-incoming gradient `grad` (∂L/∂out) times the local derivative ∂out/∂input. How an entry becomes
-a node class, and how a formula's parameters are filled in, is in autograd/rule.py.
+the incoming gradient times y. Each entry is the chain rule for one operation: the incoming
+gradient `grad` (∂L/∂out) times the local derivative ∂out/∂input. How an entry becomes a node
+class, and how a formula's parameters are filled in, is in core/rule.py.
 
 What an entry holds, besides its formulas:
     saves        what the forward pass keeps for backward (`grad_fn._saved_self`, ...)
@@ -21,7 +23,7 @@ What an entry holds, besides its formulas:
                  record the same graph as PyTorch under create_graph=True: the plain formula it
                  computes, which tests check it against (tests/test_derivative_table.py)
 
-Broadcasting is undone in one place for all of them (autograd/engine.py: fit_gradient), so no
+Broadcasting is undone in one place for all of them (core/engine.py: fit_gradient), so no
 formula sums a gradient back to its input's shape. Every rule is checked against finite
 differences, at first and second order, in tests/test_derivatives.py and tests/test_gradcheck.py.
 """
@@ -29,10 +31,10 @@ differences, at first and second order, in tests/test_derivatives.py and tests/t
 import numpy as np
 
 from . import creation, dtypes
-from .autograd.rule import rule
+from .core.rule import rule
 from .ops import fused
-from .ops.base import record
-from .tensor import Tensor
+from .core.record import record
+from .core.tensor import Tensor
 
 # -- + - * / and negation ---------------------------------------------------------------------
 # z = a + α·b:  ∂z/∂a = 1,  ∂z/∂b = α
@@ -598,6 +600,9 @@ StackBackward0 = rule(
 # y = x reversed along some dims: reverse the gradient the same way
 FlipBackward0 = rule("FlipBackward0", self=lambda grad, dims: grad.flip(dims),
                      jvp=lambda self_t, dims: self_t.flip(dims))
+RollBackward0 = rule("RollBackward0",
+                     self=lambda grad, shifts, dims: grad.roll([-s for s in shifts], dims),
+                     jvp=lambda self_t, shifts, dims: self_t.roll(shifts, dims))
 
 
 # -- indexing -----------------------------------------------------------------------------------
@@ -742,24 +747,26 @@ BinaryCrossEntropyBackward0 = rule(
 
 
 def nll_rule(grad, target, weight, reduction, ignore_index, total_weight, num_classes):
-    """L = -Σₙ w[tₙ]·x[n, tₙ] (over Σₙ w[tₙ] for 'mean'): the derivative is a constant table,
-    -w[tₙ] at each row's target column and 0 elsewhere, scaled by the incoming gradient."""
-    table = nll_coefficients(target._data, num_classes, weight, ignore_index, grad._data.dtype)
+    """L = -Σₙ w[tₙ]·x[n, tₙ] (over Σₙ w[tₙ] for 'mean'), summed over the rows whose target is
+    not ignore_index: ∂L/∂x[n, c] is -w[tₙ] where c = tₙ and 0 elsewhere. So the gradient is
+    zeros with grad·(-w[tₙ]) written at each counted row's target: one value per row."""
+    index = nll_index(target._data, ignore_index)
+    slope = -nll_weights(weight, index, grad._data.dtype)  # -w[tₙ], one per counted row
     if reduction == "mean":
-        table = table / total_weight
+        slope = slope / total_weight
     if reduction == "none" and grad.dim() == 1:
-        grad = grad.unsqueeze(1)  # one loss per row: scale each row of the table
-    return grad * Tensor._make(table)
+        grad = grad[index[0]]  # one loss per row: each counted row has its own gradient
+    return index_put_into_zeros(grad * Tensor._make(slope), index,
+                                target._data.shape + (num_classes,))
 
 
 def nll_jvp(self_t, target, weight, reduction, ignore_index, total_weight, num_classes):
-    """The loss is linear in x, so its tangent is the same sum taken over the tangent of x."""
-    table = Tensor._make(nll_coefficients(target._data, num_classes, weight, ignore_index,
-                                          self_t._data.dtype))
-    per_row = (table * self_t).sum(-1)
-    if reduction == "none":
-        return per_row
-    return per_row.sum() if reduction == "sum" else per_row.sum() / total_weight
+    """The loss is linear in x, so its tangent is the same loss taken of the tangent of x."""
+    index = nll_index(target._data, ignore_index)
+    losses = self_t[index] * Tensor._make(-nll_weights(weight, index, self_t._data.dtype))
+    if reduction == "none" and target.dim() == 1:
+        return index_put_into_zeros(losses, index[:1], target._data.shape)  # ignored rows: 0
+    return losses.sum() if reduction != "mean" else losses.sum() / total_weight
 
 
 NllLossBackward0 = rule("NllLossBackward0", saves=("target", "weight"), self=nll_rule,
@@ -983,14 +990,20 @@ def shifted(rows, step):
     return where(front, 1.0, rows[..., [max(i - step, 0) for i in range(n)]])
 
 
-def nll_coefficients(target, num_classes, weight, ignore_index, np_dtype):
-    """-w[t] at (row, t) for every row whose target is not ignore_index; shape (N, C) or (C,)."""
-    targets = np.atleast_1d(target)
-    table = np.zeros((targets.size, num_classes), dtype=np_dtype)
-    for row, cls in enumerate(targets):
-        if cls != ignore_index:
-            table[row, cls] = -(1.0 if weight is None else weight._data[cls])
-    return table if target.ndim else table[0]
+def nll_index(target, ignore_index):
+    """Where nll_loss reads its input: the index of x[n, tₙ] for each row whose target is not
+    ignore_index, `(rows, classes)` for targets of shape (N,); `(classes,)` for a 0-d target,
+    which reads an input of shape (C,) (an array of one class, or none if it is ignored)."""
+    counted = target != ignore_index
+    classes = target[counted]
+    return (np.flatnonzero(counted), classes) if target.ndim else (classes,)
+
+
+def nll_weights(weight, index, np_dtype):
+    """w[tₙ] of each target that `index` picks: the class weights', or 1 without a weight."""
+    if weight is None:
+        return np.ones(index[-1].shape, dtype=np_dtype)
+    return weight._data[index[-1]]
 
 
 BCE_LOG_FLOOR = -100.0  # PyTorch clamps log(p) at -100, so p = 0 gives a large finite loss

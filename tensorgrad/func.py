@@ -27,12 +27,12 @@ import functools
 
 from . import creation
 from .autograd import forward_ad
-from .autograd.grad_mode import enable_grad
+from .core.grad_mode import enable_grad
 from .autograd.jacobians import (jacobian_by_columns, jacobian_by_rows, jacobian_vector_product,
                                  one_hot, stand_in, vector_jacobian_product)
 from .nn.module import Module
 from .ops.shape import stack
-from .tensor import Tensor
+from .core.tensor import Tensor
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap",
            "functional_call"]

@@ -29,7 +29,7 @@ from . import dtypes
 from .device import device as _device
 from .nn.parameter import Parameter
 from .size import Size
-from .tensor import Tensor
+from .core.tensor import Tensor
 
 _FORMAT = "tensorgrad.save 1"
 _STRUCTURE = "structure.json"

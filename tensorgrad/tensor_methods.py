@@ -1,13 +1,15 @@
 """What a tensor does: its operators and its methods with PyTorch's names, attached in one place.
 
-tensor.py says what a tensor *is*: NumPy data, the autograd flags (requires_grad, grad_fn,
-is_leaf, grad) and how gradients arrive from the engine. Everything a tensor *does*, `a * b`,
-`x.sum()`, `x.exp_()`, printing, `.to(...)`, is an operation of tensorgrad.ops, and the methods
-here only hand it on. They are written as a class body, to be read like one, and copied onto
-Tensor at the bottom of this file. So tensor.py imports no operation, and each layer of the
-library imports only the layers below it (README, "Reading the source").
+core/tensor.py says what a tensor *is*: NumPy data and the autograd flags (requires_grad,
+grad_fn, is_leaf, grad). Everything a tensor *does*, `a * b`, `x.sum()`, `x.exp_()`, printing,
+`.to(...)`, is an operation of tensorgrad.ops, and the methods here only hand it on. They are
+written as one class body, to be read like one, and copied onto Tensor by the one `attach` call
+at the bottom of this file: nothing else adds to the class. So core/tensor.py imports no
+operation, and each layer of the library imports only the layers below it
+(docs/reading-the-source.md).
 """
 
+import inspect
 import types
 
 import numpy as np
@@ -18,8 +20,8 @@ from .autograd import backward_and_grad as _backward_and_grad
 from .device import check_device
 from .autograd import forward_ad as _forward_ad
 from .autograd import messages
-from .autograd.grad_mode import is_grad_enabled
-from .autograd.grad_mode import no_grad as _no_grad
+from .core.grad_mode import is_grad_enabled
+from .core.grad_mode import no_grad as _no_grad
 from .ops import elementwise as _ew
 from .ops import indexing as _indexing
 from .ops import inplace as _inplace
@@ -27,17 +29,15 @@ from .ops import linalg as _linalg
 from .ops import reduction as _red
 from .ops import shape as _shape
 from .arguments import (Device, Dtype, Generator, Ints, MemoryFormat, Number, checked, method,
-                        overload, takes_no_arguments)
-from .tensor import Tensor, read_only
+                        check_scalar_range, overload, takes_no_arguments)
+from .core.tensor import Tensor, read_only
 
-# The operations themselves, without their argument checks (`mul.__wrapped__`: the function
-# under its decorator): an operator tests its operand's type itself, and runs only this.
-_add, _sub, _mul, _div, _pow, _neg, _abs, _floor_divide, _remainder = (f.__wrapped__ for f in (
-    _ew.add, _ew.sub, _ew.mul, _ew.div, _ew.pow, _ew.neg, _ew.abs, _ew.floor_divide,
-    _ew.remainder))
-_eq, _ne, _lt, _le, _gt, _ge = (f.__wrapped__ for f in (_ew.eq, _ew.ne, _ew.lt, _ew.le, _ew.gt,
-                                                         _ew.ge))
-_matmul = _linalg.matmul.__wrapped__
+# The operations themselves, as the library calls them (their checked forms are tensorgrad.mul and
+# so on): an operator tests its operand's type itself, and runs only the operation.
+_add, _sub, _mul, _div, _pow, _neg, _abs, _floor_divide, _remainder = (
+    _ew.add, _ew.sub, _ew.mul, _ew.div, _ew.pow, _ew.neg, _ew.abs, _ew.floor_divide, _ew.remainder)
+_eq, _ne, _lt, _le, _gt, _ge = _ew.eq, _ew.ne, _ew.lt, _ew.le, _ew.gt, _ew.ge
+_matmul = _linalg.matmul
 
 
 def _size(self, dim: int = None):
@@ -54,13 +54,35 @@ def _normal_(self, mean: float = 0, std: float = 1, *, generator: Generator = No
 def _uniform_(self, from_: float = 0, to: float = 1, *, generator: Generator = None): ...
 
 
+def in_place_form(name):
+    """`x.exp_()`: computes exp(x) and makes it x's new value, with the leaf and version rules of
+    every in-place operation (ops/inplace.py)."""
+    function = getattr(_ew, name)
+
+    def in_place(self):
+        return _inplace.apply(self, lambda: function(self))
+
+    in_place.__name__ = in_place.__qualname__ = name + "_"
+    in_place.__doc__ = f"In place: x becomes {name}(x)."
+    return takes_no_arguments(in_place)
+
+
+# The functions of one tensor that have an in-place form as a method (`x.exp_()`).
+IN_PLACE_OF = ("neg", "exp", "log", "sqrt", "tanh", "sigmoid", "relu", "sin", "cos", "abs",
+               "reciprocal", "square", "sign")
+
+
 def binary_operator(operation, reflected=False):
     """`a * b` and the other operators: `operation(a, b)` (`operation(b, a)` reflected) when the
     other operand is a Tensor or a Python or NumPy number; else NotImplemented, and Python
     raises its own TypeError ("unsupported operand type(s)"), as with torch."""
     def binary_operator(self, other):
+        if isinstance(other, (complex, np.complexfloating)):  # (PyTorch: a complex tensor)
+            raise TypeError(messages.NO_COMPLEX.format(type_name=type(other).__name__))
         if type(other) not in _OPERAND_TYPES and not _is_operand(other):
             return NotImplemented
+        if type(other) is int and not -_INT64 <= other < _INT64:
+            check_scalar_range(other)  # 2 ** 70: PyTorch's OverflowError
         return operation(other, self) if reflected else operation(self, other)
 
     return binary_operator
@@ -109,7 +131,7 @@ class TensorMethods:
         The only device is the CPU."""
         dtype, copy = to_arguments(args, kwargs)
         if dtype is None or dtype is self.dtype:
-            return _ew.clone.__wrapped__(self) if copy else self
+            return _ew.clone(self) if copy else self
         return _ew.to_dtype(self, dtype)
 
     def type(self, dtype=None):
@@ -117,11 +139,15 @@ class TensorMethods:
         dtype or such a name)."""
         if dtype is None:
             return f"tensorgrad.{self.dtype._legacy_name}"
+        if isinstance(dtype, type):  # a Python type names no tensor type here (as in PyTorch)
+            raise ValueError(messages.INVALID_TYPE.format(name=_qualified(dtype)))
+        if not isinstance(dtype, (str, dtypes.dtype)):
+            raise TypeError(messages.TYPE_WHAT)
         if isinstance(dtype, str):
             named = {f"{prefix}.{d._legacy_name}": d for d in dtypes._ALL
                      for prefix in ("tensorgrad", "torch")}
             if dtype not in named:
-                raise ValueError(f"invalid type: '{dtype}'")
+                raise ValueError(messages.INVALID_TYPE.format(name=dtype))
             dtype = named[dtype]
         return self.to(dtype)
 
@@ -214,6 +240,11 @@ class TensorMethods:
     def __getitem__(self, index):
         return _indexing.getitem(self, index)
 
+    def __iter__(self):
+        if self._data.ndim == 0:  # (not a generator, so that iter() itself raises, as in torch)
+            raise TypeError("iteration over a 0-d tensor")
+        return (_indexing.getitem(self, index) for index in range(self._data.shape[0]))
+
     def __contains__(self, element):
         """`element in t`: is it equal to some element of t (a tensor: broadcast, anywhere)?"""
         if not _is_operand(element):
@@ -222,7 +253,7 @@ class TensorMethods:
 
     def __reversed__(self):
         """`reversed(t)` is t flipped along its first dim, a tensor, as in PyTorch."""
-        return self if self._data.ndim == 0 else _shape.flip.__wrapped__(self, (0,))
+        return self if self._data.ndim == 0 else _shape.flip(self, (0,))
 
     def __setitem__(self, index, value):
         _indexing.setitem(self, index, value)
@@ -240,7 +271,7 @@ class TensorMethods:
     clone = method(_ew.clone)
     # (no arguments beside the tensor, as PyTorch's C methods; so are tensor.py's, below)
     square, neg, reciprocal, exp, log, log1p, expm1, sqrt, sin, cos, tanh, sigmoid, relu, abs, \
-        sign, logical_not = (takes_no_arguments(f.__wrapped__) for f in (
+        sign, logical_not = (takes_no_arguments(f) for f in (
             _ew.square, _ew.neg, _ew.reciprocal, _ew.exp, _ew.log, _ew.log1p, _ew.expm1,
             _ew.sqrt, _ew.sin, _ew.cos, _ew.tanh, _ew.sigmoid, _ew.relu, _ew.abs, _ew.sign,
             _ew.logical_not))
@@ -252,7 +283,7 @@ class TensorMethods:
     @checked(method=True)
     def where(self, condition, other):
         """`x.where(c, y)` is `tensorgrad.where(c, x, y)`."""
-        return _ew.where.__wrapped__(condition, self, other)
+        return _ew.where(condition, self, other)
 
     sum_to_size = method(_red.sum_to_size)
     sum, mean, prod, max, min, amax, amin, argmax, argmin, var, std, all, any = (
@@ -273,26 +304,27 @@ class TensorMethods:
             _shape.reshape, _shape.view, _shape.flatten, _shape.transpose, _shape.permute,
             _shape.unsqueeze, _shape.squeeze, _shape.expand, _shape.expand_as, _shape.repeat,
             _shape.flip, _shape.unbind, _shape.chunk))
-    t = takes_no_arguments(_shape.t.__wrapped__)
+    t = takes_no_arguments(_shape.t)
     select = method(_indexing.select)
+    roll = method(_shape.roll)
 
     @checked(method=True)
     def view_as(self, other: Tensor):
-        return _shape.view.__wrapped__(self, other.shape)
+        return _shape.view(self, other.shape)
 
     @checked(method=True)
     def reshape_as(self, other: Tensor):
-        return _shape.reshape.__wrapped__(self, other.shape)
+        return _shape.reshape(self, other.shape)
 
     @checked(method=True)
     def broadcast_to(self, size: int | Ints):
         """(PyTorch's method takes a single int as well: it is `expand` underneath)"""
-        return _shape.expand.__wrapped__(self, size)
+        return _shape.expand(self, size)
 
     @checked(method=True, python=True)
     def split(self, split_size: object, dim: object = 0):
         """(PyTorch's Tensor.split is Python too: it hands the call to split or split_with_sizes)"""
-        return _shape.split.__wrapped__(self, split_size, dim)
+        return _shape.split(self, split_size, dim)
 
     size = checked(Tensor.size, method=True, like=_size)  # (tensor.py's own methods, checked)
     requires_grad_ = checked(Tensor.requires_grad_, method=True, like=_requires_grad_)
@@ -338,6 +370,8 @@ class TensorMethods:
         return _inplace.apply(self, lambda: _pow(self, exponent), (exponent,))
 
     clamp_, fill_ = method(_inplace.clamp_), method(_inplace.fill_)
+    neg_, exp_, log_, sqrt_, tanh_, sigmoid_, relu_, sin_, cos_, abs_, reciprocal_, square_, \
+        sign_ = (in_place_form(name) for name in IN_PLACE_OF)
     __iadd__, __isub__, __imul__, __itruediv__ = (binary_operator(f) for f in (
         add_, sub_, mul_, div_))
 
@@ -348,6 +382,8 @@ class TensorMethods:
     @checked(method=True, like=_copy_)
     def copy_(self, other, non_blocking=False):
         if not isinstance(other, Tensor):  # a number: PyTorch takes it as a 0-d tensor
+            if isinstance(other, (complex, np.complexfloating)):
+                other = other.real  # (into a real tensor: the imaginary part is dropped)
             other = Tensor._make(np.asarray(other, dtype=self._data.dtype))
         return _inplace.copy_(self, other)
     @checked(method=True, like=_normal_)
@@ -356,7 +392,7 @@ class TensorMethods:
 
         if not std >= 0:  # nan too
             raise RuntimeError(messages.NEGATIVE_STD.format(std=std))
-        self._check_random_fill()
+        self._check_random_fill("normal_kernel_cpu")
         with _no_grad():
             return self.copy_(Tensor._make(_random.normal_array(self.shape, mean, std, self._data.dtype)))
 
@@ -370,15 +406,19 @@ class TensorMethods:
                 raise RuntimeError(f"{name} is out of bounds for {self.dtype.scalar_name.lower()}")
         if from_ > to:
             raise RuntimeError(messages.UNIFORM_RANGE.format(a=from_, b=to))
-        self._check_random_fill()
+        self._check_random_fill("check_uniform_bounds")
         with _no_grad():
             return self.copy_(Tensor._make(_random.uniform_array(self.shape, from_, to, self._data.dtype)))
 
-    def _check_random_fill(self):
+    def _check_random_fill(self, kernel):
         """A random fill is an in-place change: refused on a leaf that requires grad, unless
-        under no_grad() (as weight initialisation does)."""
+        under no_grad() (as weight initialisation does); and only of floating-point tensors
+        (PyTorch's kernels have no integer or bool versions)."""
         if is_grad_enabled():
             _inplace.check_allowed(self)
+        if not self.dtype.is_floating_point:
+            raise NotImplementedError(messages.NOT_IMPLEMENTED_FOR.format(
+                kernel=kernel, dtype=self.dtype.scalar_name))
 
     def new_tensor(self, data, dtype=None, requires_grad=False):
         return creation.tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
@@ -389,10 +429,19 @@ class TensorMethods:
     def new_ones(self, *size, dtype=None, requires_grad=False):
         return creation.ones(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
+    def _copy_for_grad(self):
+        """`.grad` under create_graph: a recorded copy (core/node.py: AccumulateGrad.apply)."""
+        return _ew.copy_for_grad(self)
+
     __hash__ = object.__hash__  # (defining __eq__ above would otherwise unset it)
 
 
 _OPERAND_TYPES = frozenset((Tensor, int, float, bool))  # tested first: the common case
+_INT64 = 2 ** 63
+
+
+def _qualified(cls):
+    return cls.__name__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__name__}"
 
 
 def _is_operand(value):
@@ -428,31 +477,10 @@ def attach(methods, cls):
         if isinstance(function, types.FunctionType):
             function.__qualname__ = f"{cls.__name__}.{name}"
             # a checked method's own function too: Python's own messages name it (t.split())
-            inner = getattr(function, "__wrapped__", None)
-            if getattr(inner, "__qualname__", "").startswith(methods.__name__ + "."):
+            inner = inspect.unwrap(function)
+            if inner.__qualname__.startswith(methods.__name__ + "."):
                 inner.__qualname__ = function.__qualname__
         setattr(cls, name, value)
 
 
-attach(TensorMethods, Tensor)
-Tensor._copy_for_grad = _ew.copy_for_grad  # `.grad` under create_graph: a recorded copy
-
-# In-place forms of the functions of one tensor: `x.exp_()` computes exp(x) and makes it x's new
-# value, with the leaf and version rules of every in-place operation (ops/inplace.py).
-IN_PLACE_OF = ("neg", "exp", "log", "sqrt", "tanh", "sigmoid", "relu", "sin", "cos", "abs",
-               "reciprocal", "square", "sign")
-
-
-def _in_place_form(name):
-    function = getattr(_ew, name).__wrapped__
-
-    def in_place(self):
-        return _inplace.apply(self, lambda: function(self))
-
-    in_place.__name__ = in_place.__qualname__ = name + "_"
-    in_place.__doc__ = f"In place: x becomes {name}(x)."
-    return takes_no_arguments(in_place)
-
-
-for _name in IN_PLACE_OF:
-    setattr(Tensor, _name + "_", _in_place_form(_name))
+attach(TensorMethods, Tensor)  # the one place where Tensor gets its operators and methods

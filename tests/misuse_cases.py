@@ -174,7 +174,7 @@ _DIMS = ("dim", "dim0", "dim1", "start_dim", "end_dim", "dims", "index")
 _ZERO_D_DIMS = ["1", "-2", "(0, 1)"]  # given to a 0-d tensor, which takes only 0 and -1
 
 
-def _kind_cases(prefix, overload, subject_is_0d=False):
+def _kind_cases(prefix, overload, subject_is_0d=False, kinds=KINDS, only_type=None):
     cases = set()
     params = [p for p in overload.params if p.type not in _SKIPPED_TYPES - {"tensorgrad.device"}
               and p.name != "out" and not p.name.startswith("_")]  # (F.softmax's _stacklevel)
@@ -182,8 +182,8 @@ def _kind_cases(prefix, overload, subject_is_0d=False):
     goods = [(p, _good(p)) for p in required if not p.keyword_only]
     keywords = [(p.name, _good(p)) for p in required if p.keyword_only]
     for param in params:
-        values = _ZERO_D_DIMS if subject_is_0d else KINDS
-        if subject_is_0d and param.name not in _DIMS:
+        values = _ZERO_D_DIMS if subject_is_0d else kinds
+        if subject_is_0d and param.name not in _DIMS or only_type and param.type != only_type:
             continue
         for value in values:
             index = next((n for n, (p, _) in enumerate(goods) if p is param), None)
@@ -214,6 +214,51 @@ def kind_cases(lib_has_function, tensor_has_method):
     return cases
 
 
+# -- the kinds of value learners pass (issue 29), each counted apart --------------------------------
+# Values that are numbers, flags or dtypes to Python or NumPy, but not always to PyTorch's parser:
+# in every parameter of every declared function and method, of every module and optimizer, and
+# as the other operand of every operator. The tensor kinds go where a Tensor is declared.
+LEARNER_KINDS = {
+    "NumPy scalars": ["np.int64(1)", "np.int32(-1)", "np.float32(0.5)", "np.float64(2.0)",
+                      "np.bool_(True)", "np.complex128(1)"],
+    "0-d and one-element tensors": ["lib.tensor(1)", "lib.tensor(0.5)", "lib.tensor(True)",
+                                    "lib.tensor([1])", "lib.tensor(2., requires_grad=True)"],
+    "Python types and NumPy dtypes as dtypes": ["int", "float", "bool", "complex", "np.float32",
+                                                "np.dtype('float64')"],
+    "complex numbers": ["1j", "complex(1, 0)"],
+    "huge and negative values": ["2 ** 64", "-2 ** 63 - 1", "-2 ** 70", "-2"],
+}
+LEARNER_TENSOR_KINDS = {
+    "zero-size and 0-d tensors as inputs": ["lib.ones(0)", "lib.ones(2, 0)", "s"],
+    "int and float64 tensors where float32 goes": ["i", "t.double()"],
+}
+_OPERATORS = ("+", "-", "*", "/", "//", "%", "**", "<", "==", "@")
+
+
+def learner_kind_cases(lib_has_function, tensor_has_method):
+    """{case: kind}: each kind of LEARNER_KINDS in every parameter of every declared overload,
+    every module's and optimizer's parameter, and beside every operator; each tensor kind in
+    every Tensor parameter and as an operator's operand."""
+    cases = {}
+    overloads = list(declared_overloads(lib_has_function, tensor_has_method))
+    for kind, values in LEARNER_KINDS.items():
+        for prefix, overload, _ in overloads:
+            cases.update(dict.fromkeys(_kind_cases(prefix, overload, kinds=values), kind))
+        for call, parameters in MODULES.items():
+            cases.update(dict.fromkeys(_constructor_cases(call, parameters, values), kind))
+        for op in _OPERATORS:
+            for value in values:
+                cases.update({f"t {op} {value}": kind, f"{value} {op} t": kind})
+    for kind, values in LEARNER_TENSOR_KINDS.items():
+        for prefix, overload, _ in overloads:
+            cases.update(dict.fromkeys(
+                _kind_cases(prefix, overload, kinds=values, only_type="Tensor"), kind))
+        for op in _OPERATORS:
+            for value in values:
+                cases.update({f"t {op} {value}": kind, f"{value} {op} t": kind})
+    return cases
+
+
 # each module and optimizer: a good call, and its parameters as PyTorch names them
 MODULES = {
     "nn.Linear(in_features=3, out_features=2)": ("in_features", "out_features", "bias", "dtype"),
@@ -234,14 +279,14 @@ MODULES = {
 }
 
 
-def _constructor_cases(call, parameters):
+def _constructor_cases(call, parameters, kinds=KINDS):
     cases = set()
     head, given = call[:-1].split("(", 1)
     given = [part for part in given.split(", ") if part] if "=(" not in given else \
         [given[:given.index(", unflattened_size")], given[given.index("unflattened_size"):]]
     for name in parameters:
         kept = [part for part in given if not part.startswith(name + "=")]
-        for value in KINDS:
+        for value in kinds:
             cases.add(f"{head}({', '.join(kept + [f'{name}={value}'])})")
     return cases
 
@@ -596,4 +641,99 @@ MULTI_STEP_CASES = [
     "(lambda m: (optim.SGD(m.parameters(), lr=0.1), m(lib.ones(2, 4))))(nn.Linear(3, 2))",
     "(lambda m: optim.SGD(m.parameters(), lr=0.1).add_param_group({'params': m.parameters()}))"
     "(nn.Linear(3, 2))",
+]
+
+# -- modules over several steps: construct, call with the wrong input, call twice, train a step,
+# misuse the optimizer (issue 29: a fifth of what independent misuse finds) ---------------------------
+def _train(module, x, after, optimizer="optim.SGD(m.parameters(), lr=0.1)", loss="m(x).sum()"):
+    """One training step of `module` on input `x`, then `after` (an expression of m, o, x)."""
+    return (f"(lambda m, x: (lambda o: ({loss}.backward(), o.step(), o.zero_grad(), {after})[-1])"
+            f"({optimizer}))({module}, {x})")
+
+
+MODULE_STEP_CASES = [
+    # the wrong rank, dtype or feature count, for each layer
+    *[f"{module}({x})" for module in ("nn.Linear(3, 2)", "nn.BatchNorm1d(3)",
+                                      "nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2))",
+                                      "nn.Softmax(dim=1)", "nn.LogSoftmax(dim=1)", "nn.Flatten()",
+                                      "nn.Dropout()", "nn.ReLU()", "nn.Unflatten(1, (3, 1))")
+      for x in ("lib.ones(3)", "lib.ones(2, 4)", "lib.ones(2, 3, 4)", "i", "t.double()",
+                "lib.ones(0, 3)", "s", "lib.ones(2, 3, dtype=lib.bool)", "[[1.0, 2.0, 3.0]]",
+                "np.ones((2, 3), dtype=np.float32)")],
+    "nn.BatchNorm1d(3)(lib.ones(1, 3))", "nn.BatchNorm1d(3).eval()(lib.ones(1, 3))",
+    "nn.BatchNorm1d(3)(lib.ones(2, 3, 4)).shape", "nn.BatchNorm1d(3)(lib.ones(2, 4, 3))",
+    # losses with inputs of the wrong shape or dtype
+    *[f"{loss}({a}, {b})" for loss in ("nn.MSELoss()", "nn.CrossEntropyLoss()", "nn.NLLLoss()",
+                                        "nn.BCELoss()", "nn.BCEWithLogitsLoss()")
+      for a, b in (("t", "lib.tensor([0, 1])"), ("t", "t"), ("t", "lib.tensor([0.5, 1.5])"),
+                   ("p", "lib.tensor([1., 0., 1.])"), ("t", "lib.tensor([[0, 1, 2]])"),
+                   ("lib.ones(0, 3)", "lib.tensor([], dtype=lib.int64)"), ("s", "s"),
+                   ("t", "lib.tensor([0, 1]).double()"), ("i", "i"))],
+    # called twice, in train and eval mode, after the weights changed dtype
+    "(lambda m: (m(lib.ones(2, 3)), m(lib.ones(2, 3)).shape)[-1])(nn.Linear(3, 2))",
+    "(lambda m: (m(lib.ones(2, 3)), m(lib.ones(2, 4))))(nn.Linear(3, 2))",
+    "(lambda m: (m(t), m.eval(), m(t).tolist())[-1])(nn.BatchNorm1d(3))",
+    "(lambda m: (m(t), m(t), m.running_mean.tolist(), m.num_batches_tracked.item())[-2:])"
+    "(nn.BatchNorm1d(3))",
+    "(lambda m: (m.double(), m(t))[-1])(nn.Linear(3, 2))",
+    "(lambda m: (m.double(), m(t.double()).dtype)[-1])(nn.Linear(3, 2))",
+    "(lambda m: (m.to(lib.float64), m(t))[-1])(nn.BatchNorm1d(3))",
+    "(lambda m: (m.requires_grad_(False), m(t).requires_grad)[-1])(nn.Linear(3, 2))",
+    "(lambda m: (m.requires_grad_(np.bool_(False)), m(t))[-1])(nn.Linear(3, 2))",
+    "(lambda m: m(t).backward())(nn.Linear(3, 2))",
+    "(lambda m: (m(t).sum().backward(), m(t).sum().backward(), m.weight.grad.tolist())[-1])"
+    "(nn.Linear(3, 1, bias=False))",
+    "(lambda m: (lambda y: (y.backward(), y.backward()))(m(t).sum()))(nn.Linear(3, 2))",
+    "(lambda m: m.train('yes'))(nn.Linear(3, 2))", "(lambda m: m.train(np.bool_(True)))(nn.Linear(3, 2))",
+    "(lambda m: m.eval(True))(nn.Linear(3, 2))",
+    "(lambda m: (setattr(m, 'weight', lib.ones(2, 3)), m(t))[-1])(nn.Linear(3, 2))",
+    "(lambda m: (setattr(m, 'weight', nn.Parameter(lib.ones(3, 3))), m(t))[-1])(nn.Linear(3, 2))",
+    "(lambda m: (m.weight.data.fill_(1), m(t).tolist())[-1])(nn.Linear(3, 1, bias=False))",
+    "(lambda m: m.load_state_dict(nn.Linear(3, 4).state_dict()))(nn.Linear(3, 2))",
+    "(lambda m: m.load_state_dict({'weight': lib.ones(2, 3)}))(nn.Linear(3, 2))",
+    "(lambda m: m.load_state_dict({'weight': lib.ones(2, 3)}, strict=False))(nn.Linear(3, 2))",
+    # a training step, then a mistake
+    _train("nn.Linear(3, 2)", "t", "m(lib.ones(2, 4))"),
+    _train("nn.Linear(3, 2)", "t", "[round(v, 4) for v in m.weight.flatten().tolist()]"),
+    _train("nn.Linear(3, 2)", "t", "m.weight.grad"),
+    _train("nn.BatchNorm1d(3)", "t", "[round(v, 4) for v in m.running_var.tolist()]"),
+    _train("nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2))", "t",
+           "len(list(m.parameters()))", optimizer="optim.Adam(m.parameters(), lr=0.01)"),
+    _train("nn.Linear(3, 2)", "t", "o.step()"),
+    _train("nn.Linear(3, 2)", "t", "o.step(lambda: m(x).sum())"),
+    _train("nn.Linear(3, 2)", "t", "m(x).sum().backward()", optimizer="optim.Adam(m.parameters())"),
+    _train("nn.Linear(3, 2)", "i", "0"),
+    *[_train("nn.Linear(3, 2)", "t", "0", loss=loss) for loss in (
+        "nn.CrossEntropyLoss()(m(x), lib.tensor([0, 2]))",
+        "nn.CrossEntropyLoss()(m(x), lib.tensor([0., 1.]))", "nn.MSELoss()(m(x), lib.ones(2))",
+        "m(x)")],
+    *[_train("nn.Linear(3, 2)", "t", "0", optimizer=optimizer) for optimizer in (
+        "optim.SGD(m.parameters(), lr=np.float32(0.1))", "optim.SGD(m.parameters(), lr=lib.tensor(0.1))",
+        "optim.Adam(m.parameters(), lr=lib.tensor(0.1))", "optim.SGD(m.parameters(), lr=1j)",
+        "optim.SGD(m.parameters(), lr=0.1, momentum=np.float64(0.9))",
+        "optim.Adam(m.parameters(), betas=(np.float32(0.9), 0.999))", "optim.SGD(m, lr=0.1)",
+        "optim.SGD([m.weight, m.weight], lr=0.1)", "optim.SGD(m.parameters(), 0.1, nesterov=True)")],
+    # nn.DataParallel, which without GPUs runs its module
+    "nn.DataParallel(nn.Linear(3, 2))(lib.ones(2, 4))", "nn.DataParallel(3)(t)",
+    "nn.DataParallel(nn.Linear(3, 2), device_ids=[0])(t).shape", "nn.DataParallel()",
+    "nn.DataParallel(nn.Linear(3, 2)).module.weight.shape",
+    "sorted(nn.DataParallel(nn.Linear(3, 2)).state_dict())",
+    _train("nn.DataParallel(nn.Linear(3, 2))", "t", "[round(v, 4) for v in m.module.bias.tolist()]"),
+    # the optimizer misused
+    "(lambda m: (lambda o: (o.zero_grad(), o.step(), m.weight.grad)[-1])"
+    "(optim.SGD(m.parameters(), lr=0.1)))(nn.Linear(3, 2))",
+    "(lambda m: (lambda o: (o.step(), m(t).sum().backward(), o.step(), 0)[-1])"
+    "(optim.Adam(m.parameters(), lr=0.1)))(nn.Linear(3, 2))",
+    "(lambda m: (lambda o: o.load_state_dict(optim.Adam(nn.Linear(3, 2).parameters()).state_dict()))"
+    "(optim.SGD(m.parameters(), lr=0.1)))(nn.Linear(3, 2))",
+    "(lambda m: (lambda o: o.zero_grad(set_to_none='yes'))(optim.SGD(m.parameters(), lr=0.1)))"
+    "(nn.Linear(3, 2))",
+    "(lambda m: (lambda o: o.zero_grad(np.bool_(True)))(optim.SGD(m.parameters(), lr=0.1)))"
+    "(nn.Linear(3, 2))",
+    "(lambda m: (lambda o: o.add_param_group({'params': m.parameters()}))"
+    "(optim.SGD(m.parameters(), lr=0.1)))(nn.Linear(3, 2))",
+    "(lambda m: (lambda o: (o.param_groups[0].update(lr='a'), m(t).sum().backward(), o.step()))"
+    "(optim.SGD(m.parameters(), lr=0.1)))(nn.Linear(3, 2))",
+    "(lambda m: (lambda o: (m(t).sum().backward(), setattr(m.weight, 'grad', lib.ones(3, 2)), o.step()))"
+    "(optim.SGD(m.parameters(), lr=0.1)))(nn.Linear(3, 2))",
 ]

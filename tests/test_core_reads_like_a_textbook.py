@@ -1,7 +1,7 @@
 """The core stays small enough to read, and to step through in a debugger (issue 19).
 
 * `a * b` runs at most 8 Python functions of tensorgrad, and `c.backward(g)` through that one
-  product at most 25 (micrograd: 2 and 3). Counted as sys.setprofile "call" events whose code
+  product at most 25 (micrograd: 2 and 3), a second backward into existing `.grad` too. Counted as sys.setprofile "call" events whose code
   lives in tensorgrad/; comprehensions and generator expressions are not counted, lambdas are.
   A learner who steps into `a * b` meets these functions and no others.
 * No `exec`, `eval` or `compile` anywhere in tensorgrad/: every line that runs is a line of a
@@ -9,8 +9,11 @@
 """
 
 import ast
+import importlib.util
+import io
 import os
 import sys
+import tokenize
 from pathlib import Path
 
 import tensorgrad as tg
@@ -56,6 +59,17 @@ def test_backward_through_one_product_runs_at_most_25_functions():
     calls = calls_in_tensorgrad(lambda: c.backward(g))
     assert len(calls) <= 25, calls
     assert a.grad.tolist() == [3., 4.] and b.grad.tolist() == [1., 2.]
+
+
+def test_a_second_backward_into_existing_grad_runs_at_most_25_functions():
+    """Adding into a `.grad` that is already there costs no more than creating it."""
+    a, b = fresh_product()
+    (a * b).backward(tg.ones(2))
+    c = a * b
+    g = tg.ones(2)
+    calls = calls_in_tensorgrad(lambda: c.backward(g))
+    assert len(calls) <= 25, calls
+    assert a.grad.tolist() == [6., 8.] and b.grad.tolist() == [2., 4.]
 
 
 def test_no_exec_eval_or_compile_in_the_library():
@@ -110,3 +124,70 @@ def import_cycles(package="tensorgrad"):
 
 def test_no_import_cycles_in_the_library():
     assert import_cycles() == []
+
+
+# -- the core: one folder, read in an evening ------------------------------------------------------
+CORE = PACKAGE / "core"
+# What the core may build on besides itself: plain values and PyTorch's texts, nothing that knows
+# an operation or the PyTorch API (the layers below `tensorgrad.core` in pyproject.toml).
+BELOW_THE_CORE = {"tensorgrad.dtypes", "tensorgrad.size", "tensorgrad.device",
+                  "tensorgrad.autograd.messages", "tensorgrad.utils", "tensorgrad.utils.hooks"}
+
+
+def code_lines(path):
+    """Lines of a file that hold code: blank lines, comments and docstrings not counted."""
+    text = path.read_text(encoding="utf-8")
+    docstrings = set()
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(
+                    first.value.value, str):
+                docstrings.update(range(first.lineno, first.end_lineno + 1))
+    lines = set()
+    skipped = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT,
+               tokenize.ENDMARKER}
+    for token in tokenize.generate_tokens(io.StringIO(text).readline):
+        if token.type not in skipped:
+            lines.update(n for n in range(token.start[0], token.end[0] + 1) if n not in docstrings)
+    return len(lines)
+
+
+def test_the_core_is_at_most_900_lines_of_code():
+    counts = {path.name: code_lines(path) for path in sorted(CORE.glob("*.py"))}
+    assert sum(counts.values()) <= 900, counts
+
+
+def test_code_lines_counts_code_only():
+    sample = PACKAGE.parent / "tests" / "data_code_lines_sample.py"
+    assert code_lines(sample) == 3
+
+
+def test_the_core_imports_nothing_above_it():
+    """tensorgrad/core imports only itself and the plain values below it: never an operation,
+    the derivative table, Tensor's methods or the autograd API (their names reach the core
+    only through Tensor's operators, at run time)."""
+    found = []
+    for path in sorted(CORE.glob("*.py")):
+        module = "tensorgrad.core" + ("" if path.stem == "__init__" else "." + path.stem)
+        for node in own_imports(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            else:
+                package = module.split(".")[:len(module.split(".")) - node.level + (
+                    path.stem == "__init__")] if node.level else []
+                base = ".".join([*package, *([node.module] if node.module else [])])
+                modules = [f"{base}.{alias.name}" for alias in node.names]
+                targets = [name for name in modules if _is_module(name)] or [base]
+            for target in targets:
+                if not (target == "tensorgrad.core" or target.startswith("tensorgrad.core.")
+                        or target in BELOW_THE_CORE):
+                    found.append(f"{path.relative_to(PACKAGE)}:{node.lineno} imports {target}")
+    assert not found, "\n".join(found)
+
+
+def _is_module(name):
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ModuleNotFoundError:
+        return False

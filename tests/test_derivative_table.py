@@ -16,8 +16,8 @@ import pytest
 
 import tensorgrad as tg
 from tensorgrad import derivatives
-from tensorgrad.autograd import rule
-from tensorgrad.autograd.node import AccumulateGrad
+from tensorgrad.core import rule
+from tensorgrad.core.node import AccumulateGrad
 from tensorgrad.nn import functional as F
 
 PACKAGE = pathlib.Path(tg.__file__).parent
@@ -154,6 +154,7 @@ PROGRAMS = {
     "CatBackward0": (lambda a, b: tg.cat([a * a, b], 0), lambda: [values(2, 3), values(1, 3)]),
     "StackBackward0": (lambda a, b: tg.stack([a * a, b], 1), lambda: [values(2, 3), values(2, 3)]),
     "FlipBackward0": (lambda a: (a * a).flip(0), lambda: [values(2, 3)]),
+    "RollBackward0": (lambda a: (a * a).roll((1, -2), (0, 1)), lambda: [values(2, 3)]),
     "SelectBackward0": (lambda a: (a * a)[1], lambda: [values(2, 3)]),
     "SliceBackward0": (lambda a: (a * a)[:, 1:], lambda: [values(2, 3)]),
     "IndexBackward0": (lambda a: (a * a)[_index_of_rows()], lambda: [values(3, 2)]),
@@ -205,7 +206,7 @@ def test_every_rule_has_a_program():
 
 def test_no_node_class_outside_the_table():
     """Every `class X(Node)` in tensorgrad is the machinery itself, never a derivative rule."""
-    allowed = {"autograd/node.py", "autograd/rule.py", "autograd/function.py",
+    allowed = {"core/node.py", "core/rule.py", "autograd/function.py",
                "autograd/custom_function.py"}
     found = []
     for path in PACKAGE.rglob("*.py"):
@@ -243,7 +244,7 @@ def test_fused_formula_equals_the_plain_one(name):
         node = next(n for n, _ in node.next_functions
                     if n is not None and not isinstance(n, AccumulateGrad))
     grad = tg.tensor(_rng().uniform(-1, 1, _output_shape(node)))
-    fused = node.backward(grad)
+    fused = node.apply([grad])
     assert set(node.same_as) <= {input_name for input_name, _ in node.formulas}
     for (input_name, plain_formula), fused_grad in zip(node.same_as.items(), fused):
         plain = call_by_names(plain_formula, node, grad)
@@ -273,10 +274,17 @@ def test_entry_text_and_the_formulas_that_run(name):
     entry = cls.entry()
     assert f'"{name}"' in entry and "rule(" in entry
     assert cls.__module__ == "tensorgrad.derivatives"
-    assert cls.backward is rule.Rule.backward  # one backward for all: no generated code
+    assert cls.apply is rule.Rule.apply  # one apply for all: no generated code
     for (input_name, formula), parameters in zip(cls.formulas, cls.parameters):
         assert f"{input_name}=" in entry
         assert parameters == tuple(inspect.signature(formula).parameters)
+
+
+def test_the_tables_docstring_shows_an_entry_as_it_runs():
+    """The example in derivatives.py's docstring is a real entry, word for word."""
+    example = derivatives.__doc__.split("runs:\n\n", 1)[1].split("\n\n", 1)[0]
+    shown = "\n".join(line[4:] for line in example.splitlines())
+    assert shown.rstrip() + "\n" == derivatives.ExpBackward0.entry()
 
 
 def test_entry_shows_the_named_formula_it_uses():

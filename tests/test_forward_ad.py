@@ -11,7 +11,7 @@ import pytest
 
 import tensorgrad as tg
 import tensorgrad.autograd.forward_ad as fwAD
-from tensorgrad.autograd import rule
+from tensorgrad.core import rule
 from parity import lib, raises, show  # noqa: F401  (lib is a fixture)
 from test_derivative_table import PROGRAMS
 

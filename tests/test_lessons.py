@@ -714,13 +714,6 @@ def test_predictions_are_not_spoiled(path):
 _NUMBER_WORDS = {w: str(i) for i, w in enumerate(
     "zero one two three four five six seven eight nine ten".split())}
 
-# Give-aways declared here for predictions in notebooks whose owners have yet to move them into the
-# prediction cell's metadata (lesson 10 is being rewritten on another branch): the test reports
-# them like any other until the text that gives them away is gone. Keyed by the English file name
-# and the first predict cell's id; not checked against the answer (the owner's declaration will be).
-PENDING_GIVE_AWAYS = {
-    ("10_inside_the_engine.ipynb", "l10-19"): {"en": ["exactly once"], "zh": ["恰好运行一次"]},
-}
 
 
 def _squeeze(line: str) -> str:
@@ -834,7 +827,7 @@ def picture_text(cell) -> list[str]:
 
 def spoilers(nb, w: Words = WORDS["en"], name: str | None = None) -> list[str]:
     """Where a prediction of the notebook is answered on screen (see above). `name` is the
-    notebook's file name, for :data:`PENDING_GIVE_AWAYS`."""
+    notebook's file name, used in the messages."""
     problems = []
     for start, codes, answer, _ in predict_pairs(nb, w):
         if not codes or answer is None:
@@ -860,8 +853,6 @@ def spoilers(nb, w: Words = WORDS["en"], name: str | None = None) -> list[str]:
             if _plain(item) not in answer_text:
                 problems.append(f"cell {codes[0]}: the give-away {item!r} is not part of the answer "
                                 "(not in the predict output or the answer box)")
-        gives_away += PENDING_GIVE_AWAYS.get((name, first.get("id")), {}).get(
-            "en" if w is WORDS["en"] else "zh", [])
         label = f"the prediction of cell {start}"
 
         def says(text: str, items) -> list[str]:

@@ -15,6 +15,8 @@ CASES = {
     "cumsum_dim0": (lambda t: t.cumsum(0), "CumsumBackward0"),
     "cumsum_dim1": (lambda t: t.cumsum(1), "CumsumBackward0"),
     "flip": (lambda t: t.flip((0, 1)), "FlipBackward0"),
+    "roll": (lambda t: t.roll((1, -1), (0, 1)), "RollBackward0"),
+    "roll_flat": (lambda t: t.roll(2), "RollBackward0"),
     "where_method": (lambda t: t.where(t > 0, t * 2), "WhereBackward0"),
 }
 

@@ -47,11 +47,20 @@ def test_keyword_only_marks_and_defaults_are_pytorchs():
     assert inspect.signature(tg.isclose).parameters["rtol"].default == 1e-05
 
 
-def test_the_namespace_is_the_operations_themselves():
-    """Nothing wraps tensorgrad's functions after import: tg.mul is the decorated function of
-    ops/elementwise.py, and its declaration was collected when it was defined."""
-    assert tg.mul is elementwise.mul and tg.sum is reduction.sum and tg.reshape is shape.reshape
+def test_checks_at_the_door():
+    """An operation is declared where it is defined (ops/), its declaration collected then, and
+    the function stays plain: the library calls it as it is. Its checked form is made once,
+    where its public name is exported: tg.mul checks a call, tg.ops.elementwise.mul does not."""
+    for public, plain in ((tg.mul, elementwise.mul), (tg.sum, reduction.sum),
+                          (tg.reshape, shape.reshape)):
+        assert public is not plain and public.signatures is plain.signatures
+        assert inspect.unwrap(public) is plain
     assert tg.mul.signatures is arguments.FUNCTIONS["mul"]
+    a = tg.tensor([1., 2.])
+    with pytest.raises(TypeError, match="must be Tensor, not list"):
+        tg.mul(a, [1.])
+    with pytest.raises(TypeError, match="unsupported operand"):  # not PyTorch's words: unchecked
+        elementwise.mul(a, [1.])
     assert tg.Tensor.sum.signatures is arguments.METHODS["sum"]
 
 

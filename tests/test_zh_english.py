@@ -75,8 +75,13 @@ def _text(node) -> str | None:
     return None
 
 
+#: The self-check's calls that name what they hand over: a value, a trained network, an order.
+NAMED = ("submit", "measure", "order")
+
+
 def checks_of(source: str):
-    """(task, test name, hint, [value names]) of each ``with t.test(...)`` in a check cell."""
+    """(task, test name, hint, [value names]) of each ``with t.test(...)`` in a check cell (the
+    names of ``t.measure`` and ``t.order`` too: the self-check prints them in the same places)."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
@@ -94,7 +99,7 @@ def checks_of(source: str):
             continue
         hint = next((_text(k.value) for k in call.keywords if k.arg == "hint"), None)
         labels = [_text(inner.args[0]) for inner in ast.walk(node) if isinstance(inner, ast.Call)
-                  and getattr(inner.func, "attr", None) == "submit" and inner.args and _text(inner.args[0])]
+                  and getattr(inner.func, "attr", None) in NAMED and inner.args and _text(inner.args[0])]
         yield task, _text(call.args[0]), hint, labels
 
 

@@ -23,7 +23,8 @@ cell and records a hash of the English text it translates::
 
 Which cells need an entry: every Markdown cell, and every code cell with a comment
 that teaches or (in an exercise set) a student-facing string: the name of a
-``t.test(...)`` or of a value in ``t.submit(...)``, or a ``hint=...``. A code cell's entry is the whole cell as the Chinese
+``t.test(...)``, of a value in ``t.submit(...)``, of a trained network in ``t.measure(...)`` or of
+an order in ``t.order(...)``, or a ``hint=...``. A code cell's entry is the whole cell as the Chinese
 edition shows it; it may differ from the English only in those comments and strings,
 and the nbgrader markers (``### BEGIN SOLUTION``...) stay as they are. Everything else
 of the notebook (code, stored outputs, metadata, tags) is copied from the English, so
@@ -152,9 +153,14 @@ def _tokens(source: str) -> list[tokenize.TokenInfo] | None:
         return None
 
 
+#: The self-check's calls whose first argument is a name the student reads (and the grader matches
+#: it by; the Chinese solution and exercise share it, since both come from the same catalogue).
+NAMED_CALLS = [[".", call, "("] for call in ("test", "submit", "measure", "order")]
+
+
 def _translatable_strings(tokens: list[tokenize.TokenInfo]) -> set[int]:
-    """Positions of the strings a student reads: the names in ``t.test("name", hint="...")`` and
-    ``t.submit("name", ...)``, and hints. (The grader matches values by these names, and the
+    """Positions of the strings a student reads: the names in ``t.test("name", hint="...")``,
+    ``t.submit("name", ...)``, ``t.measure("name", ...)`` and ``t.order("name", ...)``, and hints. (The grader matches values by these names, and the
     Chinese solution and exercise share them, since both come from the same catalogue.)"""
     significant = [i for i, tok in enumerate(tokens)
                    if tok.type not in (tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE)]
@@ -164,7 +170,7 @@ def _translatable_strings(tokens: list[tokenize.TokenInfo]) -> set[int]:
             continue
         before = [tokens[j].string for j in significant[max(0, k - 3):k]]
         continued = k > 0 and significant[k - 1] in found  # "..." "..." (implicit concatenation)
-        if continued or before[-3:] in ([".", "test", "("], [".", "submit", "("]) or before[-2:] == ["hint", "="]:
+        if continued or before[-3:] in NAMED_CALLS or before[-2:] == ["hint", "="]:
             found.add(i)
     return found
 
@@ -484,7 +490,7 @@ def translate_notebook(english: Path) -> Result:
             if code_shape(entry.text) != code_shape(cell.source) or code_shape(cell.source) is None \
                     and entry.text != cell.source:
                 problems.append(f"{label}: the code differs from the English; only comments, "
-                                "t.test() names and hints may be translated")
+                                "the names of t.test(), t.submit(), t.measure() and t.order() and hints may be translated")
                 continue
         else:
             lost = sorted(formula for formula in _MATH.findall(cell.source)

@@ -102,3 +102,14 @@ def drop_capabilities() -> None:
 def die_with_parent(signum: int) -> None:
     """Get ``signum`` when the parent process exits."""
     _libc.prctl(PR_SET_PDEATHSIG, signum, 0, 0, 0)
+
+
+def become(uid: int, gid: int) -> None:
+    """In a child about to become a kernel: that user and group, no other groups, and no way
+    back (no new privileges: a setuid program cannot make it root again)."""
+    os.setgroups([])
+    os.setgid(gid)
+    os.setuid(uid)
+    if os.getuid() != uid or os.geteuid() != uid:
+        raise OSError("the kernel is still root")
+    _libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)

@@ -9,7 +9,8 @@ Why a wrapper and not ``preexec_fn``: ``preexec_fn`` runs between fork and exec
 in a process that may have threads (zmq, asyncio), which Python documents as
 unsafe; an exec'd wrapper is simple, visible in ``ps``, and testable alone.
 
-Limits (``--memory-mb``, ``--cpu-seconds``, ``--file-mb``):
+Limits (``--memory-mb``, ``--cpu-seconds``, ``--file-mb``; and ``--uid N --gid N``, the
+unprivileged user a kernel runs as when there is no sandbox and the grader is root):
 
 * ``RLIMIT_AS``: address space. An oversized allocation fails with
   ``MemoryError`` inside the student's cell instead of pushing the machine into
@@ -48,6 +49,15 @@ def main(argv: list[str]) -> None:
     if values.get("--file-mb", 0) > 0:
         _set(resource.RLIMIT_FSIZE, values["--file-mb"] * 1024 * 1024)
     _set(resource.RLIMIT_CORE, 0)
+    if "--uid" in values:  # (as sandbox.become: no groups, the user, no new privileges)
+        import ctypes
+
+        os.setgroups([])
+        os.setgid(values["--gid"])
+        os.setuid(values["--uid"])
+        if os.geteuid() != values["--uid"]:
+            sys.exit("the kernel is still root")
+        ctypes.CDLL(None, use_errno=True).prctl(38, 1, 0, 0, 0)  # PR_SET_NO_NEW_PRIVS
     os.execv(command[0], command)
 
 

@@ -52,6 +52,9 @@ from .notebooks import ANSWER, TEST, grade_id, role, source_of
 
 #: Roles of cells in the notebook the grader runs.
 SETUP, GUARD, ANSWER_CELL, TEST_CELL, INSTRUCTOR = "setup", "guard", "answer", "test", "instructor"
+#: The guard's check right after a test cell: what it restores was patched *while the test ran*,
+#: so the test's own result may have been forged on its way to the grader (it does not count).
+GUARD_AFTER = "guard_after"
 
 
 @dataclass(frozen=True)
@@ -279,7 +282,8 @@ def assemble(exset: ExerciseSet, cells: list[SubmittedCell], *, nonce: str | Non
         cell.metadata[PRIVATE] = True
         return cell
 
-    add(private(_new_cell("code", guard.setup_source(exset.uses_checks))), SETUP, None)
+    add(private(_new_cell("code", guard.setup_source(exset.uses_checks, exset.imports,
+                                                   guard.protected_folders(str(exset.source_path), exset.name)))), SETUP, None)
     for cell in exset.notebook.cells:
         gid, cell_role = grade_id(cell), role(cell)
         if cell_role == ANSWER and gid:
@@ -294,6 +298,7 @@ def assemble(exset: ExerciseSet, cells: list[SubmittedCell], *, nonce: str | Non
         elif cell_role == TEST and gid:
             add(private(_new_cell("code", guard.check_source(nonce))), GUARD, gid)
             add(private(_new_cell(cell.cell_type, source_of(cell), cell.metadata)), TEST_CELL, gid)
+            add(private(_new_cell("code", guard.check_source(nonce))), GUARD_AFTER, gid)
         else:
             add(_new_cell(cell.cell_type, source_of(cell), cell.metadata), INSTRUCTOR, gid)
     return assembly

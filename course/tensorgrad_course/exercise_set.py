@@ -16,6 +16,7 @@ NotImplementedError"), never to decide it.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -69,6 +70,13 @@ class ExerciseSet:
     def uses_checks(self) -> bool:
         """Whether any test cell declares named tests with ``check(...)``."""
         return any(t.check for t in self.tasks)
+
+    @functools.cached_property
+    def imports(self) -> tuple[str, ...]:
+        """The modules the set's own cells import (:func:`.guard.exercise_imports`)."""
+        from .guard import exercise_imports
+
+        return exercise_imports(self.notebook)
 
     def task(self, gid: str) -> Task:
         return next(t for t in self.tasks if t.grade_id == gid)

@@ -74,7 +74,7 @@ from . import identify, library, measures, sandbox
 from .errors import CourseError, NotebookError, UsageError
 from .exercise_set import ExerciseSet, load_exercise_sets
 from .kernel import CellResult, Limits, RunResult, kernel_env, new_scratch, run_notebook
-from .notebooks import grade_id, parse_json, source_of
+from .notebooks import grade_id, parse_json, shape_problem, source_of
 from .values import compare, record_problem, share_of_points
 from .version import GRADER_VERSION
 
@@ -202,6 +202,21 @@ def refusal(path: str | Path) -> tuple[str, bool]:
     return "", False
 
 
+def student_id(name: str) -> str:
+    """A student's id from a file or folder name, as text every report can hold.
+
+    A name that is not valid UTF-8 (Python holds its odd bytes as lone surrogates, which no
+    UTF-8 file can store) is shown with those bytes as ``\\xNN`` escapes, plus a short hash of
+    the raw bytes, so that it never becomes the id of another name (``caf\\xe9`` typed out).
+    Other characters, control characters included, are kept: every report escapes them.
+    """
+    raw = os.fsencode(name)
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return raw.decode("utf-8", "backslashreplace") + "-" + hashlib.sha1(raw).hexdigest()[:6]
+
+
 def discover(paths: list[str | Path]) -> list[Submission]:
     """Submissions from files and folders.
 
@@ -218,9 +233,9 @@ def discover(paths: list[str | Path]) -> list[Submission]:
             for nb in _class_files(path):
                 rel = nb.relative_to(path)
                 student = rel.parts[0] if len(rel.parts) > 1 else rel.stem
-                found.setdefault(Path(os.path.abspath(nb)), Submission(student, str(nb)))
+                found.setdefault(Path(os.path.abspath(nb)), Submission(student_id(student), str(nb)))
         elif path.is_file() or path.is_symlink() or path.exists():
-            found.setdefault(Path(os.path.abspath(path)), Submission(path.stem, str(path)))
+            found.setdefault(Path(os.path.abspath(path)), Submission(student_id(path.stem), str(path)))
         else:
             raise UsageError(f"submission not found: {path}")
     return sorted(found.values(), key=lambda s: (s.student, s.path))
@@ -282,6 +297,7 @@ def _describe(assembly: asm.Assembly, index: int | None) -> str:
         asm.ANSWER_CELL: f"your answer cell {gid!r}",
         asm.TEST_CELL: f"test {gid!r}",
         asm.GUARD: f"the grader's check before test {gid!r}",
+        asm.GUARD_AFTER: f"the grader's check after test {gid!r}",
         asm.SETUP: "the grader's setup",
     }.get(cell_role, f"setup cell {index}")
     return f" (at {where})"
@@ -541,28 +557,52 @@ def score(
     return results
 
 
-def _guard_findings(assembly: asm.Assembly, run: RunResult) -> list[asm.Finding]:
+def _guard_findings(assembly: asm.Assembly, run: RunResult) -> tuple[list[asm.Finding], set[str]]:
+    """The guard cells' findings, and the tasks whose test ran while something was patched (the
+    check right after the test restored it, or did not answer): their results do not count."""
     findings: list[asm.Finding] = []
     seen: set[str] = set()
+    void: set[str] = set()
     for index, (cell_role, gid) in enumerate(assembly.roles):
         result = run.cells.get(index)
-        if cell_role not in (asm.GUARD, asm.SETUP) or result is None or result.status == "ok":
+        if cell_role not in (asm.GUARD, asm.GUARD_AFTER, asm.SETUP) or result is None or result.status == "ok":
             continue
+        when = f"after test {gid!r}" if cell_role == asm.GUARD_AFTER else f"before test {gid!r}"
         if result.ename == "GraderGuard":
             # "restored ... | attempted ...": what the guard put back, and what its audit hook saw tried
             for part in result.evalue.split(" | "):
                 kind = "attempted" if part.startswith("attempted ") else "patched"
+                if kind == "patched" and cell_role == asm.GUARD_AFTER:
+                    void.add(gid)
                 if part not in seen:
                     seen.add(part)
-                    findings.append(asm.Finding(kind, gid, f"{theirs(part)} (before test {gid!r})", tampering=True))
+                    findings.append(asm.Finding(kind, gid, f"{theirs(part)} ({when})", tampering=True))
             continue
         else:
+            if cell_role == asm.GUARD_AFTER:
+                void.add(gid)
             key = detail = f"the grader's {cell_role} cell failed: {_raised(result.ename, result.evalue)}"
-            finding = asm.Finding("guard", gid, detail, tampering=cell_role == asm.GUARD)
+            finding = asm.Finding("guard", gid, detail, tampering=cell_role in (asm.GUARD, asm.GUARD_AFTER))
         if key not in seen:
             seen.add(key)
             findings.append(finding)
-    return findings
+    return findings, void
+
+
+def _void(tasks: list[TaskResult], gids: set[str]) -> None:
+    """No points from the tests of a task whose test cell ran while something the grader relies on
+    was patched: a passed test may have been forged on its way out (a failed one keeps its message)."""
+    why = "not counted: something was patched while this test ran (see the integrity report)"
+    for task in tasks:
+        if task.grade_id not in gids or task.status == "manual":
+            continue
+        voided = [test for test in task.tests if test.status == "passed"]
+        for test in voided:
+            test.points, test.status, test.message = 0.0, "error", why
+        if voided or task.points:
+            task.points = 0.0
+            task.status = "error"
+            task.reason = f"{task.reason}; {why}" if task.reason else why
 
 
 # ----------------------------------------------------------------- one notebook
@@ -619,12 +659,19 @@ def _read(sub: Submission, sets: dict[str, ExerciseSet]):
     if not problem:
         try:
             nb_json = parse_json(data)
+            shape = shape_problem(nb_json)
+            if shape:
+                problem = f"not a notebook Jupyter wrote: {shape}; the file was edited by hand or damaged"
         except NotebookError as exc:
             problem = f"{exc.message}; the file may be truncated or not saved from Jupyter"
     if problem:  # its row goes with the set its name gives, if any (a 0 in that set's table)
         return data, None, problem, identify.set_by_name(sub.path, sets)
-    cells = asm.submitted_cells(nb_json)
-    match = identify.identify(sub.path, nb_json, {c.grade_id for c in cells if c.grade_id}, sets)
+    try:
+        cells = asm.submitted_cells(nb_json)
+        match = identify.identify(sub.path, nb_json, {c.grade_id for c in cells if c.grade_id}, sets)
+    except Exception as exc:  # noqa: BLE001 - a shape shape_problem missed: this file's row, not the batch
+        return data, None, (f"the grader could not read this notebook's structure ({type(exc).__name__}); "
+                            "look at it by hand"), identify.set_by_name(sub.path, sets)
     return data, nb_json, match.problem, match.exset
 
 
@@ -686,7 +733,9 @@ def _grade(
         shutil.rmtree(scratch, ignore_errors=True)
     collected = exp.collect(assembly, run, nonce)
     result.tasks = score(exset, assembly, run, wanted, collected)
-    findings = assembly.findings + _guard_findings(assembly, run) + collected.findings
+    guarded, void = _guard_findings(assembly, run)
+    _void(result.tasks, void)
+    findings = assembly.findings + guarded + collected.findings
     if run.limit:
         findings.append(asm.Finding("limit", None, run.limit))
     result.integrity = [f.as_dict() for f in findings]

@@ -30,6 +30,7 @@ instructor-only entry says so.
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import shutil
 import sys
@@ -220,7 +221,8 @@ def _failure(message: str) -> dict:
 _RUN = ("graded", "timeout", "kernel_died")
 
 
-def results_for(results, hidden_visibility: str, sandbox_note: str, duplicates: list[tuple[str, str]] = ()) -> dict:
+def results_for(results, hidden_visibility: str, sandbox_note: str, duplicates: list[tuple[str, str]] = (),
+                notes: list[str] = ()) -> dict:
     """Gradescope's results.json for one student's files.
 
     Test entries come only from files run against their exercise set, one per set
@@ -239,7 +241,7 @@ def results_for(results, hidden_visibility: str, sandbox_note: str, duplicates: 
         reasons = "\n".join(f"{reports.plain(Path(r.path).name)}: {r.status}: {reports.plain(r.reason)}"
                             for r in strays)
         data = _failure(f"Nothing could be graded:\n{reasons}\nUpload your notebook (.ipynb), as saved from Jupyter.")
-        data["tests"].append(_instructor_entry(strays, sandbox_note, duplicates))
+        data["tests"].append(_instructor_entry(strays, sandbox_note, duplicates, notes))
         return data
     data = reports.gradescope(run)
     for test in data["tests"]:
@@ -257,15 +259,16 @@ def results_for(results, hidden_visibility: str, sandbox_note: str, duplicates: 
     for r in strays:
         lines.append(f"{reports.plain(Path(r.path).name)}: ignored ({r.status}: {reports.plain(r.reason)})")
     data["output"] = "\n".join(lines)
-    data["tests"].append(_instructor_entry(results, sandbox_note, duplicates))
+    data["tests"].append(_instructor_entry(results, sandbox_note, duplicates, notes))
     return data
 
 
-def _instructor_entry(results, sandbox_note: str, duplicates) -> dict:
+def _instructor_entry(results, sandbox_note: str, duplicates, notes: list[str] = ()) -> dict:
     from . import reports
 
     findings = [f"{reports.plain(r.notebook)} {reports.finding_line(None, f)}" for r in results for f in r.integrity]
     findings += [f"duplicate: {reports.plain(name)} not graded ({reports.plain(kept)} was)" for name, kept in duplicates]
+    findings += [reports.plain(note) for note in notes]
     return {
         "name": "Integrity findings (instructors only)", "score": 0, "max_score": 0, "visibility": "hidden",
         "output": "\n".join([f"sandbox: {sandbox_note}", *(findings or ["no findings"])]),
@@ -305,12 +308,76 @@ def choose(subs, sets) -> tuple[list, list[tuple[str, str]]]:
     return keep, duplicates
 
 
+def load_grader() -> dict[str, str]:
+    """Import every module of the grader now, before any student code runs, and return
+    {file: sha256} of their files as imported.
+
+    A module imported later (``from . import reports`` inside a function) would be read from
+    disk after the submission ran, and without a sandbox the submission may have rewritten
+    it. Imported up front, the grader runs the code it started with; the hashes tell
+    afterwards whether its files were changed (:func:`changed_files`).
+    """
+    import hashlib
+    import importlib
+    import pkgutil
+
+    import tensorgrad_course
+
+    for info in pkgutil.iter_modules(tensorgrad_course.__path__):
+        if info.name not in ("__main__",):
+            importlib.import_module(f"tensorgrad_course.{info.name}")
+    files = {}
+    for name, module in sorted(sys.modules.items()):
+        path = getattr(module, "__file__", None)
+        if path and name.split(".")[0] in ("tensorgrad_course", "tensorgrad") and os.path.isfile(path):
+            files[path] = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    return files
+
+
+def changed_files(files: dict[str, str]) -> list[str]:
+    """The grader's files (from :func:`load_grader`) whose content is no longer what was imported."""
+    import hashlib
+
+    changed = []
+    for path, digest in files.items():
+        try:
+            now = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+        except OSError:
+            now = ""
+        if now != digest:
+            changed.append(path)
+    return changed
+
+
+def _protect(root: Path, user: tuple[int, int, str] | None) -> list[str]:
+    """Without a sandbox, as root: only root may enter the autograder's source (solutions,
+    config) and results folders. Returns what the kernels' user can still read (nothing, or
+    the instructor is told)."""
+    from . import sandbox
+
+    if user is None:
+        return []
+    for folder in (root / "source", root / "results"):
+        if folder.is_dir():
+            os.chmod(folder, 0o700)
+    probes = [p for p in (root / "source").rglob("*") if p.is_file()][:50]
+    return sandbox.readable_by(user[0], user[1], probes)
+
+
 def run(root: Path) -> int:
-    """Grade ``root/submission`` with ``root/source``; always write ``root/results/results.json``."""
+    """Grade ``root/submission`` with ``root/source``; always write ``root/results/results.json``, last.
+
+    Without a sandbox (the container cannot run bubblewrap) and as root, the student's
+    kernels run as an unprivileged user that cannot read ``root/source`` or write
+    ``root/results``; every process of that user is killed before results.json is written,
+    and the grader's modules are all imported before any kernel starts (:func:`load_grader`).
+    """
     results_file = root / "results" / "results.json"
     results_file.parent.mkdir(parents=True, exist_ok=True)
     try:
-        from . import sandbox
+        from . import guard, sandbox
+
+        grader_files = load_grader()
         from .grade import discover, grade_batch
         from .kernel import Limits
 
@@ -321,6 +388,9 @@ def run(root: Path) -> int:
         # since the container is itself fresh for each submission; the instructor-only entry says which.
         level, tried = sandbox.mode()
         sandboxed = level is not None
+        user = None if sandboxed else sandbox.kernel_user()[0]
+        guard.EXTRA_PROTECTED[:] = [str(root.resolve())]  # (the submission's own copy is in the kernel's folder)
+        notes = [f"the kernels' user can read {p}" for p in _protect(root, user)]
         limits = Limits(cell_timeout=config["cell_timeout"], notebook_timeout=config["notebook_timeout"],
                         memory_mb=config["memory_mb"], sandbox=sandboxed)
         submission = root / "submission"
@@ -331,14 +401,33 @@ def run(root: Path) -> int:
         with tempfile.TemporaryDirectory(prefix="tg-gradescope-cache-") as cache:
             results = grade_batch(subs, source / "solutions", source / "exercises", limits, cache_dir=Path(cache)) \
                 if subs else []
+        if user is not None:
+            lingering = sandbox.sweep(user[0])
+            if lingering:
+                notes.append(f"tampering: the submission left {lingering} process(es) running after its notebook "
+                             "ended; they were killed before results.json was written")
+        changed = changed_files(grader_files)
+        if changed:
+            notes.append("tampering: the grader's own files were changed while the submission ran: "
+                         + ", ".join(changed) + "; every score of this run is set to 0")
+            for r in results:
+                r.score = 0.0
+                for task in r.tasks:
+                    task.points = 0.0
+                    task.status, task.reason = "error", "not graded: the grader's files were changed"
+                    for test in task.tests:
+                        test.points, test.status = 0.0, "error"
         note = sandbox.describe(sandboxed) + ("" if level == "nested" else f" [probes: {tried}]")
-        data = results_for(results, config.get("hidden_visibility", "after_published"), note, duplicates)
+        data = results_for(results, config.get("hidden_visibility", "after_published"), note, duplicates, notes)
         code = 0
     except Exception as exc:  # noqa: BLE001 - Gradescope must always get a results.json
         data = _failure(f"The autograder could not grade this submission ({type(exc).__name__}: {exc}). "
                         "Your instructor can see this message; please let them know.")
         code = 1
-    results_file.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    # Last, and whole: a reader sees the old file or this one, never a mix.
+    temporary = results_file.with_name(f".results.{os.getpid()}.json")
+    temporary.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    os.replace(temporary, results_file)
     return code
 
 

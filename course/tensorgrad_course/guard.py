@@ -77,6 +77,18 @@ CHECKS_CLASSES: tuple[tuple[str, str], ...] = (
     ("tensorgrad_course.checks", "TaskCheck"), ("tensorgrad_course.checks", "_Test"),
 )
 
+#: Modules all of whose functions and classes are watched (not only those of CHECKS_WATCHED): a
+#: helper such as ``values._encode`` decides what a record carries as much as ``encode`` does.
+CHECKS_MODULES = ("tensorgrad_course.checks", "tensorgrad_course.values")
+#: The classes through which every reply and record reaches the grader (their methods are restored).
+CHANNEL_CLASSES: tuple[tuple[str, str], ...] = (
+    ("jupyter_client.session", "Session"), ("zmq.sugar.socket", "Socket"),
+    ("ipykernel.iostream", "IOPubThread"), ("ipykernel.iostream", "BackgroundSocket"),
+)
+#: The message session's methods and settings, checked on each session object the kernel sends with.
+CHANNEL_SETTINGS = ("pack", "unpack", "send", "serialize", "deserialize", "sign", "msg", "msg_header",
+                    "send_raw", "feed_identities")
+
 #: Modules whose *identity* in ``sys.modules`` is restored before each test (a swapped-in
 #: look-alike would be what a test cell's ``import numpy as np`` gets).
 WATCHED_MODULES = ("builtins", "math", "numpy", "numpy.testing", "IPython", "IPython.display",
@@ -96,14 +108,23 @@ MODULE_NAME = "_tensorgrad_grader_guard"
 
 _SETUP_TEMPLATE = f'''\
 # tensorgrad grader: setup (not part of the exercise)
-def _tensorgrad_grader_setup(watched, machinery, preload, watched_classes, modules, transformer_lists, audit):
+def _tensorgrad_grader_setup(watched, machinery, preload, watched_classes, modules, transformer_lists, audit,
+                             protected, whole_modules, channel):
     import importlib, sys, types
 
     for modname in preload:
-        importlib.import_module(modname)
+        try:
+            importlib.import_module(modname)
+        except Exception:  # (not installed here: the exercise's own cell reports it)
+            pass
     missing = object()
     originals = []  # (label, owner, name, original object or missing)
-    for modname, name in watched:
+    for modname in whole_modules:  # every function and class of these modules, not a list of names
+        module_object = sys.modules.get(modname)
+        if module_object is not None:
+            watched = (*watched, *((modname, k) for k, v in vars(module_object).items()
+                                   if not k.startswith("__") and (callable(v) or isinstance(v, type))))
+    for modname, name in dict.fromkeys(watched):
         try:
             owner = importlib.import_module(modname)
         except Exception:
@@ -132,6 +153,20 @@ def _tensorgrad_grader_setup(watched, machinery, preload, watched_classes, modul
 
     # ipykernel itself sets some of these on the shell instance; remember those too.
     shell_originals = {{name: vars(shell).get(name, missing) for name in machinery}}
+
+    # The way every reply and record travels to the grader: the kernel's message session (its
+    # methods, and pack/unpack, which are settings of the instance) and the kernel's table of
+    # request handlers. A patch here can turn a failed test's reply into a passed one.
+    sessions = [obj for obj in dict.fromkeys((getattr(kernel, "session", None),
+                                              getattr(publisher, "session", None))) if obj is not None]
+
+    def session_state(obj):
+        values = getattr(obj, "_trait_values", {{}})
+        return {{name: (values[name] if name in values else vars(obj).get(name, missing)) for name in channel}}
+
+    saved_sessions = [(obj, session_state(obj)) for obj in sessions]
+    handlers = {{name: getattr(kernel, name, None) for name in ("shell_handlers", "control_handlers")}}
+    saved_handlers = {{name: (table, dict(table)) for name, table in handlers.items() if isinstance(table, dict)}}
     publisher_original = vars(publisher).get("publish", missing) if publisher is not None else missing
 
     module_ids = {{name: sys.modules.get(name) for name in modules}}
@@ -167,47 +202,98 @@ def _tensorgrad_grader_setup(watched, machinery, preload, watched_classes, modul
         path_events = {{"os.remove": "removing", "os.rename": "renaming", "os.mkdir": "making a folder",
                        "os.rmdir": "removing a folder", "shutil.rmtree": "removing a tree", "os.symlink": "linking",
                        "os.link": "linking", "os.chmod": "changing the mode of", "os.truncate": "truncating"}}
-        events = frozenset((*path_events, "open", "os.kill", "os.killpg", "socket.connect", "sys.addaudithook"))
+        events = frozenset((*path_events, "open", "os.kill", "os.killpg", "socket.connect", "sys.addaudithook",
+                            "socket.sendto", "socket.sendmsg", "socket.getaddrinfo", "subprocess.Popen",
+                            "os.exec", "os.posix_spawn"))
+        secret = tuple(p.rstrip("/") + "/" for p in protected)  # the grader's folders: never the kernel's to read
+        # ...but for what the kernel imports from inside them (the library of a checkout that holds the solutions)
+        imported = [*sys.path, *(_os.path.dirname(getattr(sys.modules.get(n), "__file__", None) or "")
+                                 for n in ("tensorgrad", "tensorgrad_course"))]
+        library = tuple(p.rstrip("/") + "/" for p in imported
+                        if p and _os.path.isabs(p) and (p.rstrip("/") + "/").startswith(secret) and secret)
+        local_hosts = (None, "", "localhost", "127.0.0.1", "::1", b"localhost", b"127.0.0.1")
+        network_tools = frozenset(("curl", "wget", "nc", "ncat", "netcat", "ssh", "scp", "sftp", "rsync", "ftp",
+                                   "telnet", "socat", "dig", "nslookup", "host", "ping"))
 
-        def outside(path):
+        def absolute(path):
+            """The absolute path an open() or os call names, or None (a file descriptor, an odd object)."""
             if isinstance(path, int):
                 return None
             try:
-                full = _os.path.abspath(_os.fsdecode(path))
+                return _os.path.abspath(_os.fsdecode(path))
             except Exception:
                 return None
-            if (full + "/").startswith(allowed) or "/__pycache__/" in full + "/":  # (Python caching bytecode)
+
+        def grader_path(path):
+            full = absolute(path)
+            inside = full and secret and (full + "/").startswith(secret) and not (full + "/").startswith(library)
+            return full if inside else None
+
+        def program(args):
+            argv = args[1] if len(args) > 1 and isinstance(args[1], (list, tuple)) else [args[0]]
+            name = _os.path.basename(_os.fsdecode(argv[0])) if argv and isinstance(argv[0], (str, bytes)) else ""
+            return name if name in network_tools else None
+
+        # The grader's and the library's own files, wherever they are installed (/tmp included).
+        packages = tuple(_os.path.dirname(getattr(sys.modules.get(n), "__file__", None) or "/nonexistent") + "/"
+                         for n in ("tensorgrad", "tensorgrad_course"))
+
+        def outside(path):
+            full = absolute(path)
+            if full is None or "/__pycache__/" in full + "/":  # (Python caching bytecode)
+                return None
+            if (full + "/").startswith(allowed) and not (full + "/").startswith(packages):
                 return None
             return full
 
+        any_pid = _re.compile(r"/proc/\\d+/")
+
+        def note(text):
+            """Once per kind: a scan of every /proc/PID/cmdline is one attempt, not 200 that hide the rest."""
+            text = any_pid.sub("/proc/<pid>/", text)
+            if text not in attempts:
+                attempts.append(text)
+
         def hook(event, args):
-            if event not in events or len(attempts) >= 20:
+            if event not in events or len(attempts) >= 20:  # (each attempt is noted once: see note)
                 return
             try:
                 if event == "open":
                     path, mode, flags = args
                     writing = any(c in mode for c in "wax+") if isinstance(mode, str) else bool((flags or 0) & 3)
-                    where = outside(path) if writing else None
+                    where = (outside(path) or grader_path(path)) if writing else None
                     if where:
-                        attempts.append("writing " + repr(where))
+                        note("writing " + repr(where))
+                    elif grader_path(path):
+                        note("reading " + repr(grader_path(path)))
                     elif isinstance(path, str):
                         found = other_proc.match(path)
                         if (found and int(found.group(1)) != me) or proc_root.match(path):
-                            attempts.append("reading " + repr(path))
+                            note("reading " + repr(path))
                 elif event in ("os.kill", "os.killpg"):
                     target = args[0]
                     if target <= 1 or target == _os.getppid() or (event == "os.killpg" and target != _os.getpgrp()):
-                        attempts.append("sending signal " + str(args[1]) + " to process " + str(target))
+                        note("sending signal " + str(args[1]) + " to process " + str(target))
                 elif event == "socket.connect":
                     address = args[1]
                     if not (isinstance(address, (str, bytes)) and not outside(address)):
-                        attempts.append("connecting to " + repr(address))
+                        note("connecting to " + repr(address))
+                elif event in ("socket.sendto", "socket.sendmsg"):
+                    address = args[-1]
+                    if address is not None and not (isinstance(address, (str, bytes)) and not outside(address)):
+                        note("sending data to " + repr(address))
+                elif event == "socket.getaddrinfo":
+                    if args[0] not in local_hosts:
+                        note("looking up the address of " + repr(args[0]))
+                elif event in ("subprocess.Popen", "os.exec", "os.posix_spawn"):
+                    if program(args):
+                        note("running " + repr(program(args)))
                 elif event == "sys.addaudithook":
-                    attempts.append("adding an audit hook")
+                    note("adding an audit hook")
                 else:
                     where = outside(args[0])
                     if where:
-                        attempts.append(path_events[event] + " " + repr(where))
+                        note(path_events[event] + " " + repr(where))
             except Exception:
                 pass
 
@@ -216,30 +302,39 @@ def _tensorgrad_grader_setup(watched, machinery, preload, watched_classes, modul
     class {GUARD_ENAME}(Exception):
         pass
 
+    def put_back(owner, name, original):
+        if original is missing:
+            delattr(owner, name)
+        else:
+            setattr(owner, name, original)
+
     def check(nonce=None):
         module.nonce = nonce
         restored = []
         for label, owner, name, original in originals:
             if vars(owner).get(name, missing) is not original:
-                if original is missing:
-                    delattr(owner, name)
-                else:
-                    setattr(owner, name, original)
+                put_back(owner, name, original)
                 restored.append(label)
         for name in machinery:
             current = vars(shell).get(name, missing)
             if current is not shell_originals[name]:
-                if shell_originals[name] is missing:
-                    delattr(shell, name)
-                else:
-                    setattr(shell, name, shell_originals[name])
+                put_back(shell, name, shell_originals[name])
                 restored.append("get_ipython()." + name)
         if publisher is not None and vars(publisher).get("publish", missing) is not publisher_original:
-            if publisher_original is missing:
-                delattr(publisher, "publish")
-            else:
-                publisher.publish = publisher_original
+            put_back(publisher, "publish", publisher_original)
             restored.append("get_ipython().display_pub.publish")
+        for obj, saved in saved_sessions:
+            for name, value in session_state(obj).items():
+                if value is not saved[name]:
+                    put_back(obj, name, saved[name])
+                    restored.append("session." + name)
+        for name, (table, contents) in saved_handlers.items():
+            if getattr(kernel, name, None) is not table or any(table.get(k) is not v for k, v in contents.items()) \
+                    or set(table) != set(contents):
+                table.clear()
+                table.update(contents)
+                setattr(kernel, name, table)
+                restored.append("kernel." + name)
         for label, cls, saved in class_dicts:
             current = dict(vars(cls))
             changed = [k for k in set(saved) | set(current)
@@ -290,19 +385,91 @@ def _tensorgrad_grader_setup(watched, machinery, preload, watched_classes, modul
     module.nonce = None
     sys.modules[module.__name__] = module
 
-_tensorgrad_grader_setup(%s, %r, %s, %s, %r, %r, %r)
+_tensorgrad_grader_setup(%s, %r, %s, %s, %r, %r, %r, %r, %r, %r)
 del _tensorgrad_grader_setup
 '''
 
 
-def setup_source(uses_checks: bool = False) -> str:
-    """The grader's first cell; with ``uses_checks``, also watches :mod:`.checks`."""
+def exercise_imports(notebook) -> tuple[str, ...]:
+    """The modules the exercise set's own cells import (``import tensorgrad as tg``,
+    ``from tensorgrad.nn import Linear``), sorted: every absolute import of every code cell of the
+    instructor's notebook, answers included, and each package above it (``tensorgrad`` for
+    ``tensorgrad.nn``). The setup cell imports them before it takes its snapshot, so that the
+    exercise's own ``import`` is never taken for a swapped module, whichever way the kernel
+    started (forked from the preloading fork server or not, :mod:`.kernel`), and the guard then
+    watches their identity in ``sys.modules`` like that of :data:`WATCHED_MODULES`. A cell that
+    is not Python (IPython's ``%magic`` or ``!shell`` lines) is read without those lines."""
+    import ast
+
+    found: set[str] = set()
+    for cell in getattr(notebook, "cells", ()):
+        if cell.get("cell_type") != "code":
+            continue
+        source = cell.get("source", "")
+        source = "".join(source) if isinstance(source, list) else str(source)
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError):
+            kept = "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines())
+            try:
+                tree = ast.parse(kept)
+            except (SyntaxError, ValueError):
+                continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            else:
+                continue
+            for name in names:
+                parts = name.split(".")
+                found.update(".".join(parts[: i + 1]) for i in range(len(parts)))
+    return tuple(sorted(found))
+
+
+def setup_source(uses_checks: bool = False, imports: tuple[str, ...] = (), protected: tuple[str, ...] = ()) -> str:
+    """The grader's first cell; with ``uses_checks``, also watches :mod:`.checks`.
+
+    ``protected``: the grader's own folders (:func:`protected_folders`). Opening anything below
+    them, to read or to write, is an attempt the audit hook reports, whether or not it succeeds
+    (under the sandbox they do not even exist in the kernel's view).
+
+    ``imports``: what the exercise itself imports (:func:`exercise_imports`). The cell imports
+    them and every module of :data:`WATCHED_MODULES` before it remembers anything, so every
+    watched module is in ``sys.modules`` at the snapshot: a later ``import`` of one (the
+    exercise's own, or a test cell's) finds it there and changes nothing.
+    """
     watched = WATCHED + (CHECKS_WATCHED if uses_checks else ())
-    preload = ("tensorgrad_course.checks",) if uses_checks else ()
-    classes = CHECKS_CLASSES if uses_checks else ()
     extra = RESTORE_EXTRA
+    modules = tuple(dict.fromkeys((*WATCHED_MODULES, *imports))) if extra else ()
+    preload = tuple(dict.fromkeys((*(("tensorgrad_course.checks",) if uses_checks else ()), *modules, *imports)))
+    classes = (CHECKS_CLASSES if uses_checks else ()) + (CHANNEL_CLASSES if extra else ())
+    whole = CHECKS_MODULES if uses_checks and extra else ()
     return _SETUP_TEMPLATE % (repr(watched), MACHINERY_METHODS, repr(preload), repr(classes),
-                              WATCHED_MODULES if extra else (), TRANSFORMER_LISTS if extra else (), extra)
+                              modules, TRANSFORMER_LISTS if extra else (), extra, tuple(protected) if extra else (),
+                              whole, CHANNEL_SETTINGS if extra else ())
+
+
+#: More folders of the grader's (Gradescope's /autograder: gradescope.run adds it).
+EXTRA_PROTECTED: list[str] = []
+
+
+def protected_folders(solution: str, name: str) -> tuple[str, ...]:
+    """The grader's folders a kernel has no business opening, from the path of the solution
+    notebook of the set ``name``: the folder that holds the solutions folder (the course: its
+    exercises, the class's submissions, the output; Gradescope's /autograder/source), or the
+    solutions folder itself when that parent would be the whole file system or a home folder;
+    and :data:`EXTRA_PROTECTED`."""
+    import os
+
+    solutions = os.path.abspath(solution)
+    for _ in name.split("/"):
+        solutions = os.path.dirname(solutions)
+    course = os.path.dirname(solutions)
+    if course in ("/", "/home", "/root", "/tmp", "/var/tmp", os.path.expanduser("~")):
+        course = solutions
+    return tuple(dict.fromkeys((course, *EXTRA_PROTECTED)))
 
 
 def check_source(nonce: str | None = None) -> str:

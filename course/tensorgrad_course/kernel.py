@@ -393,6 +393,9 @@ class LimitedKernelManager(AsyncKernelManager):
     launcher_args = List(Unicode())
     #: The kernel's scratch folder when it runs in the sandbox; "" without the sandbox.
     sandbox_scratch = Unicode("")
+    #: Without the sandbox, as root: the kernel's scratch folder, which the unprivileged user
+    #: the kernel runs as (:func:`.sandbox.kernel_user`) owns; "" otherwise.
+    user_scratch = Unicode("")
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -402,6 +405,11 @@ class LimitedKernelManager(AsyncKernelManager):
             self.transport = "ipc"
             self.ip = os.path.join(self.sandbox_scratch, "zmq")
             self.connection_file = os.path.join(self.sandbox_scratch, "kernel.json")
+        elif self.user_scratch:  # (where the kernel's user can read it: the grader's runtime folder is root's)
+            self.connection_file = os.path.join(self.user_scratch, "kernel.json")
+
+    def _kernel_user(self) -> tuple[int, int, str] | None:
+        return sandbox.kernel_user()[0] if self.user_scratch else None
 
     def format_kernel_cmd(self, extra_arguments: list[str] | None = None) -> list[str]:
         kernel = [
@@ -409,11 +417,16 @@ class LimitedKernelManager(AsyncKernelManager):
             "-f", os.path.realpath(self.connection_file),
             *(extra_arguments or []),
         ]
-        return [sys.executable, "-I", _LAUNCHER, *self.launcher_args, "--", *kernel]
+        user = self._kernel_user()
+        who = ["--uid", str(user[0]), "--gid", str(user[1])] if user else []
+        return [sys.executable, "-I", _LAUNCHER, *self.launcher_args, *who, "--", *kernel]
 
     async def _async_launch_kernel(self, kernel_cmd: list[str], **kw) -> None:
         env = kw.get("env") or dict(os.environ)
         sandboxed = bool(self.sandbox_scratch)
+        user = self._kernel_user()
+        if user:
+            os.chown(self.connection_file, user[0], user[1])
         zygote = _Zygote.for_env(env, sandboxed)
         cwd = str(kw.get("cwd") or os.getcwd())
         if zygote is not None:
@@ -421,6 +434,8 @@ class LimitedKernelManager(AsyncKernelManager):
             values = dict(zip(self.launcher_args[::2], (int(v) for v in self.launcher_args[1::2])))
             limits = {"memory_mb": values.get("--memory-mb", 0), "cpu_seconds": values.get("--cpu-seconds", 0),
                       "file_mb": values.get("--file-mb", 0)}
+            if user:
+                limits["user"] = [user[0], user[1]]
             try:
                 pid = zygote.spawn(argv, cwd, env, limits, self.sandbox_scratch or None)
             except (OSError, ValueError):
@@ -738,9 +753,14 @@ async def _run(nb, limits: Limits, workdir: Path, env: dict[str, str]) -> RunRes
         sandbox.require()
         if sandbox.root().resolve() not in Path(workdir).resolve().parents:
             raise ValueError("a sandboxed kernel's folder must come from kernel.new_scratch")
+    scratch = Path(workdir).resolve().parent
+    user = None if limits.sandbox else sandbox.kernel_user()[0]
+    if user:
+        _give(scratch, user)
     km = LimitedKernelManager(
         kernel_name="python3",
-        sandbox_scratch=str(Path(workdir).resolve().parent) if limits.sandbox else "",
+        sandbox_scratch=str(scratch) if limits.sandbox else "",
+        user_scratch=str(scratch) if user else "",
         launcher_args=[
             "--memory-mb", str(limits.memory_mb),
             "--cpu-seconds", str(limits.cpu_seconds()),
@@ -807,6 +827,13 @@ async def _run(nb, limits: Limits, workdir: Path, env: dict[str, str]) -> RunRes
     finally:
         _finish(result, client, watchdog, km, pgid, begin)
     return result
+
+
+def _give(scratch: Path, user: tuple[int, int, str]) -> None:
+    """Make the kernel's user the owner of its scratch folder (the only folder it may write)."""
+    for folder, dirs, files in os.walk(scratch):
+        for name in [folder, *(os.path.join(folder, n) for n in dirs + files)]:
+            os.chown(name, user[0], user[1], follow_symlinks=False)
 
 
 def _finish(result: RunResult, client, watchdog, km, pgid, begin: float) -> RunResult:

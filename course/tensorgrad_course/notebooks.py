@@ -39,7 +39,8 @@ _CELL_ID = re.compile(r"^[a-zA-Z0-9-_]{1,64}$")
 
 def nbgrader(cell: dict) -> dict | None:
     """The cell's ``metadata.nbgrader`` dict, or None if it has none."""
-    meta = cell.get("metadata", {}).get("nbgrader")
+    metadata = cell.get("metadata") if isinstance(cell, dict) else None
+    meta = metadata.get("nbgrader") if isinstance(metadata, dict) else None
     return meta if isinstance(meta, dict) else None
 
 
@@ -127,6 +128,48 @@ def parse_json(data: bytes, *, path: str | None = None) -> dict:
     if not isinstance(parsed, dict) or not isinstance(parsed.get("cells"), list):
         raise NotebookError("not a notebook: JSON without a 'cells' list", path=path)
     return parsed
+
+
+#: What each field of a notebook and of its cells must be, where present (nbformat 4's schema).
+_NOTEBOOK_FIELDS = {"metadata": dict, "cells": list, "nbformat": int, "nbformat_minor": int}
+_CELL_FIELDS = {"cell_type": str, "metadata": dict, "id": str, "outputs": list, "attachments": dict}
+_NBGRADER_FIELDS = {"grade_id": str, "schema_version": int}
+
+
+def _kind(value) -> str:
+    return {dict: "an object", list: "a list", str: "a string", bool: "true or false", type(None): "null",
+            int: "a number", float: "a number"}.get(type(value), type(value).__name__)
+
+
+def shape_problem(data: dict) -> str:
+    """What in a submitted notebook's JSON is not the shape of a notebook (a list where a dict
+    belongs, a cell that is a number...), or "" when every field the grader reads has its
+    type. Submissions are anyone's bytes: the grader checks their shape once, here, so that
+    no later step meets a ``'list' object has no attribute 'get'`` and no odd file stops a batch."""
+    for key, kind in _NOTEBOOK_FIELDS.items():
+        if key in data and not isinstance(data[key], kind):
+            return f"the notebook's {key!r} is {_kind(data[key])}, not {_kind(kind())}"
+    metadata = data.get("metadata", {})
+    for key in ("tensorgrad", "kernelspec", "language_info"):
+        if key in metadata and not isinstance(metadata[key], dict):
+            return f"the notebook's metadata {key!r} is {_kind(metadata[key])}, not an object"
+    for index, cell in enumerate(data.get("cells", [])):
+        where = f"cell {index + 1}"
+        if not isinstance(cell, dict):
+            return f"{where} is {_kind(cell)}, not an object"
+        for key, kind in _CELL_FIELDS.items():
+            if key in cell and not isinstance(cell[key], kind):
+                return f"{where}'s {key!r} is {_kind(cell[key])}, not {_kind(kind())}"
+        source = cell.get("source", "")
+        if not (isinstance(source, str) or isinstance(source, list) and all(isinstance(s, str) for s in source)):
+            return f"{where}'s source is {_kind(source)}, not text"
+        nbg = cell.get("metadata", {}).get("nbgrader")
+        if nbg is not None and not isinstance(nbg, dict):
+            return f"{where}'s nbgrader metadata is {_kind(nbg)}, not an object"
+        for key, kind in _NBGRADER_FIELDS.items():
+            if nbg and key in nbg and not (isinstance(nbg[key], kind) and not isinstance(nbg[key], bool)):
+                return f"{where}'s nbgrader {key!r} is {_kind(nbg[key])}, not {_kind(kind())}"
+    return ""
 
 
 def read_notebook(path: Path, *, id_seed: str | None = None) -> nbformat.NotebookNode:

@@ -160,16 +160,40 @@ def _csv_text(text) -> str:
     return "'" + text if text[:1] in ("=", "+", "-", "@") else text
 
 
-def safe_name(name: str) -> str:
-    """A file or folder name for a student id or set name: no separators, never empty, no collisions.
+#: The longest safe name, in characters (all ASCII): with its hash and a suffix such as
+#: ``-2.json`` it stays well below the 255 bytes a file name may have.
+SAFE_NAME_MAX = 100
 
-    Names that had to be changed get a short hash of the original, so that
-    "a b" and "a_b" do not end up in the same place.
+
+def safe_name(name: str) -> str:
+    """A file or folder name for a student id or set name: no separators, never empty, at most
+    :data:`SAFE_NAME_MAX` characters plus a hash, no collisions.
+
+    Names that had to be changed (characters dropped, or cut) get a short hash of the
+    original, so that "a b" and "a_b" do not end up in the same place. Any ``str`` is
+    taken, lone surrogates included (a file name that is not UTF-8).
     """
-    safe = _SAFE.sub("_", name).strip("._") or "_"
+    safe = _SAFE.sub("_", name).strip("._")[:SAFE_NAME_MAX] or "_"
     if safe != name:
-        safe += "-" + hashlib.sha1(name.encode("utf-8")).hexdigest()[:6]
+        safe += "-" + hashlib.sha1(name.encode("utf-8", "surrogatepass")).hexdigest()[:10]
     return safe
+
+
+def unique_safe_names(names) -> dict[str, str]:
+    """{name: its safe name}, the safe names all different even where two hashes agree
+    (a second one gets ``-2``): one folder per name, never shared."""
+    used: set[str] = set()
+    return {name: _unused(safe_name(name), used) for name in sorted(set(names))}
+
+
+def _unused(base: str, used: set[str], suffix: str = "") -> str:
+    """``base + suffix``, or ``base-2 + suffix``, ``base-3``... the first not in ``used`` (then added to it)."""
+    candidate, n = base + suffix, 1
+    while candidate in used:
+        n += 1
+        candidate = f"{base}-{n}{suffix}"
+    used.add(candidate)
+    return candidate
 
 
 def environment(limits: Limits | None = None) -> dict[str, str]:
@@ -255,15 +279,10 @@ def json_paths(results: list[SubmissionResult]) -> dict[int, str]:
     used: set[str] = set()
     paths: dict[int, str] = {}
     order = sorted(range(len(results)), key=lambda i: (results[i].student, results[i].notebook, results[i].path))
+    folders = unique_safe_names(r.student for r in results)
     for i in order:
         r = results[i]
-        base = f"json/{safe_name(r.student)}/{safe_name(r.notebook.replace('/', '__'))}"
-        path, n = f"{base}.json", 1
-        while path in used:
-            n += 1
-            path = f"{base}-{n}.json"
-        used.add(path)
-        paths[i] = path
+        paths[i] = _unused(f"json/{folders[r.student]}/{safe_name(r.notebook.replace('/', '__'))}", used, ".json")
     return paths
 
 
@@ -411,7 +430,7 @@ def summary(results: list[SubmissionResult], *, seconds: float | None = None, jo
         lines.append(f"WARNING: graded without a sandbox: {describe(False)}")
     lines.append("")
     lines.append("Scores:")
-    width = max((len(plain(r.student)) for r in results), default=0)
+    width = min(40, max((len(plain(r.student)) for r in results), default=0))  # (a 255-character name aligns nothing)
     for r in sorted(results, key=lambda r: (r.student, r.notebook, r.path)):
         note = "" if r.status == "graded" else f"  [{r.status}]"
         lines.append(f"  {plain(r.student):<{width}}  {plain(r.notebook)}: {_num(r.score)}/{_num(r.max_score)}{note}")
@@ -461,7 +480,14 @@ def finding_line(r: SubmissionResult | None, f: dict) -> str:
 
 
 def _dump(data) -> str:
-    return json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+    """JSON text, readable UTF-8; with ``\\u`` escapes where a string holds what UTF-8 cannot
+    (the lone surrogates of a file name that is not UTF-8)."""
+    text = json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = json.dumps(data, indent=1, sort_keys=True) + "\n"
+    return text
 
 
 def write_submission_jsons(
@@ -495,9 +521,11 @@ def write_collected(
         by_student: dict[str, list[SubmissionResult]] = defaultdict(list)
         for r in results:
             by_student[r.student].append(r)
+        folders = unique_safe_names(by_student)
         for student, theirs in sorted(by_student.items()):
             theirs = sorted(theirs, key=lambda r: (r.notebook, r.path))
-            atomic_write_text(out_dir / "gradescope" / safe_name(student) / "results.json", _dump(gradescope(theirs, limits.sandbox)))
+            atomic_write_text(out_dir / "gradescope" / folders[student] / "results.json",
+                              _dump(gradescope(theirs, limits.sandbox)))
     if "json" in formats:
         ordered = sorted(results, key=lambda r: (r.student, r.notebook, r.path))
         report = {

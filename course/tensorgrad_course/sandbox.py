@@ -45,12 +45,14 @@ import functools
 import multiprocessing.util
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 from . import library
+from ._isolate import become
 from .errors import CourseError
 
 #: The user and group a sandboxed kernel runs as (mapped to the grader's own).
@@ -189,10 +191,134 @@ def require() -> str:
     return info
 
 
+#: The user kernels run as where there is no sandbox and the grader is root (made with useradd
+#: if missing; else ``nobody``).
+KERNEL_USER = "tensorgrad-kernel"
+
+
+def _can_become(uid: int, gid: int) -> str:
+    """'' if a child of this process can drop to ``uid``/``gid`` (and no new privileges) and then
+    still run this Python and read the grader's package, else why not."""
+    needed = [os.__file__, str(Path(__file__).with_name("checks.py"))]
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            become(uid, gid)
+            code = 2
+            if os.access(os.path.realpath(sys.executable), os.X_OK) and all(os.access(p, os.R_OK) for p in needed):
+                code = 0
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    code = os.waitstatus_to_exitcode(status)
+    if code == 2:
+        return f"an unprivileged user cannot run {sys.executable} or read the grader's package here"
+    return "" if code == 0 else "setuid is refused here (no CAP_SETUID)"
+
+
+@functools.lru_cache(maxsize=1)
+def kernel_user() -> tuple[tuple[int, int, str] | None, str]:
+    """((uid, gid, name) of the unprivileged user kernels run as without a sandbox, or None,
+    and why not). Only a grader running as root (Gradescope's container) can switch a kernel to
+    another user; it uses :data:`KERNEL_USER`, made with ``useradd`` if missing, else ``nobody``."""
+    import pwd
+
+    if os.geteuid() != 0:
+        return None, f"the grader runs as uid {os.geteuid()}, not root, so kernels run as the grader's own user"
+    try:
+        entry = pwd.getpwnam(KERNEL_USER)
+    except KeyError:
+        useradd = shutil.which("useradd") or next((p for p in ("/usr/sbin/useradd", "/sbin/useradd")
+                                                   if os.path.exists(p)), None)
+        if useradd:
+            subprocess.run([useradd, "--system", "--no-create-home", "--shell", "/usr/sbin/nologin",
+                            "--home-dir", "/nonexistent", KERNEL_USER], capture_output=True, timeout=60)
+        try:
+            entry = pwd.getpwnam(KERNEL_USER)
+        except KeyError:
+            try:
+                entry = pwd.getpwnam("nobody")
+            except KeyError:
+                return None, f"neither {KERNEL_USER} (useradd failed) nor nobody exists"
+    if entry.pw_uid == 0:
+        return None, f"user {entry.pw_name} is root"
+    why = _can_become(entry.pw_uid, entry.pw_gid)
+    if why:
+        return None, why
+    return (entry.pw_uid, entry.pw_gid, entry.pw_name), ""
+
+
+def sweep(uid: int) -> int:
+    """Kill every process of ``uid`` (the kernels' user, only theirs); return how many there were.
+
+    A process a submission started can leave its kernel's process group and session
+    (``setsid``, a double fork); it cannot leave its user. So a child of the grader takes
+    that user and signals everything it may signal (``kill(-1, SIGKILL)``), until /proc shows
+    no process of the user left.
+    """
+    def left() -> list[int]:
+        found = []
+        for name in os.listdir("/proc"):
+            if name.isdigit():
+                try:
+                    if os.stat(f"/proc/{name}").st_uid == uid:
+                        found.append(int(name))
+                except OSError:
+                    pass
+        return found
+
+    first = left()
+    for _ in range(50):
+        if not left():
+            break
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.setgroups([])
+                os.setuid(uid)
+                os.kill(-1, signal.SIGKILL)
+            finally:
+                os._exit(0)
+        os.waitpid(pid, 0)
+    return len(first)
+
+
+def readable_by(uid: int, gid: int, paths: list[Path]) -> list[str]:
+    """Which of ``paths`` the user ``uid`` can open for reading (tried in a child that becomes it)."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read)
+        try:
+            become(uid, gid)
+            found = []
+            for path in paths:
+                try:
+                    with open(path, "rb"):
+                        found.append(str(path))
+                except OSError:
+                    pass
+            os.write(write, "\n".join(found).encode("utf-8", "surrogateescape"))
+        finally:
+            os._exit(0)
+    os.close(write)
+    with os.fdopen(read, "rb") as fh:
+        data = fh.read().decode("utf-8", "surrogateescape")
+    os.waitpid(pid, 0)
+    return [line for line in data.splitlines() if line]
+
+
 def describe(enabled: bool) -> str:
     """What the reports say about the sandbox."""
     if not enabled:
-        return "none (--no-sandbox): kernels could read and write everything the grader can"
+        user, why = kernel_user()
+        if user is None:
+            return ("none (--no-sandbox): kernels could read and write everything the grader can; grades in this "
+                    f"mode are NOT tamper-proof ({why})")
+        return (f"none (--no-sandbox): kernels ran as the unprivileged user {user[2]} (uid {user[0]}), which cannot "
+                "read the grader's own files or write its results; every process of that user was killed before "
+                "the results were written")
     path, info = bwrap()
     if path is None:
         return "missing"

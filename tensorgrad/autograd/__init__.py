@@ -1,10 +1,7 @@
-"""Automatic differentiation: graph nodes, the backward engine, and grad modes.
+"""torch.autograd's API, around the core (../core/: nodes, the engine, grad mode):
 
-    node.py               Node (a grad_fn), AccumulateGrad, saved tensors with version checks
-    rule.py               how an entry of the derivative table (../derivatives.py) becomes a node
-    engine.py             the backward pass itself
     backward_and_grad.py  autograd.backward() and autograd.grad(): check, then run the engine
-    grad_mode.py          no_grad, enable_grad, set_grad_enabled
+    grad_mode.py          no_grad, enable_grad, set_grad_enabled (from the core, at PyTorch's path)
     custom_function.py    Function: user-defined operations with their own backward
                           (PyTorch's module name for it, autograd.function, works too)
     gradcheck.py          gradcheck / gradgradcheck: derivatives checked by finite differences
@@ -23,13 +20,13 @@ import sys
 
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .backward_and_grad import backward, grad
-from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
-from .node import AccumulateGrad, Node
+from ..core.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from ..core.node import AccumulateGrad, Node
 from ..utils.hooks import RemovableHandle
 from . import custom_function, forward_ad, functional, graph, profiler
 from .custom_function import Function
 from . import messages
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 
 function = custom_function  # torch.autograd.function is the module of Function
 sys.modules[__name__ + ".function"] = custom_function  # so `import ...autograd.function` works

@@ -9,7 +9,7 @@ so it is for debugging only, as in PyTorch.
 import traceback
 import warnings
 
-from . import instruments
+from ..core import instruments
 
 ANOMALY_WARNING = (
     "Anomaly Detection has been enabled. This mode will increase the runtime and should only be "
@@ -28,7 +28,7 @@ def is_anomaly_check_nan_enabled():
     return _check_nan
 
 
-_plugged = ()  # what this module has plugged into autograd/instruments.py while it is on
+_plugged = ()  # what this module has plugged into core/instruments.py while it is on
 
 
 def _set(mode, check_nan):

@@ -10,9 +10,12 @@ import warnings
 
 import numpy as np
 
-from . import engine, messages
+from . import messages
+from ..core import engine
+from ..core.grad_mode import set_grad_enabled
+from ..core.node import AccumulateGrad
 from ..creation import zeros_like
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 
 
 def _as_tensor_list(values):
@@ -47,7 +50,9 @@ def check_arguments(name, outputs, inputs=None, flags=()):
             if not isinstance(value, Tensor):
                 raise RuntimeError(messages.INPUT_NOT_TENSOR.format(type_name=type(value).__name__))
     for flag, value in flags:
-        if value is not None and not isinstance(value, (bool, int, np.bool_, np.integer)):
+        if isinstance(value, np.bool_):  # not an int to Python (no __index__): PyTorch's words
+            raise TypeError(messages.NOT_A_NUMBER["an integer"].format(type_name="numpy.bool"))
+        if value is not None and not isinstance(value, (bool, int, np.integer)):
             raise TypeError(messages.FLAG_TYPE.format(name=name, flag=flag,
                                                       type_name=type(value).__name__))
     return outputs, inputs
@@ -122,8 +127,9 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
                               create_graph=create_graph, capture=capture)
     if inputs is not None:
         for tensor, grad in zip(inputs, captured):
-            if grad is not None and tensor._grad_fn is not None:
-                tensor._accumulate_grad(grad, create_graph)  # a non-leaf named in inputs=
+            if grad is not None and tensor._grad_fn is not None:  # a non-leaf named in inputs=
+                with set_grad_enabled(create_graph):  # its .grad as a leaf's: as the engine does
+                    AccumulateGrad(tensor).apply([grad])
 
 
 def _input_edge(tensor, index):

@@ -15,7 +15,7 @@
     y = Exp.apply(x)        # y.grad_fn is an ExpBackward node
 
 How it fits the rest of tensorgrad: a built-in operation is a forward function plus a `Node`
-subclass (see ops/base.py). A Function is the same pair written by the user. For each Function
+subclass (see core/record.py). A Function is the same pair written by the user. For each Function
 subclass we make one node class, `<Name>Backward`, and `apply` creates one instance of it per
 call. That instance is the `ctx` that forward and backward receive: the context *is* the graph
 node, exactly as in PyTorch. So what forward stores on ctx is what backward finds there, and the
@@ -37,14 +37,15 @@ import warnings
 
 import numpy as np
 
-from . import forward_ad, graph, instruments, messages
-from .engine import gradient_edge
-from .grad_mode import is_grad_enabled, no_grad
-from .node import FREED, SEQUENCE, Node
+from . import forward_ad, graph, messages
+from ..core import instruments
+from ..core.engine import gradient_edge
+from ..core.grad_mode import is_grad_enabled, no_grad
+from ..core.node import FREED, SEQUENCE, Node
 from ..creation import zeros_like
-from ..ops.base import record
+from ..core.record import record
 from ..ops.shape import as_view
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 
 
 # -- the context: what forward, setup_context and backward see as `ctx` -----------------------
@@ -426,7 +427,7 @@ class Error(Node):
 
     __slots__ = ()
 
-    def backward(self, grad):
+    def apply(self, grads):
         raise RuntimeError(
             "trying to differentiate twice a function that was marked with @once_differentiable")
 

@@ -20,9 +20,10 @@ made in, and are gone when it ends.
 
 from collections import namedtuple
 
-from . import instruments, messages
-from .node import OUTPUT
-from ..tensor import Tensor
+from . import messages
+from ..core import instruments
+from ..core.node import OUTPUT
+from ..core.tensor import Tensor
 
 _level = None  # the current dual level (an int), or None outside every `dual_level`
 _levels_made = 0
@@ -132,7 +133,7 @@ def _propagate(rule, result, inputs, saved, attributes):
     """Give `result` its tangent, if any input has one: the rule's JVP of the inputs' tangents.
 
     Called by `record` for every operation while a dual level is active (plugged in through
-    autograd/instruments.py); `saved` holds what the operation saves for backward.
+    core/instruments.py); `saved` holds what the operation saves for backward.
     """
     if _level is None:
         return  # paused: a rule's own arithmetic

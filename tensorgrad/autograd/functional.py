@@ -21,11 +21,11 @@ error instead of a block of zeros.
 """
 
 from . import messages
-from .grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
+from ..core.grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
 from .jacobians import (jacobian_by_columns, jacobian_by_rows, jacobian_vector_product, one_hot,
                         stand_in, unit, vector_jacobian_product)
 from ..creation import zeros_like
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
 

@@ -25,7 +25,7 @@ import numpy as np
 from .backward_and_grad import grad as autograd_grad
 from .. import dtypes
 from ..creation import rand, zeros_like
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 
 
 class GradcheckError(RuntimeError):

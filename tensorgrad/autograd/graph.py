@@ -15,9 +15,10 @@ the original array for its error messages, so hooks that move tensors away free 
 
 import weakref
 
-from . import instruments, messages
-from .grad_mode import no_grad
-from .node import AccumulateGrad, SavedTensor
+from . import messages
+from ..core import instruments
+from ..core.grad_mode import no_grad
+from ..core.node import AccumulateGrad, SavedTensor
 
 _hooks = []  # the (pack, unpack) pairs in force, innermost last
 _disabled_message = None  # set by disable_saved_tensors_hooks

@@ -21,10 +21,6 @@ SECOND_BACKWARD = (
     "graph a second time or if you need to access saved tensors after calling backward."
 )
 
-# a Node whose backward returns too few or too many gradients (tests/test_engine.py)
-WRONG_GRADIENT_COUNT = (
-    "function {name} returned an incorrect number of gradients (expected {expected}, got {got})")
-
 # tests/spec/test_s3_backward.py::test_backward_non_scalar_without_gradient_raises
 NON_SCALAR_BACKWARD = "grad can be implicitly created only for scalar outputs"
 
@@ -389,6 +385,32 @@ DELETE_DATA = "Deleting tensor data is not allowed. Delete tensor instead!"
 # indexing (ops/indexing.py): a 0-d tensor indexed by an integer, a complex number written in
 INDEX_OF_0_DIM = ("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
                   "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+# Tensor.type (tensor_methods.py): a Python type, or neither a type, a name nor a dtype
+INVALID_TYPE = "invalid type: '{name}'"
+TYPE_WHAT = "dtype must be a type, str, or dtype object"
+# max, min, amax, amin, argmax, argmin of a tensor without elements (ops/reduction.py)
+EMPTY_REDUCTION = {
+    RuntimeError: ("{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                   "Specify the reduction dim with the 'dim' argument."),
+    IndexError: "{name}(): Expected reduction dim to be specified for input.numel() == 0."}
+EMPTY_REDUCTION_DIM = "{name}(): Expected reduction dim {dim} to have non-zero size."
+# tensorgrad's own: it has no complex dtypes (PyTorch makes a complex tensor)
+NO_COMPLEX = "tensorgrad has no complex dtypes: a {type_name} cannot be combined with a tensor"
+# torch.norm's Python code takes len(dim) of a dim that is not a Python int
+NO_LEN = "object of type '{type_name}' has no len()"
+LEN_OF_0D = "len() of a 0-d tensor"
+# F.dropout of an integer tensor; F.batch_norm's dtypes (nn/functional.py)
+CANNOT_CAST = "result type {result} can't be cast to the desired output type {output}"
+BATCH_NORM_PARAMETER_DTYPE = "mixed dtype (CPU): expect parameter to have scalar type of Float"
+BATCH_NORM_MIXED_DTYPES = "mixed dtype (CPU): all inputs must share same datatype."
+# Adam's betas (optim/adam.py): PyTorch's Python code takes floats (or tensors)
+ADAM_BETAS = "betas must be either both floats or both Tensors"
+# F.linear of a 0-d tensor (nn/functional.py)
+LINEAR_0D = "both arguments to linear need to be at least 1D, but they are {a}D and {b}D"
+# Tensor.roll (ops/shape.py)
+ROLL_NO_SHIFTS = "`shifts` required"
+ROLL_MISALIGNED = "shifts and dimensions must align. shifts: {shifts}, dims:{dims}"
+NO_DIMENSIONS = "Dimension specified as {dim} but tensor has no dimensions"
 COMPLEX_VALUE = "value cannot be converted to type {type_name} without overflow"
 C_SCALAR_NAMES = {"float32": "float", "float64": "double", "int64": "int64_t"}
 # `in` with something that is neither a tensor nor a number; `~` of a floating-point tensor

@@ -22,7 +22,7 @@ operations counts towards the second one).
 import re
 import time
 
-from . import instruments
+from ..core import instruments
 
 _active = None  # the profile being recorded, or None
 

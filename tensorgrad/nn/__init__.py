@@ -3,19 +3,19 @@
     module.py      Module: parameters found automatically, train/eval, state_dict, repr
     parameter.py   Parameter: a tensor registered as a learnable weight
     modules.py     Linear, Sequential, ModuleList, activations, the losses, Flatten, Dropout,
-                   BatchNorm1d
+                   BatchNorm1d, DataParallel (which, with no GPU, runs its module)
     functional.py  the functions behind them: linear, relu, softmax, mse_loss, cross_entropy, ...
     init.py        weight initialisation (uniform, normal, Xavier, Kaiming)
 """
 
 from . import functional, init
 from .module import Module
-from .modules import (BatchNorm1d, BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, Dropout,
-                      Flatten, Identity, Linear, LogSoftmax, ModuleList, MSELoss, NLLLoss, ReLU,
+from .modules import (BatchNorm1d, BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, DataParallel,
+                      Dropout, Flatten, Identity, Linear, LogSoftmax, ModuleList, MSELoss, NLLLoss, ReLU,
                       Sequential, Sigmoid, Softmax, Tanh, Unflatten)
 from .parameter import Parameter
 
 __all__ = ["Module", "Parameter", "Linear", "Sequential", "ReLU", "Tanh", "Sigmoid", "Softmax",
            "LogSoftmax", "Identity", "MSELoss", "BCELoss", "NLLLoss", "CrossEntropyLoss",
            "BCEWithLogitsLoss", "ModuleList", "Flatten", "Unflatten", "Dropout", "BatchNorm1d",
-           "functional", "init"]
+           "DataParallel", "functional", "init"]

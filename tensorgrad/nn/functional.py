@@ -5,7 +5,7 @@ in autograd/functional.py.)
 
 Activations and softmax forward to the operations in tensorgrad.ops. The three losses and the
 fused matrix product of `linear` are new operations, each written the same way as the built-in
-ones (see ops/base.py): a forward that computes the values with NumPy and calls `record`, and a
+ones (see core/record.py): a forward that computes the values with NumPy and calls `record`, and a
 Node whose `backward` is the derivative rule in Tensor operations (so it can be differentiated
 again). Their node names are PyTorch's: MseLossBackward0, BinaryCrossEntropyBackward0,
 NllLossBackward0, AddmmBackward0.
@@ -24,15 +24,16 @@ import numpy as np
 from .. import arguments, dtypes
 from ..arguments import Real, checked
 from ..autograd import messages
-from ..autograd.grad_mode import is_grad_enabled, no_grad
+from ..core.grad_mode import is_grad_enabled, no_grad
 from ..derivatives import (BCE_LOG_FLOOR, AddmmBackward0, BinaryCrossEntropyBackward0,
                            BinaryCrossEntropyWithLogitsBackward0, MseLossBackward0,
-                           NativeBatchNormBackward0, NllLossBackward0, nll_coefficients)
+                           NativeBatchNormBackward0, NllLossBackward0, nll_index,
+                           nll_weights)
 from ..ops import elementwise as ew
 from ..ops import reduction
-from ..ops.base import record
+from ..core.record import record
 from ..ops.linalg import matmul
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 from .. import random as _random
 
 
@@ -111,17 +112,17 @@ _BCE_WITH_LOGITS = arguments.declare(_binary_cross_entropy_with_logits,
 def relu(input, inplace=False):  # noqa: A002  (PyTorch's argument name)
     """max(x, 0), element by element (ReluBackward0)."""
     arguments.check("relu", (input,))
-    return input.relu_() if inplace else ew.relu.__wrapped__(input)
+    return input.relu_() if inplace else ew.relu(input)
 
 
 @checked(python=True)
 def sigmoid(input: Tensor):  # noqa: A002
-    return ew.sigmoid.__wrapped__(input)
+    return ew.sigmoid(input)
 
 
 @checked(python=True)
 def tanh(input: Tensor):  # noqa: A002
-    return ew.tanh.__wrapped__(input)
+    return ew.tanh(input)
 
 
 def _softmax_dim(name, ndim, stacklevel):
@@ -141,7 +142,7 @@ def softmax(input: Tensor, dim: object = None, _stacklevel: object = 3,  # noqa:
     if dim is None:
         dim = _softmax_dim("softmax", input.dim(), _stacklevel)
     arguments.check("softmax", (dim,), {} if dtype is None else {"dtype": dtype}, method=True)
-    return reduction.softmax.__wrapped__(input, dim, dtype)
+    return reduction.softmax(input, dim, dtype)
 
 
 @checked(python=True)
@@ -152,7 +153,7 @@ def log_softmax(input: Tensor, dim: object = None, _stacklevel: object = 3,  # n
         dim = _softmax_dim("log_softmax", input.dim(), _stacklevel)
     arguments.check("log_softmax", (dim,), {} if dtype is None else {"dtype": dtype},
                     method=True)
-    return reduction.log_softmax.__wrapped__(input, dim, dtype)
+    return reduction.log_softmax(input, dim, dtype)
 
 
 # -- linear: y = x Wᵀ + b ----------------------------------------------------------------------
@@ -179,11 +180,13 @@ def linear(input, weight, bias=None):  # noqa: A002
     is a TBackward0 for Wᵀ); without a bias it is a plain matmul; other ranks are flattened to
     2-d, go through addmm, and are viewed back (ViewBackward0).
     """
+    if input._data.ndim == 0 or weight._data.ndim == 0:
+        raise RuntimeError(messages.LINEAR_0D.format(a=input._data.ndim, b=weight._data.ndim))
     if bias is not None and bias._data.shape != weight._data.shape[:1]:
         bias.expand(*input.shape[:-1], weight.shape[0])  # PyTorch's error if it cannot broadcast
     weight_t = weight.t()
     if bias is None:
-        return matmul.__wrapped__(input, weight_t)
+        return matmul(input, weight_t)
     if input.dim() == 2:
         return addmm(bias, input, weight_t)
     rows = 1
@@ -301,28 +304,42 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     """
     arguments.check("nll_loss_nd", (input, target, weight, 1, ignore_index))
     reduction = _reduction(size_average, reduce, reduction)
+    return _negative_log_likelihood(input, target, weight, ignore_index, reduction)
+
+
+def _negative_log_likelihood(log_probabilities, target, weight, ignore_index, reduction):
+    """L = -Σₙ w[tₙ]·x[n, tₙ] over the rows whose target tₙ is not ignore_index ('none': one
+    loss per row, 0 for an ignored one; 'mean': divided by Σₙ w[tₙ] over the same rows). Each
+    row's entry x[n, tₙ] is picked by indexing, never by a loop over the rows."""
     _check_weight_needs_no_grad(weight, "nll_loss_forward")
-    _check_nll_shapes(input, target, weight)
-    targets = np.atleast_1d(target._data)
-    num_classes = input.shape[-1]
-    for cls in targets:
-        if cls != ignore_index and not 0 <= cls < num_classes:
-            raise IndexError(f"Target {cls} is out of bounds.")
-    coefficients = nll_coefficients(target._data, num_classes, weight, ignore_index,
-                                     input._data.dtype)
-    per_row = np.sum(coefficients * input._data, axis=-1)  # -w[t]·x[n, t]; 0 if ignored
-    total_weight = -np.sum(coefficients)
-    if reduction == "none":
-        data = per_row
-    elif reduction == "sum":
-        data = np.sum(per_row)
-    else:
+    _check_nll_shapes(log_probabilities, target, weight)
+    if log_probabilities.dim() == 1 and target.dim() == 1:  # one class, one target: as a 0-d one
+        target = target.reshape(())
+    x = log_probabilities._data
+    index = nll_index(target._data, ignore_index)
+    _check_targets_in_range(index[-1], x.shape[-1])
+    picked_weight = nll_weights(weight, index, x.dtype)
+    losses = -(x[index] * picked_weight)  # -w[t]·x[n, t]
+    total_weight = picked_weight.sum(dtype=x.dtype)
+    if reduction == "none" and x.ndim == 2:
+        data = np.zeros(x.shape[0], dtype=x.dtype)  # an ignored row's loss is 0
+        data[index[0]] = losses
+    elif reduction == "mean":
         with np.errstate(invalid="ignore", divide="ignore"):
-            data = np.sum(per_row) / total_weight  # all rows ignored: 0/0 = nan, as in PyTorch
-    data = np.asarray(data, dtype=input._data.dtype)
-    return record(NllLossBackward0, data, (input,), saved=(target, weight), reduction=reduction,
-                  ignore_index=ignore_index, total_weight=float(total_weight),
-                  num_classes=num_classes)
+            data = losses.sum() / total_weight  # all rows ignored: 0/0 = nan, as in PyTorch
+    else:  # "sum", and "none" of a single (C,) input, which PyTorch also gives as one number
+        data = losses.sum()
+    return record(NllLossBackward0, np.asarray(data, dtype=x.dtype), (log_probabilities,),
+                  saved=(target, weight), reduction=reduction, ignore_index=ignore_index,
+                  total_weight=float(total_weight), num_classes=x.shape[-1])
+
+
+def _check_targets_in_range(classes, num_classes):
+    """Every target that is not ignore_index names a class, 0 <= t < C: one test over all of
+    them. PyTorch names the first target (in row order) that does not."""
+    outside = (classes < 0) | (classes >= num_classes)
+    if outside.any():
+        raise IndexError(f"Target {classes[outside.argmax()]} is out of bounds.")
 
 
 def _check_nll_shapes(input, target, weight):  # noqa: A002  (PyTorch's name)
@@ -337,10 +354,16 @@ def _check_nll_shapes(input, target, weight):  # noqa: A002  (PyTorch's name)
             "others: input.reshape(-1, C), target.reshape(-1).")
     if target.dim() > 1:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-    if input.dim() == 2 and input.shape[0] != target.numel():
-        raise ValueError(
+    if input.dim() == 2 and input.shape[0] != (target.shape[0] if target.dim() else 0):
+        raise ValueError(  # (a 0-d target's batch size reads 0 in PyTorch's message)
             f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
-            f"({target.numel()}).")
+            f"({target.shape[0] if target.dim() else 0}).")
+    if input.dim() == 1 and target.dim() == 1 and target.numel() != 1:
+        raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: "
+                         f"{target.numel()}")
+    if input.dim() == 1 and target.dim() == 1 and input.shape[0] != 1:
+        raise RuntimeError(f"size mismatch (got input: {list(input.shape)}, target: "
+                           f"{list(target.shape)})")
     if weight is not None and weight.dtype is not input.dtype:
         raise RuntimeError(messages.EXPECTED_SCALAR_TYPE.format(
             expected=input.dtype.scalar_name, found=weight.dtype.scalar_name))
@@ -364,8 +387,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         raise NotImplementedError("tensorgrad's cross_entropy does not implement label_smoothing")
     class_dim = 0 if input.dim() == 1 else 1
     log_probabilities = log_softmax(input, class_dim)
+    reduction = _reduction(size_average, reduce, reduction)
     if target.dtype.is_floating_point and target.shape == input.shape:
-        reduction = _reduction(size_average, reduce, reduction)
         if weight is not None:
             log_probabilities = log_probabilities * weight
         losses = -(target * log_probabilities).sum(class_dim)
@@ -374,8 +397,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         if reduction == "mean":
             return losses.sum() / (input.shape[0] if input.dim() > 1 else 1)
         return losses
-    return nll_loss(log_probabilities, target, weight, size_average, ignore_index, reduce,
-                    reduction)
+    return _negative_log_likelihood(log_probabilities, target, weight, ignore_index, reduction)
 
 
 # -- binary cross-entropy on raw scores ------------------------------------------------------------
@@ -418,9 +440,21 @@ def dropout(input: object, p: Real = 0.5, training: object = True,  # noqa: A002
         raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0:
         return input
+    if not input.dtype.is_floating_point:  # (the mask is float: it cannot scale ints in place)
+        raise RuntimeError(messages.CANNOT_CAST.format(result="Float", output=input.dtype.scalar_name))
     keep = _random.uniform_array(input.shape, 0.0, 1.0, np.float64) >= p
     scale = Tensor._make((keep / (1 - p) if p < 1 else keep * 0.0).astype(input._data.dtype))
     return input.mul_(scale) if inplace else input * scale
+
+
+def _check_batch_norm_dtypes(input, parameters):  # noqa: A002
+    """PyTorch's CPU batch norm: a floating-point input, and parameters of its dtype."""
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(messages.NOT_IMPLEMENTED_FOR.format(
+            kernel="batch_norm", dtype=input.dtype.scalar_name))
+    if any(p is not None and p.dtype is not input.dtype for p in parameters):
+        raise RuntimeError(messages.BATCH_NORM_PARAMETER_DTYPE if input.dtype is dtypes.float32
+                           else messages.BATCH_NORM_MIXED_DTYPES)
 
 
 @checked(python=True)
@@ -450,6 +484,7 @@ def batch_norm(input: object, running_mean: object, running_var: object,  # noqa
         if value is not None and value.numel() != input.shape[1]:
             raise RuntimeError(f"{name} should contain {input.shape[1]} elements not "
                                f"{value.numel()}")
+    _check_batch_norm_dtypes(input, (weight, bias, running_mean, running_var))
     dims = (0,) + tuple(range(2, input.dim()))
     x = input._data
     if training:

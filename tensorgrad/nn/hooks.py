@@ -9,7 +9,7 @@ BackwardHookFunctionBackward, as in PyTorch.)
 """
 
 from ..autograd.custom_function import Function
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 
 
 class BackwardHookFunction(Function):

@@ -13,8 +13,8 @@ import math
 import warnings
 
 from ..arguments import Real, checked, declare
-from ..autograd.grad_mode import no_grad
-from ..tensor import Tensor
+from ..core.grad_mode import no_grad
+from ..core.tensor import Tensor
 
 
 def calculate_gain(nonlinearity, param=None):

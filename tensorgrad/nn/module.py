@@ -13,10 +13,10 @@ tensorgrad.
 
 from collections import OrderedDict, namedtuple
 
-from ..autograd.grad_mode import no_grad
+from ..core.grad_mode import no_grad
 from .. import arguments
 from ..autograd import messages
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 from ..tensor_methods import to_arguments
 from ..utils.hooks import RemovableHandle
 from . import hooks

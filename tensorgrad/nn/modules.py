@@ -9,7 +9,7 @@ from collections import OrderedDict
 
 from .. import arguments, creation
 from ..arguments import Real, checked
-from ..tensor import Tensor
+from ..core.tensor import Tensor, _normalize_dim
 from . import functional as F
 from . import init
 from .module import Module
@@ -169,6 +169,21 @@ class Identity(Module):
         return input
 
 
+class DataParallel(Module):
+    """PyTorch's data parallelism (one copy of `module` per GPU, each given a slice of the batch),
+    as it behaves on a machine without GPUs, which is every machine tensorgrad runs on: it runs
+    `module` itself, and keeps it as `.module` (its state_dict keys start with "module.").
+    device_ids, output_device and dim are taken and, as by PyTorch without GPUs, not used."""
+
+    def __init__(self, module, device_ids=None, output_device=None, dim=0):
+        super().__init__()
+        self.module = module
+        self.device_ids = []
+
+    def forward(self, *inputs, **kwargs):
+        return self.module(*inputs, **kwargs)
+
+
 # -- losses -------------------------------------------------------------------------------------
 class MSELoss(Module):
     def __init__(self, reduction="mean"):
@@ -262,7 +277,9 @@ class Unflatten(Module):
         self.unflattened_size = unflattened_size
 
     def forward(self, input):  # noqa: A002
-        dim = self.dim % input.dim()
+        if not isinstance(input, Tensor):  # PyTorch's forward calls input.unflatten(...)
+            raise AttributeError(f"'{type(input).__name__}' object has no attribute 'unflatten'")
+        dim = _normalize_dim(self.dim, input.dim())
         shape = tuple(input.shape)
         return input.reshape(shape[:dim] + tuple(self.unflattened_size) + shape[dim + 1:])
 

@@ -6,7 +6,7 @@ list of parameters, which is how `model.parameters()` can hand every weight to a
 """
 
 from ..autograd import messages
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 from ..creation import empty
 
 

@@ -11,7 +11,7 @@ can itself be differentiated):
     linalg.py        matmul and its cases (dot, mv, mm, batched)
     inplace.py       add_, mul_, zero_, ...: how an in-place change rewires the graph
     fused.py         derivative rules computed as one operation (tanh_backward, ...), as PyTorch
-    base.py          record: how an operation adds its node to the graph
+                     (record, how an operation adds its node to the graph, is ../core/record.py)
 """
 
 import warnings

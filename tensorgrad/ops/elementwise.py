@@ -5,15 +5,15 @@ these nodes are in the derivative table (derivatives.py): for `y = exp(x)`, dy/d
 so the entry ExpBackward0 says `grad * result`.
 
 Broadcasting is not handled here: when `a + b` broadcast `b`, its gradient has the broadcast
-shape, and the engine sums it back to `b`'s shape (see `autograd/engine.py: fit_gradient`).
+shape, and the engine sums it back to `b`'s shape (see `core/engine.py: fit_gradient`).
 """
 
 import numpy as np
 
 from .. import dtypes
-from ..arguments import MemoryFormat, Number, checked, overload
+from ..arguments import MemoryFormat, Number, declared, overload
 from ..autograd import messages
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 from ..derivatives import (AbsBackward0, AddBackward0, ClampBackward1, CloneBackward0,
                            CopyBackwards, CosBackward0, DivBackward0, ExpBackward0, Expm1Backward0,
                            Log1PBackward0, LogBackward0, MaximumBackward0, MinimumBackward0,
@@ -21,7 +21,7 @@ from ..derivatives import (AbsBackward0, AddBackward0, ClampBackward1, CloneBack
                            ReciprocalBackward0, ReluBackward0, RsubBackward1, SigmoidBackward0,
                            SignBackward0, SinBackward0, SqrtBackward0, SubBackward0, TanhBackward0,
                            ToCopyBackward0, WhereBackward0)
-from .base import OUTPUT, record
+from ..core.record import OUTPUT, record
 
 _NUMBER_TYPES = (bool, int, float, np.number, np.bool_)
 OPERAND_TYPES = (Tensor,) + _NUMBER_TYPES  # what an operation, `in` or `t[i] = ...` takes
@@ -30,6 +30,8 @@ OPERAND_TYPES = (Tensor,) + _NUMBER_TYPES  # what an operation, `in` or `t[i] = 
 # -- helpers ---------------------------------------------------------------------------------
 def check_operand(value):
     """Tensors and Python numbers may be combined; anything else gets a clear TypeError."""
+    if isinstance(value, (complex, np.complexfloating)):  # (PyTorch: a complex tensor)
+        raise TypeError(messages.NO_COMPLEX.format(type_name=type(value).__name__))
     if isinstance(value, OPERAND_TYPES):
         return value
     raise TypeError(
@@ -98,6 +100,15 @@ def broadcast_error(shape_a, shape_b):
     return f"shapes {tuple(shape_a)} and {tuple(shape_b)} cannot be broadcast together"
 
 
+def check_broadcast(a, b):
+    """Two tensors whose shapes broadcast, or PyTorch's RuntimeError (for the operations that do
+    not meet a NumPy ufunc's broadcasting, which binary_data turns into the same message)."""
+    try:
+        np.broadcast_shapes(a._data.shape, b._data.shape)
+    except ValueError:
+        raise RuntimeError(broadcast_error(a._data.shape, b._data.shape)) from None
+
+
 def _float_input(x):
     if x._data.dtype.kind == "f":
         return x._data
@@ -105,7 +116,7 @@ def _float_input(x):
 
 
 # -- + - * / and negation ---------------------------------------------------------------------
-@checked
+@declared
 def add(input: Tensor, other: Tensor, *, alpha: Number = 1, out: Tensor = None):
     check_bool_alpha(input, other, alpha)
     data = binary_data(np.add, input, other if alpha == 1 else _times(other, alpha))
@@ -125,7 +136,7 @@ def _times(value, alpha):
     return value * alpha
 
 
-@checked
+@declared
 def sub(input: Tensor, other: Tensor, *, alpha: Number = 1, out: Tensor = None):
     check_bool_alpha(input, other, alpha)
     refuse_bool_subtraction(input, other)
@@ -155,7 +166,7 @@ def rsub(x, number):
     return record(RsubBackward1, binary_data(np.subtract, number, x), (x,))
 
 
-@checked
+@declared
 def mul(input: Tensor, other: Tensor, *, out: Tensor = None):
     return record(MulBackward0, binary_data(np.multiply, input, other), (input, other), saved=(other, input))
 
@@ -170,25 +181,25 @@ def div(input: Tensor, other: Tensor, *, out: Tensor = None): ...
 def div(input: Tensor, other: Tensor, *, rounding_mode: str | None, out: Tensor = None): ...
 @overload
 def div(input: Tensor, other: Number, *, rounding_mode: str | None): ...
-@checked
+@declared
 def div(input, other, *, rounding_mode=None):
     if rounding_mode is not None:
         return divide_and_round(input, other, rounding_mode)
     data = binary_data(np.true_divide, input, other, true_division=True)  # x/0 is inf or nan, as in PyTorch
     if not isinstance(input, Tensor):
         # number / tensor: PyTorch records reciprocal(b) * number, a MulBackward0 node.
-        return mul.__wrapped__(reciprocal.__wrapped__(other), input)
+        return mul(reciprocal(other), input)
     saved_self = input if requires_grad(other) else None  # only d/db needs a
     return record(DivBackward0, data, (input, other), saved=(other, saved_self))
 
 
-@checked
+@declared
 def reciprocal(input: Tensor, *, out: Tensor = None):
     data = np.reciprocal(_float_input(input))
     return record(ReciprocalBackward0, data, (input,), saved=(OUTPUT,))
 
 
-@checked
+@declared
 def neg(input: Tensor, *, out: Tensor = None):
     if input.dtype is dtypes.bool_:
         raise RuntimeError(
@@ -205,7 +216,7 @@ def pow(input: Tensor, exponent: Tensor, *, out: Tensor = None): ...  # noqa: A0
 def pow(self: Number, exponent: Tensor, *, out: Tensor = None): ...  # noqa: A001
 @overload
 def pow(input: Tensor, exponent: Number, *, out: Tensor = None): ...  # noqa: A001
-@checked
+@declared
 def pow(input, exponent):  # noqa: A001  (the PyTorch name)
     check_operand(exponent)
     if isinstance(input, Tensor) and isinstance(exponent, Tensor):
@@ -264,46 +275,46 @@ def _integer_power(base, exponent):
     return result
 
 
-@checked
+@declared
 def square(input: Tensor, *, out: Tensor = None):
-    return pow.__wrapped__(input, 2)
+    return pow(input, 2)
 
 
 # -- unary functions ----------------------------------------------------------------------------
-@checked
+@declared
 def exp(input: Tensor, *, out: Tensor = None):
     data = np.exp(_float_input(input))  # exp of a large number is inf, as in PyTorch
     return record(ExpBackward0, data, (input,), saved=(OUTPUT,))
 
 
-@checked
+@declared
 def log(input: Tensor, *, out: Tensor = None):
     data = np.log(_float_input(input))  # log 0 = -inf, log of a negative = nan
     return record(LogBackward0, data, (input,), saved=(input,))
 
 
-@checked
+@declared
 def sqrt(input: Tensor, *, out: Tensor = None):
     data = np.sqrt(_float_input(input))
     return record(SqrtBackward0, data, (input,), saved=(OUTPUT,))
 
 
-@checked
+@declared
 def sin(input: Tensor, *, out: Tensor = None):
     return record(SinBackward0, np.sin(_float_input(input)), (input,), saved=(input,))
 
 
-@checked
+@declared
 def cos(input: Tensor, *, out: Tensor = None):
     return record(CosBackward0, np.cos(_float_input(input)), (input,), saved=(input,))
 
 
-@checked
+@declared
 def tanh(input: Tensor, *, out: Tensor = None):
     return record(TanhBackward0, np.tanh(_float_input(input)), (input,), saved=(OUTPUT,))
 
 
-@checked
+@declared
 def sigmoid(input: Tensor, *, out: Tensor = None):
     values = _float_input(input)
     # PyTorch's formula. For x below about -88 (float32), exp(-x) overflows to inf and the
@@ -313,7 +324,7 @@ def sigmoid(input: Tensor, *, out: Tensor = None):
     return record(SigmoidBackward0, data, (input,), saved=(OUTPUT,))
 
 
-@checked
+@declared
 def relu(input: Tensor):
     if input._data.dtype == np.bool_:
         raise RuntimeError("Boolean inputs not supported for relu")
@@ -321,14 +332,14 @@ def relu(input: Tensor):
     return record(ReluBackward0, data, (input,), saved=(OUTPUT,))
 
 
-@checked
+@declared
 def abs(input: Tensor, *, out: Tensor = None):  # noqa: A001  (the PyTorch name)
     if input._data.dtype == np.bool_:
         raise NotImplementedError("\"abs_cpu\" not implemented for 'Bool'")
     return record(AbsBackward0, np.abs(input._data), (input,), saved=(input,))
 
 
-@checked
+@declared
 def sign(input: Tensor, *, out: Tensor = None):
     """-1, 0 or 1 for each element. Its derivative is zero wherever it exists."""
     values = input._data
@@ -343,7 +354,7 @@ def sign(input: Tensor, *, out: Tensor = None):
 def clamp(input: Tensor, min: Tensor = None, max: Tensor = None, *, out: Tensor = None): ...
 @overload
 def clamp(input: Tensor, min: Number = None, max: Number = None, *, out: Tensor = None): ...
-@checked
+@declared
 def clamp(input, min=None, max=None):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None"
@@ -351,6 +362,8 @@ def clamp(input, min=None, max=None):
     for bound in (min, max):
         if requires_grad(bound):
             raise NotImplementedError(messages.CLAMP_BOUND_REQUIRES_GRAD)
+        if isinstance(bound, Tensor):
+            check_broadcast(input, bound)
     # The bounds take part in type promotion: an int64 tensor clamped to 0.5 is float32
     dtype = dtypes.result_type(input, *[bound for bound in (min, max) if bound is not None]).numpy
     low, high = (None if v is None else _values(v) for v in (min, max))
@@ -358,10 +371,13 @@ def clamp(input, min=None, max=None):
     return record(ClampBackward1, data, (input,), saved=(input,), min=min, max=max)
 
 
-clip = checked(clamp.__wrapped__, name="clip", like=clamp)  # (PyTorch's other name for clamp)
+@declared(like=clamp)
+def clip(input, min=None, max=None):
+    """PyTorch's other name for clamp."""
+    return clamp(input, min, max)
 
 
-@checked
+@declared
 def maximum(input: Tensor, other: Tensor, *, out: Tensor = None):
     return record(MaximumBackward0, binary_data(_maximum, input, other), (input, other), saved=(other, input))
 
@@ -375,7 +391,7 @@ def _minimum(x, y):
     return np.minimum(y, x)  # (as _maximum)
 
 
-@checked
+@declared
 def minimum(input: Tensor, other: Tensor, *, out: Tensor = None):
     return record(MinimumBackward0, binary_data(_minimum, input, other), (input, other), saved=(other, input))
 
@@ -390,10 +406,10 @@ def where(condition: Tensor, self: Number, other: Tensor): ...
 def where(condition: Tensor, input: Tensor, other: Number): ...
 @overload
 def where(condition: Tensor, self: Number, other: Number): ...
-@checked
+@declared
 def where(condition, input=None, other=None):
     if input is None and other is None and isinstance(condition, Tensor):
-        return tuple(Tensor._make(i) for i in np.nonzero(condition._data))  # where(c): c's indices
+        return tuple(Tensor._make(i) for i in np.nonzero(np.atleast_1d(condition._data)))  # where(c): c's indices (a 0-d c as one element)
     if condition.dtype is not dtypes.bool_:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with "
                            f"dtype {condition.dtype.scalar_name}")
@@ -407,7 +423,7 @@ def where(condition, input=None, other=None):
 
 
 # -- copies and casts -----------------------------------------------------------------------
-@checked
+@declared
 def clone(input: Tensor, *, memory_format: MemoryFormat = None):
     """A copy. PyTorch's clone keeps a transposed tensor's memory order unless asked for a
     contiguous copy (`contiguous()` and `reshape` ask)."""
@@ -441,47 +457,47 @@ def _compare(ufunc, a, b):
 def eq(input: Tensor, other: Tensor, *, out: Tensor = None): ...
 @overload
 def eq(input: Tensor, other: Number, *, out: Tensor = None): ...
-@checked
+@declared
 def eq(input, other):
     return _compare(np.equal, input, other)
 
 
-@checked(like=eq)
+@declared(like=eq)
 def ne(input, other):
     return _compare(np.not_equal, input, other)
 
 
-@checked(like=eq)
+@declared(like=eq)
 def lt(input, other):
     return _compare(np.less, input, other)
 
 
-@checked(like=eq)
+@declared(like=eq)
 def le(input, other):
     return _compare(np.less_equal, input, other)
 
 
-@checked(like=eq)
+@declared(like=eq)
 def gt(input, other):
     return _compare(np.greater, input, other)
 
 
-@checked(like=eq)
+@declared(like=eq)
 def ge(input, other):
     return _compare(np.greater_equal, input, other)
 
 
-@checked
+@declared
 def logical_and(input: Tensor, other: Tensor, *, out: Tensor = None):
     return _compare(np.logical_and, input, other)
 
 
-@checked
+@declared
 def logical_or(input: Tensor, other: Tensor, *, out: Tensor = None):
     return _compare(np.logical_or, input, other)
 
 
-@checked
+@declared
 def logical_not(input: Tensor, *, out: Tensor = None):
     return Tensor._make(np.logical_not(input._data))
 
@@ -509,7 +525,7 @@ def bitwise_not(x):
     return Tensor._make(np.invert(x._data))
 
 
-@checked
+@declared
 def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
             equal_nan: bool = False):
     rtol, atol = check_tolerances(input, other, rtol, atol)
@@ -524,17 +540,18 @@ def check_tolerances(a, b, rtol, atol):
     for name, value in (("rtol", rtol), ("atol", atol)):
         if not value >= 0:
             raise RuntimeError(messages.NEGATIVE_TOLERANCE.format(name=name, value=value))
+    check_broadcast(a, b)
     return float(rtol), float(atol)
 
 
-@checked
+@declared
 def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
              equal_nan: bool = False):
     rtol, atol = check_tolerances(input, other, rtol, atol)
     return bool(np.allclose(_values(input), _values(other), rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
-@checked
+@declared
 def equal(input: Tensor, other: Tensor):
     return input.shape == other.shape and bool(np.array_equal(input._data, other._data))
 
@@ -543,7 +560,7 @@ def divide_and_round(a, b, rounding_mode):
     """div(a, b, rounding_mode="floor" or "trunc"): the quotient rounded, with no gradient
     (its derivative is zero almost everywhere), as PyTorch."""
     if rounding_mode == "floor":
-        return floor_divide.__wrapped__(a, b)
+        return floor_divide(a, b)
     if rounding_mode != "trunc":
         raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
                            f"found '{rounding_mode}'")
@@ -560,7 +577,7 @@ def divide_and_round(a, b, rounding_mode):
 def floor_divide(input: Tensor, other: Tensor, *, out: Tensor = None): ...
 @overload
 def floor_divide(input: Tensor, other: Number): ...
-@checked
+@declared
 def floor_divide(input, other):
     """Integer division. Not differentiable (its derivative is zero almost everywhere)."""
     check_integer_division(input, other, "div_floor_cpu")
@@ -573,7 +590,7 @@ def remainder(input: Tensor, other: Tensor, *, out: Tensor = None): ...
 def remainder(self: Number, other: Tensor): ...
 @overload
 def remainder(input: Tensor, other: Number, *, out: Tensor = None): ...
-@checked
+@declared
 def remainder(input, other):
     check_integer_division(input, other, "remainder_cpu")
     return Tensor._make(binary_data(np.remainder, input, other))
@@ -587,13 +604,13 @@ def check_integer_division(a, b, kernel):
         raise RuntimeError(messages.INTEGER_DIVISION_BY_ZERO)
 
 
-@checked
+@declared
 def log1p(input: Tensor, *, out: Tensor = None):
     data = np.log1p(_float_input(input))
     return record(Log1PBackward0, data, (input,), saved=(input,))
 
 
-@checked
+@declared
 def expm1(input: Tensor, *, out: Tensor = None):
     data = np.expm1(_float_input(input))
     return record(Expm1Backward0, data, (input,), saved=(OUTPUT,))

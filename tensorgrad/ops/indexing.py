@@ -9,13 +9,13 @@ the gradient of the places it was written to (PyTorch's CopySlices node).
 import numpy as np
 
 from .. import dtypes
-from ..arguments import checked
+from ..arguments import declared
 from ..autograd import messages
-from ..tensor import Tensor, _normalize_dim
+from ..core.tensor import Tensor, _normalize_dim
 from . import inplace
 from ..derivatives import (CopySlices, IndexBackward0, IndexPutBackward0,
                            IndexUnsqueezeBackward0, SelectBackward0, SliceBackward0)
-from .base import record
+from ..core.record import record
 from .elementwise import OPERAND_TYPES
 from .shape import as_view, expand
 
@@ -157,7 +157,7 @@ def getitem(x, index):
     return as_view(result, x)
 
 
-@checked
+@declared
 def select(input: Tensor, dim: int, index: int):
     """x[..., index, ...] at position `dim`: removes that dim."""
     d = _normalize_dim(dim, input._data.ndim)
@@ -187,7 +187,7 @@ def setitem(x, index, value):
         try:
             data[numpy_index] = values
         except ValueError:  # the value does not broadcast to the indexed places: expand says so
-            expand.__wrapped__(value, np.shape(data[numpy_index]))
+            expand(value, np.shape(data[numpy_index]))
             raise
         node = IndexPutBackward0 if kind == "advanced" else CopySlices
         return record(node, data, (x, value), saved=(numpy_index,))

@@ -12,14 +12,15 @@ the tensor's existing memory, so every view and alias sees them. Three things fo
 import numpy as np
 from numpy.lib.array_utils import byte_bounds
 
-from ..arguments import Number, checked, overload
-from ..autograd import forward_ad, graph, messages
+from ..arguments import Number, declared, overload
+from ..autograd import messages
+from ..core import instruments
 from ..dtypes import from_numpy_dtype
-from ..autograd.grad_mode import is_grad_enabled
-from ..autograd.node import SavedTensor
+from ..core.grad_mode import is_grad_enabled
+from ..core.node import SavedTensor
 from ..derivatives import FillBackward0, ZeroBackward0
-from ..tensor import Tensor, _bracketed
-from .base import record
+from ..core.tensor import Tensor, _bracketed
+from ..core.record import record, save
 from . import elementwise as ew
 from ..derivatives import CopyBackwards
 from .elementwise import broadcast_error, clone, requires_grad
@@ -144,7 +145,7 @@ def apply_arithmetic(tensor, ufunc, other, alpha, compute):
         ew.refuse_bool_subtraction(tensor, other)  # PyTorch's order: leaf rule, bools, memory
     check_memory(tensor, (other,))
     if (is_grad_enabled() and (requires_grad(tensor) or requires_grad(other))
-            or forward_ad._level is not None):  # forward mode: the result needs its tangent
+            or instruments.on_operation):  # forward mode, the profiler: they watch `record`
         return _write(tensor, compute)
     data = tensor._data
     if data.dtype.kind not in "fi" or (alpha != 1 and data.dtype.kind != "f"):
@@ -176,7 +177,7 @@ def _keep_old_self(node, tensor):
     for i, value in enumerate(saved):
         if (isinstance(value, SavedTensor) and value._tensor is tensor and i < len(names)
                 and names[i] == "self"):
-            saved[i] = graph.saved(clone.__wrapped__(tensor))
+            saved[i] = save(clone(tensor))
     node._for_backward = tuple(saved)
 
 
@@ -197,7 +198,7 @@ def zero_(tensor):
 def fill_(input: Tensor, value: Tensor): ...
 @overload
 def fill_(input: Tensor, value: Number): ...
-@checked
+@declared
 def fill_(input, value):
     if isinstance(value, Tensor):
         if value._data.ndim:
@@ -211,9 +212,9 @@ def fill_(input, value):
 def clamp_(input: Tensor, min: Tensor = None, max: Tensor = None): ...
 @overload
 def clamp_(input: Tensor, min: Number = None, max: Number = None): ...
-@checked
+@declared
 def clamp_(input, min=None, max=None):
-    return apply(input, lambda: ew.clamp.__wrapped__(input, min, max))
+    return apply(input, lambda: ew.clamp(input, min, max))
 
 
 def copy_(tensor, source):

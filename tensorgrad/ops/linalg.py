@@ -18,11 +18,11 @@ import math
 
 import numpy as np
 
-from ..arguments import checked
+from ..arguments import declared
 from ..autograd import messages
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 from ..derivatives import BmmBackward0, DotBackward0, MmBackward0, MvBackward0
-from .base import record
+from ..core.record import record
 from .elementwise import broadcast_error
 from .shape import squeeze, unsafe_view, unsqueeze
 
@@ -43,7 +43,7 @@ def _refuse_bool(a, kernel, sizes=()):
         raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
 
 
-@checked
+@declared
 def dot(input: Tensor, tensor: Tensor, *, out: Tensor = None):
     if input._data.ndim != 1 or tensor._data.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {input._data.ndim}D and {tensor._data.ndim}D tensors")
@@ -60,7 +60,7 @@ def dot(input: Tensor, tensor: Tensor, *, out: Tensor = None):
     return record(DotBackward0, np.dot(input._data, tensor._data), (input, tensor), saved=(input, tensor))
 
 
-@checked
+@declared
 def mm(input: Tensor, mat2: Tensor, *, out: Tensor = None):
     if input._data.ndim != 2 or mat2._data.ndim != 2:
         raise RuntimeError("self must be a matrix" if input._data.ndim != 2 else "mat2 must be a matrix")
@@ -72,7 +72,7 @@ def mm(input: Tensor, mat2: Tensor, *, out: Tensor = None):
     return record(MmBackward0, input._data @ mat2._data, (input, mat2), saved=(input, mat2))
 
 
-@checked
+@declared
 def mv(input: Tensor, vec: Tensor, *, out: Tensor = None):
     if input._data.ndim != 2 or vec._data.ndim != 1:
         raise RuntimeError("vector + matrix @ vector expected, got "  # (1: the added vector's)
@@ -90,7 +90,7 @@ def mv(input: Tensor, vec: Tensor, *, out: Tensor = None):
     return record(MvBackward0, input._data @ vec._data, (input, vec), saved=(input, vec))
 
 
-@checked
+@declared
 def bmm(input: Tensor, mat2: Tensor, *, out: Tensor = None):
     """A batch of matrix products: a is (batch, n, m), b is (batch, m, p)."""
     for name, x in (("batch1", input), ("batch2", mat2)):
@@ -110,7 +110,7 @@ def bmm(input: Tensor, mat2: Tensor, *, out: Tensor = None):
     return record(BmmBackward0, data, (input, mat2), saved=(input, mat2))
 
 
-@checked
+@declared
 def matmul(input: Tensor, other: Tensor, *, out: Tensor = None):
     """`a @ b`, built from dot, mv, mm and bmm exactly as PyTorch's matmul builds it, so the
     graph has the same nodes (and the same errors come from the same places)."""
@@ -121,23 +121,23 @@ def matmul(input: Tensor, other: Tensor, *, out: Tensor = None):
             f"{ndim_b}D"
         )
     if ndim_a == 1 and ndim_b == 1:
-        return dot.__wrapped__(input, other)
+        return dot(input, other)
     if ndim_a == 2 and ndim_b == 1:
-        return mv.__wrapped__(input, other)
+        return mv(input, other)
     if ndim_a == 1 and ndim_b == 2:
         if input._data.shape[0] != other._data.shape[0]:
             raise RuntimeError(messages.MATMUL_MISMATCH.format(
                 a0=1, a1=input._data.shape[0], b0=other._data.shape[0], b1=other._data.shape[1]))
-        return squeeze.__wrapped__(mm.__wrapped__(unsqueeze.__wrapped__(input, 0), other), (0,))
+        return squeeze(mm(unsqueeze(input, 0), other), (0,))
     if ndim_a == 2 and ndim_b == 2:
-        return mm.__wrapped__(input, other)
+        return mm(input, other)
     if ndim_a == 3 and ndim_b == 3:
         # PyTorch's shortcut, as measured: a batch of one that needs a gradient, against a real
         # batch, is used as a matrix (so that it can be folded; see _should_fold)
         if input._data.shape[0] == 1 and other._data.shape[0] != 1 and input.requires_grad:
-            input = squeeze.__wrapped__(input, 0)  # noqa: A001
+            input = squeeze(input, 0)  # noqa: A001
         elif other._data.shape[0] == 1 and input._data.shape[0] != 1 and other.requires_grad:
-            other = squeeze.__wrapped__(other, 0)
+            other = squeeze(other, 0)
     if _should_fold(input, other):
         return _folded_matmul(input, other)
     return _matmul_with_bmm(input, other)
@@ -175,9 +175,9 @@ def _folded_matmul(a, b):
     output_shape = big.shape[:-1]
     folded = big.reshape(math.prod(output_shape), big.shape[-1])
     if small._data.ndim == 2:
-        output = unsafe_view(mm.__wrapped__(folded, small), tuple(output_shape) + (small.shape[1],))
+        output = unsafe_view(mm(folded, small), tuple(output_shape) + (small.shape[1],))
         return output.transpose(-1, -2).contiguous() if transpose else output
-    return unsafe_view(mv.__wrapped__(folded, small), tuple(output_shape))
+    return unsafe_view(mv(folded, small), tuple(output_shape))
 
 
 def _matmul_with_bmm(a, b):
@@ -195,9 +195,9 @@ def _matmul_with_bmm(a, b):
     else:
         right = b.expand(batch + (m2, p)).reshape(count, m2, p)
     output_shape = batch + ((n,) if a._data.ndim > 1 else ()) + ((p,) if b._data.ndim > 1 else ())
-    product = bmm.__wrapped__(left, right)
+    product = bmm(left, right)
     if vector_right:
-        product = squeeze.__wrapped__(product, -1)
+        product = squeeze(product, -1)
     return unsafe_view(product, output_shape)
 
 
@@ -208,9 +208,9 @@ def _broadcast_batch(shape_a, shape_b):
         raise RuntimeError(broadcast_error(shape_a, shape_b)) from None
 
 
-@checked
+@declared
 def outer(input: Tensor, vec2: Tensor, *, out: Tensor = None):
     for name, value in (("self", input), ("vec2", vec2)):
         if value._data.ndim != 1:
             raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {value._data.ndim}-D")
-    return unsqueeze.__wrapped__(input, 1) * unsqueeze.__wrapped__(vec2, 0)
+    return unsqueeze(input, 1) * unsqueeze(vec2, 0)

@@ -9,16 +9,17 @@ reduced dimensions (derivatives.py: `restore_dims`) and then lets broadcasting s
 import numpy as np
 
 from .. import dtypes
-from ..arguments import Dtype, Ints, Number, Tensors, checked, declare, overload
+from ..arguments import Dtype, Ints, Number, Tensors, converted, declare, declared, overload
+from ..arguments import type_name as arguments_type_name
 from ..autograd import messages
-from ..tensor import Tensor, _normalize_dim
+from ..core.tensor import Tensor, _normalize_dim
 from . import elementwise as ew
 from ..derivatives import (AmaxBackward0, AminBackward0, CumsumBackward0, GatherBackward0,
                            LinalgVectorNormBackward0, LogSoftmaxBackward0, LogsumexpBackward0,
                            MaxBackward0, MaxBackward1, MeanBackward0, MeanBackward1, MinBackward0,
                            MinBackward1, ProdBackward0, ProdBackward1, SoftmaxBackward0,
                            StdBackward0, SumBackward0, SumBackward1, VarBackward0)
-from .base import OUTPUT, record
+from ..core.record import OUTPUT, record
 from .shape import _shape_arg, view
 
 
@@ -49,7 +50,7 @@ def sum(input: Tensor, *, dtype: Dtype = None): ...  # noqa: A001
 @overload
 def sum(input: Tensor, dim: int | Ints | None, keepdim: bool = False, *,  # noqa: A001
         dtype: Dtype = None, out: Tensor = None): ...
-@checked
+@declared
 def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001
     sum_dtype = _sum_dtype(input) if dtype is None else dtype.numpy
     if dim is None:
@@ -61,22 +62,22 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001
                   self_sym_sizes=input._data.shape)
 
 
-@checked
+@declared
 def sum_to_size(input: Tensor, *size: Ints):
     """Sum a tensor down to `size`, a shape that broadcasting stretches to the tensor's: one sum,
     with keepdim, over the dims broadcasting put in front or repeated, then a view without those
     in front (PyTorch's `Tensor.sum_to_size`, and its `sum_to`). The engine undoes broadcasting
-    with it (autograd/engine.py: fit_gradient), so the graph create_graph=True records is
+    with it (core/engine.py: fit_gradient), so the graph create_graph=True records is
     PyTorch's."""
     shape = _shape_arg(size)
     sizes = input._data.shape
     if not _is_expandable_to(shape, sizes):
         raise RuntimeError(f"size {{{list(shape)}}} is not expandable to size {{{list(sizes)}}}.")
     if not shape:
-        return sum.__wrapped__(input)
+        return sum(input)
     dims = broadcast_dims(shape, sizes)
-    summed = sum.__wrapped__(input, dims, True) if dims else input
-    return view.__wrapped__(summed, shape) if len(sizes) > len(shape) else summed
+    summed = sum(input, dims, True) if dims else input
+    return view(summed, shape) if len(sizes) > len(shape) else summed
 
 
 def broadcast_dims(shape, sizes):
@@ -102,7 +103,7 @@ def mean(input: Tensor, *, dtype: Dtype = None, out: Tensor = None): ...
 @overload
 def mean(input: Tensor, dim: int | Ints | None, keepdim: bool = False, *, dtype: Dtype = None,
          out: Tensor = None): ...
-@checked
+@declared
 def mean(input, dim=None, keepdim=False, *, dtype=None):
     if dtype is not None and not dtypes.check_dtype(dtype).is_floating_point:
         raise RuntimeError(
@@ -159,19 +160,26 @@ class min_return(_ReturnTypeBase):
     _name = "min"
 
 
+def check_something_to_compare(x, dims, name, whole_error=RuntimeError):
+    """max, min, amax, amin, argmax, argmin of a tensor with no elements: PyTorch refuses when
+    no dim is given, or when a reduced dim is empty (there is nothing to pick)."""
+    if x._data.size:
+        return
+    if dims is None:
+        raise whole_error(messages.EMPTY_REDUCTION[whole_error].format(name=name))
+    for d in (dims,) if isinstance(dims, int) else dims:
+        if x._data.ndim and x._data.shape[d] == 0:
+            raise IndexError(messages.EMPTY_REDUCTION_DIM.format(name=name, dim=d))
+
+
 def _extreme(x, dim, keepdim, numpy_reduce, numpy_arg, whole_node, dim_node, result_type, name):
     if dim is None:
-        if x._data.size == 0:
-            raise RuntimeError(
-                f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
-                "Specify the reduction dim with the 'dim' argument."
-            )
+        check_something_to_compare(x, None, name)
         data = numpy_reduce(x._data)
         return record(whole_node, data, (x,), saved=(x, OUTPUT))
     d = _normalize_dim(dim, x._data.ndim)
     axis = d if x._data.ndim else None
-    if x._data.ndim and x._data.shape[d] == 0:
-        raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+    check_something_to_compare(x, d, name)
     if x._data.size == 0:  # an empty result: nothing to compare along a non-empty dim
         shape = list(x._data.shape)
         shape[d:d + 1] = [1] if keepdim else []
@@ -192,41 +200,45 @@ def max(input: Tensor, *, out: Tensor = None): ...  # noqa: A001
 def max(input: Tensor, other: Tensor, *, out: Tensor = None): ...  # noqa: A001
 @overload
 def max(input: Tensor, dim: int, keepdim: bool = False, *, out: Tensors = None): ...  # noqa: A001
-@checked
+@declared
 def max(input, dim=None, keepdim=False):  # noqa: A001
     if isinstance(dim, Tensor):
-        return ew.maximum.__wrapped__(input, dim)
+        return ew.maximum(input, dim)
     return _extreme(input, dim, keepdim, np.max, np.argmax, MaxBackward1, MaxBackward0, max_return, "max")
 
 
-@checked(like=max)
+@declared(like=max)
 def min(input, dim=None, keepdim=False):  # noqa: A001
     if isinstance(dim, Tensor):
-        return ew.minimum.__wrapped__(input, dim)
+        return ew.minimum(input, dim)
     return _extreme(input, dim, keepdim, np.min, np.argmin, MinBackward1, MinBackward0, min_return, "min")
 
 
-@checked
+@declared
 def amax(input: Tensor, dim: int | Ints | None = (), keepdim: bool = False, *,
          out: Tensor = None):
     dims = normalize_dims(None if dim == () else dim, input._data.ndim)
+    check_something_to_compare(input, None if dim in ((), None) else dims, "amax")
     data = np.max(input._data, axis=dims, keepdims=keepdim)
     return record(AmaxBackward0, data, (input,), saved=(input, OUTPUT), dim=dims, keepdim=keepdim,
                   self_sym_sizes=input._data.shape)
 
 
-@checked
+@declared
 def amin(input: Tensor, dim: int | Ints | None = (), keepdim: bool = False, *,
          out: Tensor = None):
     dims = normalize_dims(None if dim == () else dim, input._data.ndim)
+    check_something_to_compare(input, None if dim in ((), None) else dims, "amin")
     data = np.min(input._data, axis=dims, keepdims=keepdim)
     return record(AminBackward0, data, (input,), saved=(input, OUTPUT), dim=dims, keepdim=keepdim,
                   self_sym_sizes=input._data.shape)
 
 
-@checked
+@declared
 def argmax(input: Tensor, dim: int = None, keepdim: bool = False, *, out: Tensor = None):
     refuse_bool(input, "argmax")
+    check_something_to_compare(input, None if dim is None else _normalize_dim(dim, input._data.ndim),
+                               "argmax", whole_error=IndexError)
     if dim is None:
         return Tensor._make(np.int64(np.argmax(input._data)))
     return Tensor._make(np.argmax(input._data, axis=_normalize_dim(dim, input._data.ndim),
@@ -246,9 +258,11 @@ def refuse_bool(x, name):
         raise RuntimeError(f"{name}(): does not support bool input")
 
 
-@checked
+@declared
 def argmin(input: Tensor, dim: int = None, keepdim: bool = False, *, out: Tensor = None):
     refuse_bool(input, "argmin")
+    check_something_to_compare(input, None if dim is None else _normalize_dim(dim, input._data.ndim),
+                               "argmin", whole_error=IndexError)
     if dim is None:
         return Tensor._make(np.int64(np.argmin(input._data)))
     return Tensor._make(np.argmin(input._data, axis=_normalize_dim(dim, input._data.ndim),
@@ -256,7 +270,7 @@ def argmin(input: Tensor, dim: int = None, keepdim: bool = False, *, out: Tensor
 
 
 # -- gather ----------------------------------------------------------------------------------
-@checked
+@declared
 def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False,
            out: Tensor = None):
     """Pick elements along `dim` at `index` (torch.gather)."""
@@ -294,7 +308,7 @@ def _check_gather_index(x, d, index):
 def prod(input: Tensor, *, dtype: Dtype = None): ...
 @overload
 def prod(input: Tensor, dim: int, keepdim: bool = False, *, dtype: Dtype = None, out: Tensor = None): ...
-@checked
+@declared
 def prod(input, dim=None, keepdim=False, *, dtype=None):
     if dtype is not None:
         input = input.to(dtype)  # noqa: A001
@@ -329,7 +343,7 @@ def var(input: Tensor, dim: int | Ints = None, *, correction: Number = None, kee
         out: Tensor = None): ...
 @overload
 def var(input: Tensor, unbiased: bool = True): ...
-@checked
+@declared
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     _require_floating_point(input)
     correction = _correction(unbiased, correction)
@@ -341,7 +355,7 @@ def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
                   whole=dim is None or input._data.ndim == 0)
 
 
-@checked(like=var)
+@declared(like=var)
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     _require_floating_point(input)
     correction = _correction(unbiased, correction)
@@ -361,7 +375,7 @@ def linalg_vector_norm(input: Tensor, ord: Number = 2, dim: int | Ints | None = 
 _LINALG_VECTOR_NORM = declare(linalg_vector_norm)
 
 
-@checked(python=True)  # (torch.norm is written in Python; linalg_vector_norm checks the rest)
+@declared(python=True)  # (torch.norm is written in Python; linalg_vector_norm checks the rest)
 def norm(input: Tensor, p: object = "fro", dim: object = None, keepdim: object = False):  # noqa: A002
     if isinstance(p, str) and p != "fro":
         raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
@@ -369,7 +383,14 @@ def norm(input: Tensor, p: object = "fro", dim: object = None, keepdim: object =
         p = 2
     if isinstance(dim, int):
         dim = [dim]  # (as torch.norm passes it on: one dim as a list of one)
-    _LINALG_VECTOR_NORM.match((input, p, dim, keepdim))
+    elif isinstance(dim, Tensor) and dim.dim():
+        dim = dim.tolist()  # (a tensor of dims: torch.norm passes it on, read as ints)
+    elif dim is not None and not isinstance(dim, (list, tuple)):  # torch.norm takes its len()
+        raise TypeError(messages.LEN_OF_0D if isinstance(dim, Tensor) and not dim.dim()
+                        else messages.NO_LEN.format(type_name=arguments_type_name(dim)))
+    # (checked, and p taken, as linalg_vector_norm's Scalar ord: a 0-d tensor as its number)
+    _, p, dim, keepdim = converted(_LINALG_VECTOR_NORM.match((input, p, dim, keepdim)),
+                                   (input, p, dim, keepdim), {})[0]
     if not input.dtype.is_floating_point:
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
                            f"input. Got {input.dtype.scalar_name}")
@@ -393,7 +414,7 @@ def _c_contiguous(values):
     return values if values.flags.c_contiguous else np.ascontiguousarray(values)
 
 
-@checked
+@declared
 def softmax(input: Tensor, dim: int, dtype: Dtype = None, *, out: Tensor = None):
     refuse_dtype(dtype, "softmax_kernel_impl", floating_only=True)
     values = _float_values(input, dtype, dim, "softmax")
@@ -406,7 +427,7 @@ def softmax(input: Tensor, dim: int, dtype: Dtype = None, *, out: Tensor = None)
     return record(SoftmaxBackward0, data, (input,), saved=(OUTPUT,), dim=d)
 
 
-@checked
+@declared
 def log_softmax(input: Tensor, dim: int, dtype: Dtype = None, *, out: Tensor = None):
     refuse_dtype(dtype, "log_softmax_kernel_impl", floating_only=True)
     values = _float_values(input, dtype, dim, "log_softmax")
@@ -419,7 +440,7 @@ def log_softmax(input: Tensor, dim: int, dtype: Dtype = None, *, out: Tensor = N
     return record(LogSoftmaxBackward0, data, (input,), saved=(OUTPUT,), dim=d)
 
 
-@checked
+@declared
 def logsumexp(input: Tensor, dim: int | Ints, keepdim: bool = False, *, out: Tensor = None):
     values = input._data  # integers and bools are summed as floats, as in PyTorch
     if not input.dtype.is_floating_point:
@@ -428,9 +449,10 @@ def logsumexp(input: Tensor, dim: int | Ints, keepdim: bool = False, *, out: Ten
         raise RuntimeError(f"output with shape [] doesn't match the broadcast shape "
                            f"{[1] * values.ndim}")
     dims = normalize_dims(dim, values.ndim)
-    peak = np.max(values, axis=dims, keepdims=True)
+    peak = np.max(values, axis=dims, keepdims=True, initial=-np.inf)  # (-inf: nothing to sum)
     peak = np.where(np.isfinite(peak), peak, 0)
-    data = np.log(np.sum(np.exp(values - peak), axis=dims, keepdims=True)) + peak
+    with np.errstate(divide="ignore"):  # log(0) = -inf, the logsumexp of no elements
+        data = np.log(np.sum(np.exp(values - peak), axis=dims, keepdims=True)) + peak
     if not keepdim:
         data = np.squeeze(data, axis=dims)
     return record(LogsumexpBackward0, data.astype(values.dtype), (input,), saved=(input, OUTPUT),
@@ -463,7 +485,7 @@ def refuse_dtype(dtype, kernel, floating_only=False):
             kernel=kernel, dtype=dtype.scalar_name))
 
 
-@checked
+@declared
 def cumsum(input: Tensor, dim: int, *, dtype: Dtype = None, out: Tensor = None):
     refuse_dtype(dtype, "cumsum_out_cpu")
     d = _normalize_dim(dim, input._data.ndim)
@@ -475,15 +497,15 @@ def cumsum(input: Tensor, dim: int, *, dtype: Dtype = None, out: Tensor = None):
 @overload
 def all(input: Tensor, *, out: Tensor = None): ...  # noqa: A001
 @overload
-def all(input: Tensor, dim: int | Ints | None = None, keepdim: bool = False, *,  # noqa: A001
+def all(input: Tensor, dim: Ints | None = None, keepdim: bool = False, *,  # noqa: A001
         out: Tensor = None): ...
 @overload
 def all(input: Tensor, dim: int, keepdim: bool = False, *, out: Tensor = None): ...  # noqa: A001
-@checked
+@declared
 def all(input, dim=None, keepdim=False):  # noqa: A001  (the PyTorch name)
     return all_or_any(np.all, input, dim, keepdim)
 
 
-@checked(like=all)
+@declared(like=all)
 def any(input, dim=None, keepdim=False):  # noqa: A001  (the PyTorch name)
     return all_or_any(np.any, input, dim, keepdim)

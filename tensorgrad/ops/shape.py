@@ -14,15 +14,15 @@ import warnings
 import numpy as np
 
 from .. import dtypes
-from ..arguments import Dtype, Ints, Tensors, checked, declare, overload
+from ..arguments import Dtype, Ints, Tensors, declared, declare, overload
 from ..autograd import messages
-from ..tensor import Tensor, _normalize_dim
+from ..core.tensor import Tensor, _normalize_dim
 from ..derivatives import (CatBackward0, ExpandBackward0, FlipBackward0, PermuteBackward0,
-                           RepeatBackward0, ReshapeAliasBackward0, SqueezeBackward0,
+                           RepeatBackward0, RollBackward0, ReshapeAliasBackward0, SqueezeBackward0,
                            SqueezeBackward1, SqueezeBackward4, StackBackward0, TBackward0,
                            TransposeBackward0, UnsafeViewBackward0, UnsqueezeBackward0,
                            ViewBackward0)
-from .base import record
+from ..core.record import record
 from .elementwise import clone
 
 
@@ -70,7 +70,7 @@ def _infer_shape(shape, numel, original):
 
 
 # -- reshape / view / flatten -------------------------------------------------------------
-@checked
+@declared
 def reshape(input: Tensor, *shape: Ints):
     shape = _infer_shape(_shape_arg(shape), input._data.size, input._data.shape)
     data = input._data.reshape(shape)
@@ -78,14 +78,14 @@ def reshape(input: Tensor, *shape: Ints):
         node = ViewBackward0 if input._data.flags.c_contiguous else ReshapeAliasBackward0
         return as_view(record(node, data, (input,), self_sym_sizes=input._data.shape), input)
     # No view is possible: as PyTorch, copy (CloneBackward0), then view the copy
-    return unsafe_view(clone.__wrapped__(input, memory_format="contiguous"), shape)
+    return unsafe_view(clone(input, memory_format="contiguous"), shape)
 
 
 @overload
 def view(input: Tensor, dtype: Dtype): ...
 @overload
 def view(input: Tensor, *size: Ints): ...
-@checked
+@declared
 def view(input, *size):
     if len(size) == 1 and isinstance(size[0], dtypes.dtype):
         raise NotImplementedError(messages.VIEW_AS_DTYPE)
@@ -99,11 +99,11 @@ def view(input, *size):
     return as_view(record(ViewBackward0, data, (input,), self_sym_sizes=input._data.shape), input)
 
 
-@checked
+@declared
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1):
     if input._data.ndim == 0:
         _normalize_dim(start_dim, 0), _normalize_dim(end_dim, 0)  # 0 or -1, as in PyTorch
-        return reshape.__wrapped__(input, 1)
+        return reshape(input, 1)
     start = _normalize_dim(start_dim, input._data.ndim)
     end = _normalize_dim(end_dim, input._data.ndim)
     if start > end:
@@ -111,14 +111,14 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1):
     if start == end:
         return input
     shape = input._data.shape
-    return reshape.__wrapped__(input, shape[:start] + (-1,) + shape[end + 1:])
+    return reshape(input, shape[:start] + (-1,) + shape[end + 1:])
 
 
 def contiguous(x):
     """x itself if its memory is already in row-major order, else a row-major copy."""
     if x._data.flags.c_contiguous:
         return x
-    return clone.__wrapped__(x, memory_format="contiguous")
+    return clone(x, memory_format="contiguous")
 
 
 def unsafe_view(x, shape):
@@ -127,7 +127,7 @@ def unsafe_view(x, shape):
 
 
 # -- transpose / permute ------------------------------------------------------------------
-@checked
+@declared
 def transpose(input: Tensor, dim0: int, dim1: int):
     d0 = _normalize_dim(dim0, input._data.ndim)
     d1 = _normalize_dim(dim1, input._data.ndim)
@@ -135,14 +135,14 @@ def transpose(input: Tensor, dim0: int, dim1: int):
     return as_view(record(TransposeBackward0, data, (input,), dim0=d0, dim1=d1), input)
 
 
-@checked
+@declared
 def t(input: Tensor):
     if input._data.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input._data.ndim}D")
     return as_view(record(TBackward0, input._data.T, (input,)), input)
 
 
-@checked
+@declared
 def permute(input: Tensor, *dims: Ints):
     dims = _shape_arg(dims)
     if len(dims) != input._data.ndim:
@@ -163,7 +163,7 @@ def reverse_dims(x):
         warnings.warn(messages.TRANSPOSE_0D, UserWarning, stacklevel=3)
     elif x._data.ndim != 2:
         warnings.warn(messages.TRANSPOSE_1D, UserWarning, stacklevel=3)
-    return permute.__wrapped__(x, *range(x._data.ndim - 1, -1, -1))
+    return permute(x, *range(x._data.ndim - 1, -1, -1))
 
 
 def matrix_transpose(x):
@@ -171,11 +171,11 @@ def matrix_transpose(x):
     if x._data.ndim < 2:
         raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. "
                            f"Got {x._data.ndim}-D tensor.")
-    return transpose.__wrapped__(x, -2, -1)
+    return transpose(x, -2, -1)
 
 
 # -- unsqueeze / squeeze ---------------------------------------------------------------------
-@checked
+@declared
 def unsqueeze(input: Tensor, dim: int):
     d = _normalize_dim(dim, input._data.ndim + 1)
     return as_view(record(UnsqueezeBackward0, np.expand_dims(input._data, d), (input,), dim=d), input)
@@ -187,7 +187,7 @@ def squeeze(input: Tensor): ...
 def squeeze(input: Tensor, dim: int): ...
 @overload
 def squeeze(input: Tensor, dim: Ints): ...
-@checked
+@declared
 def squeeze(input, dim=None):
     shape = input._data.shape
     if dim is None:
@@ -203,7 +203,7 @@ def squeeze(input, dim=None):
 
 
 # -- expand / repeat -------------------------------------------------------------------------
-@checked
+@declared
 def expand(input: Tensor, *size: Ints, implicit: bool = False):
     size = _shape_arg(size)
     shape = input._data.shape
@@ -245,17 +245,17 @@ def _legacy_type(x):
     return f"tensorgrad.{x.dtype._legacy_name}"
 
 
-@checked
+@declared
 def expand_as(input: Tensor, other: Tensor):
-    return expand.__wrapped__(input, other.shape)
+    return expand(input, other.shape)
 
 
-@checked
+@declared
 def broadcast_to(input: Tensor, size: Ints):
-    return expand.__wrapped__(input, size)
+    return expand(input, size)
 
 
-@checked
+@declared
 def repeat(input: Tensor, *repeats: Ints):
     repeats = _shape_arg(repeats)
     if len(repeats) < input._data.ndim:
@@ -268,7 +268,7 @@ def repeat(input: Tensor, *repeats: Ints):
 
 
 # -- cat / stack ---------------------------------------------------------------------------
-@checked
+@declared
 def cat(tensors: Tensors, dim: int = 0, *, out: Tensor = None):
     tensors = _tensor_list(tensors, "cat")
     _check_no_scalars(tensors)
@@ -287,7 +287,10 @@ def cat(tensors: Tensors, dim: int = 0, *, out: Tensor = None):
     return record(CatBackward0, data, tensors, dim=d, sizes=sizes)
 
 
-concatenate = checked(cat.__wrapped__, name="concatenate", like=cat)  # (PyTorch's other name)
+@declared(like=cat)
+def concatenate(tensors, dim=0, *, out=None):
+    """PyTorch's other name for cat."""
+    return cat(tensors, dim)
 
 
 def _check_no_scalars(tensors):
@@ -312,7 +315,7 @@ def _check_cat_shapes(shapes, dim):
                 )
 
 
-@checked
+@declared
 def stack(tensors: Tensors, dim: int = 0, *, out: Tensor = None):
     tensors = _tensor_list(tensors, "stack")
     d = _normalize_dim(dim, tensors[0]._data.ndim + 1)
@@ -369,13 +372,15 @@ def _tensor_list(tensors, name):
     return tuple(tensors)
 
 
-@checked
+@declared
 def unbind(input: Tensor, dim: int = 0):
     d = _normalize_dim(dim, input._data.ndim)
+    if input._data.ndim == 0:
+        raise IndexError(messages.NO_DIMENSIONS.format(dim=d))
     return tuple(input.select(d, i) for i in range(input._data.shape[d]))
 
 
-@checked
+@declared
 def chunk(input: Tensor, chunks: int, dim: int = 0):
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
@@ -406,7 +411,7 @@ _SPLIT_WITH_SIZES = declare(split_with_sizes)
 _SPLIT_BY_SIZE = declare(_split_by_size, name="split", python=True)
 
 
-@checked(python=True)
+@declared(python=True)
 def split(tensor: Tensor, split_size_or_sections: object, dim: object = 0):
     x, split_size = tensor, split_size_or_sections
     if isinstance(split_size, int):
@@ -433,27 +438,46 @@ def split(tensor: Tensor, split_size_or_sections: object, dim: object = 0):
 
 @overload
 def flip(input: Tensor, *dims: Ints): ...
-@checked
-def flip(input, dims):
-    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+@declared
+def flip(input, *dims):
+    dims = tuple(dims[0]) if len(dims) == 1 and not isinstance(dims[0], int) else dims
     dims = tuple(_normalize_dim(d, input._data.ndim) for d in dims)
     check_no_repeated_dims(dims)
+    if input._data.ndim == 0:
+        dims = ()  # a 0-d tensor's one dim (0 or -1) has one element: nothing to reverse
     return record(FlipBackward0, np.flip(input._data, dims).copy(), (input,), dims=dims)
 
 
+@declared
+def roll(input: Tensor, shifts: int | Ints, dims: int | Ints | None = ()):
+    """Shift the elements along `dims` by `shifts` (one shift per dim), those pushed off the end
+    coming back at the start; with no dims, along the flattened tensor, shape kept."""
+    shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
+    dims = (dims,) if isinstance(dims, int) else tuple(dims or ())
+    if not shifts:
+        raise RuntimeError(messages.ROLL_NO_SHIFTS)
+    if len(shifts) != len(dims) and not (not dims and len(shifts) == 1):
+        raise RuntimeError(messages.ROLL_MISALIGNED.format(shifts=len(shifts), dims=len(dims)))
+    if input._data.ndim == 0 and dims:
+        raise IndexError(messages.NO_DIMENSIONS.format(dim=dims[0]))
+    dims = tuple(_normalize_dim(d, input._data.ndim) for d in dims)
+    data = np.roll(input._data, shifts, dims or None)
+    return record(RollBackward0, data, (input,), shifts=shifts, dims=dims)
+
+
 # -- functions PyTorch offers beside the methods -------------------------------------------------
-@checked
+@declared
 def numel(input: Tensor):
     return input.numel()
 
 
-@checked
+@declared
 def detach(input: Tensor):
     return input.detach()
 
 
 @overload
 def expand_copy(input: Tensor, size: Ints, *, implicit: bool = False, out: Tensor = None): ...
-@checked
+@declared
 def expand_copy(input, *size):
-    return expand.__wrapped__(input, *size).clone()
+    return expand(input, *size).clone()

@@ -15,8 +15,8 @@ import warnings
 from collections import defaultdict
 
 from ..autograd import messages
-from ..autograd.grad_mode import enable_grad, no_grad
-from ..tensor import Tensor
+from ..core.grad_mode import enable_grad, no_grad
+from ..core.tensor import Tensor
 from ..nn.module import zero_grads
 
 

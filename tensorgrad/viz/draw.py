@@ -17,8 +17,8 @@ Ids (`t0`, `op3`, `c1`) come from positions in a fixed walk (see model.py), and 
 built from the data only, so the DOT text is the same on every run and every machine.
 """
 
-from ..autograd.node import Node
-from ..tensor import Tensor
+from ..core.node import Node
+from ..core.tensor import Tensor
 from . import formulas, labels, nodes, words
 from .display import Graph
 from .dot import DotWriter

@@ -14,7 +14,7 @@ them (a custom Function, or a rule that has no short formula) is still traced; i
 just less detailed.
 """
 
-from ..autograd.node import Node
+from ..core.node import Node
 from . import labels, nodes
 
 

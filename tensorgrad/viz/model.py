@@ -14,7 +14,7 @@ talk about `a`, `b` and `y` instead of node objects:
     and tensors that backward saved (while they are not freed).
 """
 
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 from . import nodes as node_facts
 
 

@@ -8,8 +8,8 @@ why the same program always draws the same DOT text: nothing depends on `id()` o
 
 from collections import deque
 
-from ..autograd.node import AccumulateGrad, Node, SavedTensor
-from ..tensor import Tensor
+from ..core.node import AccumulateGrad, Node, SavedTensor
+from ..core.tensor import Tensor
 from ..autograd.custom_function import BackwardCFunction
 
 _BASE_SLOTS = frozenset(Node.__slots__) | {"variable", "__dict__", "__weakref__"}

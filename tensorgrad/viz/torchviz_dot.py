@@ -18,7 +18,7 @@ stack of tasks that reproduces the recursive order exactly, so deep graphs work 
 
 import functools
 
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 from . import display, nodes
 
 SAVED_PREFIX = "_saved_"  # torchviz shows a node's saved values under these names

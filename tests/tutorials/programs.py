@@ -433,6 +433,44 @@ torch.save(state, os.path.join(tmp_dir, "state.pt"))
 print(torch.load(os.path.join(tmp_dir, "state.pt")))
 """)
 
+program("saved-tensor hooks: to disk in self-deleting files, a hooked module in nn.DataParallel")("""
+import os, tempfile, uuid
+import torch.nn as nn
+tmp_dir = tempfile.mkdtemp()
+class SelfDeletingTempFile():
+    def __init__(self):
+        self.name = os.path.join(tmp_dir, str(uuid.uuid4()))
+    def __del__(self):
+        os.remove(self.name)
+def pack_hook(tensor):
+    temp_file = SelfDeletingTempFile()
+    torch.save(tensor, temp_file.name)
+    return temp_file
+def unpack_hook(temp_file):
+    return torch.load(temp_file.name, weights_only=True)
+class SaveToDisk(nn.Module):
+    def __init__(self, module):
+        super().__init__()
+        self.module = module
+    def forward(self, x):
+        with torch.autograd.graph.saved_tensors_hooks(pack_hook, unpack_hook):
+            return self.module(x)
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.tensor([[1.0, -2.0], [0.5, 3.0]]))
+    def forward(self, x):
+        return (x @ self.w).sin()
+torch.manual_seed(0)
+net = nn.DataParallel(SaveToDisk(Model()))
+print(net)
+y = net(torch.tensor([[1.0, 2.0], [3.0, 4.0]]))
+print("files on disk:", len(os.listdir(tmp_dir)))
+y.sum().backward()
+print(net.module.module.w.grad)
+print(sorted(net.state_dict()), net.device_ids)
+""")
+
 program("forward AD: unpack_dual gives back the tangent that make_dual got")("""
 import torch.autograd.forward_ad as fwAD
 primal, tangent = torch.randn(3), torch.randn(3)

@@ -3,7 +3,7 @@
 Tensors that share memory (a view and its base, a tensor and its detached alias) share one
 counter. A value saved for backward remembers the count it had when it was saved; if the count
 has moved by the time backward needs it, the value was changed in place, and backward refuses
-to use it (autograd/node.py: SavedTensor).
+to use it (core/node.py: SavedTensor).
 """
 
 

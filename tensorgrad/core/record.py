@@ -14,9 +14,9 @@ and dtype so the engine can fit gradients to them.
 
 import numpy as np
 
-from ..autograd import grad_mode, instruments
-from ..autograd.node import OUTPUT, SEQUENCE, AccumulateGrad, SavedTensor
-from ..tensor import Tensor
+from . import grad_mode, instruments
+from .node import OUTPUT, SEQUENCE, AccumulateGrad, SavedTensor
+from .tensor import Tensor
 
 NO_EDGE = (None, 0)  # the edge of an input that needs no gradient (a constant)
 
@@ -70,7 +70,7 @@ def record(node_class, data, inputs, saved=(), **attributes):
         node._for_backward = tuple([
             None if readers is not None and all(edges[i] is NO_EDGE for i in readers)
             else SavedTensor(value) if type(value) is Tensor and not instruments.savers
-            else _save(value, result, node_class)
+            else save(value, result, node_class)
             for value, readers in zip(saved, read_by)])
     for name, value in attributes.items():
         setattr(node, name, value)
@@ -79,8 +79,9 @@ def record(node_class, data, inputs, saved=(), **attributes):
     return result
 
 
-def _save(value, result, node_class):
-    """How one value is kept for backward: a SavedTensor (or what a saved-tensor hook makes)."""
+def save(value, result=None, node_class=None):
+    """How one value is kept for backward: a SavedTensor, or what the saved-tensor hooks plugged
+    in make of it (autograd/graph.py). In-place operations save through here too."""
     if isinstance(value, Tensor):
         is_output = False
     elif value is OUTPUT:

@@ -9,7 +9,8 @@ The algorithm, in the order it happens:
      resulting gradient to the shape and dtype of the input it belongs to, and add it into the
      buffer of the next node. Among ready nodes the newest one runs first, as in PyTorch, so that
      the order (and what hooks print) matches.
-  4. `AccumulateGrad` nodes add what reaches them into `leaf.grad`.
+  4. Running a node is one call, `node.apply(grads)`, for every node: a node of the table
+     applies the chain rule; a leaf's `AccumulateGrad` adds what reached it into `leaf.grad`.
   5. Unless `retain_graph`, each node frees its saved values right after it has run.
 
 Every walk here uses an explicit stack or heap, never recursion, so a graph a million
@@ -19,17 +20,19 @@ operations deep works with Python's default recursion limit.
 import heapq
 import itertools
 
-from . import grad_mode, instruments, messages
+from . import grad_mode, instruments
 from .node import FREED, AccumulateGrad
+from .tensor import Tensor
+from ..autograd import messages
 from ..dtypes import from_numpy_dtype
-from ..tensor import Tensor
 
 
 def execute(root_edges, root_grads, *, keep_graph, create_graph, capture=None, accumulate=True):
     """Run the backward pass: from `root_edges` (one `(node, output_nr)` per output, with its
     gradient in `root_grads`) back to the leaves. `capture`: edges whose incoming gradients
     to return instead (autograd.grad, or backward(inputs=...)); only the graph leading to them
-    runs. `accumulate`: add into `.grad` of leaves (backward) or not (autograd.grad)."""
+    runs; `accumulate`: whether the leaves among them also add into `.grad` (backward(inputs=))
+    or not (autograd.grad). Without `capture`, every leaf reached adds into its `.grad`."""
     roots = list(dict.fromkeys(node for node, _ in root_edges))
     dependencies = count_dependencies(roots)
     buffers = {}  # node -> [the gradient that has reached each of its outputs so far, summed]
@@ -50,13 +53,9 @@ def execute(root_edges, root_grads, *, keep_graph, create_graph, capture=None, a
             if grads is None or (wanted or hooked) and not prepare(node, grads, wanted, hooked):
                 input_grads = ()  # nothing reached it, or nothing wanted lies behind it
             elif instruments.around_node or instruments.after_node:
-                input_grads = instruments.run_node(node, grads, run_step(node, grads, accumulate, wanted))
-            elif type(node) is AccumulateGrad:  # a leaf: add into leaf.grad
-                if accumulate and (wanted is None or node in wanted.slots):
-                    node.variable._accumulate_grad(grads[0], create_graph)
-                input_grads = ()
+                input_grads = instruments.run_node(node, grads)
             else:
-                input_grads = node.apply(grads)  # the chain rule: one gradient per input
+                input_grads = node.apply(grads)  # the chain rule, or a leaf's accumulation
             if input_grads and not keep_graph and node._for_backward:
                 node._for_backward = FREED  # free what the forward pass saved for this node
             for (next_node, output_nr), grad, meta in zip(
@@ -93,18 +92,6 @@ def prepare(node, grads, wanted, hooked):
     return wanted is None or wanted.take(node, grads)
 
 
-def run_step(node, grads, accumulate, wanted):
-    """One node's work, as a function for the instruments to wrap (profiler, anomaly mode)."""
-    if type(node) is not AccumulateGrad:
-        return lambda: node.apply(grads)
-
-    def add():
-        if accumulate and (wanted is None or node in wanted.slots):
-            node.variable._accumulate_grad(grads[0], grad_mode._grad_enabled)
-        return ()
-    return add
-
-
 def mark_as_gradient_graph(node):
     """Nodes recorded while a create_graph=True backward runs compute gradients: tensorgrad.viz
     draws them in their own colour."""
@@ -116,6 +103,7 @@ class Capture:
     capture edge. Only the nodes that lead to one of them need to run."""
 
     def __init__(self, roots, capture, accumulate):
+        self.accumulate = accumulate
         self.captured = [None] * len(capture)
         self.slots = {}  # node -> [(output_nr, index in captured)]
         for index, (node, output_nr) in enumerate(capture):
@@ -123,13 +111,17 @@ class Capture:
         self.needed = nodes_leading_to(roots, self.slots)
 
     def take(self, node, grads):
-        """Keep the gradients wanted at `node`; False if the node need not run after that."""
+        """Keep the gradients wanted at `node`; False if the node need not run after that: a leaf
+        runs (adding into its `.grad`) only if asked to accumulate, any other node only if
+        something wanted lies behind it."""
         if node not in self.slots:
             return True
         for output_nr, index in self.slots[node]:
             self.captured[index] = grads[output_nr] if output_nr < len(grads) else None
-        return type(node) is AccumulateGrad or any(
-            next_node in self.needed for next_node, _ in node.next_functions if next_node is not None)
+        if type(node) is AccumulateGrad:
+            return self.accumulate
+        return any(next_node in self.needed for next_node, _ in node.next_functions
+                   if next_node is not None)
 
 
 def gradient_edge(tensor):
@@ -221,8 +213,18 @@ def run_tensor_pre_hooks(node, grads):
         for output_nr, tensor_ref in node._retained_outputs.items():
             tensor = tensor_ref()
             if tensor is not None and output_nr < len(grads) and grads[output_nr] is not None:
-                tensor._store_retained_grad(grads[output_nr])
+                store_retained_grad(tensor, grads[output_nr])
     return grads
+
+
+def store_retained_grad(tensor, grad):
+    """retain_grad(): keep the gradient that reached a non-leaf, summed over backwards, as a
+    leaf's AccumulateGrad does; only a first gradient being recorded (create_graph=True) is
+    kept as it is, without a copy."""
+    if tensor._grad is None and grad_mode._grad_enabled:
+        tensor._grad = grad
+    else:
+        AccumulateGrad(tensor).apply([grad])
 
 
 def call_hooks(hooks, grad):

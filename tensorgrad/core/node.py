@@ -8,12 +8,14 @@ Every operation on a tensor that requires grad creates one `Node`. The node reme
   * the shape and dtype of each input, so that the engine can fit a gradient to its input
     (summing away broadcast dimensions) in one place for all operations.
 
-Its `backward(grad)` method is the derivative rule. It is written with Tensor operations, so when
-the engine runs it with grad mode on (`create_graph=True`) the gradient computation is recorded
-too, and differentiating it again gives second derivatives with no extra code.
+A node has one verb, `apply(grads)`: the gradients of its outputs in, one gradient per input out.
+The engine calls it on every node, and nothing else. For a node made from the derivative table
+(rule.py) it is the chain rule, written with Tensor operations, so when the engine runs it with
+grad mode on (`create_graph=True`) the gradient computation is recorded too, and differentiating
+it again gives second derivatives with no extra code.
 
-A leaf tensor that requires grad gets an `AccumulateGrad` node, which adds incoming gradients
-into `leaf.grad`. The leaf holds that node only weakly, and the node holds the leaf, so the graph
+A leaf tensor that requires grad gets an `AccumulateGrad` node, whose `apply` adds incoming
+gradients into `leaf.grad`. The leaf holds that node only weakly, and the node holds the leaf, so the graph
 never forms a reference cycle: when the last result goes away, the whole graph is freed at once.
 """
 
@@ -21,19 +23,20 @@ import itertools
 import sys
 import weakref
 
-from . import grad_mode, messages
+from . import grad_mode
+from .version_counter import VersionCounter
+from ..autograd import messages
 from ..dtypes import from_numpy_dtype
-from ..version_counter import VersionCounter
 
-OUTPUT = object()  # in an operation's saved values: "save my own result" (see ops/base.py)
+OUTPUT = object()  # in an operation's saved values: "save my own result" (see core/record.py)
 SEQUENCE = itertools.count()  # numbers the nodes in the order they are made (see record)
 
 class Node:
-    """Base class of every grad_fn. Subclasses define `backward(self, grad)`."""
+    """Base class of every grad_fn. Subclasses define `apply(self, grads)`."""
 
     __slots__ = ("__dict__", "__weakref__")
 
-    # What `record` (ops/base.py) fills in for every node it makes. Node has no __init__: a new
+    # What `record` (core/record.py) fills in for every node it makes. Node has no __init__: a new
     # node is these defaults until then, so making one, which every recorded operation does,
     # runs no Python code.
     next_functions = ()  # ((node, output_nr), ...): where each input's gradient goes next
@@ -93,20 +96,11 @@ class Node:
         return tuple([node is not None for node, _ in self.next_functions])
 
     # -- what the engine calls ---------------------------------------------------------------
-    def backward(self, grad):
-        """Turn the gradient of this node's output into one gradient per input."""
-        raise NotImplementedError(f"{type(self).__name__} does not define backward()")
-
     def apply(self, grads):
-        """Run the derivative rule for a list of output gradients (one per output); returns
-        one gradient per input (None where an input needs none)."""
-        input_grads = self.backward(grads[0])
-        if not isinstance(input_grads, tuple):
-            input_grads = (input_grads,)
-        if len(input_grads) != len(self.next_functions):
-            raise RuntimeError(messages.WRONG_GRADIENT_COUNT.format(
-                name=type(self).__name__, expected=len(self.next_functions), got=len(input_grads)))
-        return input_grads
+        """The one method the engine calls on every node: from the gradients of this node's
+        outputs (a list, one per output), a tuple with one gradient per input (None where an
+        input needs none). Rule.apply (rule.py) is the one of every node of the table."""
+        raise NotImplementedError(f"{type(self).__name__} does not define apply()")
 
     def __call__(self, *grads):
         """`y.grad_fn(g)`: run this one derivative rule by hand, as PyTorch allows.
@@ -148,10 +142,22 @@ class AccumulateGrad(Node):
     def name(self):
         return "tensorgrad::autograd::AccumulateGrad"
 
-    def backward(self, grad):
-        """Add `grad` into the leaf's `.grad` (tensor.py: _accumulate_grad); nothing flows on.
-        (The engine calls `_accumulate_grad` itself; this is for `acc(g)` by hand, as PyTorch.)"""
-        self.variable._accumulate_grad(grad, grad_mode._grad_enabled)
+    def apply(self, grads):
+        """Add the gradient that reached the leaf into `leaf.grad`; nothing flows on.
+
+        The first gradient is copied in, so `.grad` never shares memory with anything else.
+        Later ones are added in place, so `g = x.grad` keeps seeing the total, except while a
+        graph is being built (`create_graph=True`, grad mode on): then `.grad` must be a recorded
+        operation, a copy or a sum, that can be differentiated again."""
+        leaf, grad = self.variable, grads[0]
+        if leaf._grad is None:
+            leaf._grad = grad._copy_for_grad() if grad_mode._grad_enabled else type(grad)._make(
+                grad._data.copy())
+        elif grad_mode._grad_enabled:
+            leaf._grad = leaf._grad + grad
+        else:
+            leaf._grad._data += grad._data
+            leaf._grad._shared_version_counter().value += 1
         return ()
 
 

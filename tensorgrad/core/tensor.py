@@ -7,10 +7,11 @@ A Tensor holds
   * `grad`: for a leaf, the gradient that backward() accumulated;
   * a version counter, bumped by every in-place change, shared by tensors that share memory.
 
-This file is about what a tensor *is*: its data, the flags and their rules, and how gradients
-arrive from the engine. What a tensor *does* (`a * b`, `x.sum()`, printing) is an operation of
-tensorgrad.ops; the operators and methods that hand it on are attached to the class in one
-place, tensor_methods.py, so this file imports no operation.
+This file is about what a tensor *is*: its data, the flags and their rules. What a tensor
+*does* (`a * b`, `x.sum()`, printing, iterating) is an operation of tensorgrad.ops; the operators
+and methods that hand it on are attached to the class in one place, tensor_methods.py, so this
+file imports no operation. (The core uses a few of them at run time, as the derivative formulas
+do: `grad + other` in the engine is Tensor's `+`.)
 """
 
 import warnings
@@ -18,14 +19,13 @@ import weakref
 
 import numpy as np
 
-from .device import CPU
-from .device import device as Device  # (Tensor has a `device` property of its own)
-from . import dtypes
-from .autograd import messages
-from .autograd.grad_mode import is_grad_enabled
-from .utils.hooks import RemovableHandle
-from .size import Size
+from ..device import CPU
+from ..device import device as Device  # (Tensor has a `device` property of its own)
 from .version_counter import VersionCounter
+from .. import dtypes
+from ..autograd import messages
+from ..size import Size
+from ..utils.hooks import RemovableHandle
 
 
 def read_only(getter):
@@ -209,37 +209,7 @@ class Tensor:
     def is_floating_point(self):
         return self.dtype.is_floating_point
 
-    # -- gradients arriving from the engine ------------------------------------------------
-    def _accumulate_grad(self, grad, create_graph):
-        """Add a gradient into `.grad`, as PyTorch's AccumulateGrad does.
-
-        The first gradient is copied in (so `.grad` never shares memory with anything else).
-        Later ones are added in place, so `g = x.grad` keeps seeing the total, except while a
-        graph is being built (create_graph=True): then the sum must be a recorded operation.
-        """
-        if self._grad is None:
-            if create_graph:
-                self._grad = grad._copy_for_grad()  # a recorded copy (tensor_methods.py)
-            else:
-                self._grad = Tensor._make(grad._data.copy())
-        else:
-            self._add_to_grad(grad, create_graph)
-
-    def _store_retained_grad(self, grad):
-        """retain_grad(): keep the gradient that reached this non-leaf, summed over backwards."""
-        building_graph = is_grad_enabled()
-        if self._grad is None:
-            self._grad = grad if building_graph else Tensor._make(grad._data.copy())
-        else:
-            self._add_to_grad(grad, building_graph)
-
-    def _add_to_grad(self, grad, building_graph):
-        if building_graph:
-            self._grad = self._grad + grad
-        else:
-            self._grad._data += grad._data
-            self._grad._shared_version_counter().value += 1
-
+    # -- hooks on the gradient ---------------------------------------------------------------
     def register_hook(self, hook):
         """Call `hook(grad)` when the gradient for this tensor is computed.
 
@@ -340,11 +310,6 @@ class Tensor:
         if self._data.ndim == 0:
             raise TypeError("len() of a 0-d tensor")
         return self._data.shape[0]
-
-    def __iter__(self):
-        if self._data.ndim == 0:  # (not a generator, so that iter() itself raises, as in torch)
-            raise TypeError("iteration over a 0-d tensor")
-        return (self[index] for index in range(self._data.shape[0]))
 
     def cuda(self, device=None, non_blocking=False):
         """There is no GPU: as PyTorch without CUDA."""

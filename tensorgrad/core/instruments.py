@@ -9,7 +9,7 @@ An instrument watches what the core does, or changes one detail of it:
     tensorgrad.viz's trace        watches the backward pass node by node
     the gradient-graph marker     marks the nodes that a create_graph=True backward records
 
-The core (ops/base.py: record, autograd/engine.py: execute) imports none of them. It asks one
+The core (core/record.py: record, core/engine.py: execute) imports none of them. It asks one
 question per event, `if instruments.on_operation:` and so on: an empty list is all that an
 operation or a backward step pays while nothing is plugged in. An instrument plugs in a
 function for each event it needs, and unplugs it when it is switched off:
@@ -71,9 +71,12 @@ def node_made(node):
         function(node)
 
 
-def run_node(node, grads, run):
-    """`run()`, one node's work in backward, inside every `around_node` function plugged in;
-    then every `after_node` function sees what it returned."""
+def run_node(node, grads):
+    """One node's work in backward, `node.apply(grads)`, inside every `around_node` function
+    plugged in; then every `after_node` function sees what it returned."""
+    def run():
+        return node.apply(grads)
+
     for function in around_node:
         run = _wrapped(function, node, run)
     input_grads = run()

@@ -20,10 +20,10 @@ are written with Tensor operations, so with `create_graph=True` the gradient is 
 recorded and can be differentiated again. One more form: `tensors=...` is one formula that
 returns a gradient for each of a variable number of inputs (cat, stack).
 
-Every node class made here shares one `backward` (Rule.backward below): for each input that
-needs a gradient, call that input's formula with the values its parameters name. Which value
-each parameter names is worked out once, when the table is read, so a backward pass only looks
-the values up.
+Every node class made here shares one `apply` (Rule.apply below), the one method the engine
+calls on a node: for each input that needs a gradient, call that input's formula with the values
+its parameters name. Which value each parameter names is worked out once, when the table is
+read, so a backward pass only looks the values up.
 """
 
 import functools
@@ -81,10 +81,6 @@ class Rule(Node):
         if self.formulas[0][0] == "tensors":  # cat, stack: one formula, a gradient per input
             return tuple(gradients[0])
         return tuple(gradients)
-
-    def backward(self, grad):
-        """The gradient for each input, from the gradient of the output (`grad_fn(g)` by hand)."""
-        return self.apply([grad])
 
     @classmethod
     def jvp(cls, tangents, inputs, result, saved, settings):
