@@ -194,7 +194,7 @@ def test_no_internal_error_escapes():
     assert not failures, f"{len(failures)} of {len(CASES)}:\n" + "\n".join(failures[:60])
 
 
-MATCHED_AT_LEAST = 41850  # of 45,166 on 2026-12-06 (41,948); docs/fidelity.md gives the figure
+MATCHED_AT_LEAST = 41859  # of 45,166 on 2026-12-06 (41,957); docs/fidelity.md gives the figure
 
 
 def torch_leaks(result):
@@ -245,18 +245,6 @@ def comparison():
     return compare_with_torch(torch)
 
 
-# Issue 29's kinds found these in the loss functions, which another change rewrites; they are
-# counted among the silent successes in docs/fidelity.md, not hidden, and go when fixed there.
-SILENT_IN_THE_LOSSES = {
-    "F.binary_cross_entropy_with_logits(i, t)", "F.binary_cross_entropy_with_logits(t, target=i)",
-    "F.binary_cross_entropy_with_logits(target=t, input=i)",
-    "F.binary_cross_entropy_with_logits(t, t, pos_weight=lib.tensor(2., requires_grad=True))",
-    "F.binary_cross_entropy_with_logits(t, t, pos_weight=lib.tensor(True))",
-    "F.binary_cross_entropy_with_logits(t, t, weight=lib.tensor(2., requires_grad=True))",
-    "nn.BCEWithLogitsLoss()(i, i)", "nn.MSELoss()(i, i)",
-}
-
-
 def _case_of(text):
     """The case a silent success's text is about."""
     return text.split(": torch ", 1)[0]
@@ -270,13 +258,7 @@ def _is_learner_case(text):
 
 def test_nothing_succeeds_where_torch_refuses(comparison):
     _, silent, _, _ = comparison
-    silent = [text for text in silent if _case_of(text) not in SILENT_IN_THE_LOSSES]
     assert not silent, f"{len(silent)}:\n" + "\n".join(silent[:80])
-
-
-def test_the_silent_successes_left_in_the_losses_are_real(comparison):
-    _, silent, _, _ = comparison
-    assert {_case_of(text) for text in silent} >= SILENT_IN_THE_LOSSES
 
 
 def test_same_exception_class_as_torch(comparison):
@@ -299,7 +281,7 @@ KIND_MATCHED_AT_LEAST = {
     "NumPy scalars": 0.885, "0-d and one-element tensors": 0.96,
     "Python types and NumPy dtypes as dtypes": 0.92, "complex numbers": 0.795,
     "huge and negative values": 0.91, "zero-size and 0-d tensors as inputs": 0.99,
-    "int and float64 tensors where float32 goes": 0.995, "modules over several steps": 0.87,
+    "int and float64 tensors where float32 goes": 0.999, "modules over several steps": 0.885,
 }
 
 

@@ -399,8 +399,14 @@ NO_COMPLEX = "tensorgrad has no complex dtypes: a {type_name} cannot be combined
 # torch.norm's Python code takes len(dim) of a dim that is not a Python int
 NO_LEN = "object of type '{type_name}' has no len()"
 LEN_OF_0D = "len() of a 0-d tensor"
-# F.dropout of an integer tensor; F.batch_norm's dtypes (nn/functional.py)
+# an in-place write (ops/inplace.py), and the ones inside PyTorch's kernels: F.dropout of an
+# integer tensor, F.binary_cross_entropy_with_logits of integer targets; F.batch_norm's dtypes
+# (nn/functional.py)
 CANNOT_CAST = "result type {result} can't be cast to the desired output type {output}"
+# a tensor argument that PyTorch's derivative table gives no formula for (a loss's weight,
+# pos_weight), requiring grad while grad mode is on: its autograd refuses before computing
+NOT_DIFFERENTIABLE = ("The function '{function}' is not differentiable with respect to argument "
+                      "'{argument}'. This input cannot have requires_grad True.")
 BATCH_NORM_PARAMETER_DTYPE = "mixed dtype (CPU): expect parameter to have scalar type of Float"
 BATCH_NORM_MIXED_DTYPES = "mixed dtype (CPU): all inputs must share same datatype."
 # Adam's betas (optim/adam.py): PyTorch's Python code takes floats (or tensors)

@@ -31,6 +31,7 @@ from ..derivatives import (BCE_LOG_FLOOR, AddmmBackward0, BinaryCrossEntropyBack
                            nll_weights)
 from ..ops import elementwise as ew
 from ..ops import reduction
+from ..ops.inplace import check_castable
 from ..core.record import record
 from ..ops.linalg import matmul
 from ..core.tensor import Tensor
@@ -76,6 +77,26 @@ def _check_broadcasts(shape_a, shape_b):
 
 def _requires_grad(value):
     return isinstance(value, Tensor) and value.requires_grad
+
+
+def _check_not_differentiable(function_name, **arguments):
+    """PyTorch's autograd, before a function with a derivative formula runs, refuses each tensor
+    argument that has none (a loss's weight, pos_weight) if it requires grad, in the order of the
+    function's parameters: such a weight is a constant of the loss, never learnt through it."""
+    if not is_grad_enabled():
+        return
+    for argument, value in arguments.items():
+        if _requires_grad(value):
+            raise RuntimeError(messages.NOT_DIFFERENTIABLE.format(function=function_name,
+                                                                  argument=argument))
+
+
+def _check_floating_kernel(kernel, dtype):
+    """PyTorch's CPU kernels of the losses (and of log_sigmoid) exist for floating-point dtypes
+    only: an integer or bool tensor gets its "not implemented for" error."""
+    if not dtype.is_floating_point:
+        raise NotImplementedError(messages.NOT_IMPLEMENTED_FOR.format(kernel=kernel,
+                                                                      dtype=dtype.scalar_name))
 
 
 # -- what PyTorch's C functions beneath these Python functions declare ---------------------------
@@ -218,6 +239,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average: object = None,  # noqa
         if reduction == "none":
             return weighted
         return weighted.sum() if reduction == "sum" else weighted.sum() / weight.sum()
+    _check_floating_kernel("mse_cpu", dtypes.result_type(input, target))
     diff = ew.binary_data(np.subtract, input, target)
     squared = diff * diff
     if reduction == "none":
@@ -231,14 +253,6 @@ def mse_loss(input: Tensor, target: Tensor, size_average: object = None,  # noqa
                   reduction=reduction, count=diff.size)
 
 
-def _check_weight_needs_no_grad(weight, function_name):
-    """Class or element weights are constants here: no derivative is defined for them."""
-    if weight is not None and weight.requires_grad and is_grad_enabled():
-        raise RuntimeError(
-            f"The function '{function_name}' is not differentiable with respect to argument "
-            "'weight'. This input cannot have requires_grad True.")
-
-
 # -- binary cross-entropy ---------------------------------------------------------------------------
 @checked(python=True)
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noqa: A002
@@ -246,7 +260,7 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
                          reduction: object = "mean"):
     """Cross-entropy between probabilities `input` (in [0, 1], e.g. after sigmoid) and targets."""
     reduction = _reduction(size_average, reduce, reduction)
-    _check_weight_needs_no_grad(weight, "binary_cross_entropy")
+    _check_not_differentiable("binary_cross_entropy", weight=weight)
     if weight is not None:  # PyTorch expands the weight to the broadcast shape first
         _check_weight_expands(weight.shape, target.shape)
     if target.shape != input.shape:
@@ -256,6 +270,7 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     if target.dtype is not input.dtype:
         raise RuntimeError(messages.FOUND_DTYPE.format(
             found=target.dtype.scalar_name, expected=input.dtype.scalar_name))
+    _check_floating_kernel("binary_cross_entropy", input.dtype)
     x = input._data
     if np.any((x < 0) | (x > 1)) or np.any(np.isnan(x)):
         raise RuntimeError("all elements of input should be between 0 and 1")
@@ -311,7 +326,7 @@ def _negative_log_likelihood(log_probabilities, target, weight, ignore_index, re
     """L = -Σₙ w[tₙ]·x[n, tₙ] over the rows whose target tₙ is not ignore_index ('none': one
     loss per row, 0 for an ignored one; 'mean': divided by Σₙ w[tₙ] over the same rows). Each
     row's entry x[n, tₙ] is picked by indexing, never by a loop over the rows."""
-    _check_weight_needs_no_grad(weight, "nll_loss_forward")
+    _check_not_differentiable("nll_loss_forward", weight=weight)
     _check_nll_shapes(log_probabilities, target, weight)
     if log_probabilities.dim() == 1 and target.dim() == 1:  # one class, one target: as a 0-d one
         target = target.reshape(())
@@ -414,16 +429,30 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,  # noqa: A00
         raise ValueError(f"Target size ({target.shape}) must be the same as input size "
                          f"({input.shape})")
     _BCE_WITH_LOGITS.match((input, target, weight, pos_weight, 1))
-    if pos_weight is not None:
-        _check_broadcasts(pos_weight.shape, input.shape)
+    _check_not_differentiable("binary_cross_entropy_with_logits", weight=weight,
+                              pos_weight=pos_weight)
+    _check_bce_with_logits_dtypes(input, target, pos_weight)
     if weight is not None:
         _check_broadcasts(input.shape, weight.shape)
     x, t = input._data, target._data
     positive = 1 if pos_weight is None else pos_weight._data
     losses = positive * t * np.logaddexp(0, -x) + (1 - t) * np.logaddexp(0, x)
-    data = _weighted_and_reduced(losses, weight, reduction, x.dtype)
+    data = _weighted_and_reduced(losses, weight, reduction, t.dtype)  # (computed in the target)
     return record(BinaryCrossEntropyWithLogitsBackward0, data, (input, target),
                   saved=(input, target, weight, pos_weight), reduction=reduction, count=x.size)
+
+
+def _check_bce_with_logits_dtypes(input, target, pos_weight):  # noqa: A002
+    """PyTorch composes this loss of tensor operations (its Loss.cpp), and each refuses what it
+    always refuses, in this order: log_sigmoid(input) takes floating point only; `pos_weight - 1`
+    no bool; `(pos_weight - 1) * target` shapes that broadcast; `1 - target` no bool; and
+    `(1 - target).mul_(input)` writes into the target's dtype, so no integer targets."""
+    _check_floating_kernel("log_sigmoid_cpu", input.dtype)
+    if pos_weight is not None:
+        ew.refuse_bool_subtraction(pos_weight, 1)
+        _check_broadcasts(pos_weight.shape, input.shape)
+    ew.refuse_bool_subtraction(target, target)  # (C++'s `1 - target`: the 1 takes its dtype)
+    check_castable(dtypes.result_type(target, input).numpy, target._data.dtype)
 
 
 # -- dropout and batch normalisation ------------------------------------------------------------------
@@ -440,8 +469,7 @@ def dropout(input: object, p: Real = 0.5, training: object = True,  # noqa: A002
         raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0:
         return input
-    if not input.dtype.is_floating_point:  # (the mask is float: it cannot scale ints in place)
-        raise RuntimeError(messages.CANNOT_CAST.format(result="Float", output=input.dtype.scalar_name))
+    check_castable(np.dtype(np.float32), input._data.dtype)  # (the mask is float: no int input)
     keep = _random.uniform_array(input.shape, 0.0, 1.0, np.float64) >= p
     scale = Tensor._make((keep / (1 - p) if p < 1 else keep * 0.0).astype(input._data.dtype))
     return input.mul_(scale) if inplace else input * scale

@@ -109,11 +109,7 @@ def _write(tensor, compute):
             f"output with shape {_bracketed(tensor.shape)} doesn't match the broadcast shape "
             f"{_bracketed(result.shape)}"
         )
-    if not _can_cast(result._data.dtype, tensor._data.dtype):
-        raise RuntimeError(
-            f"result type {_scalar_name(result._data.dtype)} can't be cast to the desired output "
-            f"type {_scalar_name(tensor._data.dtype)}"
-        )
+    check_castable(result._data.dtype, tensor._data.dtype)
     node = result._grad_fn
     if node is not None:
         _keep_old_self(node, tensor)
@@ -181,9 +177,15 @@ def _keep_old_self(node, tensor):
     node._for_backward = tuple(saved)
 
 
-def _can_cast(source, target):
+def check_castable(result_dtype, output_dtype):
+    """PyTorch's rule for writing a result into an existing tensor (any in-place operation, and
+    the ones PyTorch's own kernels compose, such as binary_cross_entropy_with_logits'
+    `(1 - target).mul_(input)`): the result's kind may not rise above the output's (no float
+    into an integer or bool tensor, no integer into a bool one). NumPy dtypes."""
     order = {"b": 0, "i": 1, "u": 1, "f": 2}
-    return order[source.kind] <= order[target.kind]
+    if order[result_dtype.kind] > order[output_dtype.kind]:
+        raise RuntimeError(messages.CANNOT_CAST.format(result=_scalar_name(result_dtype),
+                                                       output=_scalar_name(output_dtype)))
 
 
 def _scalar_name(np_dtype):

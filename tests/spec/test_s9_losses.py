@@ -225,6 +225,92 @@ def test_cross_entropy_with_weight_and_ignored_targets(tg):
     assert loss_and_grad(tg, "cross_entropy", [-100] * 4) == ("tensor(nan)", ZEROS)
 
 
+# --------------------------------------------------------------------------- what the losses refuse
+# PyTorch refuses these through rules shared by all its operations, not checks of these
+# losses: the dtypes a kernel is compiled for, `-` of a bool, an in-place write that would cast
+# a float into an integer tensor, and the autograd check of an argument without a derivative
+# formula (a weight that requires grad).
+LONG = [[1, 2, 3], [4, 5, 6]]
+FLOAT = [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]
+NOT_DIFFERENTIABLE = ("The function '{}' is not differentiable with respect to argument '{}'. "
+                      "This input cannot have requires_grad True.")
+BOOL_SUBTRACTION = ("Subtraction, the `-` operator, with a bool tensor is not supported. If you "
+                    "are trying to invert a mask, use the `~` or `logical_not()` operator "
+                    "instead.")
+REFUSED = [
+    ("bce_with_logits", LONG, FLOAT, {}, NotImplementedError,
+     '"log_sigmoid_cpu" not implemented for \'Long\''),
+    ("bce_with_logits", LONG, LONG, {}, NotImplementedError,
+     '"log_sigmoid_cpu" not implemented for \'Long\''),
+    ("bce_with_logits", FLOAT, LONG, {}, RuntimeError,
+     "result type Float can't be cast to the desired output type Long"),
+    ("bce_with_logits", FLOAT, FLOAT, {"pos_weight": True}, RuntimeError, BOOL_SUBTRACTION),
+    ("bce_with_logits", FLOAT, LONG, {"pos_weight": True}, RuntimeError, BOOL_SUBTRACTION),
+    ("bce_with_logits", FLOAT, FLOAT, {"weight": "requires grad"}, RuntimeError,
+     NOT_DIFFERENTIABLE.format("binary_cross_entropy_with_logits", "weight")),
+    ("bce_with_logits", FLOAT, FLOAT, {"pos_weight": "requires grad"}, RuntimeError,
+     NOT_DIFFERENTIABLE.format("binary_cross_entropy_with_logits", "pos_weight")),
+    ("bce_with_logits", LONG, FLOAT, {"weight": "requires grad", "pos_weight": "requires grad"},
+     RuntimeError, NOT_DIFFERENTIABLE.format("binary_cross_entropy_with_logits", "weight")),
+    ("mse_loss", LONG, LONG, {}, NotImplementedError, '"mse_cpu" not implemented for \'Long\''),
+    ("mse_loss", LONG, LONG, {"reduction": "none"}, NotImplementedError,
+     '"mse_cpu" not implemented for \'Long\''),
+    ("binary_cross_entropy", [0, 1], [0, 1], {}, NotImplementedError,
+     '"binary_cross_entropy" not implemented for \'Long\''),
+]
+
+
+def _loss_arguments(tg, kwargs):
+    """The weights the REFUSED rows name: True is a bool tensor, "requires grad" a float
+    tensor that requires grad."""
+    made = {}
+    for name, value in kwargs.items():
+        if value is True:
+            made[name] = tg.tensor(True)
+        elif value == "requires grad":
+            made[name] = tg.tensor(2.0, requires_grad=True)
+        else:
+            made[name] = value
+    return made
+
+
+@pytest.mark.parametrize("name, x, target, kwargs, error, message", REFUSED)
+def test_what_the_losses_refuse(tg, name, x, target, kwargs, error, message):
+    function = {"bce_with_logits": tg.nn.functional.binary_cross_entropy_with_logits}.get(
+        name) or getattr(tg.nn.functional, name)
+    with raises_exactly(tg, error, message):
+        function(tg.tensor(x), tg.tensor(target), **_loss_arguments(tg, kwargs))
+
+
+def test_the_modules_refuse_integer_tensors_as_their_functions_do(tg):
+    long = tg.tensor(LONG)
+    with raises_exactly(tg, NotImplementedError, '"mse_cpu" not implemented for \'Long\''):
+        tg.nn.MSELoss()(long, long)
+    with raises_exactly(tg, NotImplementedError,
+                        '"log_sigmoid_cpu" not implemented for \'Long\''):
+        tg.nn.BCEWithLogitsLoss()(long, long)
+
+
+def test_a_weight_that_requires_grad_is_taken_under_no_grad(tg):
+    weight = tg.tensor(2.0, requires_grad=True)
+    with tg.no_grad():
+        loss = tg.nn.functional.binary_cross_entropy_with_logits(
+            tg.tensor(FLOAT), tg.tensor(FLOAT), weight=weight, pos_weight=weight)
+    assert show(loss) == "tensor(-22.8833)"
+
+
+def test_bce_with_logits_computes_in_the_targets_dtype(tg):
+    """PyTorch computes `(1 - target).mul_(input)`, in place in the target's dtype: a float64
+    target gives a float64 loss, a float64 input with a float32 target a float32 one; weights of
+    other dtypes (int, bool, float64) are multiplied in without changing it."""
+    f = tg.nn.functional.binary_cross_entropy_with_logits
+    x, t = tg.tensor(FLOAT), tg.tensor([[1.0, 0.0, 1.0], [0.0, 1.0, 0.0]])
+    assert f(x, t.double()).dtype == tg.float64
+    assert f(x.double(), t).dtype == tg.float32
+    for weight in (tg.tensor(2), tg.tensor(True), tg.tensor(2.0, dtype=tg.float64)):
+        assert f(x, t, weight=weight).dtype == tg.float32
+        assert f(x, t, pos_weight=weight if weight.dtype != tg.bool else None).dtype == tg.float32
+
 # --------------------------------------------------------------------------- gradcheck
 CASES = [
     ("nll_loss", [2, 0, 1, 0], {}),
