@@ -39,6 +39,7 @@ tests add what nbval cannot check.
 
 from __future__ import annotations
 
+import copy
 import difflib
 import functools
 import html
@@ -920,6 +921,37 @@ def test_predictions_are_not_answered_on_screen(path):
     after it (see the comment above :func:`spoilers`)."""
     problems = spoilers(load(path), words(path), path.name)
     assert not problems, f"{path.name}:\n  " + "\n  ".join(problems)
+
+
+# Wordings that once answered a prediction from above it, in other words than its answer's (an
+# outside review found them): (lesson, the cell they stood in, the English words, the Chinese
+# words). Put back, each must be caught by the prediction's declared give-aways.
+REWORDED_GIVE_AWAYS = [
+    ("04_scalar_backward", "cell-cd866098", "gradients *add up* from one `backward()` call to the next",
+     "梯度会在一次次 `backward()` 调用之间*累加*起来"),
+    ("05_vector_backward", "cell-c802c36d", "- what `backward()` needs from you when the output is a "
+     "vector, and how to read what it says when it does not get it;",
+     "- 输出是向量时，`backward()` 需要你提供什么；没提供时，它说的话该怎么读；"),
+    ("06_autograd_grad_higher_derivatives", "cell-e60b4059",
+     "- which graphs can be walked a second time all the same;", "- 哪些计算图照样可以再做一次反向传播；"),
+    ("13_forward_mode", "da181040", "it produces columns $J u$ of the Jacobian, one pass per input.",
+     "它产生雅可比矩阵的列 $J u$，每个输入一次。"),
+    ("13_forward_mode", "de96ab03", "### Two inputs: one pass per input", "### 两个输入：每个输入一次"),
+]
+
+
+@pytest.mark.parametrize("edition", ["en", "zh"])
+@pytest.mark.parametrize("lesson, cell_id, english, chinese", REWORDED_GIVE_AWAYS,
+                         ids=[f"{case[0]}-{case[1]}" for case in REWORDED_GIVE_AWAYS])
+def test_reworded_give_aways_are_caught(lesson, cell_id, english, chinese, edition):
+    """The spoiler test can fail: a wording that gave a prediction away, put back above it, is found."""
+    path = LESSONS_DIR / ("zh" if edition == "zh" else "") / f"{lesson}.ipynb"
+    nb = copy.deepcopy(load(path))
+    cell = next(cell for cell in nb.cells if cell.get("id") == cell_id)
+    cell.source = (chinese if edition == "zh" else english) + "\n\n" + cell.source
+    added = set(spoilers(nb, words(path), path.name)) - set(spoilers(load(path), words(path), path.name))
+    assert any("already says" in problem for problem in added), (
+        f"{path.name}: the old wording in cell {cell_id} is not caught; declare its give-away phrase")
 
 
 def test_enough_predictions_across_the_course():
