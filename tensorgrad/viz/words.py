@@ -15,6 +15,7 @@ such font is installed the labels show as boxes, and matplotlib's "Glyph ... mis
 are silenced, so a notebook prints the same on every machine.
 """
 
+import logging
 import warnings
 
 WORDS = {
@@ -163,4 +164,8 @@ def _matplotlib_speaks_chinese():
         rcParams["font.family"] = "sans-serif"
         rcParams["axes.unicode_minus"] = False  # CJK fonts often lack U+2212 MINUS SIGN
     else:
+        # no Chinese font: the labels show as boxes, without a warning per character (a plain
+        # label warns "Glyph ... missing from font", one with $math$ in it logs "Font 'default'
+        # does not have a glyph" through matplotlib.mathtext's logger)
         warnings.filterwarnings("ignore", message=r"Glyph \d+ .* missing from font", category=UserWarning)
+        logging.getLogger("matplotlib.mathtext").setLevel(logging.ERROR)
