@@ -77,11 +77,12 @@ def binary_operator(operation, reflected=False):
     other operand is a Tensor or a Python or NumPy number; else NotImplemented, and Python
     raises its own TypeError ("unsupported operand type(s)"), as with torch."""
     def binary_operator(self, other):
-        if isinstance(other, (complex, np.complexfloating)):  # (PyTorch: a complex tensor)
-            raise TypeError(messages.NO_COMPLEX.format(type_name=type(other).__name__))
-        if type(other) not in _OPERAND_TYPES and not _is_operand(other):
-            return NotImplemented
-        if type(other) is int and not -_INT64 <= other < _INT64:
+        if type(other) not in _OPERAND_TYPES:  # (a Tensor, int, float or bool passes at once)
+            if isinstance(other, (complex, np.complexfloating)):  # (PyTorch: a complex tensor)
+                raise TypeError(messages.NO_COMPLEX.format(type_name=type(other).__name__))
+            if not _is_operand(other):
+                return NotImplemented
+        elif type(other) is int and not -_INT64 <= other < _INT64:
             check_scalar_range(other)  # 2 ** 70: PyTorch's OverflowError
         return operation(other, self) if reflected else operation(self, other)
 
