@@ -13,8 +13,8 @@ Chinese edition in lessons/zh/) that reads it section by section:
   (``seed_N_name.ipynb#cell-id=...``) points at a cell that exists.
 
 The tutorials are third-party texts and live outside the repository. The first test reads them
-from the folder named by ``TENSORGRAD_SEEDS`` (``.ci/run`` sets it to ``../shared/seeds`` when that
-folder exists) and is skipped, saying why, when the variable is not set. Which lines of each text
+from the folder named by ``TENSORGRAD_SEEDS`` (``.ci/run`` sets it where CI lays the texts beside
+the clone) and is skipped, saying why, when the variable is not set. Which lines of each text
 are code is declared below (:data:`TUTORIALS`), with the text's SHA-256, so a changed text fails
 loudly instead of being checked against stale line numbers; a sanity check makes sure no line that
 looks like code lies outside the declared blocks.
@@ -126,7 +126,7 @@ def seeds_folder() -> Path:
     value = os.environ.get(SEEDS_ENV)
     if not value:
         pytest.skip(f"{SEEDS_ENV} is not set: it names the folder with the seed tutorials' texts "
-                    "(.ci/run sets it to ../shared/seeds when that folder exists)")
+                    "(.ci/run sets it where CI lays the texts beside the clone)")
     folder = Path(value)
     assert folder.is_dir(), f"{SEEDS_ENV}={value} is not a folder"
     return folder
