@@ -51,7 +51,6 @@ PENDING_NATIVE_EDIT = {
     ("translations/zh/lessons/04_scalar_backward.md", "遍"): 1,
     ("translations/zh/lessons/05_vector_backward.md", "清空"): 1,
     ("translations/zh/lessons/05_vector_backward.md", "遍"): 1,
-    ("translations/zh/lessons/08_hooks_and_inplace.md", "notebook"): 1,
     ("translations/zh/lessons/11_training.md", "notebook"): 1,
     ("translations/zh/lessons/11_training.md", "遍"): 1,
     ("translations/zh/lessons/12_build_your_own_engine.md", "遍"): 1,
