@@ -42,8 +42,6 @@ PENDING_NATIVE_EDIT = {
     ("lessons/zh/README.md", "notebook"): 3,
     ("lessons/zh/README.md", "依赖计数"): 2,
     ("lessons/zh/README.md", "遍"): 1,
-    ("translations/zh/lessons/04_scalar_backward.md", "清除"): 2,
-    ("translations/zh/lessons/04_scalar_backward.md", "遍"): 1,
     ("translations/zh/lessons/05_vector_backward.md", "清空"): 1,
     ("translations/zh/lessons/05_vector_backward.md", "遍"): 1,
     ("translations/zh/lessons/06_autograd_grad_higher_derivatives.md", "遍"): 6,
