@@ -42,8 +42,6 @@ PENDING_NATIVE_EDIT = {
     ("lessons/zh/README.md", "notebook"): 3,
     ("lessons/zh/README.md", "依赖计数"): 2,
     ("lessons/zh/README.md", "遍"): 1,
-    ("translations/zh/lessons/05_vector_backward.md", "清空"): 1,
-    ("translations/zh/lessons/05_vector_backward.md", "遍"): 1,
     ("translations/zh/lessons/06_autograd_grad_higher_derivatives.md", "遍"): 6,
     ("translations/zh/lessons/07_backward_no_grad_detach.md", "遍"): 1,
     ("translations/zh/lessons/08_hooks_and_inplace.md", "notebook"): 1,
