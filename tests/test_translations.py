@@ -232,6 +232,24 @@ def test_which_cells_need_a_translation():
     assert not translate.needs_translation(code('check("chain_rule.task2")\nprint("tensor")'))
 
 
+def test_a_helper_s_name_and_an_assert_message_are_strings_the_learner_reads():
+    """A check cell's own helper that hands its first parameter on as the name of a self-check call
+    takes a name the learner reads; so does the message of an ``assert`` (the self-check prints it).
+    Both may be translated; every other string stays as the English has it."""
+    cell = ('def check_order(name, order):\n'
+            '    t.order(name, order, root)\n'
+            'check_order("the order", order)\n'
+            'other("left alone", order)\n'
+            'assert ok, (f"the engines disagree on {f}: " f"yours {a}")\n')
+    assert translate.translatable_texts(cell) == ['"the order"', 'f"the engines disagree on {f}: "', 'f"yours {a}"']
+    chinese = cell.replace('"the order"', '"顺序"').replace('f"the engines disagree on {f}: " f"yours {a}"',
+                                                          'f"两个引擎在 {f} 上对不上：你的是 {a}"')
+    assert translate.code_shape(chinese) == translate.code_shape(cell)
+    assert translate.code_shape(cell.replace('"left alone"', '"别动"')) != translate.code_shape(cell)
+    assert translate.code_shape(cell.replace("assert ok", "assert not ok")) != translate.code_shape(cell)
+    assert translate.needs_translation(nbformat.v4.new_code_cell('assert ok, "the message"'))
+
+
 def test_chinese_share_counts_prose_letters_only():
     assert translate.prose_of("见 `backward()` 与 $\\partial y$ 和 [链接](lessons/x.ipynb)").split() == ["见", "与", "和", "[链接]"]
 

@@ -174,6 +174,25 @@ def test_a_wrong_answer_in_the_chinese_self_check_prints_no_english(english, chi
     assert not found, f"{english.name}: English in the Chinese self-check:\n" + "\n".join(found)
 
 
+@pytest.mark.parametrize("english", SETS, ids=lambda p: p.stem)
+def test_every_string_the_catalogue_translates_in_a_chinese_set_is_chinese(english):
+    """Beyond the names that the self-check's own calls take (the test above runs those): the name
+    a check cell hands to a helper of its own (set 12's ``check_order``) and an assert's message
+    (set 12's task 6) print too, and the catalogue translates them (translate.translatable_texts)."""
+    nb = chinese_set(english)
+    names = code_names(nb)
+    found = []
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        for text in translate.translatable_texts(cell.source):
+            shown = re.sub(r"\{[^{}]*\}", "", text.split(text[-1], 1)[1].rsplit(text[-1], 1)[0])
+            words = [] if is_code(shown, names) else english_words(shown, names)
+            if words:
+                found.append(f"{cell.get('id')}: {words} in {text}")
+    assert not found, f"{english.name}: English in a string the learner reads:\n" + "\n".join(found)
+
+
 def test_english_in_a_self_check_label_is_found(chinese):
     printed = run_wrong("set.task", "梯度", "看看提示", "x.grad after backward()")
     assert english_words(printed, {"x", "grad", "backward"}) == ["after"], printed

@@ -155,13 +155,51 @@ def _tokens(source: str) -> list[tokenize.TokenInfo] | None:
 
 #: The self-check's calls whose first argument is a name the student reads (and the grader matches
 #: it by; the Chinese solution and exercise share it, since both come from the same catalogue).
-NAMED_CALLS = [[".", call, "("] for call in ("test", "submit", "measure", "order")]
+NAMED = ("test", "submit", "measure", "order")
+NAMED_CALLS = [[".", call, "("] for call in NAMED]
 
 
-def _translatable_strings(tokens: list[tokenize.TokenInfo]) -> set[int]:
+def _char_column(lines: list[str], row: int, byte_column: int) -> int:
+    """ast counts a column in UTF-8 bytes, tokenize in characters: a Chinese message has both."""
+    line = lines[row - 1] if row <= len(lines) else ""
+    return len(line.encode("utf-8")[:byte_column].decode("utf-8", errors="ignore"))
+
+
+def _shown_by_the_cell(source: str) -> tuple[set[str], list[tuple[tuple[int, int], tuple[int, int]]]]:
+    """What else of a check cell the student reads, beyond the self-check's own calls:
+
+    * the cell's own helpers that hand their first parameter on as the name of a self-check call
+      (``def check_order(name, ...): t.order(name, ...)``): the first argument of a call of one
+      is such a name;
+    * the message of an ``assert`` (the self-check prints it when the check fails), as the span
+      (start, end) of the message, in tokenize's (row, character column).
+    """
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set(), []
+    helpers = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef) and node.args.args:
+            first = node.args.args[0].arg
+            if any(isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr in NAMED
+                   and call.args and isinstance(call.args[0], ast.Name) and call.args[0].id == first
+                   for call in ast.walk(node)):
+                helpers.add(node.name)
+    lines = source.splitlines()
+    messages = [((n.msg.lineno, _char_column(lines, n.msg.lineno, n.msg.col_offset)),
+                 (n.msg.end_lineno, _char_column(lines, n.msg.end_lineno, n.msg.end_col_offset)))
+                for n in ast.walk(tree) if isinstance(n, ast.Assert) and n.msg is not None]
+    return helpers, messages
+
+
+def _translatable_strings(tokens: list[tokenize.TokenInfo], source: str) -> set[int]:
     """Positions of the strings a student reads: the names in ``t.test("name", hint="...")``,
-    ``t.submit("name", ...)``, ``t.measure("name", ...)`` and ``t.order("name", ...)``, and hints. (The grader matches values by these names, and the
-    Chinese solution and exercise share them, since both come from the same catalogue.)"""
+    ``t.submit("name", ...)``, ``t.measure("name", ...)`` and ``t.order("name", ...)``, and hints;
+    the name handed to a helper of the cell that passes it on to one of those calls; and the
+    message of an ``assert``. (The grader matches values by these names, and the Chinese solution
+    and exercise share them, since both come from the same catalogue.)"""
+    helpers, messages = _shown_by_the_cell(source)
     significant = [i for i, tok in enumerate(tokens)
                    if tok.type not in (tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE)]
     found = set()
@@ -170,9 +208,20 @@ def _translatable_strings(tokens: list[tokenize.TokenInfo]) -> set[int]:
             continue
         before = [tokens[j].string for j in significant[max(0, k - 3):k]]
         continued = k > 0 and significant[k - 1] in found  # "..." "..." (implicit concatenation)
-        if continued or before[-3:] in NAMED_CALLS or before[-2:] == ["hint", "="]:
+        helper = len(before) >= 2 and before[-2] in helpers and before[-1] == "(" and \
+            (len(before) < 3 or before[-3] not in (".", "def"))
+        in_message = any(start <= tokens[i].start and tokens[i].end <= end for start, end in messages)
+        if continued or before[-3:] in NAMED_CALLS or before[-2:] == ["hint", "="] or helper or in_message:
             found.add(i)
     return found
+
+
+def translatable_texts(source: str) -> list[str]:
+    """The texts of a code cell that its catalogue entry translates (see :func:`_translatable_strings`)."""
+    tokens = _tokens(source)
+    if tokens is None:
+        return []
+    return [tokens[i].string for i in sorted(_translatable_strings(tokens, source))]
 
 
 def code_shape(source: str) -> list[str] | None:
@@ -181,7 +230,7 @@ def code_shape(source: str) -> list[str] | None:
     tokens = _tokens(source)
     if tokens is None:
         return None
-    strings = _translatable_strings(tokens)
+    strings = _translatable_strings(tokens, source)
     shape = []
     previous = None
     for i, tok in enumerate(tokens):
@@ -209,7 +258,7 @@ def needs_translation(cell) -> bool:
     tokens = _tokens(cell.source)
     if tokens is None:
         return "#" in cell.source
-    if _translatable_strings(tokens):
+    if _translatable_strings(tokens, cell.source):
         return True
     return any(tok.type == tokenize.COMMENT and not _MARKER.match(tok.string) for tok in tokens)
 
