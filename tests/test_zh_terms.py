@@ -54,7 +54,6 @@ PENDING_NATIVE_EDIT = {
     ("translations/zh/lessons/06_autograd_grad_higher_derivatives.md", "遍"): 6,
     ("translations/zh/lessons/07_backward_no_grad_detach.md", "遍"): 1,
     ("translations/zh/lessons/08_hooks_and_inplace.md", "notebook"): 1,
-    ("translations/zh/lessons/13_forward_mode.md", "遍"): 2,
     ("translations/zh/lessons/seed_1_autograph_tutorial.md", "遍"): 2,
 }
 #: The files whose violations may be pending (the lessons' catalogues and the course map).
