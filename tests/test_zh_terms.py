@@ -39,9 +39,6 @@ RULES = glossary.rules()
 # grows or a new (file, variant) appears, and when one shrinks without this list shrinking with it,
 # so the list only ever gets shorter; when it is empty, delete it.
 PENDING_NATIVE_EDIT = {
-    ("lessons/zh/README.md", "notebook"): 3,
-    ("lessons/zh/README.md", "依赖计数"): 2,
-    ("lessons/zh/README.md", "遍"): 1,
     ("translations/zh/lessons/01_computation_graphs.md", "notebook"): 1,
     ("translations/zh/lessons/01_computation_graphs.md", "遍"): 2,
     ("translations/zh/lessons/02_derivatives.md", "notebook"): 1,
