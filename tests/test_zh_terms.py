@@ -12,9 +12,6 @@ everything a learner of the Chinese edition reads:
   drawn labels (translations/zh/printed.md: print() labels, picture titles, axes and legends);
 * the self-check's messages (tensorgrad_course.texts) and what tg.viz prints and draws
   (tensorgrad/viz/words.py).
-
-The lessons' catalogues are being rewritten by a native edit that waits for the English lessons to
-settle; their current violations are listed in :data:`PENDING_NATIVE_EDIT`, which may only shrink.
 """
 
 from __future__ import annotations
@@ -32,23 +29,6 @@ import glossary  # noqa: E402
 import translate  # noqa: E402
 
 RULES = glossary.rules()
-
-# Pending native edit (issue 28): the forbidden variants still in the lessons' own catalogues and
-# in the course map, which other branches are rewriting while this list was made. Each entry is
-# (file, variant): the number of times that variant occurs there. The test fails when a count
-# grows or a new (file, variant) appears, and when one shrinks without this list shrinking with it,
-# so the list only ever gets shorter; when it is empty, delete it.
-PENDING_NATIVE_EDIT = {
-    ("lessons/zh/README.md", "notebook"): 3,
-    ("lessons/zh/README.md", "依赖计数"): 2,
-    ("lessons/zh/README.md", "遍"): 1,
-    ("translations/zh/lessons/11_training.md", "notebook"): 1,
-    ("translations/zh/lessons/11_training.md", "遍"): 1,
-    ("translations/zh/lessons/12_build_your_own_engine.md", "遍"): 1,
-    ("translations/zh/lessons/13_forward_mode.md", "遍"): 2,
-}
-#: The files whose violations may be pending (the lessons' catalogues and the course map).
-PENDING_FILES = re.compile(r"^(translations/zh/lessons/[^/]+\.md|lessons/zh/README\.md)$")
 
 
 def _seed_cells(english: Path) -> set[str]:
@@ -118,12 +98,6 @@ def violations(texts) -> list[tuple[str, str, str, str, str]]:
             for variant, word, around in glossary.variants_in(text, RULES)]
 
 
-def counted(found) -> dict[tuple[str, str], int]:
-    counts: dict[tuple[str, str], int] = {}
-    for where, _, variant, _, _ in found:
-        counts[where, variant] = counts.get((where, variant), 0) + 1
-    return counts
-
 
 # -- the rules themselves ----------------------------------------------------------------------
 
@@ -150,22 +124,10 @@ def test_a_forbidden_variant_is_found_in_prose_and_not_in_code_paths_or_quotatio
 # -- everything a learner reads ----------------------------------------------------------------
 
 def test_no_forbidden_variant_in_the_exercise_sets_pages_printed_output_and_messages():
-    found = [v for v in violations([*catalogue_texts(), *page_texts(), *printed_texts()])
-             if not PENDING_FILES.match(v[0])]
+    found = violations([*catalogue_texts(), *page_texts(), *printed_texts()])
     assert not found, "\n".join(f"{where} {cell}: {variant} (the glossary says {word}): …{around}…"
                                 for where, cell, variant, word, around in found)
 
-
-def test_the_lessons_pending_native_edit_have_only_the_listed_violations():
-    found = [v for v in violations([*catalogue_texts(), *page_texts()]) if PENDING_FILES.match(v[0])]
-    counts = counted(found)
-    grown = {key: n for key, n in counts.items() if n > PENDING_NATIVE_EDIT.get(key, 0)}
-    shrunk = {key: n for key, n in PENDING_NATIVE_EDIT.items() if counts.get(key, 0) < n}
-    assert not grown, ("new forbidden variants in the lessons (write the glossary's word): " + "\n".join(
-        f"{where} {cell}: {variant} (the glossary says {word}): …{around}…"
-        for where, cell, variant, word, around in found if (where, variant) in grown))
-    assert not shrunk, (f"fewer violations than PENDING_NATIVE_EDIT lists; lower its counts: {shrunk} "
-                        f"(now {counts})")
 
 
 # -- the glossary's first-appearance column ----------------------------------------------------
