@@ -9,6 +9,10 @@ by this script, never edited by hand. To keep re-runs byte-identical:
 
 * the kernel runs with PYTHONHASHSEED=0, in the notebook's folder, on this
   interpreter (the project's venv), whatever kernelspecs are installed elsewhere;
+* NumPy's BLAS runs on one thread: the sums of a product then do not depend on the machine's
+  core count, and a timing a lesson stores measures the work, not the wait: on a busy machine a
+  two-thread BLAS waits for its second thread at every product (lesson 13 once stored a
+  512 x 512 product at 50 ms instead of 1, and a backward pass at "10 x the forward");
 * widget state is not stored (its model ids are random), and consecutive stream
   outputs are merged (how a print is split into messages depends on timing);
 * per-cell execution timestamps are not recorded, and language_info.version (the
@@ -43,6 +47,8 @@ import sys
 from pathlib import Path
 
 os.environ["PYTHONHASHSEED"] = "0"  # inherited by the kernel process
+for _blas_threads in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_blas_threads] = "1"  # (see the docstring)
 
 import ipykernel.kernelspec  # noqa: E402
 import nbformat  # noqa: E402
