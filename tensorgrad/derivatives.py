@@ -663,28 +663,32 @@ DotBackward0 = rule(
     "DotBackward0", saves=("self", "tensor"), computes="{a} @ {b}",
     self=lambda grad, tensor: grad * tensor,
     tensor=lambda grad, self: grad * self,
-    jvp=lambda self_t, tensor_t, self, tensor: self_t.dot(tensor) + self.dot(tensor_t))
+    jvp={"self": lambda self_t, tensor: self_t.dot(tensor),  # product rule: one term per input
+         "tensor": lambda tensor_t, self: self.dot(tensor_t)})
 
 # C = A B:  ∂L/∂A = G Bᵀ,  ∂L/∂B = Aᵀ G
 MmBackward0 = rule(
     "MmBackward0", saves=("self", "mat2"), computes="{a} @ {b}",
     self=lambda grad, mat2: grad.mm(mat2.t()),
     mat2=lambda grad, self: self.t().mm(grad),
-    jvp=lambda self_t, mat2_t, self, mat2: self_t.mm(mat2) + self.mm(mat2_t))
+    jvp={"self": lambda self_t, mat2: self_t.mm(mat2),  # product rule: one term per input
+         "mat2": lambda mat2_t, self: self.mm(mat2_t)})
 
 # y = M v:  ∂L/∂M = g vᵀ (an outer product),  ∂L/∂v = Mᵀ g
 MvBackward0 = rule(
     "MvBackward0", saves=("self", "vec"), computes="{a} @ {b}",
     self=lambda grad, vec: grad.unsqueeze(1) * vec.unsqueeze(0),
     vec=lambda grad, self: self.t().mv(grad),
-    jvp=lambda self_t, vec_t, self, vec: self_t.mv(vec) + self.mv(vec_t))
+    jvp={"self": lambda self_t, vec: self_t.mv(vec),  # product rule: one term per input
+         "vec": lambda vec_t, self: self.mv(vec_t)})
 
 # batched C = A B: the rule of mm, on the last two dims of every batch
 BmmBackward0 = rule(
     "BmmBackward0", saves=("self", "mat2"),
     self=lambda grad, mat2: grad.bmm(mat2.transpose(-1, -2)),
     mat2=lambda grad, self: (self.transpose(-1, -2)).bmm(grad),
-    jvp=lambda self_t, mat2_t, self, mat2: self_t.bmm(mat2) + self.bmm(mat2_t))
+    jvp={"self": lambda self_t, mat2: self_t.bmm(mat2),  # product rule: one term per input
+         "mat2": lambda mat2_t, self: self.bmm(mat2_t)})
 
 # out = bias + mat1 @ mat2 (a Linear layer): the bias gets the gradient (the engine sums it
 # over the rows it was broadcast to), the product gets mm's rule

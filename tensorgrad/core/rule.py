@@ -88,16 +88,23 @@ class Rule(Node):
 
         An explicit `jvp=` formula asks for its values by name, as a backward formula does:
         `self_t` is the tangent of input `self` (zeros where it has none), `self` its value,
-        `result` the output, and a saved value or setting by its name. An element-by-element
-        rule without one uses its backward formulas: its Jacobian is diagonal, so J·t is the
-        sum over inputs of (the local derivative) times (that input's tangent), which is what
-        each backward formula computes when given the tangent as `grad`.
+        `result` the output, and a saved value or setting by its name. A product's rule gives one
+        term per input instead (`jvp={"self": ..., "mat2": ...}`): J·t is the sum of the terms of
+        the inputs that carry a tangent, so an input without one costs nothing (no product of
+        zeros). An element-by-element rule without `jvp=` uses its backward formulas: its
+        Jacobian is diagonal, so J·t is the sum over inputs of (the local derivative) times (that
+        input's tangent), which is what each backward formula computes when given the tangent as
+        `grad`.
         """
         input_names = [name for name, _ in cls.formulas]
         values = dict(settings)
         values.update(zip(cls.saved_names, saved))
         values.update(zip(input_names, inputs))
         values["result"] = result
+        if isinstance(cls.jvp_formula, dict):  # one term per input
+            return _sum_of_terms(
+                _call_by_names(cls.jvp_formula[name], {**values, name + "_t": tangent})
+                for name, tangent in zip(input_names, tangents) if tangent is not None)
         if cls.jvp_formula is not None:
             for name, value, tangent in zip(input_names, inputs, tangents):
                 values[name + "_t"] = _zeros_if_none(tangent, value)
@@ -107,12 +114,9 @@ class Rule(Node):
             return _call_by_names(cls.jvp_formula, values)
         if not cls.elementwise:
             return None
-        total = None
-        for (_, formula), tangent in zip(cls.formulas, tangents):
-            if tangent is not None:
-                term = _call_by_names(formula, {**values, "grad": tangent})
-                total = term if total is None else total + term
-        return total
+        return _sum_of_terms(_call_by_names(formula, {**values, "grad": tangent})
+                             for (_, formula), tangent in zip(cls.formulas, tangents)
+                             if tangent is not None)
 
     @classmethod
     def entry(cls):
@@ -160,11 +164,19 @@ def rule(name, *, saves=(), settings=(), computes=None, local=None, elementwise=
         "computes": computes,
         "local": (local,) if isinstance(local, str) else local,
         "elementwise": elementwise,
-        "jvp_formula": staticmethod(jvp) if jvp is not None else None,
+        "jvp_formula": staticmethod(jvp) if callable(jvp) else jvp,
         "_full_name": full_name,
         "_entry_line": sys._getframe(1).f_lineno,  # for entry(): the line that called rule
     }
     return type(name, (Rule,), attributes)
+
+
+def _sum_of_terms(terms):
+    """The sum of a forward-mode rule's terms (None when there are none)."""
+    total = None
+    for term in terms:
+        total = term if total is None else total + term
+    return total
 
 
 def _unbalanced(text):
