@@ -286,3 +286,28 @@ def test_quotation_marks_only_around_the_tutorials_words():
     problems = [problem for path in notebooks for problem in misquotes(path, seeds, shown)]
     assert not problems, ("quotation marks around words that are not a tutorial's, literally "
                           "(quote the tutorial, or drop the quotation marks):\n  " + "\n  ".join(problems))
+
+
+# The tutorials' own words a reader brings (issue 28), each of which a companion's table maps to the
+# course's word.
+BRIDGED_WORDS = {
+    "seed_1_autograph_tutorial.ipynb": ("创建变量", "结果变量", "开启导数追踪", "显式求导", "保存计算图"),
+    "seed_2_autograd_notes.ipynb": ("追踪", "后向传播", "解绑", "暂时停止追踪", "累加到属性.grad上"),
+}
+
+
+@pytest.mark.parametrize("edition", ["en", "zh"])
+@pytest.mark.parametrize("tutorial", TUTORIALS, ids=lambda t: t.file)
+def test_each_companion_maps_the_tutorials_words_to_the_courses(tutorial, edition):
+    """Near its start, each companion has a table from the tutorial's words to the course's: its
+    left column quotes the tutorial literally, and every word of BRIDGED_WORDS has its row."""
+    seed = _spaced((seeds_folder() / tutorial.file).read_text(encoding="utf-8"))
+    cells = read(companion(tutorial, edition)).cells[:6]
+    tables = [cell.source for cell in cells if cell.cell_type == "markdown" and "|---|---|---|" in cell.source]
+    assert len(tables) == 1, f"{tutorial.companion} ({edition}): no table of the tutorial's words near its start"
+    rows = [line for line in tables[0].splitlines() if line.startswith("| ")][1:]  # (not the header)
+    quoted = [match[0] or match[1] for row in rows for match in QUOTED.findall(row.split(" | ")[0])]
+    assert all(quoted_words in seed for quoted_words in quoted), (
+        [quote for quote in quoted if quote not in seed], "the left column quotes the tutorial literally")
+    assert [word for word in BRIDGED_WORDS[tutorial.companion]
+            if not any(word in quote for quote in quoted)] == []
