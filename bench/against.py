@@ -122,13 +122,14 @@ print("RESULT " + json.dumps({{"cpu_s": time.process_time() - c0}}))
 """
 
 IMPORT = r"""
-import json, resource, sys, time
+import json, os, sys, time
 sys.path.insert(0, {bench!r})
 from against import import_tensorgrad_from
 c0 = time.process_time()
 import_tensorgrad_from({root!r})
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * (1 if sys.platform == "darwin" else 1024)
-print("RESULT " + json.dumps({{"cpu_s": time.process_time() - c0, "rss_bytes": peak}}))
+pages = int(open("/proc/self/statm").read().split()[1])  # resident pages (Linux)
+print("RESULT " + json.dumps({{"cpu_s": time.process_time() - c0,
+                              "rss_bytes": pages * os.sysconf("SC_PAGE_SIZE")}}))
 """
 
 
@@ -208,7 +209,7 @@ def compare(base_root, rounds, only):
         results["import"] = paired(lambda: fresh(IMPORT, ROOT), lambda: fresh(IMPORT, base_root), rounds)
         report("import", results["import"])
         results["import_rss"] = paired(lambda: fresh(IMPORT, ROOT), lambda: fresh(IMPORT, base_root), 3,
-                                       key="rss_bytes")  # (peak RSS: the process's largest)
+                                       key="rss_bytes")
         report("import_rss", results["import_rss"], unit="MB")
     return results
 
