@@ -4,6 +4,7 @@ and two other NumPy autograds, MyGrad and HIPS autograd (bench/peers.py).
     ./run bench                 # full run (about 9 minutes), writes bench/results/*.json
     ./run bench --peers         # first install MyGrad and HIPS autograd into the venv
     ./run bench --quick         # fewer rounds, no 1e6 chain
+    ./run bench --against PATH  # tensorgrad only: this checkout against another (bench/against.py)
     python bench/bench_core.py  # the same with any interpreter that has numpy (and torch)
 
 Every figure is a median over rounds, and the implementations are timed interleaved in each
@@ -964,7 +965,15 @@ def main(argv=None):
     parser.add_argument("--markdown", action="store_true", help="also print the table as Markdown")
     parser.add_argument("--table-of", metavar="JSON", default=None,
                         help="measure nothing: print the table of an earlier run (bench/results/*.json)")
+    parser.add_argument("--against", metavar="PATH", default=None,
+                        help="time tensorgrad only, this checkout against the one at PATH, in paired "
+                             "rounds (bench/against.py): is this code slower than that one?")
     args = parser.parse_args(argv)
+    if args.against:
+        import against  # bench/against.py
+
+        return against.main([args.against, "--rounds", str(args.repeats or QUICK_ROUNDS), "--only",
+                             *(args.only or against.GROUPS)])
     if args.table_of:
         old = json.loads(Path(args.table_of).read_text())
         print(f"{args.table_of}: {old['environment']['date']}, commit {old['environment'].get('git_commit')}, "

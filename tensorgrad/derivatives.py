@@ -761,7 +761,7 @@ def nll_rule(grad, target, weight, reduction, ignore_index, total_weight, num_cl
     if reduction == "none" and grad.dim() == 1:
         grad = grad[index[0]]  # one loss per row: each counted row has its own gradient
     return index_put_into_zeros(grad * Tensor._make(slope), index,
-                                target._data.shape + (num_classes,))
+                                target._data.shape + (num_classes,), repeats=False)
 
 
 def nll_jvp(self_t, target, weight, reduction, ignore_index, total_weight, num_classes):
@@ -999,6 +999,8 @@ def nll_index(target, ignore_index):
     ignore_index, `(rows, classes)` for targets of shape (N,); `(classes,)` for a 0-d target,
     which reads an input of shape (C,) (an array of one class, or none if it is ignored)."""
     counted = target != ignore_index
+    if target.ndim and counted.all():  # no target ignored (the usual case): every row, as it is
+        return np.arange(target.shape[0]), target
     classes = target[counted]
     return (np.flatnonzero(counted), classes) if target.ndim else (classes,)
 
@@ -1015,10 +1017,14 @@ BCE_EPSILON = 1e-12  # ... and keeps the derivative's denominator x(1 - x) away 
 
 
 # -- operations only backward uses: writing a gradient into zeros ---------------------------------
-def index_put_into_zeros(values, index, shape):
-    """Zeros of `shape` with `values` added at `index` (repeated indices add up)."""
+def index_put_into_zeros(values, index, shape, *, repeats=True):
+    """Zeros of `shape` with `values` added at `index` (repeated indices add up). `repeats=False`:
+    the caller knows that no index repeats (nll_loss: one per row), so the values are written."""
     data = np.zeros(shape, dtype=values._data.dtype)
-    np.add.at(data, index, values._data)
+    if repeats:
+        np.add.at(data, index, values._data)
+    else:
+        data[index] = values._data
     return record(IndexPutIntoZerosBackward, data, (values,), index=index)
 
 

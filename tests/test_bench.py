@@ -235,3 +235,22 @@ def test_a_missing_peer_is_named_with_how_to_install_it(monkeypatch):
 def _restore_path():
     yield
     sys.path.remove(str(BENCH))
+
+
+def test_against_times_two_checkouts_in_paired_rounds_and_refuses_the_wrong_copy(
+        tmp_path, capsys, monkeypatch):
+    """bench/against.py (`./run bench --against PATH`): each checkout's worker imports its own
+    tensorgrad, and the ratio is the median of per-round ratios; a folder whose tensorgrad is not
+    the one imported is refused, so a comparison never times one copy twice."""
+    import against
+
+    root = BENCH.parent
+    result = against.compare(root, rounds=2, only=["per_op"])["per_op"]
+    assert len(result["ratios"]) == 2 and result["ratio"]["rounds"] == 2
+    assert result["ratio"]["median"] == pytest.approx(sorted(result["ratios"])[0] / 2
+                                                      + sorted(result["ratios"])[1] / 2)
+    assert "this checkout: " + str(root / "tensorgrad") in capsys.readouterr().out
+    (tmp_path / "tensorgrad").mkdir()
+    monkeypatch.setattr(sys, "path", list(sys.path))  # (it puts the folder first on the path)
+    with pytest.raises(SystemExit, match="wanted tensorgrad from"):
+        against.import_tensorgrad_from(tmp_path)  # tensorgrad is imported already, from root

@@ -38,10 +38,15 @@ from ..core.tensor import Tensor
 from .. import random as _random
 
 
+_log_softmax = reduction.log_softmax  # (for cross_entropy, whose parameter `reduction` hides the module)
+
+
 def _reduction(size_average, reduce, reduction):
     """PyTorch's _Reduction: the legacy flags size_average= and reduce= (tested for truth, as
     PyTorch does) name a reduction, with PyTorch's warning; else `reduction` must be one of
     "none", "mean" and "sum"."""
+    if type(reduction) is str and reduction in _REDUCTIONS and size_average is reduce is None:
+        return reduction  # the common call, settled at once (the loop below gives the same)
     if size_average is not None or reduce is not None:
         size_average = True if size_average is None else _truth(size_average)
         reduce = True if reduce is None else _truth(reduce)
@@ -56,6 +61,9 @@ def _reduction(size_average, reduce, reduction):
                 return "mean"
             return name
     raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+_REDUCTIONS = ("none", "mean", "sum")
 
 
 def _truth(value):
@@ -326,11 +334,12 @@ def _negative_log_likelihood(log_probabilities, target, weight, ignore_index, re
     """L = -Σₙ w[tₙ]·x[n, tₙ] over the rows whose target tₙ is not ignore_index ('none': one
     loss per row, 0 for an ignored one; 'mean': divided by Σₙ w[tₙ] over the same rows). Each
     row's entry x[n, tₙ] is picked by indexing, never by a loop over the rows."""
-    _check_not_differentiable("nll_loss_forward", weight=weight)
+    if weight is not None:
+        _check_not_differentiable("nll_loss_forward", weight=weight)
     _check_nll_shapes(log_probabilities, target, weight)
-    if log_probabilities.dim() == 1 and target.dim() == 1:  # one class, one target: as a 0-d one
-        target = target.reshape(())
     x = log_probabilities._data
+    if x.ndim == 1 and target._data.ndim == 1:  # one class, one target: as a 0-d one
+        target = target.reshape(())
     index = nll_index(target._data, ignore_index)
     _check_targets_in_range(index[-1], x.shape[-1])
     picked_weight = nll_weights(weight, index, x.dtype)
@@ -352,7 +361,7 @@ def _negative_log_likelihood(log_probabilities, target, weight, ignore_index, re
 def _check_targets_in_range(classes, num_classes):
     """Every target that is not ignore_index names a class, 0 <= t < C: one test over all of
     them. PyTorch names the first target (in row order) that does not."""
-    outside = (classes < 0) | (classes >= num_classes)
+    outside = classes.view(np.uint64) >= num_classes  # (int64: a negative one reads as huge)
     if outside.any():
         raise IndexError(f"Target {classes[outside.argmax()]} is out of bounds.")
 
@@ -400,10 +409,10 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing:g}")
     if label_smoothing != 0.0:
         raise NotImplementedError("tensorgrad's cross_entropy does not implement label_smoothing")
-    class_dim = 0 if input.dim() == 1 else 1
-    log_probabilities = log_softmax(input, class_dim)
+    class_dim = 0 if input._data.ndim == 1 else 1
+    log_probabilities = _log_softmax(input, class_dim)  # (checked above: input is a Tensor)
     reduction = _reduction(size_average, reduce, reduction)
-    if target.dtype.is_floating_point and target.shape == input.shape:
+    if target.dtype.is_floating_point and target._data.shape == input._data.shape:
         if weight is not None:
             log_probabilities = log_probabilities * weight
         losses = -(target * log_probabilities).sum(class_dim)

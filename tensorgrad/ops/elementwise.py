@@ -25,11 +25,14 @@ from ..core.record import OUTPUT, record
 
 _NUMBER_TYPES = (bool, int, float, np.number, np.bool_)
 OPERAND_TYPES = (Tensor,) + _NUMBER_TYPES  # what an operation, `in` or `t[i] = ...` takes
+_PYTHON_REALS = frozenset((float, int, bool))
 
 
 # -- helpers ---------------------------------------------------------------------------------
 def check_operand(value):
     """Tensors and Python numbers may be combined; anything else gets a clear TypeError."""
+    if type(value) in _PYTHON_REALS:  # the common case (`y * 0.9`), settled by one test
+        return value
     if isinstance(value, (complex, np.complexfloating)):  # (PyTorch: a complex tensor)
         raise TypeError(messages.NO_COMPLEX.format(type_name=type(value).__name__))
     if isinstance(value, OPERAND_TYPES):
