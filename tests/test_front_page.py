@@ -134,3 +134,15 @@ def test_the_link_check_finds_a_broken_link_and_a_missing_anchor(tmp_path, monke
         "docs/b.md: no such file", "docs/a.md#third: docs/a.md has no heading #third",
         "docs/pic.svg: no such file", "n.ipynb#cell-id=c2: n.ipynb has no cell 'c2'", "docs/img.png: no such file",
     ]
+
+
+def test_the_front_page_states_the_course_maps_hours():
+    """README.md's hours of lessons and exercises are the ones lessons/README.md's table adds up
+    to (tests/test_lessons.py checks the table against the notebooks)."""
+    course_map = (ROOT / "lessons" / "README.md").read_text(encoding="utf-8")
+    stated = re.search(r"About \*\*(\d+) hours\*\* for the lessons and about \*\*(\d+) hours\*\*", course_map)
+    front = re.search(r"About (\d+) hours of lessons and (\d+) of exercises", README.read_text(encoding="utf-8"))
+    assert stated and front and front.groups() == stated.groups(), (front and front.groups(), stated.groups())
+    zh_map = (ROOT / "lessons" / "zh" / "README.md").read_text(encoding="utf-8")
+    zh = re.search(r"各课一共约 \*\*(\d+) 小时\*\*，练习一共约 \*\*(\d+) 小时\*\*", zh_map)
+    assert zh and zh.groups() == stated.groups(), (zh and zh.groups(), stated.groups())

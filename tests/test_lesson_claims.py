@@ -83,3 +83,81 @@ def test_detach_leaves_the_original_tracked():
             "False False", "True", "False"]
         lines = printed(cell("07_backward_no_grad_detach.ipynb", "cell-b0099351", edition)).splitlines()
         assert lines[3:5] == ["False False", "True"], lines
+
+
+# -- lessons 10 and 11: claims an outside reviewer found false in both editions ------------------
+def markdown(notebook: str, cell_id: str, edition: str = "") -> str:
+    return cell(notebook, cell_id, edition).source
+
+
+def test_lesson_10_names_the_sequence_number_cell_as_tensorgrad_only():
+    """Lesson 10 says every cell but the source and drawing ones runs unchanged under torch. The
+    cell that reads `grad_fn._sequence_nr` does not: PyTorch's `_sequence_nr` is a method."""
+    notebook = "10_inside_the_engine.ipynb"
+    reads_it = cell(notebook, "l10-34", "")
+    assert "grad_fn._sequence_nr" in reads_it.source and "tensorgrad-only" in reads_it.metadata["tags"]
+    assert isinstance(tg.tensor(1., requires_grad=True).mul(2).grad_fn._sequence_nr, int)
+    torch = pytest.importorskip("torch")
+    assert callable(torch.tensor(1., requires_grad=True).mul(2).grad_fn._sequence_nr)
+    assert "as a method, `grad_fn._sequence_nr()`" in markdown(notebook, "l10-04")
+    assert "是个方法，要写成 `grad_fn._sequence_nr()`" in markdown(notebook, "l10-04", "zh")
+
+
+def test_zero_grad_between_backward_and_step_loses_the_step():
+    """Lesson 11: zero_grad at the start or the end of the loop, never between backward and step."""
+    model = tg.nn.Linear(1, 1)
+    optimizer = tg.optim.SGD(model.parameters(), lr=0.1)
+    before = model.weight.tolist()
+    model(tg.ones(1, 1)).sum().backward()
+    optimizer.zero_grad()
+    optimizer.step()
+    assert model.weight.tolist() == before, "a step after zero_grad() should change nothing"
+    assert "never between `backward()` and `step()`" in markdown("11_training.ipynb", "22afe06e")
+    assert "绝不能放在 `backward()` 和 `step()` 之间" in markdown("11_training.ipynb", "22afe06e", "zh")
+
+
+def test_adam_adds_the_gradient_to_m_and_its_square_to_v():
+    """Lesson 11's Adam: m adds a little of g, v a little of g² (not of g)."""
+    w = tg.tensor([2., -3.], requires_grad=True)
+    optimizer = tg.optim.Adam([w], lr=0.1, betas=(0.9, 0.999))
+    (w * tg.tensor([1., 2.])).sum().backward()           # g = (1, 2)
+    optimizer.step()
+    state = optimizer.state[w]
+    assert state["exp_avg"].tolist() == pytest.approx([0.1, 0.2])
+    assert state["exp_avg_sq"].tolist() == pytest.approx([0.001, 0.004])
+    assert "$m$ adds $g$, $v$ adds $g^2$" in markdown("11_training.ipynb", "2c4368a1")
+    assert "$m$ 加上的是 $g$，$v$ 加上的是 $g^2$" in markdown("11_training.ipynb", "2c4368a1", "zh")
+
+
+def test_the_noise_of_lesson_11s_points_is_a_little_below_its_variance():
+    """Lesson 11 draws 100 points with noise of variance 0.3² = 0.09 and says these draws' mean
+    square is a little less (which is why the least-squares loss, about 0.076, is below 0.09)."""
+    import numpy as np
+    rng = np.random.default_rng(11)
+    rng.uniform(-1, 1, size=100)
+    noise = rng.normal(scale=0.3, size=100)
+    assert 0.076 < np.mean(noise ** 2) < 0.09
+    assert "mean square of these 100 draws happens to\nbe a little less" in markdown(
+        "11_training.ipynb", "c6847e1c")
+
+
+def test_two_moons_draws_random_angles():
+    """Lesson 11's two_moons is make_moons' shape with random angles (make_moons spaces them
+    evenly), and the lesson says so rather than calling it make_moons written out."""
+    source = cell("11_training.ipynb", "2efb18f3", "").source
+    assert "angle_a = rng.uniform(0, np.pi" in source and "linspace" not in source
+    text = markdown("11_training.ipynb", "a4bc26bc")
+    assert "random angles instead of evenly spaced ones" in text and "written out" not in text
+
+
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_lesson_13s_stored_backward_costs_about_one_forward(edition):
+    """Lesson 13 says the backward pass it timed costs about as much as the forward (a stored
+    timing from a loaded two-thread BLAS once said 10.3 x), and the forward-mode pass more."""
+    import re
+    lines = printed(cell("13_forward_mode.ipynb", "8045b613", edition)).splitlines()
+    factors = [float(re.search(r"([\d.]+) (?:x the forward|倍)", line)[1]) for line in lines[1:]]
+    assert len(factors) == 2 and factors[0] <= 2 and factors[1] > factors[0], lines
+    text = markdown("13_forward_mode.ipynb", "4ca15d7e", edition)
+    assert ("costs about as much as the forward" in text if not edition
+            else "一次反向传播的代价和一次前向计算差不多" in text), text
