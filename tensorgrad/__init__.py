@@ -96,8 +96,9 @@ del _name
 
 
 def FloatTensor(*args):  # noqa: N802  (the legacy PyTorch constructor, still in old tutorials)
-    """`FloatTensor([3])` is `tensor([3.])`: a float32 tensor, like the legacy `Tensor([3])`."""
-    return Tensor(*args)
+    """`FloatTensor([3])` is `tensor([3.])`: float32 whatever the default float type, unlike the
+    legacy `Tensor([3])`, which follows `set_default_dtype`."""
+    return Tensor(*args).float()
 
 
 def DoubleTensor(*args):  # noqa: N802

@@ -94,13 +94,15 @@ class TensorMethods:
 
     # -- construction ------------------------------------------------------------------------
     def __new__(cls, *args):
-        """The legacy constructor `Tensor([2])` (always float32), or `Tensor(2, 3)` (zeros)."""
+        """The legacy constructor `Tensor([2])`, or `Tensor(2, 3)` (zeros), in the default float
+        type (float32 unless `set_default_dtype` changed it), as PyTorch's `torch.Tensor`."""
         if len(args) == 1 and not isinstance(args[0], (int, *creation.SEQUENCES, np.ndarray, Tensor)):
             raise TypeError(messages.LEGACY_NOT_A_SEQUENCE.format(type_name=type(args[0]).__name__))
+        default = dtypes.get_default_dtype().numpy
         if len(args) == 1 and not isinstance(args[0], int):
-            data = np.array(creation.nested_values(args[0]), dtype=np.float32)
+            data = np.array(creation.nested_values(args[0]), dtype=default)
         else:
-            data = np.zeros(args, dtype=np.float32)
+            data = np.zeros(args, dtype=default)
         return cls._make(data)
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):

@@ -161,3 +161,68 @@ def test_lesson_13s_stored_backward_costs_about_one_forward(edition):
     text = markdown("13_forward_mode.ipynb", "4ca15d7e", edition)
     assert ("costs about as much as the forward" in text if not edition
             else "一次反向传播的代价和一次前向计算差不多" in text), text
+
+
+def test_the_legacy_constructor_makes_the_default_float_type():
+    """Lesson 1's box on tutorial 1's `torch.Tensor([0])`: the legacy constructor makes the default
+    float type (PyTorch's too: `torch.set_default_dtype(torch.float64)` makes it float64), not
+    "always float32"; `FloatTensor` is the one that stays float32."""
+    assert tg.Tensor([0]).dtype == tg.float32
+    tg.set_default_dtype(tg.float64)
+    try:
+        assert (tg.Tensor([0]).dtype, tg.Tensor(3).dtype) == (tg.float64, tg.float64)
+        assert tg.FloatTensor([0]).dtype == tg.float32
+    finally:
+        tg.set_default_dtype(tg.float32)
+    for edition, says in (("", "the default float type"), ("zh", "默认浮点类型")):
+        box = cell("01_computation_graphs.ipynb", "cell-4e6e89d6", edition).source
+        assert says in box and "always\n> makes float32" not in box and "总是创建 float32" not in box
+
+
+def test_the_second_and_third_derivatives_of_x4_agree_at_0_and_2():
+    """Lesson 6: f'' = 12x² and f''' = 24x of x⁴ agree where 12x(x - 2) = 0: at 0 and at 2."""
+    xs = [x / 4 for x in range(-40, 41)]
+    assert [x for x in xs if 12 * x ** 2 == 24 * x] == [0.0, 2.0]
+    for edition, says in (("", "only at $x = 0$ and $x = 2$"), ("zh", "只在 $x = 0$ 和 $x = 2$ 两处成立")):
+        answer = cell("06_autograd_grad_higher_derivatives.ipynb", "cell-01c2fe56", edition).source
+        assert says in answer, answer
+
+
+class _ForgetsGradOutput(tg.autograd.Function):
+    """Softplus whose backward returns the local derivative without multiplying by grad_output."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return tg.log(1 + tg.exp(x))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        return tg.sigmoid(x)
+
+
+@pytest.mark.parametrize("shape, caught_by", [((3,), "Jacobian mismatch"),
+                                              ((1,), "backward not multiplied by grad_output"),
+                                              ((), "backward not multiplied by grad_output")])
+def test_gradcheck_catches_a_forgotten_grad_output_by_columns_unless_one_element(shape, caught_by):
+    """Lesson 9: one-hot columns reveal a backward that forgets `grad_output` as soon as the output
+    has more than one element; with one element only the zero-`grad_output` check does."""
+    x = tg.linspace(-1, 1, 3, dtype=tg.float64)[: (shape[0] if shape else 1)].reshape(shape)
+    with pytest.raises(RuntimeError, match=caught_by):  # GradcheckError
+        tg.autograd.gradcheck(_ForgetsGradOutput.apply, (x.requires_grad_(),))
+    for edition, says in (("", "when the output has a single element"), ("zh", "输出只有一个元素时")):
+        text = cell("09_custom_functions_and_gradcheck.ipynb", "l09-28", edition).source
+        assert says in text and "which one-hot vectors would not reveal" not in text, text
+
+
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_lesson_8_asks_about_y_grad_right_above_the_cell_that_reads_it(edition):
+    """Lesson 8, section 3 asks what `y.grad` holds and the next cell reads it; the cells on where
+    hooks live (the picture) close section 2 instead of standing between question and answer."""
+    nb = nbformat.read(LESSONS / edition / "08_hooks_and_inplace.ipynb", as_version=4)
+    ids = [c.get("id") for c in nb.cells]
+    question = nb.cells[ids.index("l08-18") - 1]
+    assert question.cell_type == "markdown" and question.source.startswith("## 3."), question.source
+    assert ids.index("cell-03335bba") < ids.index("l08-18") - 1
+    assert not any(c.source.lstrip().startswith("## 3.") for c in nb.cells[:ids.index("cell-0f1c80a8")])
