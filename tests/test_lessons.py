@@ -558,9 +558,24 @@ def test_what_you_will_learn_and_summary(path):
     assert index == len(nb.cells) - 1, f"{path.name}: the {w.summary!r} cell must be the last cell"
     named = re.findall(w.exercises, cell.source)
     assert named, (        f"{path.name}: the summary must point to its exercise set, e.g. "
-        "`exercises/03_chain_rule.ipynb`")
+        "`exercises/03_exercises_chain_rule.ipynb`")
     missing = sorted({name for name in named if not (ROOT / name).is_file()})
     assert not missing, f"{path.name}: the summary points to exercise sets that do not exist: {missing}"
+    others = sorted({name for name in named if not Path(name).name.startswith(path.name[:3])})
+    assert not others, f"{path.name}: the summary points to another lesson's exercise set: {others}"
+
+
+@pytest.mark.parametrize("folder", ["", "zh"])
+def test_each_exercise_set_is_named_apart_from_its_lesson(folder):
+    """In JupyterLab a notebook's tab shows its file name, cut at the end when long: a lesson and
+    its exercise set open side by side must differ early in their names (03_chain_rule.ipynb,
+    03_exercises_chain_rule.ipynb), never only in their folder (tests/test_browser_tabs.py
+    looks at the tabs themselves)."""
+    lessons = {p.name[:2]: p.name for p in (ROOT / "lessons" / folder).glob("[0-9][0-9]_*.ipynb")}
+    sets = {p.name[:2]: p.name for p in (ROOT / "exercises" / folder).glob("[0-9][0-9]_*.ipynb")}
+    assert sets and sorted(sets) == sorted(lessons), (sorted(sets), sorted(lessons))
+    alike = [(lessons[n], sets[n]) for n in sorted(sets) if not sets[n].startswith(f"{n}_exercises_")]
+    assert not alike, f"exercise sets not named NN_exercises_topic, as apart from their lessons: {alike}"
 
 
 @pytest.mark.parametrize("path", both_editions())

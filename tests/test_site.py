@@ -290,7 +290,7 @@ def test_a_prediction_is_hidden_until_clicked(served):
 def test_the_language_switch_goes_to_the_same_page_in_the_other_edition(served):
     with browser_page() as page:
         for start, other in (("en", "zh"), ("zh", "en")):
-            for name in ("lessons/03_chain_rule", "exercises/05_vector_backward", "lessons/README"):
+            for name in ("lessons/03_chain_rule", "exercises/05_exercises_vector_backward", "lessons/README"):
                 page.goto(f"{served}/{start}/{name}.html")
                 page.locator("a.tg-lang").click()
                 page.wait_for_load_state()

@@ -3,9 +3,9 @@
 The English notebooks are the one source of code and outputs. Each has a translation
 catalogue, a Markdown file that holds only the Chinese text, cell by cell:
 
-    translations/zh/lessons/03_chain_rule.md     ->  lessons/zh/03_chain_rule.ipynb
-    translations/zh/solutions/03_chain_rule.md   ->  solutions/zh/03_chain_rule.ipynb
-                                                     (-> exercises/zh/ by the course build)
+    translations/zh/lessons/03_chain_rule.md               ->  lessons/zh/03_chain_rule.ipynb
+    translations/zh/solutions/03_exercises_chain_rule.md   ->  solutions/zh/03_exercises_chain_rule.ipynb
+                                                               (-> exercises/zh/ by the course build)
 
 A catalogue is a sequence of entries, each headed by a comment line that names the
 cell and records a hash of the English text it translates::
@@ -33,9 +33,9 @@ code and outputs cannot drift: nbval runs the Chinese lessons strictly too.
 Written here, beyond the catalogue's text:
 
 * links to other notebooks of the course point at their Chinese edition
-  (``../exercises/03_chain_rule.ipynb`` -> ``../../exercises/zh/03_chain_rule.ipynb``),
+  (``../exercises/03_exercises_chain_rule.ipynb`` -> ``../../exercises/zh/03_exercises_chain_rule.ipynb``),
   other relative links at the English file they named; a notebook named in inline code
-  (`` `exercises/03_chain_rule.ipynb` ``) is named by its Chinese edition's path;
+  (`` `exercises/03_exercises_chain_rule.ipynb` ``) is named by its Chinese edition's path;
 * the exercise sets' setup cell gets one line, :data:`SPEAK_CHINESE`, so the
   self-check's lines are in Chinese too; their cell ids get a ``zh-`` prefix, since a
   cell id identifies the exercise set of a submission;
@@ -468,7 +468,7 @@ def rewrite_links(text: str, english_rel: str) -> str:
     return _CODE_PATH.sub(lambda m: f"`{_edition_rel(m[1]) if _has_edition(m[1]) else m[1]}`", text)
 
 
-#: Inline code that names a course notebook, as in "open `exercises/03_chain_rule.ipynb`".
+#: Inline code that names a course notebook, as in "open `exercises/03_exercises_chain_rule.ipynb`".
 _CODE_PATH = re.compile(r"`((?:lessons|exercises|solutions)/[A-Za-z0-9_]+\.ipynb)`")
 
 

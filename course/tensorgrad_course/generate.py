@@ -106,13 +106,29 @@ def set_name_of(rel: Path) -> str:
     return Path(rel).with_suffix("").as_posix()
 
 
+# A set's file name carries the word "exercises" after its number (``03_exercises_chain_rule``), so
+# that it differs from its lesson's (``03_chain_rule``): in JupyterLab the two open side by side
+# as tabs named by their files. Sets were once named like their lessons.
+_SET_WORD = re.compile(r"(^|/)(\d+_)?exercises_(?=.)")
+
+
+def earlier_name(name: str) -> str:
+    """The name a set had before sets were named apart from their lessons:
+    ``zh/03_exercises_chain_rule`` -> ``zh/03_chain_rule``; a name without the word is its own.
+    The grader still recognises a submission that carries the earlier name (:mod:`.identify`),
+    and cell ids are derived from it (:func:`course_cell_ids`), so that they did not change."""
+    return _SET_WORD.sub(r"\1\2", name)
+
+
 def course_cell_ids(notebooks: dict[str, object]) -> dict[str, dict[str, str]]:
     """For each set (by name), new ids for its cells whose id another set also uses.
 
     Cell ids identify a submission's exercise set (:mod:`.grade`), so in the
     student versions no id may occur in two sets. Ids that are already unique
     are kept; a shared one becomes ``<set>-<hash>``, derived from the set's
-    name and the cell's position, so the build stays byte-stable.
+    name and the cell's position, so the build stays byte-stable. The name is the
+    set's :func:`earlier_name`, so that renaming the sets kept the ids of their cells
+    (a submission of an earlier release is still recognised by them).
     """
     owners: dict[str, set[str]] = {}
     for name, nb in notebooks.items():
@@ -121,13 +137,14 @@ def course_cell_ids(notebooks: dict[str, object]) -> dict[str, dict[str, str]]:
                 owners.setdefault(cell["id"], set()).add(name)
     used = set(owners)
     renamed: dict[str, dict[str, str]] = {}
-    for name, nb in sorted(notebooks.items()):
-        slug = re.sub(r"[^a-zA-Z0-9_-]+", "_", name)[:40]
+    for name, nb in sorted(notebooks.items(), key=lambda item: earlier_name(item[0])):
+        stem = earlier_name(name)
+        slug = re.sub(r"[^a-zA-Z0-9_-]+", "_", stem)[:40]
         for index, cell in enumerate(nb.cells):
             cell_id = cell.get("id")
             if cell_id and len(owners[cell_id]) > 1:
                 n = 0
-                while (new := f"{slug}-{hashlib.sha1(f'{name}:{index}:{n}'.encode()).hexdigest()[:8]}") in used:
+                while (new := f"{slug}-{hashlib.sha1(f'{stem}:{index}:{n}'.encode()).hexdigest()[:8]}") in used:
                     n += 1
                 used.add(new)
                 renamed.setdefault(name, {})[cell_id] = new

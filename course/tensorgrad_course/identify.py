@@ -1,22 +1,25 @@
 """Which exercise set a submitted file belongs to: by its content first, never by a guess.
 
 A class folder holds whatever students uploaded, under whatever names their
-course site gave it: ``03_chain_rule-Copy1.ipynb`` (Jupyter's copy),
-``01_computation_graphs (1).ipynb`` (a browser's second download),
-``smithjane_12345_678901_03_chain_rule.ipynb`` (Canvas),
-``Jane Smith_12345_assignsubmission_file_03_chain_rule.ipynb`` (Moodle), a
+course site gave it: ``03_exercises_chain_rule-Copy1.ipynb`` (Jupyter's copy),
+``01_exercises_computation_graphs (1).ipynb`` (a browser's second download),
+``smithjane_12345_678901_03_exercises_chain_rule.ipynb`` (Canvas),
+``Jane Smith_12345_assignsubmission_file_03_exercises_chain_rule.ipynb`` (Moodle),
+``03_chain_rule.ipynb`` (the set's name before sets were named apart from their lessons), a
 ``.py`` export, a PDF, an empty file. Every set uses the same grade ids
 (``task1``, ``task1_check``...), so grade ids cannot tell sets apart. The
 evidence, strongest first:
 
 1. **metadata**: ``tensorgrad-course build`` writes ``metadata.tensorgrad.exercise_set``
    into every student notebook, and Jupyter keeps notebook metadata through
-   renames, copies and downloads;
+   renames, copies and downloads (a set's earlier name, ``03_chain_rule``, names it too:
+   :func:`.generate.earlier_name`);
 2. **cell ids** that occur in one set only (the build makes the ids of the
    student versions unique across the course, and Jupyter keeps cell ids);
 3. **the file name**, once the course site's and the browser's additions are
-   stripped: it must name exactly one set (``03_chain_rule`` or ``chain_rule``), or one set's
-   English and Chinese editions (``03_chain_rule``, ``zh/03_chain_rule``), when the language
+   stripped: it must name exactly one set (``03_exercises_chain_rule``, ``exercises_chain_rule``,
+   its earlier name ``03_chain_rule`` or ``chain_rule``), or one set's English and Chinese
+   editions (``03_exercises_chain_rule``, ``zh/03_exercises_chain_rule``), when the language
    of the notebook's text tells which;
 4. with a single exercise set, grade ids in common with it.
 
@@ -35,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .exercise_set import ExerciseSet
-from .generate import METADATA_KEY
+from .generate import METADATA_KEY, earlier_name
 from .notebooks import source_of
 from .texts import chinese_share
 
@@ -75,7 +78,8 @@ def not_a_notebook(path: str, data: bytes) -> str:
 def set_names_in(file_name: str, sets: dict[str, ExerciseSet]) -> list[str]:
     """The sets whose name occurs in ``file_name`` as whole words, after copies' suffixes are removed.
 
-    ``03_chain_rule`` and ``chain_rule`` both name ``03_chain_rule``; a name
+    ``03_exercises_chain_rule``, ``exercises_chain_rule``, the set's earlier name
+    ``03_chain_rule`` and ``chain_rule`` all name ``03_exercises_chain_rule``; a name
     inside a longer matching one (``training`` in ``pre_training``) is dropped.
     """
     stem = Path(file_name).name
@@ -86,8 +90,11 @@ def set_names_in(file_name: str, sets: dict[str, ExerciseSet]) -> list[str]:
     text = "_" + _NON_WORD.sub("_", stem.lower()).strip("_") + "_"
     spans: dict[str, tuple[int, int]] = {}
     for name, exset in sets.items():
-        short = _NON_WORD.sub("_", exset.short_name.lower()).strip("_")
-        for key in {short, _LEADING_NUMBER.sub("", short)}:
+        keys = set()
+        for short in {exset.short_name, earlier_name(exset.short_name)}:
+            short = _NON_WORD.sub("_", short.lower()).strip("_")
+            keys |= {short, _LEADING_NUMBER.sub("", short)}
+        for key in keys:
             if not key:
                 continue
             at = text.find(f"_{key}_")
@@ -100,7 +107,7 @@ def set_names_in(file_name: str, sets: dict[str, ExerciseSet]) -> list[str]:
     return sorted(set(spans) - inside)
 
 
-_EDITION = re.compile(r"^[a-z]{2}(?:-[A-Za-z]+)?/")  # zh/03_chain_rule: a set's edition in another language
+_EDITION = re.compile(r"^[a-z]{2}(?:-[A-Za-z]+)?/")  # zh/03_exercises_chain_rule: a set's edition in another language
 
 
 def _written_in_chinese(nb_json: dict) -> bool:
@@ -111,8 +118,8 @@ def _written_in_chinese(nb_json: dict) -> bool:
 
 
 def one_edition(named: list[str], nb_json: dict) -> str | None:
-    """Of the editions of one set that a file name fits (``03_chain_rule`` and
-    ``zh/03_chain_rule``), the one in the notebook's own language; None if ``named`` holds
+    """Of the editions of one set that a file name fits (``03_exercises_chain_rule`` and
+    ``zh/03_exercises_chain_rule``), the one in the notebook's own language; None if ``named`` holds
     other sets too. A file with no readable text (invalid JSON) gets the English edition:
     editions share their tasks and points."""
     bases = {_EDITION.sub("", name) for name in named}
@@ -133,11 +140,19 @@ def set_by_name(path: str, sets: dict[str, ExerciseSet]) -> ExerciseSet | None:
     return next(iter(sets.values())) if len(sets) == 1 and not named else None
 
 
-def _claimed_set(nb_json: dict) -> str | None:
+def _claimed_set(nb_json: dict, sets: dict[str, ExerciseSet]) -> str | None:
+    """The set the notebook's metadata names; a set's earlier name (``03_chain_rule``, written
+    by builds before sets were named apart from their lessons) stands for the set."""
     meta = nb_json.get("metadata")
     meta = meta.get(METADATA_KEY) if isinstance(meta, dict) else None
     name = meta.get("exercise_set") if isinstance(meta, dict) else None
-    return name if isinstance(name, str) and name else None
+    if not isinstance(name, str) or not name:
+        return None
+    if name not in sets:
+        renamed = [n for n in sets if earlier_name(n) == name and n != name]
+        if len(renamed) == 1:
+            return renamed[0]
+    return name
 
 
 def _cell_ids(nb_json: dict) -> set[str]:
@@ -153,7 +168,7 @@ def identify(path: str, nb_json: dict, grade_ids: set[str], sets: dict[str, Exer
     """The exercise set of the notebook ``nb_json`` found at ``path`` (see the module docstring)."""
     ids = _cell_ids(nb_json)
     by_ids = {name: len(ids & s.unique_ids) for name, s in sets.items() if ids & s.unique_ids}
-    claimed = _claimed_set(nb_json)
+    claimed = _claimed_set(nb_json, sets)
     notes = []
     if claimed is not None:
         if claimed in sets:

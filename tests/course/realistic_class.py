@@ -380,7 +380,7 @@ def make_submissions(name, exset, root, kinds):
     }
     paths = {}
     for scenario, content in made.items():
-        stem = name.replace("/", "_")  # zh/03_chain_rule -> zh_03_chain_rule: one file per set
+        stem = name.replace("/", "_")  # zh/03_exercises_chain_rule -> zh_03_exercises_chain_rule: one file per set
         path = root / FOLDERS.get(scenario, scenario) / RENAMED.get(scenario, "{}.ipynb").format(stem)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(content.encode("utf-8"))

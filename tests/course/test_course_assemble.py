@@ -4,6 +4,7 @@ import copy
 import json
 import shutil
 import types
+from pathlib import Path
 
 import pytest
 from course_helpers import BASICS, cell_by_id, read_json
@@ -13,6 +14,8 @@ from tensorgrad_course import generate, grade, guard, identify
 from tensorgrad_course.errors import UsageError
 from tensorgrad_course.exercise_set import load_exercise_sets
 from tensorgrad_course.kernel import CellResult, RunResult
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -141,6 +144,13 @@ def test_ids_shared_by_two_sets_are_renamed_in_the_student_versions(course):
 
 
 @pytest.mark.parametrize("file_name", [
+    "03_exercises_chain_rule.ipynb", "03_exercises_chain_rule-Copy1.ipynb",
+    "03_exercises_chain_rule (1).ipynb", "exercises_chain_rule.ipynb",
+    "smithjane_12345_678901_03_exercises_chain_rule.ipynb",
+    "smithjane_LATE_12345_678901_03_exercises_chain_rule-1.ipynb",
+    "Jane Smith_12345_assignsubmission_file_03_exercises_chain_rule.ipynb",
+    "03_Exercises_Chain_Rule - Copy.ipynb", "03_exercises_chain_rule.ipynb.json",
+    # the set's earlier name, from before sets were named apart from their lessons
     "03_chain_rule.ipynb", "03_chain_rule-Copy1.ipynb", "03_chain_rule (1).ipynb", "chain_rule.ipynb",
     "smithjane_12345_678901_03_chain_rule.ipynb", "smithjane_LATE_12345_678901_03_chain_rule-1.ipynb",
     "Jane Smith_12345_assignsubmission_file_03_chain_rule.ipynb", "03_Chain_Rule - Copy.ipynb",
@@ -148,13 +158,40 @@ def test_ids_shared_by_two_sets_are_renamed_in_the_student_versions(course):
 ])
 def test_file_names_from_course_sites_name_their_set(file_name):
     sets = {n: types.SimpleNamespace(short_name=n) for n in
-            ("01_computation_graphs", "03_chain_rule", "04_scalar_backward", "05_vector_backward", "training",
-             "pre_training")}
-    assert identify.set_names_in(file_name, sets) == ["03_chain_rule"]
+            ("01_exercises_computation_graphs", "03_exercises_chain_rule", "04_exercises_scalar_backward",
+             "05_exercises_vector_backward", "training", "pre_training")}
+    assert identify.set_names_in(file_name, sets) == ["03_exercises_chain_rule"]
     assert identify.set_names_in("my_pre_training.ipynb", sets) == ["pre_training"]
     assert identify.set_names_in("backward.ipynb", sets) == []
-    assert identify.set_names_in("04_scalar_backward_and_05_vector_backward.ipynb", sets) == [
-        "04_scalar_backward", "05_vector_backward"]
+    assert identify.set_names_in("04_scalar_backward_and_05_exercises_vector_backward.ipynb", sets) == [
+        "04_exercises_scalar_backward", "05_exercises_vector_backward"]
+
+
+def test_a_submission_of_a_set_under_its_earlier_name_is_still_matched():
+    """A student who downloaded set 03 before the sets were renamed hands in
+    ``03_chain_rule.ipynb``, whose metadata names ``03_chain_rule``: it is the set
+    ``03_exercises_chain_rule``, by its metadata, by its cells (their ids did not change), and
+    by its file name alone; the Chinese edition's earlier name ``zh/03_chain_rule`` likewise."""
+    sets = load_exercise_sets(ROOT / "solutions", ROOT / "exercises")
+    for edition in ("", "zh/"):
+        path = ROOT / "exercises" / f"{edition}03_exercises_chain_rule.ipynb"
+        submitted = read_json(path)
+        submitted["metadata"]["tensorgrad"]["exercise_set"] = f"{edition}03_chain_rule"
+        wanted = sets[f"{edition}03_exercises_chain_rule"]
+        match = identify.identify("alice/03_chain_rule.ipynb", submitted, set(), sets)
+        assert (match.exset, match.how) == (wanted, "metadata")
+        del submitted["metadata"]["tensorgrad"]
+        match = identify.identify("alice/03_chain_rule.ipynb", submitted, set(), sets)
+        assert (match.exset, match.how) == (wanted, "cell ids")
+        for cell in submitted["cells"]:
+            del cell["id"]
+        submitted["nbformat_minor"] = 4
+        match = identify.identify("alice/03_chain_rule.ipynb", submitted, set(), sets)
+        assert (match.exset, match.how) == (wanted, "file name")
+    # the metadata of another set's earlier name is not taken for this one
+    submitted = read_json(ROOT / "exercises" / "03_exercises_chain_rule.ipynb")
+    submitted["metadata"]["tensorgrad"]["exercise_set"] = "04_scalar_backward"
+    assert identify.identify("x.ipynb", submitted, set(), sets).exset is None
 
 
 @pytest.mark.parametrize("name, data, words", [
@@ -276,8 +313,9 @@ def test_fixture_is_plain_python():
 
 def test_a_file_name_that_fits_both_editions_of_a_set_goes_by_the_notebooks_language():
     sets = {n: types.SimpleNamespace(short_name=n.split("/")[-1], all_ids=set(), unique_ids=frozenset(), name=n)
-            for n in ("03_chain_rule", "zh/03_chain_rule", "04_scalar_backward")}
-    assert identify.set_names_in("smithjane_1_2_03_chain_rule.ipynb", sets) == ["03_chain_rule", "zh/03_chain_rule"]
+            for n in ("03_exercises_chain_rule", "zh/03_exercises_chain_rule", "04_exercises_scalar_backward")}
+    assert identify.set_names_in("smithjane_1_2_03_chain_rule.ipynb", sets) == [
+        "03_exercises_chain_rule", "zh/03_exercises_chain_rule"]
 
     def notebook(text):  # nbformat 4.4 and stripped: no metadata, no cell ids
         return {"cells": [{"cell_type": "markdown", "source": text}], "metadata": {}}
@@ -285,9 +323,9 @@ def test_a_file_name_that_fits_both_editions_of_a_set_goes_by_the_notebooks_lang
     chinese = notebook("## 任务 1：先求局部导数，再相乘（代码，2 分）\n\n取 $y = \\sin(x^2)$，拆成两步。")
     english = notebook("## Task 1: Local derivatives, then multiply (code, 2 points)")
     name = "smithjane_1_2_03_chain_rule.ipynb"
-    assert identify.identify(name, chinese, set(), sets).exset is sets["zh/03_chain_rule"]
-    assert identify.identify(name, english, set(), sets).exset is sets["03_chain_rule"]
+    assert identify.identify(name, chinese, set(), sets).exset is sets["zh/03_exercises_chain_rule"]
+    assert identify.identify(name, english, set(), sets).exset is sets["03_exercises_chain_rule"]
     # unreadable (invalid JSON): the English edition, whose tasks and points the editions share
-    assert identify.set_by_name(name, sets) is sets["03_chain_rule"]
+    assert identify.set_by_name(name, sets) is sets["03_exercises_chain_rule"]
     # two different sets are still not told apart by language
-    assert identify.identify("03_chain_rule_04_scalar_backward.ipynb", chinese, set(), sets).exset is None
+    assert identify.identify("03_chain_rule_04_exercises_scalar_backward.ipynb", chinese, set(), sets).exset is None

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-NAME = "12_build_your_own_engine"
+NAME = "12_exercises_build_your_own_engine"
 SOLUTION = ROOT / "solutions" / f"{NAME}.ipynb"
 EXERCISE = ROOT / "exercises" / f"{NAME}.ipynb"
 

@@ -8,7 +8,7 @@ instructor would reproduce them::
     bwrap --bind / / --bind DIR /autograder --dev /dev --proc /proc --unshare-net bash run_autograder
 
 As root, bwrap gives the command no capabilities, so inside it a new ``/proc`` mount is
-refused exactly as in Docker. The zip is built from ``solutions/03_chain_rule.ipynb`` (a set
+refused exactly as in Docker. The zip is built from ``solutions/03_exercises_chain_rule.ipynb`` (a set
 whose cells ``import tensorgrad``: kernels started without the preloading fork server,
 as in ``no_proc`` mode, import it only when the exercise does, which the integrity guard
 once took for a swapped module and failed every upload with 0 of 0).
@@ -34,7 +34,7 @@ import pytest
 from tensorgrad_course.cli import main
 
 REPO = Path(__file__).resolve().parents[2]
-SET = REPO / "solutions" / "03_chain_rule.ipynb"
+SET = REPO / "solutions" / "03_exercises_chain_rule.ipynb"
 NAME = SET.stem
 
 pytestmark = [

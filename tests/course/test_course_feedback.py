@@ -224,7 +224,7 @@ def test_both_editions_carry_the_same_fingerprints():
 def test_one_wrong_prediction_is_said_wrong_and_the_others_right(edition):
     """Set 01, self-study: each prediction in turn is answered wrong, the others right. The one test
     holding it fails and names it; every other test of the cell passes."""
-    path = ROOT / "exercises" / edition / "01_computation_graphs.ipynb"
+    path = ROOT / "exercises" / edition / "01_exercises_computation_graphs.ipynb"
     answers, base = _answers_and_setup(path)
     use_language(edition or "en")
     tried = 0

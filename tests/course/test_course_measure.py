@@ -39,7 +39,7 @@ from tensorgrad_course.kernel import Limits
 
 ROOT = Path(__file__).resolve().parents[2]
 SOLUTIONS, EXERCISES = ROOT / "solutions", ROOT / "exercises"
-SET = "11_training"
+SET = "11_exercises_training"
 TRAINING_TESTS = ("150 steps on the lesson's moons: the loss falls below 0.1",
                   "other moons, 150 steps: loss below 0.05 and accuracy at least 0.99",
                   "a smaller network, 200 steps: loss below 0.05")
@@ -138,7 +138,7 @@ def test_a_hidden_measurement_shows_no_figure(graded):
 
 # ------------------------------------------------ set 12: XOR on the student's own engine
 
-ENGINE_SET = "12_build_your_own_engine"
+ENGINE_SET = "12_exercises_build_your_own_engine"
 XOR_TEST = "XOR with a 2-4-1 network: below a loss of 0.05 in 200 steps"
 
 # The student's train does not train: it makes the check cell's sum() give 0.0 for the loss
@@ -401,15 +401,15 @@ class BroadcastMul(tg.autograd.Function):
 
 #: set -> (answer cell, check cell, attack, the tests the attack passed on the old check cells)
 VERDICT_ATTACKS = {
-    "10_inside_the_engine": ("task3", "task3_check", REBIND_BACKWARD_ORDER, (
+    "10_exercises_inside_the_engine": ("task3", "task3_check", REBIND_BACKWARD_ORDER, (
         "the branches p, q, r of lesson 10", "the graph of task 1",
         "constants, a leaf used many times, and thirty stacked diamonds")),
-    "12_build_your_own_engine": ("task2", "task2_check", REBIND_TOPOLOGICAL_ORDER, (
+    "12_exercises_build_your_own_engine": ("task2", "task2_check", REBIND_TOPOLOGICAL_ORDER, (
         "(x + w) * (w + 1): a valid order of its 6 values", "p used directly and through q, with _prev in either order",
         "twelve stacked diamonds", "a random graph of 300 values")),
-    "12_build_your_own_engine/agree": ("task6", "task6_check", REBIND_AGREE, (
+    "12_exercises_build_your_own_engine/agree": ("task6", "task6_check", REBIND_AGREE, (
         "200 random expressions: your engine agrees with tensorgrad on each",)),
-    "09_custom_functions": ("task5", "task5_check", PATCH_GRADCHECK, (
+    "09_exercises_custom_functions": ("task5", "task5_check", PATCH_GRADCHECK, (
         "gradcheck with a of shape (2, 3) and b of shape (3,)",)),
 }
 
@@ -434,7 +434,7 @@ _measures.order_of = _forged_order_of
 def graded_verdicts(tmp_path_factory):
     out = {}
     for key, (answer, _, source, _) in VERDICT_ATTACKS.items():
-        extra = {"forged_record": FORGE_ORDER_RECORD} if key == "10_inside_the_engine" else {}
+        extra = {"forged_record": FORGE_ORDER_RECORD} if key == "10_exercises_inside_the_engine" else {}
         out[key] = _grade(tmp_path_factory, key.split("/")[0], answer, {"attack": source, **extra})
     return out
 
@@ -442,8 +442,8 @@ def graded_verdicts(tmp_path_factory):
 def test_a_forged_order_record_wins_nothing(graded_verdicts):
     """The kernel's record of the graph is the student's to forge; the grader checks the order
     against the graph of the solution's run."""
-    _, check_cell, _, tests = VERDICT_ATTACKS["10_inside_the_engine"]
-    result = graded_verdicts["10_inside_the_engine"]["forged_record"]
+    _, check_cell, _, tests = VERDICT_ATTACKS["10_exercises_inside_the_engine"]
+    result = graded_verdicts["10_exercises_inside_the_engine"]["forged_record"]
     assert result.status == "graded", result.reason
     by_name = {t.name: t for t in _task(result, check_cell).tests}
     for name in tests:
@@ -464,12 +464,12 @@ def test_rebinding_an_in_kernel_verdict_wins_nothing(graded_verdicts, key):
 
 
 def test_the_orders_messages_come_from_the_grader(graded_verdicts):
-    by_name = {t.name: t for t in _task(graded_verdicts["10_inside_the_engine"]["attack"], "task3_check").tests}
+    by_name = {t.name: t for t in _task(graded_verdicts["10_exercises_inside_the_engine"]["attack"], "task3_check").tests}
     assert by_name["the branches p, q, r of lesson 10"].message.startswith(
         "AccumulateGrad comes before MulBackward0, which sends it a gradient")
     assert by_name["the graph of task 1"].message == \
         "backward_order(y) for task 1's graph is not a valid order of this hidden test's graph"
-    engine = {t.name: t for t in _task(graded_verdicts["12_build_your_own_engine"]["attack"], "task2_check").tests}
+    engine = {t.name: t for t in _task(graded_verdicts["12_exercises_build_your_own_engine"]["attack"], "task2_check").tests}
     assert engine["(x + w) * (w + 1): a valid order of its 6 values"].message.startswith(
         "Value(data=6) comes before its input, Value(data=4)")
 

@@ -45,7 +45,7 @@ from tensorgrad_course.texts import SEALED
 ROOT = Path(__file__).resolve().parents[2]
 SOLUTIONS, EXERCISES = ROOT / "solutions", ROOT / "exercises"
 SETS = [p.relative_to(SOLUTIONS).with_suffix("").as_posix() for p in find_notebooks(SOLUTIONS)]
-NAME = "01_computation_graphs"
+NAME = "01_exercises_computation_graphs"
 GUESSES = {  # predictions of the right type, guessed
     "task1": "\n".join(f"{t}_is_leaf, {t}_requires_grad = True, True" for t in "xcaby"),
     "task2": "node1 = node2 = node3 = node4 = 'MulBackward0'",

@@ -18,8 +18,8 @@ from tensorgrad_course import checks
 from tensorgrad_course.checks import TaskCheck
 
 ROOT = Path(__file__).resolve().parents[2]
-SET12 = ROOT / "exercises" / "12_build_your_own_engine.ipynb"
-SOLUTION12 = ROOT / "solutions" / "12_build_your_own_engine.ipynb"
+SET12 = ROOT / "exercises" / "12_exercises_build_your_own_engine.ipynb"
+SOLUTION12 = ROOT / "solutions" / "12_exercises_build_your_own_engine.ipynb"
 LATER_CHECKS = ["task6_check", "task7_check"]
 
 

@@ -312,7 +312,7 @@ def _count_twice(t):
 def test_a_public_check_catches_a_count_ops_that_counts_a_shared_node_twice(capsys):
     from tensorgrad_course import CheckFailure
 
-    name = "01_computation_graphs"
+    name = "01_exercises_computation_graphs"
     if name not in SETS:
         pytest.skip(f"{name} is not in solutions/")
     release = json.loads((EXERCISES / f"{name}.ipynb").read_text(encoding="utf-8"))
