@@ -179,6 +179,7 @@ def setitem(x, index, value):
         value = bool(value)
     if not isinstance(value, OPERAND_TYPES):
         raise TypeError(f"can't assign a {type(value).__name__} to a {x.type()}")
+    inplace.check_scalar_fits(x, value)
     view_message = kind != "advanced"  # PyTorch writes through a view for basic indexing
 
     def compute():
