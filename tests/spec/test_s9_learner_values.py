@@ -4,6 +4,7 @@ written into, a float alpha for an integer result, the requires_grad flag and `.
 non-leaf, the 0-norm, the size of a 0-d tensor. Each kind run on both libraries.
 """
 
+import numpy as np
 import pytest
 
 from .conftest import raises_exactly, show
@@ -185,3 +186,16 @@ def test_a_huge_int_in_a_tensor_of_a_floating_dtype(tg):
         "tensor([1.0000e+00, 1.1806e+21], dtype=tensorgrad.float64)"
     with raises_exactly(tg, ValueError, "Overflow when unpacking long long"):
         tg.tensor(2**70)
+
+
+@pytest.mark.parametrize("value, name", [
+    (np.float32(2), "numpy.float32"), (np.bool_(True), "numpy.bool"), (np.ones(3), "numpy.ndarray")])
+def test_assign_a_numpy_value_that_is_not_a_python_number(tg, a, value, name):
+    with raises_exactly(tg, TypeError, f"can't assign a {name} to a tensorgrad.FloatTensor"):
+        a[0] = value
+
+
+def test_assign_a_numpy_value_that_is_a_python_number_or_an_index(tg, a):
+    a[0] = np.float64(2)
+    a[1] = np.int64(3)
+    assert show(a) == "tensor([[2., 2., 2.],\n        [3., 3., 3.]])"
