@@ -130,7 +130,8 @@ def _float_input(x):
 # -- + - * / and negation ---------------------------------------------------------------------
 @declared
 def add(input: Tensor, other: Tensor, *, alpha: Number = 1, out: Tensor = None):
-    check_bool_alpha(input, other, alpha)
+    if type(alpha) is not int:  # (a bool or a float alpha: its checks; the usual 1 passes)
+        check_bool_alpha(input, other, alpha)
     data = binary_data(np.add, input, other if alpha == 1 else _times(other, alpha))
     return record(AddBackward0, data, (input, other), alpha=alpha)
 
@@ -141,7 +142,7 @@ def check_bool_alpha(a, b, alpha):
     if type(alpha) is bool and not all(isinstance(v, Tensor) and v.dtype is dtypes.bool_
                                        for v in (a, b)):
         raise RuntimeError("Boolean alpha only supported for Boolean results.")
-    if type(alpha) is float and not (_is_floating(a) or _is_floating(b)):
+    if isinstance(alpha, (float, np.floating)) and not (_is_floating(a) or _is_floating(b)):
         raise RuntimeError(messages.FLOAT_ALPHA)
 
 
@@ -160,7 +161,8 @@ def _times(value, alpha):
 
 @declared
 def sub(input: Tensor, other: Tensor, *, alpha: Number = 1, out: Tensor = None):
-    check_bool_alpha(input, other, alpha)
+    if type(alpha) is not int:  # (a bool or a float alpha: its checks; the usual 1 passes)
+        check_bool_alpha(input, other, alpha)
     refuse_bool_subtraction(input, other)
     data = binary_data(np.subtract, input, other if alpha == 1 else _times(other, alpha))
     return record(SubBackward0, data, (input, other), alpha=alpha)
