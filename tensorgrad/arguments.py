@@ -335,6 +335,7 @@ def checked(function=None, *, name=None, method=False, like=None, of_function=Fa
         else:
             if python and not _binds(parameters, args, kwargs):
                 return function(*args, **kwargs)  # Python's own words, as PyTorch's Python code
+            kwargs = numpy_names(kwargs, overloads)
             overload = declared.parse(call_args, kwargs)
             call_args, kwargs = converted(overload, call_args, kwargs)
             args = (args[0], *call_args) if method else tuple(call_args)
@@ -344,6 +345,21 @@ def checked(function=None, *, name=None, method=False, like=None, of_function=Fa
 
     check_then_call.signatures = declared
     return check_then_call
+
+
+# NumPy's names that PyTorch's parser takes for its own (`t.sum(axis=1, keepdims=True)`)
+_NUMPY_NAMES = {"axis": "dim", "keepdims": "keepdim", "x": "input", "a": "input", "x1": "input",
+                "x2": "other"}
+
+
+def numpy_names(kwargs, overloads):
+    """A call's keywords with NumPy's names as PyTorch's, where no overload has a parameter of
+    that name (only on the parser's path: a call with them never passes a guard)."""
+    if not kwargs or _NUMPY_NAMES.keys().isdisjoint(kwargs):
+        return kwargs
+    own = set().union(*(o.names for o in overloads))
+    return {_NUMPY_NAMES[key] if key in _NUMPY_NAMES and key not in own
+            and _NUMPY_NAMES[key] not in kwargs else key: value for key, value in kwargs.items()}
 
 
 def takes_no_arguments(function):
@@ -440,8 +456,9 @@ class Signatures:
         self.method = method
         self.overloads = overloads
         if name in NUMBERS_AS_TENSORS:
+            first = 1 if not method and name.endswith("_") else 0  # (torch.add(1, t) too)
             for overload in overloads:
-                for param in overload.params[0 if method else 1:]:
+                for param in overload.params[first:]:
                     if param.type == "Tensor":
                         param.numbers_ok = True
                 overload.guard = _make_guard(overload)

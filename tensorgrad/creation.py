@@ -127,8 +127,8 @@ def _checked_scalar(value, integer):
         return value._data.reshape(())
     if isinstance(value, (bool, float, np.number, np.bool_)):
         return value
-    if isinstance(value, int):
-        if not _INT64_RANGE[0] <= value <= _INT64_RANGE[1]:
+    if isinstance(value, int):  # (read as a double where a floating dtype is asked for)
+        if integer is not False and not _INT64_RANGE[0] <= value <= _INT64_RANGE[1]:
             raise ValueError(messages.INT_OVERFLOW)
         return value
     if isinstance(value, SEQUENCES):

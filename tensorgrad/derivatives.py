@@ -68,6 +68,13 @@ DivBackward0 = rule(
     self=lambda grad, other: grad / other,
     other=lambda grad, other, self: -grad * ((self / other) / other))
 
+# z = a mod b = a - ⌊a/b⌋·b:  ∂z/∂a = 1,  ∂z/∂b = -⌊a/b⌋ (the floor is flat between its steps)
+RemainderBackward0 = rule(
+    "RemainderBackward0", saves=("other", "self"), computes="{a} % {b}", local=("1", "-⌊{a}/{b}⌋"),
+    elementwise=True,
+    self=lambda grad: grad,
+    other=lambda grad, other, self: -grad * self.div(other, rounding_mode="floor"))
+
 # y = 1/x:  dy/dx = -1/x² = -y²
 ReciprocalBackward0 = rule(
     "ReciprocalBackward0", saves=("result",), local="-{out}²", elementwise=True,
@@ -414,6 +421,8 @@ def norm_rule(grad, self, result, ord, dim, keepdim, self_sym_sizes):  # noqa: A
     """n = (Σ |xᵢ|ᵖ)^(1/p):  ∂n/∂xᵢ = xᵢ·|xᵢ|ᵖ⁻² / nᵖ⁻¹  (for p = 2: xᵢ / n; 0 at the origin)."""
     grad = restore_dims(grad, dim, keepdim, self_sym_sizes)
     result = restore_dims(result, dim, keepdim, self_sym_sizes)
+    if ord == 0:  # a count of non-zero values: flat; PyTorch gives no gradient at all
+        return None
     if ord == 1:
         return grad * self.sign()
     if ord == float("inf"):
@@ -427,7 +436,7 @@ def norm_rule(grad, self, result, ord, dim, keepdim, self_sym_sizes):  # noqa: A
 
 def norm_jvp(self_t, self, result, ord, dim, keepdim, self_sym_sizes):  # noqa: A002
     local = norm_rule(creation.ones_like(result), self, result, ord, dim, keepdim, self_sym_sizes)
-    return contracted(local, self_t, dim, keepdim)
+    return creation.zeros_like(result) if local is None else contracted(local, self_t, dim, keepdim)
 
 
 LinalgVectorNormBackward0 = rule(

@@ -212,7 +212,9 @@ class TensorMethods:
     __pow__ = binary_operator(_pow)
     __rpow__ = binary_operator(_pow, reflected=True)
     __floordiv__ = binary_operator(_floor_divide)
+    __rfloordiv__ = binary_operator(_floor_divide, reflected=True)
     __mod__ = binary_operator(_remainder)
+    __rmod__ = binary_operator(_remainder, reflected=True)
     __eq__, __ne__, __lt__, __le__, __gt__, __ge__ = (binary_operator(f) for f in (
         _eq, _ne, _lt, _le, _gt, _ge))
     __and__ = binary_operator(_ew.bitwise_and)

@@ -233,6 +233,22 @@ LEARNER_TENSOR_KINDS = {
     "int and float64 tensors where float32 goes": ["i", "t.double()"],
 }
 _OPERATORS = ("+", "-", "*", "/", "//", "%", "**", "<", "==", "@")
+# Numbers that fit a float tensor but not an integer one, in every Number parameter of every method
+# of an int64 tensor (and beside its operators); and a flag given alone, by keyword and by
+# position, in every method that has one (`t.sum(keepdim=True)`, `t.std(False)`).
+INTEGER_SUBJECT_KINDS = {
+    "numbers an integer tensor cannot hold": ["float('nan')", "float('inf')", "2.5", "-1e19"]}
+FLAGS_ALONE = "a flag alone (keepdim without a dim, unbiased)"
+
+
+def _flag_alone_cases(prefix, overload):
+    cases = set()
+    for param in overload.params:
+        if param.type == "bool" and param.name != "out":
+            for value in ("True", "False"):
+                cases.add(f"{prefix}({param.name}={value})")
+                cases.add(f"{prefix}({value})")
+    return cases
 
 
 def learner_kind_cases(lib_has_function, tensor_has_method):
@@ -249,6 +265,17 @@ def learner_kind_cases(lib_has_function, tensor_has_method):
         for op in _OPERATORS:
             for value in values:
                 cases.update({f"t {op} {value}": kind, f"{value} {op} t": kind})
+    for kind, values in INTEGER_SUBJECT_KINDS.items():
+        for prefix, overload, method in overloads:
+            if method:
+                cases.update(dict.fromkeys(_kind_cases(
+                    "i." + prefix.split(".", 1)[1], overload, kinds=values, only_type="Number"), kind))
+        for op in _OPERATORS:
+            for value in values:
+                cases.update({f"i {op} {value}": kind, f"{value} {op} i": kind})
+    for prefix, overload, method in overloads:
+        if method:
+            cases.update(dict.fromkeys(_flag_alone_cases(prefix, overload), FLAGS_ALONE))
     for kind, values in LEARNER_TENSOR_KINDS.items():
         for prefix, overload, _ in overloads:
             cases.update(dict.fromkeys(

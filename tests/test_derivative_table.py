@@ -82,6 +82,7 @@ PROGRAMS = {
     "RsubBackward1": (lambda a: 1 - a, lambda: [values(3)]),
     "MulBackward0": (lambda a, b: a * b, lambda: [values(3), values(3)]),
     "DivBackward0": (lambda a, b: a / b, lambda: [values(3), positive(3)]),
+    "RemainderBackward0": (lambda a, b: a % b, lambda: [values(3), positive(3)]),
     "ReciprocalBackward0": (lambda a: a.reciprocal(), lambda: [positive(3)]),
     "NegBackward0": (lambda a: -a, lambda: [values(3)]),
     "PowBackward0": (lambda a: a ** 3, lambda: [values(3)]),

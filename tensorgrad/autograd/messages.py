@@ -87,8 +87,9 @@ VIEW_OF_LEAF_IN_PLACE = (
 )
 
 # tests/spec/test_s1_creation_flags_printing.py::test_requires_grad_underscore_false_on_non_leaf_raises
+ONLY_LEAF_FLAGS_ON = "you can only change requires_grad flags of leaf variables."
 ONLY_LEAF_FLAGS = (
-    "you can only change requires_grad flags of leaf variables. If you want to use a computed "
+    f"{ONLY_LEAF_FLAGS_ON} If you want to use a computed "
     "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach()."
 )
 
@@ -380,6 +381,10 @@ NO_ARGUMENTS = "TensorBase.{name}() takes no arguments ({given} given)"
 # a tensor's read-only attributes (t.shape = ..., del t.grad_fn), and its data
 NOT_WRITABLE = "attribute '{name}' of 'tensorgrad._C.TensorBase' objects is not writable"
 DATA_NOT_A_TENSOR = "Variable data has to be a tensor, but got {type_name}"
+FLOAT_ALPHA = "For integral input tensors, argument alpha must not be a floating point number."
+NO_DIMENSIONS = "Dimension specified as {dim} but tensor has no dimensions"
+DATA_NOT_FLOATING = ("data set to a tensor that requires gradients must be floating point or "
+                     "complex dtype")
 DELETE_DATA = "Deleting tensor data is not allowed. Delete tensor instead!"
 
 # indexing (ops/indexing.py): a 0-d tensor indexed by an integer, a complex number written in
@@ -416,6 +421,7 @@ LINEAR_0D = "both arguments to linear need to be at least 1D, but they are {a}D 
 # Tensor.roll (ops/shape.py)
 ROLL_NO_SHIFTS = "`shifts` required"
 ROLL_MISALIGNED = "shifts and dimensions must align. shifts: {shifts}, dims:{dims}"
+FLOAT_ALPHA = "For integral input tensors, argument alpha must not be a floating point number."
 NO_DIMENSIONS = "Dimension specified as {dim} but tensor has no dimensions"
 COMPLEX_VALUE = "value cannot be converted to type {type_name} without overflow"
 C_SCALAR_NAMES = {"float32": "float", "float64": "double", "int64": "int64_t"}

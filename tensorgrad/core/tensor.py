@@ -106,7 +106,7 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, flag):
-        self._set_requires_grad(flag, messages.INT_REQUIRES_GRAD_ATTRIBUTE)
+        self._set_requires_grad(flag, messages.INT_REQUIRES_GRAD_ATTRIBUTE, attribute=True)
 
     @requires_grad.deleter
     def requires_grad(self):
@@ -117,14 +117,16 @@ class Tensor:
         self._set_requires_grad(requires_grad, messages.INT_REQUIRES_GRAD_METHOD)
         return self
 
-    def _set_requires_grad(self, flag, int_message):
+    def _set_requires_grad(self, flag, int_message, attribute=False):
         if not isinstance(flag, (bool, np.bool_)):  # (the method's argument is checked already)
             raise RuntimeError(messages.REQUIRES_GRAD_NOT_BOOL)
         flag = bool(flag)
         if self._grad_fn is not None:
             if not flag:
                 raise RuntimeError(messages.ONLY_LEAF_FLAGS)
-            return  # turning it on for a non-leaf is accepted and changes nothing
+            if attribute:  # the attribute refuses a non-leaf either way, as in PyTorch
+                raise RuntimeError(messages.ONLY_LEAF_FLAGS_ON)
+            return  # requires_grad_() turning it on for a non-leaf changes nothing
             # (tests/spec/test_s1_creation_flags_printing.py)
         if flag and not self.dtype.is_floating_point:
             raise RuntimeError(int_message)
@@ -252,6 +254,8 @@ class Tensor:
     def data(self, value):
         if not isinstance(value, Tensor):
             raise TypeError(messages.DATA_NOT_A_TENSOR.format(type_name=type(value).__name__))
+        if self._requires_grad and value._data.dtype.kind not in "fc":  # (a leaf keeps its grad)
+            raise RuntimeError(messages.DATA_NOT_FLOATING)
         self._data = value._data
 
     @data.deleter
@@ -291,6 +295,8 @@ class Tensor:
     def size(self, dim=None):
         if dim is None:
             return Size(self._data.shape)
+        if not self._data.ndim:  # (no dim 0 to wrap to: PyTorch's size() does not wrap a scalar)
+            raise IndexError(messages.NO_DIMENSIONS.format(dim=dim))
         return self._data.shape[_normalize_dim(dim, self._data.ndim)]
 
     def dim(self):

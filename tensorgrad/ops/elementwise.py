@@ -18,9 +18,9 @@ from ..derivatives import (AbsBackward0, AddBackward0, ClampBackward1, CloneBack
                            CopyBackwards, CosBackward0, DivBackward0, ExpBackward0, Expm1Backward0,
                            Log1PBackward0, LogBackward0, MaximumBackward0, MinimumBackward0,
                            MulBackward0, NegBackward0, PowBackward0, PowBackward1, PowBackward2,
-                           ReciprocalBackward0, ReluBackward0, RsubBackward1, SigmoidBackward0,
-                           SignBackward0, SinBackward0, SqrtBackward0, SubBackward0, TanhBackward0,
-                           ToCopyBackward0, WhereBackward0)
+                           ReciprocalBackward0, ReluBackward0, RemainderBackward0, RsubBackward1,
+                           SigmoidBackward0, SignBackward0, SinBackward0, SqrtBackward0,
+                           SubBackward0, TanhBackward0, ToCopyBackward0, WhereBackward0)
 from ..core.record import OUTPUT, record
 
 _NUMBER_TYPES = (bool, int, float, np.number, np.bool_)
@@ -91,6 +91,18 @@ def _as_dtype(value, dtype):
     return value.astype(dtype, copy=False) if isinstance(value, np.ndarray) else value
 
 
+def broadcast_errors(*shapes):
+    """PyTorch's message for several shapes that do not broadcast: they are met in order, each
+    against the shape of those before it (`where(c, a, b)`: c with a, then that with b)."""
+    shape = shapes[0]
+    for other in shapes[1:]:
+        try:
+            shape = np.broadcast_shapes(shape, other)
+        except ValueError:
+            return broadcast_error(shape, other)
+    return broadcast_error(*shapes[:2])
+
+
 def broadcast_error(shape_a, shape_b):
     """PyTorch's message for shapes that cannot broadcast, naming the first bad dimension."""
     ndim = max(len(shape_a), len(shape_b))
@@ -121,15 +133,26 @@ def _float_input(x):
 # -- + - * / and negation ---------------------------------------------------------------------
 @declared
 def add(input: Tensor, other: Tensor, *, alpha: Number = 1, out: Tensor = None):
-    check_bool_alpha(input, other, alpha)
+    if type(alpha) is not int:  # (a bool or a float alpha: its checks; the usual 1 passes)
+        check_bool_alpha(input, other, alpha)
     data = binary_data(np.add, input, other if alpha == 1 else _times(other, alpha))
     return record(AddBackward0, data, (input, other), alpha=alpha)
 
 
 def check_bool_alpha(a, b, alpha):
+    """PyTorch's alpha_check: a bool alpha for bool results only, a float alpha for floating
+    results only (an integer result cannot hold 1 + 2.5·x)."""
     if type(alpha) is bool and not all(isinstance(v, Tensor) and v.dtype is dtypes.bool_
                                        for v in (a, b)):
         raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    if isinstance(alpha, (float, np.floating)) and not (_is_floating(a) or _is_floating(b)):
+        raise RuntimeError(messages.FLOAT_ALPHA)
+
+
+def _is_floating(value):
+    if isinstance(value, Tensor):
+        return value._data.dtype.kind in "fc"
+    return isinstance(value, (float, complex))
 
 
 def _times(value, alpha):
@@ -141,7 +164,8 @@ def _times(value, alpha):
 
 @declared
 def sub(input: Tensor, other: Tensor, *, alpha: Number = 1, out: Tensor = None):
-    check_bool_alpha(input, other, alpha)
+    if type(alpha) is not int:  # (a bool or a float alpha: its checks; the usual 1 passes)
+        check_bool_alpha(input, other, alpha)
     refuse_bool_subtraction(input, other)
     data = binary_data(np.subtract, input, other if alpha == 1 else _times(other, alpha))
     return record(SubBackward0, data, (input, other), alpha=alpha)
@@ -241,7 +265,7 @@ def _power_data(a, b):
             raise RuntimeError(broadcast_error(shape_a, shape_b)) from None
         raise NotImplementedError('"pow" not implemented for \'Bool\'')
     if isinstance(a, Tensor) and not isinstance(b, Tensor):
-        if a._data.dtype.kind == "i" and isinstance(b, (int, np.integer)) and b < 0:
+        if a._data.dtype.kind in "ib" and isinstance(b, (int, np.integer)) and b < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
     if isinstance(b, Tensor) and b._data.dtype.kind == "i" and _is_integer(a):
         return binary_data(_integer_power, a, b)
@@ -420,7 +444,8 @@ def where(condition, input=None, other=None):
     try:
         data = np.where(condition._data, _values(input), _values(other)).astype(dtype.numpy, copy=False)
     except ValueError:
-        raise RuntimeError(broadcast_error(condition._data.shape, np.shape(_values(input)))) from None
+        raise RuntimeError(broadcast_errors(condition._data.shape, np.shape(_values(input)),
+                                            np.shape(_values(other)))) from None
     return record(WhereBackward0, data, (input, other), saved=(condition,))
 
 
@@ -596,7 +621,8 @@ def remainder(input: Tensor, other: Number, *, out: Tensor = None): ...
 @declared
 def remainder(input, other):
     check_integer_division(input, other, "remainder_cpu")
-    return Tensor._make(binary_data(np.remainder, input, other))
+    return record(RemainderBackward0, binary_data(np.remainder, input, other), (input, other),
+                  saved=(other, input))
 
 
 def check_integer_division(a, b, kernel):

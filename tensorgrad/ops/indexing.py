@@ -9,7 +9,7 @@ the gradient of the places it was written to (PyTorch's CopySlices node).
 import numpy as np
 
 from .. import dtypes
-from ..arguments import declared
+from ..arguments import declared, type_name
 from ..autograd import messages
 from ..core.tensor import Tensor, _normalize_dim
 from . import inplace
@@ -177,8 +177,11 @@ def setitem(x, index, value):
             raise RuntimeError(messages.COMPLEX_VALUE.format(
                 type_name=messages.C_SCALAR_NAMES[x._data.dtype.name]))
         value = bool(value)
-    if not isinstance(value, OPERAND_TYPES):
-        raise TypeError(f"can't assign a {type(value).__name__} to a {x.type()}")
+    # (PyTorch takes a NumPy scalar only where it is a Python float or reads as an index)
+    if not isinstance(value, OPERAND_TYPES) or isinstance(value, (np.bool_, np.floating)) \
+            and not isinstance(value, float):
+        raise TypeError(f"can't assign a {type_name(value)} to a {x.type()}")
+    inplace.check_scalar_fits(x, value)
     view_message = kind != "advanced"  # PyTorch writes through a view for basic indexing
 
     def compute():

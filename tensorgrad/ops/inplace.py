@@ -134,7 +134,7 @@ def apply_arithmetic(tensor, ufunc, other, alpha, compute):
     back. Anything else (recording, a dtype change, a shape the tensor would have to grow to)
     is written the general way, with PyTorch's messages; the checks come first, for both.
     """
-    if type(alpha) is bool:
+    if type(alpha) is not int:  # (a bool or a float alpha: its checks)
         ew.check_bool_alpha(tensor, other, alpha)
     check_allowed(tensor)
     if ufunc is np.subtract:
@@ -192,6 +192,17 @@ def _scalar_name(np_dtype):
     return from_numpy_dtype(np_dtype).scalar_name
 
 
+def check_scalar_fits(tensor, value):
+    """A Python number written into a tensor (`fill_`, `t[i] = v`) must fit its dtype: PyTorch
+    refuses an int beyond int64 (its parser reads a long long) and, for an integer tensor, nan,
+    inf and what overflows int64, where NumPy would store a wrapped or arbitrary value."""
+    if type(value) is int and not -2**63 <= value < 2**63:
+        raise ValueError(messages.INT_OVERFLOW)
+    if tensor._data.dtype.kind in "iu" and type(value) is float and not -2.0**63 <= value < 2.0**63:
+        raise RuntimeError(messages.COMPLEX_VALUE.format(
+            type_name=messages.C_SCALAR_NAMES[tensor._data.dtype.name]))
+
+
 def zero_(tensor):
     return apply(tensor, lambda: record(ZeroBackward0, np.zeros_like(tensor._data), (tensor,)))
 
@@ -207,6 +218,7 @@ def fill_(input, value):
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
                                f"{value._data.ndim} dimensions.")
         value = value.item()
+    check_scalar_fits(input, value)
     return apply(input, lambda: record(FillBackward0, np.full_like(input._data, value), (input,)))
 
 

@@ -53,7 +53,7 @@ def sum(input: Tensor, dim: int | Ints | None, keepdim: bool = False, *,  # noqa
 @declared
 def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001
     sum_dtype = _sum_dtype(input) if dtype is None else dtype.numpy
-    if dim is None:
+    if dim is None and not keepdim:  # (keepdim=True: dim=None is every dim, kept)
         data = np.add.reduce(input._data, axis=None, dtype=sum_dtype)
         return record(SumBackward0, data, (input,), self_sym_sizes=input._data.shape)
     dims = normalize_dims(dim, input._data.ndim)
@@ -115,7 +115,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
             f"complex dtype. Got: {input.dtype.scalar_name}"
         )
     values = input._data if dtype is None else input._data.astype(dtype.numpy)
-    if dim is None:
+    if dim is None and not keepdim:  # (keepdim=True: dim=None is every dim, kept)
         data = np.add.reduce(values, axis=None) / values.size  # np.mean, without its Python layers
         return record(MeanBackward0, data, (input,), self_sym_sizes=input._data.shape,
                       self_sym_numel=input._data.size)
@@ -239,15 +239,16 @@ def argmax(input: Tensor, dim: int = None, keepdim: bool = False, *, out: Tensor
     refuse_bool(input, "argmax")
     check_something_to_compare(input, None if dim is None else _normalize_dim(dim, input._data.ndim),
                                "argmax", whole_error=IndexError)
-    if dim is None:
-        return Tensor._make(np.int64(np.argmax(input._data)))
+    if dim is None:  # (the index into the flattened tensor; keepdim: in every dim, kept)
+        index = np.int64(np.argmax(input._data))
+        return Tensor._make(np.full((1,) * input._data.ndim, index) if keepdim else index)
     return Tensor._make(np.argmax(input._data, axis=_normalize_dim(dim, input._data.ndim),
                                   keepdims=keepdim).astype(np.int64))
 
 
 def all_or_any(reduce, x, dim, keepdim):
     """t.all() and t.any(), over everything or along dims (bool results, no gradient)."""
-    if dim is None:
+    if dim is None and not keepdim:  # (keepdim=True: dim=None is every dim, kept)
         return Tensor._make(np.asarray(reduce(x._data)))
     dims = normalize_dims(dim, x._data.ndim)
     return Tensor._make(np.asarray(reduce(x._data, axis=dims, keepdims=keepdim)))
@@ -263,8 +264,9 @@ def argmin(input: Tensor, dim: int = None, keepdim: bool = False, *, out: Tensor
     refuse_bool(input, "argmin")
     check_something_to_compare(input, None if dim is None else _normalize_dim(dim, input._data.ndim),
                                "argmin", whole_error=IndexError)
-    if dim is None:
-        return Tensor._make(np.int64(np.argmin(input._data)))
+    if dim is None:  # (the index into the flattened tensor; keepdim: in every dim, kept)
+        index = np.int64(np.argmin(input._data))
+        return Tensor._make(np.full((1,) * input._data.ndim, index) if keepdim else index)
     return Tensor._make(np.argmin(input._data, axis=_normalize_dim(dim, input._data.ndim),
                                   keepdims=keepdim).astype(np.int64))
 
@@ -323,11 +325,15 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
                   self_sym_sizes=input._data.shape)
 
 
-def _correction(unbiased, correction):
-    """Bessel's correction for var and std: given directly, or 1 unless unbiased=False."""
+def _correction(dim, unbiased, correction):
+    """Bessel's correction for var and std, and the dims: given directly, or 1 unless
+    unbiased=False. A bool where dim goes is the (input, unbiased) overload's `unbiased` (the
+    parser accepts no bool as a dim): `x.std(False)`, `x.var(unbiased=True)`."""
+    if isinstance(dim, bool):
+        dim, unbiased = None, dim
     if correction is None:
         correction = 1 if unbiased is None or unbiased else 0
-    return correction
+    return dim, correction
 
 
 def _require_floating_point(x):
@@ -346,7 +352,7 @@ def var(input: Tensor, unbiased: bool = True): ...
 @declared
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     _require_floating_point(input)
-    correction = _correction(unbiased, correction)
+    dim, correction = _correction(dim, unbiased, correction)
     dims = normalize_dims(dim, input._data.ndim)
     with np.errstate(divide="ignore", invalid="ignore"):
         data = np.var(input._data, axis=dims, ddof=correction, keepdims=keepdim).astype(input._data.dtype)
@@ -358,7 +364,7 @@ def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 @declared(like=var)
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     _require_floating_point(input)
-    correction = _correction(unbiased, correction)
+    dim, correction = _correction(dim, unbiased, correction)
     dims = normalize_dims(dim, input._data.ndim)
     with np.errstate(divide="ignore", invalid="ignore"):
         data = np.std(input._data, axis=dims, ddof=correction, keepdims=keepdim).astype(input._data.dtype)
@@ -398,6 +404,8 @@ def norm(input: Tensor, p: object = "fro", dim: object = None, keepdim: object =
     values = np.abs(input._data)
     if p == float("inf"):
         data = np.max(values, axis=dims, keepdims=keepdim)
+    elif p == 0:  # (the count of non-zero values)
+        data = np.sum(values != 0, axis=dims, keepdims=keepdim)
     elif p == 2:
         data = np.sqrt(np.sum(values * values, axis=dims, keepdims=keepdim))
     else:
