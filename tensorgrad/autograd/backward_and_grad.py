@@ -65,10 +65,8 @@ def make_root_grads(outputs, grads):
         grads = [None] * len(outputs)
     elif isinstance(grads, Tensor):
         grads = [grads]
-    elif isinstance(grads, (list, tuple)):
-        grads = list(grads)
-    else:
-        grads = [grads]
+    else:  # any other iterable gives one per output; a number is not iterable (PyTorch's
+        grads = list(grads)  # `tuple(grad_tensors)`, and its TypeError)
     result = []
     for index, (output, grad) in enumerate(zip(outputs, grads)):  # extra gradients are ignored
         if grad is None:

@@ -185,9 +185,10 @@ def addmm(bias, mat1, mat2):
     if mat1.shape[1] != mat2.shape[0]:
         raise RuntimeError(messages.MATMUL_MISMATCH.format(
             a0=mat1.shape[0], a1=mat1.shape[1], b0=mat2.shape[0], b1=mat2.shape[1]))
-    if mat1.dtype is not mat2.dtype:
-        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got "
-                           f"{mat1.dtype.scalar_name} and {mat2.dtype.scalar_name}")
+    for name, first in (("mat1", mat1), ("self", bias)):  # PyTorch's order: mat1, then the bias
+        if first.dtype is not mat2.dtype:
+            raise RuntimeError(f"{name} and mat2 must have the same dtype, but got "
+                               f"{first.dtype.scalar_name} and {mat2.dtype.scalar_name}")
     data = (mat1._data @ mat2._data + bias._data).astype(mat1._data.dtype, copy=False)
     saved = (mat1 if _requires_grad(mat2) else None, mat2 if _requires_grad(mat1) else None)
     return record(AddmmBackward0, data, (bias, mat1, mat2), saved=saved)
@@ -272,10 +273,10 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
             found=target.dtype.scalar_name, expected=input.dtype.scalar_name))
     _check_floating_kernel("binary_cross_entropy", input.dtype)
     x = input._data
+    if np.any((target._data < 0) | (target._data > 1)):  # (PyTorch looks at the target first)
+        raise RuntimeError(messages.BCE_TARGET_RANGE)
     if np.any((x < 0) | (x > 1)) or np.any(np.isnan(x)):
         raise RuntimeError("all elements of input should be between 0 and 1")
-    if np.any((target._data < 0) | (target._data > 1)):
-        raise RuntimeError(messages.BCE_TARGET_RANGE)
     t = target._data
     with np.errstate(divide="ignore"):
         log_x = np.maximum(np.log(x), BCE_LOG_FLOOR)
@@ -317,7 +318,8 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
 
     input: (N, C) or (C,); target: (N,) or () of int64 class indices.
     """
-    arguments.check("nll_loss_nd", (input, target, weight, 1, ignore_index))
+    ignore_index = arguments.checked_values(
+        "nll_loss_nd", (input, target, weight, 1, ignore_index))[0][4]  # (an int, if a 0-d tensor)
     reduction = _reduction(size_average, reduce, reduction)
     return _negative_log_likelihood(input, target, weight, ignore_index, reduction)
 
@@ -379,13 +381,14 @@ def _check_nll_shapes(input, target, weight):  # noqa: A002  (PyTorch's name)
     if input.dim() == 1 and target.dim() == 1 and input.shape[0] != 1:
         raise RuntimeError(f"size mismatch (got input: {list(input.shape)}, target: "
                            f"{list(target.shape)})")
-    if weight is not None and weight.dtype is not input.dtype:
-        raise RuntimeError(messages.EXPECTED_SCALAR_TYPE.format(
-            expected=input.dtype.scalar_name, found=weight.dtype.scalar_name))
     if weight is not None and weight.numel() != input.shape[-1]:
         raise RuntimeError(
             f"weight tensor should be defined either for all {input.shape[-1]} classes or no "
             f"classes but got weight tensor of shape: {list(weight.shape)}")
+    _check_floating_kernel("nll_loss_out_frame", input.dtype)  # (the kernel's checks from here)
+    if weight is not None and weight.dtype is not input.dtype:
+        raise RuntimeError(messages.EXPECTED_SCALAR_TYPE.format(
+            expected=input.dtype.scalar_name, found=weight.dtype.scalar_name))
 
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,  # noqa: A002
@@ -395,7 +398,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 
     `target` may also hold class probabilities, with the same shape as `input`.
     """
-    arguments.check("cross_entropy_loss", (input, target, weight, 1, ignore_index, label_smoothing))
+    *_, ignore_index, label_smoothing = arguments.checked_values(
+        "cross_entropy_loss", (input, target, weight, 1, ignore_index, label_smoothing))[0]
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing:g}")
     if label_smoothing != 0.0:
@@ -513,6 +517,11 @@ def batch_norm(input: object, running_mean: object, running_var: object,  # noqa
             raise RuntimeError(f"{name} should contain {input.shape[1]} elements not "
                                f"{value.numel()}")
     _check_batch_norm_dtypes(input, (weight, bias, running_mean, running_var))
+    if input.numel() == 0:  # no values: PyTorch leaves the running statistics as they are and
+        out = input.clone()  # returns a copy, scaled and shifted by the first channel's γ and β
+        if weight is not None:
+            out = out * weight[0]
+        return out if bias is None else out + bias[0]
     dims = (0,) + tuple(range(2, input.dim()))
     x = input._data
     if training:

@@ -5,6 +5,7 @@ the settings, such as `reduction`), the function does the computation.
 """
 
 import math
+import operator
 from collections import OrderedDict
 
 from .. import arguments, creation
@@ -62,12 +63,26 @@ class _NumberedChildren(Module):
     def __getitem__(self, index):
         if isinstance(index, slice):
             return self._of(list(self._modules.items())[index])
-        if not isinstance(index, int):  # as PyTorch (Python's words for a bad index)
-            raise TypeError(f"'{type(index).__name__}' object cannot be interpreted as an integer")
+        return self._modules[self._key_at(index)]
+
+    def __setitem__(self, index, module):
+        setattr(self, self._key_at(index), module)
+
+    def __delitem__(self, index):
+        keys = list(self._modules)
+        for key in keys[index] if isinstance(index, slice) else [self._key_at(index)]:
+            delattr(self, key)
+        self._modules = OrderedDict(  # numbered again from 0, as PyTorch does
+            (str(number), module) for number, module in enumerate(self._modules.values()))
+
+    def _key_at(self, index):
+        """The name of the child at `index`: any integer PyTorch takes (`operator.index`: a NumPy
+        integer, a one-element integer tensor), negative from the end; Python's words otherwise."""
+        index = operator.index(index)
         size = len(self)
         if not -size <= index < size:
             raise IndexError(f"index {index} is out of range")
-        return list(self._modules.values())[index % size]
+        return list(self._modules)[index % size]
 
     def append(self, module):
         self.add_module(str(len(self)), module)
