@@ -147,6 +147,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         raise ValueError(messages.MATERIALIZE_WITHOUT_ALLOW_UNUSED)
     if allow_unused is None:
         allow_unused = materialize_grads
+    if not only_inputs:
+        warnings.warn(messages.ONLY_INPUTS_DEPRECATED, FutureWarning, stacklevel=2)
     if is_grads_batched:
         raise NotImplementedError(
             "tensorgrad does not implement is_grads_batched=True; call grad() once per row of "

@@ -43,11 +43,7 @@ def _reduction(size_average, reduce, reduction):
     PyTorch does) name a reduction, with PyTorch's warning; else `reduction` must be one of
     "none", "mean" and "sum"."""
     if size_average is not None or reduce is not None:
-        size_average = True if size_average is None else _truth(size_average)
-        reduce = True if reduce is None else _truth(reduce)
-        reduction = "mean" if size_average and reduce else "sum" if reduce else "none"
-        warnings.warn(f"size_average and reduce args will be deprecated, please use "
-                      f"reduction='{reduction}' instead.", stacklevel=2)
+        reduction = legacy_reduction(size_average, reduce, stacklevel=3)
     for name in ("none", "mean", "elementwise_mean", "sum"):  # compared as PyTorch compares
         if _truth(reduction == name):
             if name == "elementwise_mean":
@@ -56,6 +52,17 @@ def _reduction(size_average, reduce, reduction):
                 return "mean"
             return name
     raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def legacy_reduction(size_average, reduce, stacklevel=2):
+    """The reduction that the legacy flags name, with PyTorch's deprecation warning (its
+    _Reduction.legacy_get_string; the loss Modules call it too, when they are built)."""
+    size_average = True if size_average is None else _truth(size_average)
+    reduce = True if reduce is None else _truth(reduce)
+    reduction = "mean" if size_average and reduce else "sum" if reduce else "none"
+    warnings.warn(f"size_average and reduce args will be deprecated, please use "
+                  f"reduction='{reduction}' instead.", stacklevel=stacklevel + 1)
+    return reduction
 
 
 def _truth(value):

@@ -200,42 +200,51 @@ class DataParallel(Module):
 
 
 # -- losses -------------------------------------------------------------------------------------
-class MSELoss(Module):
-    def __init__(self, reduction="mean"):
+class _Loss(Module):
+    """What the losses share, as in PyTorch: `reduction`, which the legacy flags size_average= and
+    reduce= override, with PyTorch's deprecation warning."""
+
+    def __init__(self, size_average=None, reduce=None, reduction="mean"):
         super().__init__()
+        if size_average is not None or reduce is not None:
+            reduction = F.legacy_reduction(size_average, reduce)
         self.reduction = reduction
 
+
+class _WeightedLoss(_Loss):
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
+
+
+class MSELoss(_Loss):
     def forward(self, input, target):  # noqa: A002
         return F.mse_loss(input, target, reduction=self.reduction)
 
 
-class BCELoss(Module):
-    def __init__(self, weight=None, reduction="mean"):
-        super().__init__()
-        self.reduction = reduction
-        self.register_buffer("weight", weight)
-
+class BCELoss(_WeightedLoss):
     def forward(self, input, target):  # noqa: A002
         return F.binary_cross_entropy(input, target, weight=self.weight, reduction=self.reduction)
 
 
-class NLLLoss(Module):
-    def __init__(self, weight=None, ignore_index=-100, reduction="mean"):
-        super().__init__()
+class NLLLoss(_WeightedLoss):
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                 reduction="mean"):
+        super().__init__(weight, size_average, reduce, reduction)
         self.ignore_index = ignore_index
-        self.reduction = reduction
-        self.register_buffer("weight", weight)
 
     def forward(self, input, target):  # noqa: A002
         return F.nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index,
                           reduction=self.reduction)
 
 
-class CrossEntropyLoss(NLLLoss):
+class CrossEntropyLoss(_WeightedLoss):
     """Takes raw scores (logits), not probabilities: it applies log_softmax itself."""
 
-    def __init__(self, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0):
-        super().__init__(weight, ignore_index, reduction)
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                 reduction="mean", label_smoothing=0.0):
+        super().__init__(weight, size_average, reduce, reduction)
+        self.ignore_index = ignore_index
         self.label_smoothing = label_smoothing
 
     def forward(self, input, target):  # noqa: A002
@@ -243,13 +252,12 @@ class CrossEntropyLoss(NLLLoss):
                                reduction=self.reduction, label_smoothing=self.label_smoothing)
 
 
-class BCEWithLogitsLoss(Module):
+class BCEWithLogitsLoss(_Loss):
     """Binary cross-entropy on raw scores: sigmoid and the loss in one stable computation."""
 
     def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean",
                  pos_weight=None):
-        super().__init__()
-        self.reduction = reduction
+        super().__init__(size_average, reduce, reduction)
         self.register_buffer("weight", weight)
         self.register_buffer("pos_weight", pos_weight)
 

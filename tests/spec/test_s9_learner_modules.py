@@ -8,7 +8,7 @@ Sequential's item assignment. Each runs on both libraries.
 import numpy as np
 import pytest
 
-from .conftest import raises_exactly, show
+from .conftest import raises_exactly, show, warns_exactly
 
 
 @pytest.fixture
@@ -107,6 +107,32 @@ def test_a_number_as_the_gradient_is_not_iterable(tg, call):
 
 def test_a_numpy_bool_is_a_float_argument(tg, scores):
     assert show(tg.nn.functional.dropout(scores, p=np.bool_(False))) == show(scores)
+
+
+# -- the losses' legacy flags, as Modules too; autograd.grad's only_inputs ------------------------------
+@pytest.mark.parametrize("loss, args, kwargs, reduction", [
+    ("MSELoss", (2,), {}, "mean"), ("MSELoss", (None, False), {}, "none"),
+    ("MSELoss", (np.bool_(False),), {}, "sum"), ("BCELoss", (None, False), {}, "sum"),
+    ("NLLLoss", (), {"reduce": False}, "none"), ("CrossEntropyLoss", (), {"size_average": 0}, "sum"),
+    ("BCEWithLogitsLoss", (None, None, False), {}, "none")])
+def test_loss_modules_take_the_legacy_flags(tg, loss, args, kwargs, reduction):
+    with warns_exactly(tg, UserWarning, "size_average and reduce args will be deprecated, please "
+                                        f"use reduction='{reduction}' instead."):
+        module = getattr(tg.nn, loss)(*args, **kwargs)
+    assert module.reduction == reduction
+
+
+def test_loss_module_legacy_flags_reduce(tg, scores):
+    loss = tg.nn.MSELoss(None, False)
+    assert show(loss(scores, tg.zeros(2, 3))) == show(scores ** 2)
+
+
+def test_grad_only_inputs_is_deprecated(tg):
+    x = tg.ones(2, requires_grad=True)
+    with warns_exactly(tg, FutureWarning, "only_inputs argument is deprecated and is ignored now "
+                       "(defaults to True). To accumulate gradient for other parts of the graph, "
+                       "please use tensorgrad.autograd.backward."):
+        tg.autograd.grad(x.sum(), x, only_inputs=False)
 
 
 # -- optimizers: a tensor learning rate, named parameters, betas as a list ---------------------------
