@@ -323,7 +323,8 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
              reduction="mean"):
     """Negative log-likelihood of class indices `target` under log-probabilities `input`.
 
-    input: (N, C) or (C,); target: (N,) or () of int64 class indices.
+    input: (N, C) or (C,), or (N, C, d₁, ..., d_K); target: (N,), (), or (N, d₁, ..., d_K) of
+    int64 class indices.
     """
     ignore_index = arguments.checked_values(
         "nll_loss_nd", (input, target, weight, 1, ignore_index))[0][4]  # (an int, if a 0-d tensor)
@@ -335,6 +336,8 @@ def _negative_log_likelihood(log_probabilities, target, weight, ignore_index, re
     """L = -Σₙ w[tₙ]·x[n, tₙ] over the rows whose target tₙ is not ignore_index ('none': one
     loss per row, 0 for an ignored one; 'mean': divided by Σₙ w[tₙ] over the same rows). Each
     row's entry x[n, tₙ] is picked by indexing, never by a loop over the rows."""
+    if log_probabilities.dim() > 2:
+        return _nll_at_every_position(log_probabilities, target, weight, ignore_index, reduction)
     _check_not_differentiable("nll_loss_forward", weight=weight)
     _check_nll_shapes(log_probabilities, target, weight)
     if log_probabilities.dim() == 1 and target.dim() == 1:  # one class, one target: as a 0-d one
@@ -358,6 +361,29 @@ def _negative_log_likelihood(log_probabilities, target, weight, ignore_index, re
                   total_weight=float(total_weight), num_classes=x.shape[-1])
 
 
+def _nll_at_every_position(log_probabilities, target, weight, ignore_index, reduction):
+    """The K-dimensional loss: input (N, C, d₁, ..., d_K), one target per position (N, d₁, ...,
+    d_K). Each position is a row of the 2-d loss: the classes moved last and the positions
+    flattened into rows, as PyTorch flattens them; 'none' gives the losses back in the
+    target's shape."""
+    x = log_probabilities
+    if target.dtype is not dtypes.int64:
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
+                           f"{target.dtype.scalar_name}")
+    if target.dim() == 0 or x.shape[0] != target.shape[0]:
+        raise ValueError(f"Expected input batch_size ({x.shape[0]}) to match target batch_size "
+                         f"({target.shape[0] if target.dim() else 0}).")
+    if tuple(target.shape[1:]) != tuple(x.shape[2:]):
+        raise RuntimeError(f"Expected target size {[x.shape[0], *x.shape[2:]]}, got "
+                           f"{list(target.shape)}")
+    if weight is not None and weight.numel() != x.shape[1]:
+        raise RuntimeError("weight tensor should be defined either for all or no classes")
+    _check_floating_kernel("nll_loss2d_forward_out_frame", x.dtype)
+    rows = x.permute(0, *range(2, x.dim()), 1).reshape(-1, x.shape[1])
+    losses = _negative_log_likelihood(rows, target.reshape(-1), weight, ignore_index, reduction)
+    return losses.reshape(target.shape) if reduction == "none" else losses
+
+
 def _check_targets_in_range(classes, num_classes):
     """Every target that is not ignore_index names a class, 0 <= t < C: one test over all of
     them. PyTorch names the first target (in row order) that does not."""
@@ -371,11 +397,8 @@ def _check_nll_shapes(input, target, weight):  # noqa: A002  (PyTorch's name)
         raise RuntimeError(
             "expected target dtype to be Long or Byte, but got "
             f"{target.dtype.scalar_name}")
-    if input.dim() not in (1, 2):
-        raise NotImplementedError(
-            f"tensorgrad's nll_loss and cross_entropy take input of shape (C,) or (N, C); got "
-            f"{input.dim()} dimensions. Move the classes to the last dimension and flatten the "
-            "others: input.reshape(-1, C), target.reshape(-1).")
+    if input.dim() == 0:
+        raise ValueError("Expected 1 or more dimensions (got 0)")
     if target.dim() > 1:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
     if input.dim() == 2 and input.shape[0] != (target.shape[0] if target.dim() else 0):
@@ -409,21 +432,49 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         "cross_entropy_loss", (input, target, weight, 1, ignore_index, label_smoothing))[0]
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing:g}")
-    if label_smoothing != 0.0:
-        raise NotImplementedError("tensorgrad's cross_entropy does not implement label_smoothing")
     class_dim = 0 if input.dim() == 1 else 1
     log_probabilities = log_softmax(input, class_dim)
     reduction = _reduction(size_average, reduce, reduction)
     if target.dtype.is_floating_point and target.shape == input.shape:
+        if label_smoothing:  # the probabilities moved towards uniform ones
+            target = target * (1 - label_smoothing) + label_smoothing / input.shape[class_dim]
         if weight is not None:
-            log_probabilities = log_probabilities * weight
+            log_probabilities = log_probabilities * _per_class(weight, input.dim(), class_dim)
         losses = -(target * log_probabilities).sum(class_dim)
         if reduction == "sum":
             return losses.sum()
         if reduction == "mean":
-            return losses.sum() / (input.shape[0] if input.dim() > 1 else 1)
+            return losses.sum() / (input.numel() // input.shape[class_dim] if input.dim() > 1 else 1)
         return losses
-    return _negative_log_likelihood(log_probabilities, target, weight, ignore_index, reduction)
+    loss = _negative_log_likelihood(log_probabilities, target, weight, ignore_index, reduction)
+    if not label_smoothing:
+        return loss
+    return (1 - label_smoothing) * loss + _smoothing_loss(
+        log_probabilities, target, weight, ignore_index, reduction, class_dim) * (
+            label_smoothing / input.shape[class_dim])
+
+
+def _per_class(weight, ndim, class_dim):
+    """A class weight shaped to multiply along the class dim of an ndim-d input."""
+    return weight.reshape(*(-1 if dim == class_dim else 1 for dim in range(ndim)))
+
+
+def _smoothing_loss(log_probabilities, target, weight, ignore_index, reduction, class_dim):
+    """What label smoothing adds (before its factor ε/C): -Σ_c w_c·log p_c at each position whose
+    target is not ignore_index, reduced as the loss is ('mean': over the same total weight as
+    the loss, Σ w[t] over the counted positions), as PyTorch composes it."""
+    if weight is not None:
+        log_probabilities = log_probabilities * _per_class(weight, log_probabilities.dim(),
+                                                           class_dim)
+    counted = target._data != ignore_index
+    smooth = -log_probabilities.sum(class_dim) * Tensor._make(
+        counted.astype(log_probabilities._data.dtype))
+    if reduction == "none":
+        return smooth
+    if reduction == "sum":
+        return smooth.sum()
+    total = counted.sum() if weight is None else weight._data[target._data[counted]].sum()
+    return smooth.sum() / float(total)
 
 
 # -- binary cross-entropy on raw scores ------------------------------------------------------------
