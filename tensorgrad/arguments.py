@@ -624,8 +624,8 @@ _TYPE_CHECKS = {
     "tensorgrad.memory_format": lambda value: isinstance(value, str),
     "tensorgrad.Generator": lambda value: False,
     "object": lambda value: True,
-    "a number": lambda value: isinstance(value, (int, float, np.number, np.bool_, np.ndarray,
-                                                 Tensor)),  # bools too; an array compares too
+    "a number": lambda value: isinstance(value, (int, float, np.number, np.bool_, Tensor)) or (
+        isinstance(value, np.ndarray) and value.size == 1),  # bools too; a one-number array
     "tuple of names": lambda value: False,
 }
 

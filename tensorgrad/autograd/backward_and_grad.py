@@ -65,8 +65,10 @@ def make_root_grads(outputs, grads):
         grads = [None] * len(outputs)
     elif isinstance(grads, Tensor):
         grads = [grads]
-    else:  # any other iterable gives one per output; a number is not iterable (PyTorch's
-        grads = list(grads)  # `tuple(grad_tensors)`, and its TypeError)
+    elif not hasattr(grads, "__iter__"):  # PyTorch's `tuple(grad_tensors)`, and its TypeError
+        raise TypeError(f"'{type(grads).__name__}' object is not iterable")
+    else:  # any iterable gives one per output
+        grads = list(grads)
     result = []
     for index, (output, grad) in enumerate(zip(outputs, grads)):  # extra gradients are ignored
         if grad is None:

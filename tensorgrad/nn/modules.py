@@ -78,6 +78,8 @@ class _NumberedChildren(Module):
     def _key_at(self, index):
         """The name of the child at `index`: any integer PyTorch takes (`operator.index`: a NumPy
         integer, a one-element integer tensor), negative from the end; Python's words otherwise."""
+        if not hasattr(type(index), "__index__"):  # (Python's words, as operator.index says them)
+            raise TypeError(f"'{type(index).__name__}' object cannot be interpreted as an integer")
         index = operator.index(index)
         size = len(self)
         if not -size <= index < size:
