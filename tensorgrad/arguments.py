@@ -264,6 +264,13 @@ def check(name, args, kwargs=None, method=False):
     return signatures(name, method).match(args, kwargs or {})
 
 
+def checked_values(name, args, kwargs=None, method=False):
+    """Check one call by hand, as `check` does, and return its arguments as the operation takes
+    them (see `converted`): a 0-d tensor given as an int comes back as that int."""
+    kwargs = kwargs or {}
+    return converted(signatures(name, method).match(args, kwargs), args, kwargs)
+
+
 def declared_names():
     """Every declared function and method name."""
     return sorted(set(FUNCTIONS) | set(METHODS))
@@ -500,7 +507,8 @@ class Signatures:
 # decides it, and every declared parameter of every operation gets the same answer:
 #   int        a Python int or a NumPy integer (not a bool), or a 0-d integer tensor that does
 #              not require grad: `arange(tensor(3))`, `reshape(tensor(3), 2)`
-#   float      any Python or NumPy real number, or a 0-d tensor that does not require grad
+#   float      any Python or NumPy real number or bool, or a 0-d tensor that does not require
+#              grad
 #   Number     that, or a complex number or a bool of either kind (PyTorch's Scalar)
 #   bool       a Python bool only: NumPy's bool is refused ("must be bool, not numpy.bool")
 #   dtype      a dtype, or Python's `int`, `float`, `bool` (int64, float64, bool); NumPy's
@@ -526,8 +534,9 @@ def _is_scalar_tensor(value):
     return isinstance(value, Tensor) and value._data.ndim == 0 and not value.requires_grad
 
 
-def _is_float(value):  # PyTorch's double: a float or an int (bools are ints to it)
-    return isinstance(value, (float, int, np.floating, np.integer)) or _is_scalar_tensor(value)
+def _is_float(value):  # PyTorch's double: a float or an int (bools are ints to it, and NumPy's
+    return isinstance(value, (float, int, np.floating, np.integer, np.bool_)) or (  # bool too)
+        _is_scalar_tensor(value))
 
 
 def _is_number(value):
@@ -632,7 +641,8 @@ _TYPE_CHECKS = {
     "tensorgrad.memory_format": lambda value: isinstance(value, str),
     "tensorgrad.Generator": lambda value: False,
     "object": lambda value: True,
-    "a number": lambda value: isinstance(value, (int, float, np.number, np.bool_)),  # bools too
+    "a number": lambda value: isinstance(value, (int, float, np.number, np.bool_, Tensor)) or (
+        isinstance(value, np.ndarray) and value.size == 1),  # bools too; a one-number array
     "tuple of names": lambda value: False,
 }
 

@@ -295,10 +295,12 @@ MODULES = {
     "nn.Dropout()": ("p", "inplace"), "nn.ReLU()": ("inplace",),
     "nn.BatchNorm1d(num_features=3)": ("num_features", "eps", "momentum", "affine",
                                        "track_running_stats", "dtype"),
-    "nn.MSELoss()": ("reduction",), "nn.BCELoss()": ("weight", "reduction"),
-    "nn.BCEWithLogitsLoss()": ("weight", "reduction", "pos_weight"),
-    "nn.NLLLoss()": ("weight", "ignore_index", "reduction"),
-    "nn.CrossEntropyLoss()": ("weight", "ignore_index", "reduction", "label_smoothing"),
+    "nn.MSELoss()": ("size_average", "reduce", "reduction"),
+    "nn.BCELoss()": ("weight", "size_average", "reduce", "reduction"),
+    "nn.BCEWithLogitsLoss()": ("weight", "size_average", "reduce", "reduction", "pos_weight"),
+    "nn.NLLLoss()": ("weight", "size_average", "ignore_index", "reduce", "reduction"),
+    "nn.CrossEntropyLoss()": ("weight", "size_average", "ignore_index", "reduce", "reduction",
+                              "label_smoothing"),
     "optim.SGD(params=[w], lr=0.1)": ("params", "lr", "momentum", "dampening", "weight_decay",
                                       "nesterov", "maximize"),
     "optim.Adam(params=[w], lr=0.1)": ("params", "lr", "betas", "eps", "weight_decay",
@@ -746,6 +748,43 @@ MODULE_STEP_CASES = [
     "nn.DataParallel(nn.Linear(3, 2)).module.weight.shape",
     "sorted(nn.DataParallel(nn.Linear(3, 2)).state_dict())",
     _train("nn.DataParallel(nn.Linear(3, 2))", "t", "[round(v, 4) for v in m.module.bias.tolist()]"),
+    # frozen between forward and backward; dtypes and values the losses' kernels refuse
+    "(lambda m: (lambda y: (m.requires_grad_(False), y.backward(), m.weight.grad)[-1])"
+    "(m(t).sum()))(nn.Linear(3, 2))",
+    "(lambda y: (w.requires_grad_(False), y.backward(), w.grad)[-1])((w * 2).sum())",
+    *[f"F.linear(t, lib.ones(2, 3{wd}), lib.ones(2{bd}))" for wd, bd in (
+        ("", ", dtype=lib.float64"), ("", ", dtype=lib.int64"),
+        (", dtype=lib.float64", ", dtype=lib.float64"))],
+    *[f"{loss}({x}, lib.tensor([0, 2]){extra})" for loss in ("F.nll_loss", "F.cross_entropy")
+      for x in ("i", "t") for extra in ("", ", weight=lib.ones(3)", ", ignore_index=lib.tensor(2)",
+                                        ", ignore_index=np.int64(0)", ", ignore_index=lib.tensor(2.)")],
+    "F.binary_cross_entropy(t, lib.ones(2, 3) * 2)", "F.binary_cross_entropy(t / 10, t)",
+    "(lambda m: (m(lib.zeros(0, 3)), m.running_mean, m.running_var)[1:])(nn.BatchNorm1d(3))",
+    "(lambda m: (m.eval(), m(lib.zeros(0, 3)))[-1])(nn.BatchNorm1d(3))",
+    "nn.BatchNorm1d(3, affine=False)(lib.zeros(0, 3))",
+    "(w * 2).backward(1.0)", "(w * 2).sum().backward(2)", "lib.autograd.grad((w * 2).sum(), w, 1.0)",
+    "(w * 2).sum().backward('a')", "lib.autograd.grad((w * 2).sum(), w, only_inputs=False)",
+    # Sequential and ModuleList as lists: assignment, deletion, any integer as an index
+    *[f"(lambda n: ({step}, n)[-1])(nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2)))"
+      for step in ("n.__setitem__(0, nn.Tanh())", "n.__delitem__(0)", "n.__delitem__(slice(0, 2))",
+                   "n.__delitem__(np.int64(-1))", "n.__getitem__(np.int64(0))",
+                   "n.__getitem__(lib.tensor(1))", "n.__setitem__(1.0, nn.Tanh())",
+                   "n.__setitem__(3, nn.Tanh())", "n.__setitem__(0, 3)", "n.__delitem__(5)")],
+    *[f"(lambda n: ({step}, n)[-1])(nn.ModuleList([nn.Linear(3, 4), nn.ReLU()]))"
+      for step in ("n.__setitem__(0, nn.Tanh())", "n.__delitem__(np.int64(0))",
+                   "n.__getitem__(lib.tensor(-1))", "n.__setitem__(2, nn.Tanh())")],
+    # the optimizer given what PyTorch takes: tensor settings, named parameters, betas as a list
+    *[_train("nn.Linear(3, 2)", "t", "o.param_groups[0]['lr']", optimizer=optimizer)
+      for optimizer in ("optim.SGD(m.parameters(), lr=lib.tensor([0.1]))",
+                        "optim.SGD(m.parameters(), lr=lib.tensor([0.1, 0.2]))",
+                        "optim.SGD(m.named_parameters(), lr=0.1, momentum=lib.tensor(0.5))",
+                        "optim.Adam(m.named_parameters(), lr=lib.tensor(0.01))",
+                        "optim.SGD(m.parameters(), lr=np.array(0.1))",
+                        "optim.Adam(m.parameters(), betas=[0.9, 0.99])",
+                        "optim.Adam(m.parameters(), betas=(lib.tensor(0.9), lib.tensor(0.99)))",
+                        "optim.SGD([('w', m.weight), m.bias], lr=0.1)")],
+    "(lambda m: repr(optim.SGD(m.named_parameters(), lr=lib.tensor(0.1))))(nn.Linear(3, 2))",
+    "(lambda m: repr(optim.Adam(m.parameters(), betas=[0.9, 0.99, 0.5])))(nn.Linear(3, 2))",
     # the optimizer misused
     "(lambda m: (lambda o: (o.zero_grad(), o.step(), m.weight.grad)[-1])"
     "(optim.SGD(m.parameters(), lr=0.1)))(nn.Linear(3, 2))",

@@ -65,10 +65,10 @@ def make_root_grads(outputs, grads):
         grads = [None] * len(outputs)
     elif isinstance(grads, Tensor):
         grads = [grads]
-    elif isinstance(grads, (list, tuple)):
+    elif not hasattr(grads, "__iter__"):  # PyTorch's `tuple(grad_tensors)`, and its TypeError
+        raise TypeError(f"'{type(grads).__name__}' object is not iterable")
+    else:  # any iterable gives one per output
         grads = list(grads)
-    else:
-        grads = [grads]
     result = []
     for index, (output, grad) in enumerate(zip(outputs, grads)):  # extra gradients are ignored
         if grad is None:
@@ -149,6 +149,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         raise ValueError(messages.MATERIALIZE_WITHOUT_ALLOW_UNUSED)
     if allow_unused is None:
         allow_unused = materialize_grads
+    if not only_inputs:
+        warnings.warn(messages.ONLY_INPUTS_DEPRECATED, FutureWarning, stacklevel=2)
     if is_grads_batched:
         raise NotImplementedError(
             "tensorgrad does not implement is_grads_batched=True; call grad() once per row of "

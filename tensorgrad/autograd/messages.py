@@ -433,3 +433,8 @@ INVERT_FLOAT = "~ (operator.invert) is only implemented on integer and Boolean-t
 # and PyTorch's (from the function it hands the flag to) for a flag that is not a bool
 PARAMETER_DATA = "Parameter(): argument 'data' must be Tensor, not {type_name}"
 PARAMETER_FLAG = "_make_subclass(): argument 'require_grad' (position 3) must be bool, not {type_name}"
+
+# autograd.grad(only_inputs=False): ignored, with PyTorch's FutureWarning
+ONLY_INPUTS_DEPRECATED = (
+    "only_inputs argument is deprecated and is ignored now (defaults to True). To accumulate "
+    "gradient for other parts of the graph, please use tensorgrad.autograd.backward.")

@@ -148,8 +148,12 @@ class AccumulateGrad(Node):
         The first gradient is copied in, so `.grad` never shares memory with anything else.
         Later ones are added in place, so `g = x.grad` keeps seeing the total, except while a
         graph is being built (`create_graph=True`, grad mode on): then `.grad` must be a recorded
-        operation, a copy or a sum, that can be differentiated again."""
+        operation, a copy or a sum, that can be differentiated again. A leaf that no longer
+        requires grad (`requires_grad_(False)` after the forward pass) takes nothing, as in
+        PyTorch: its `.grad` stays as it was."""
         leaf, grad = self.variable, grads[0]
+        if not leaf._requires_grad and leaf._grad_fn is None:  # (a non-leaf named in inputs=)
+            return ()
         if leaf._grad is None:
             leaf._grad = grad._copy_for_grad() if grad_mode._grad_enabled else type(grad)._make(
                 grad._data.copy())

@@ -48,11 +48,7 @@ def _reduction(size_average, reduce, reduction):
     if type(reduction) is str and reduction in _REDUCTIONS and size_average is reduce is None:
         return reduction  # the common call, settled at once (the loop below gives the same)
     if size_average is not None or reduce is not None:
-        size_average = True if size_average is None else _truth(size_average)
-        reduce = True if reduce is None else _truth(reduce)
-        reduction = "mean" if size_average and reduce else "sum" if reduce else "none"
-        warnings.warn(f"size_average and reduce args will be deprecated, please use "
-                      f"reduction='{reduction}' instead.", stacklevel=2)
+        reduction = legacy_reduction(size_average, reduce, stacklevel=3)
     for name in ("none", "mean", "elementwise_mean", "sum"):  # compared as PyTorch compares
         if _truth(reduction == name):
             if name == "elementwise_mean":
@@ -64,6 +60,17 @@ def _reduction(size_average, reduce, reduction):
 
 
 _REDUCTIONS = ("none", "mean", "sum")
+
+
+def legacy_reduction(size_average, reduce, stacklevel=2):
+    """The reduction that the legacy flags name, with PyTorch's deprecation warning (its
+    _Reduction.legacy_get_string; the loss Modules call it too, when they are built)."""
+    size_average = True if size_average is None else _truth(size_average)
+    reduce = True if reduce is None else _truth(reduce)
+    reduction = "mean" if size_average and reduce else "sum" if reduce else "none"
+    warnings.warn(f"size_average and reduce args will be deprecated, please use "
+                  f"reduction='{reduction}' instead.", stacklevel=stacklevel + 1)
+    return reduction
 
 
 def _truth(value):
@@ -193,9 +200,10 @@ def addmm(bias, mat1, mat2):
     if mat1.shape[1] != mat2.shape[0]:
         raise RuntimeError(messages.MATMUL_MISMATCH.format(
             a0=mat1.shape[0], a1=mat1.shape[1], b0=mat2.shape[0], b1=mat2.shape[1]))
-    if mat1.dtype is not mat2.dtype:
-        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got "
-                           f"{mat1.dtype.scalar_name} and {mat2.dtype.scalar_name}")
+    for name, first in (("mat1", mat1), ("self", bias)):  # PyTorch's order: mat1, then the bias
+        if first.dtype is not mat2.dtype:
+            raise RuntimeError(f"{name} and mat2 must have the same dtype, but got "
+                               f"{first.dtype.scalar_name} and {mat2.dtype.scalar_name}")
     data = (mat1._data @ mat2._data + bias._data).astype(mat1._data.dtype, copy=False)
     saved = (mat1 if _requires_grad(mat2) else None, mat2 if _requires_grad(mat1) else None)
     return record(AddmmBackward0, data, (bias, mat1, mat2), saved=saved)
@@ -280,10 +288,10 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
             found=target.dtype.scalar_name, expected=input.dtype.scalar_name))
     _check_floating_kernel("binary_cross_entropy", input.dtype)
     x = input._data
+    if np.any((target._data < 0) | (target._data > 1)):  # (PyTorch looks at the target first)
+        raise RuntimeError(messages.BCE_TARGET_RANGE)
     if np.any((x < 0) | (x > 1)) or np.any(np.isnan(x)):
         raise RuntimeError("all elements of input should be between 0 and 1")
-    if np.any((target._data < 0) | (target._data > 1)):
-        raise RuntimeError(messages.BCE_TARGET_RANGE)
     t = target._data
     with np.errstate(divide="ignore"):
         log_x = np.maximum(np.log(x), BCE_LOG_FLOOR)
@@ -323,9 +331,11 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
              reduction="mean"):
     """Negative log-likelihood of class indices `target` under log-probabilities `input`.
 
-    input: (N, C) or (C,); target: (N,) or () of int64 class indices.
+    input: (N, C) or (C,), or (N, C, d₁, ..., d_K); target: (N,), (), or (N, d₁, ..., d_K) of
+    int64 class indices.
     """
-    arguments.check("nll_loss_nd", (input, target, weight, 1, ignore_index))
+    ignore_index = arguments.checked_values(
+        "nll_loss_nd", (input, target, weight, 1, ignore_index))[0][4]  # (an int, if a 0-d tensor)
     reduction = _reduction(size_average, reduce, reduction)
     return _negative_log_likelihood(input, target, weight, ignore_index, reduction)
 
@@ -334,6 +344,8 @@ def _negative_log_likelihood(log_probabilities, target, weight, ignore_index, re
     """L = -Σₙ w[tₙ]·x[n, tₙ] over the rows whose target tₙ is not ignore_index ('none': one
     loss per row, 0 for an ignored one; 'mean': divided by Σₙ w[tₙ] over the same rows). Each
     row's entry x[n, tₙ] is picked by indexing, never by a loop over the rows."""
+    if log_probabilities.dim() > 2:
+        return _nll_at_every_position(log_probabilities, target, weight, ignore_index, reduction)
     if weight is not None:
         _check_not_differentiable("nll_loss_forward", weight=weight)
     _check_nll_shapes(log_probabilities, target, weight)
@@ -358,6 +370,29 @@ def _negative_log_likelihood(log_probabilities, target, weight, ignore_index, re
                   total_weight=float(total_weight), num_classes=x.shape[-1])
 
 
+def _nll_at_every_position(log_probabilities, target, weight, ignore_index, reduction):
+    """The K-dimensional loss: input (N, C, d₁, ..., d_K), one target per position (N, d₁, ...,
+    d_K). Each position is a row of the 2-d loss: the classes moved last and the positions
+    flattened into rows, as PyTorch flattens them; 'none' gives the losses back in the
+    target's shape."""
+    x = log_probabilities
+    if target.dtype is not dtypes.int64:
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
+                           f"{target.dtype.scalar_name}")
+    if target.dim() == 0 or x.shape[0] != target.shape[0]:
+        raise ValueError(f"Expected input batch_size ({x.shape[0]}) to match target batch_size "
+                         f"({target.shape[0] if target.dim() else 0}).")
+    if tuple(target.shape[1:]) != tuple(x.shape[2:]):
+        raise RuntimeError(f"Expected target size {[x.shape[0], *x.shape[2:]]}, got "
+                           f"{list(target.shape)}")
+    if weight is not None and weight.numel() != x.shape[1]:
+        raise RuntimeError("weight tensor should be defined either for all or no classes")
+    _check_floating_kernel("nll_loss2d_forward_out_frame", x.dtype)
+    rows = x.permute(0, *range(2, x.dim()), 1).reshape(-1, x.shape[1])
+    losses = _negative_log_likelihood(rows, target.reshape(-1), weight, ignore_index, reduction)
+    return losses.reshape(target.shape) if reduction == "none" else losses
+
+
 def _check_targets_in_range(classes, num_classes):
     """Every target that is not ignore_index names a class, 0 <= t < C: one test over all of
     them. PyTorch names the first target (in row order) that does not."""
@@ -371,11 +406,8 @@ def _check_nll_shapes(input, target, weight):  # noqa: A002  (PyTorch's name)
         raise RuntimeError(
             "expected target dtype to be Long or Byte, but got "
             f"{target.dtype.scalar_name}")
-    if input.dim() not in (1, 2):
-        raise NotImplementedError(
-            f"tensorgrad's nll_loss and cross_entropy take input of shape (C,) or (N, C); got "
-            f"{input.dim()} dimensions. Move the classes to the last dimension and flatten the "
-            "others: input.reshape(-1, C), target.reshape(-1).")
+    if input.dim() == 0:
+        raise ValueError("Expected 1 or more dimensions (got 0)")
     if target.dim() > 1:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
     if input.dim() == 2 and input.shape[0] != (target.shape[0] if target.dim() else 0):
@@ -388,13 +420,14 @@ def _check_nll_shapes(input, target, weight):  # noqa: A002  (PyTorch's name)
     if input.dim() == 1 and target.dim() == 1 and input.shape[0] != 1:
         raise RuntimeError(f"size mismatch (got input: {list(input.shape)}, target: "
                            f"{list(target.shape)})")
-    if weight is not None and weight.dtype is not input.dtype:
-        raise RuntimeError(messages.EXPECTED_SCALAR_TYPE.format(
-            expected=input.dtype.scalar_name, found=weight.dtype.scalar_name))
     if weight is not None and weight.numel() != input.shape[-1]:
         raise RuntimeError(
             f"weight tensor should be defined either for all {input.shape[-1]} classes or no "
             f"classes but got weight tensor of shape: {list(weight.shape)}")
+    _check_floating_kernel("nll_loss_out_frame", input.dtype)  # (the kernel's checks from here)
+    if weight is not None and weight.dtype is not input.dtype:
+        raise RuntimeError(messages.EXPECTED_SCALAR_TYPE.format(
+            expected=input.dtype.scalar_name, found=weight.dtype.scalar_name))
 
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,  # noqa: A002
@@ -404,24 +437,53 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 
     `target` may also hold class probabilities, with the same shape as `input`.
     """
-    arguments.check("cross_entropy_loss", (input, target, weight, 1, ignore_index, label_smoothing))
+    *_, ignore_index, label_smoothing = arguments.checked_values(
+        "cross_entropy_loss", (input, target, weight, 1, ignore_index, label_smoothing))[0]
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing:g}")
-    if label_smoothing != 0.0:
-        raise NotImplementedError("tensorgrad's cross_entropy does not implement label_smoothing")
     class_dim = 0 if input._data.ndim == 1 else 1
     log_probabilities = _log_softmax(input, class_dim)  # (checked above: input is a Tensor)
     reduction = _reduction(size_average, reduce, reduction)
     if target.dtype.is_floating_point and target._data.shape == input._data.shape:
+        if label_smoothing:  # the probabilities moved towards uniform ones
+            target = target * (1 - label_smoothing) + label_smoothing / input.shape[class_dim]
         if weight is not None:
-            log_probabilities = log_probabilities * weight
+            log_probabilities = log_probabilities * _per_class(weight, input.dim(), class_dim)
         losses = -(target * log_probabilities).sum(class_dim)
         if reduction == "sum":
             return losses.sum()
         if reduction == "mean":
-            return losses.sum() / (input.shape[0] if input.dim() > 1 else 1)
+            return losses.sum() / (input.numel() // input.shape[class_dim] if input.dim() > 1 else 1)
         return losses
-    return _negative_log_likelihood(log_probabilities, target, weight, ignore_index, reduction)
+    loss = _negative_log_likelihood(log_probabilities, target, weight, ignore_index, reduction)
+    if not label_smoothing:
+        return loss
+    return (1 - label_smoothing) * loss + _smoothing_loss(
+        log_probabilities, target, weight, ignore_index, reduction, class_dim) * (
+            label_smoothing / input.shape[class_dim])
+
+
+def _per_class(weight, ndim, class_dim):
+    """A class weight shaped to multiply along the class dim of an ndim-d input."""
+    return weight.reshape(*(-1 if dim == class_dim else 1 for dim in range(ndim)))
+
+
+def _smoothing_loss(log_probabilities, target, weight, ignore_index, reduction, class_dim):
+    """What label smoothing adds (before its factor ε/C): -Σ_c w_c·log p_c at each position whose
+    target is not ignore_index, reduced as the loss is ('mean': over the same total weight as
+    the loss, Σ w[t] over the counted positions), as PyTorch composes it."""
+    if weight is not None:
+        log_probabilities = log_probabilities * _per_class(weight, log_probabilities.dim(),
+                                                           class_dim)
+    counted = target._data != ignore_index
+    smooth = -log_probabilities.sum(class_dim) * Tensor._make(
+        counted.astype(log_probabilities._data.dtype))
+    if reduction == "none":
+        return smooth
+    if reduction == "sum":
+        return smooth.sum()
+    total = counted.sum() if weight is None else weight._data[target._data[counted]].sum()
+    return smooth.sum() / float(total)
 
 
 # -- binary cross-entropy on raw scores ------------------------------------------------------------
@@ -522,6 +584,11 @@ def batch_norm(input: object, running_mean: object, running_var: object,  # noqa
             raise RuntimeError(f"{name} should contain {input.shape[1]} elements not "
                                f"{value.numel()}")
     _check_batch_norm_dtypes(input, (weight, bias, running_mean, running_var))
+    if input.numel() == 0:  # no values: PyTorch leaves the running statistics as they are and
+        out = input.clone()  # returns a copy, scaled and shifted by the first channel's γ and β
+        if weight is not None:
+            out = out * weight[0]
+        return out if bias is None else out + bias[0]
     dims = (0,) + tuple(range(2, input.dim()))
     x = input._data
     if training:

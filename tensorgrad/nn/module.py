@@ -131,7 +131,7 @@ class Module:
         elif isinstance(value, Module):
             if modules is None:
                 raise AttributeError("cannot assign module before Module.__init__() call")
-            self._forget(name)
+            self._forget(name, keep="_modules")  # a child replaced keeps its place in the order
             modules[name] = value
         elif modules is not None and name in modules:
             if value is not None:
@@ -148,11 +148,13 @@ class Module:
         else:
             object.__setattr__(self, name, value)
 
-    def _forget(self, name):
-        """Remove `name` wherever it was registered before, so it lives in exactly one place."""
+    def _forget(self, name, keep=None):
+        """Remove `name` wherever it was registered before (but in `keep`), so it lives in
+        exactly one place."""
         self.__dict__.pop(name, None)
         for registry in ("_parameters", "_buffers", "_modules"):
-            self.__dict__[registry].pop(name, None)
+            if registry != keep:
+                self.__dict__[registry].pop(name, None)
 
     def __getattr__(self, name):
         # Only called when normal lookup fails: look in the three registries.

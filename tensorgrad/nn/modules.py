@@ -5,6 +5,7 @@ the settings, such as `reduction`), the function does the computation.
 """
 
 import math
+import operator
 from collections import OrderedDict
 
 from .. import arguments, creation
@@ -62,12 +63,28 @@ class _NumberedChildren(Module):
     def __getitem__(self, index):
         if isinstance(index, slice):
             return self._of(list(self._modules.items())[index])
-        if not isinstance(index, int):  # as PyTorch (Python's words for a bad index)
+        return self._modules[self._key_at(index)]
+
+    def __setitem__(self, index, module):
+        setattr(self, self._key_at(index), module)
+
+    def __delitem__(self, index):
+        keys = list(self._modules)
+        for key in keys[index] if isinstance(index, slice) else [self._key_at(index)]:
+            delattr(self, key)
+        self._modules = OrderedDict(  # numbered again from 0, as PyTorch does
+            (str(number), module) for number, module in enumerate(self._modules.values()))
+
+    def _key_at(self, index):
+        """The name of the child at `index`: any integer PyTorch takes (`operator.index`: a NumPy
+        integer, a one-element integer tensor), negative from the end; Python's words otherwise."""
+        if not hasattr(type(index), "__index__"):  # (Python's words, as operator.index says them)
             raise TypeError(f"'{type(index).__name__}' object cannot be interpreted as an integer")
+        index = operator.index(index)
         size = len(self)
         if not -size <= index < size:
             raise IndexError(f"index {index} is out of range")
-        return list(self._modules.values())[index % size]
+        return list(self._modules)[index % size]
 
     def append(self, module):
         self.add_module(str(len(self)), module)
@@ -185,42 +202,51 @@ class DataParallel(Module):
 
 
 # -- losses -------------------------------------------------------------------------------------
-class MSELoss(Module):
-    def __init__(self, reduction="mean"):
+class _Loss(Module):
+    """What the losses share, as in PyTorch: `reduction`, which the legacy flags size_average= and
+    reduce= override, with PyTorch's deprecation warning."""
+
+    def __init__(self, size_average=None, reduce=None, reduction="mean"):
         super().__init__()
+        if size_average is not None or reduce is not None:
+            reduction = F.legacy_reduction(size_average, reduce)
         self.reduction = reduction
 
+
+class _WeightedLoss(_Loss):
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
+
+
+class MSELoss(_Loss):
     def forward(self, input, target):  # noqa: A002
         return F.mse_loss(input, target, reduction=self.reduction)
 
 
-class BCELoss(Module):
-    def __init__(self, weight=None, reduction="mean"):
-        super().__init__()
-        self.reduction = reduction
-        self.register_buffer("weight", weight)
-
+class BCELoss(_WeightedLoss):
     def forward(self, input, target):  # noqa: A002
         return F.binary_cross_entropy(input, target, weight=self.weight, reduction=self.reduction)
 
 
-class NLLLoss(Module):
-    def __init__(self, weight=None, ignore_index=-100, reduction="mean"):
-        super().__init__()
+class NLLLoss(_WeightedLoss):
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                 reduction="mean"):
+        super().__init__(weight, size_average, reduce, reduction)
         self.ignore_index = ignore_index
-        self.reduction = reduction
-        self.register_buffer("weight", weight)
 
     def forward(self, input, target):  # noqa: A002
         return F.nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index,
                           reduction=self.reduction)
 
 
-class CrossEntropyLoss(NLLLoss):
+class CrossEntropyLoss(_WeightedLoss):
     """Takes raw scores (logits), not probabilities: it applies log_softmax itself."""
 
-    def __init__(self, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0):
-        super().__init__(weight, ignore_index, reduction)
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                 reduction="mean", label_smoothing=0.0):
+        super().__init__(weight, size_average, reduce, reduction)
+        self.ignore_index = ignore_index
         self.label_smoothing = label_smoothing
 
     def forward(self, input, target):  # noqa: A002
@@ -228,13 +254,12 @@ class CrossEntropyLoss(NLLLoss):
                                reduction=self.reduction, label_smoothing=self.label_smoothing)
 
 
-class BCEWithLogitsLoss(Module):
+class BCEWithLogitsLoss(_Loss):
     """Binary cross-entropy on raw scores: sigmoid and the loss in one stable computation."""
 
     def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean",
                  pos_weight=None):
-        super().__init__()
-        self.reduction = reduction
+        super().__init__(size_average, reduce, reduction)
         self.register_buffer("weight", weight)
         self.register_buffer("pos_weight", pos_weight)
 

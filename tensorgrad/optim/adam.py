@@ -19,7 +19,8 @@ from ..ops.elementwise import maximum
 from .. import arguments
 from ..arguments import Real, checked
 from ..autograd import messages
-from .optimizer import Optimizer, _check_no_differentiable
+from ..core.tensor import Tensor
+from .optimizer import Optimizer, _check_no_differentiable, _value
 
 
 def _betas(beta1: Real, beta2: Real): ...  # Adam's betas, one by one
@@ -37,7 +38,9 @@ class Adam(Optimizer):
                  foreach: object = None, maximize: object = False, capturable: object = False,
                  differentiable: object = False, fused: object = None,
                  decoupled_weight_decay: object = False):
-        if not isinstance(betas, (tuple, list)) or len(betas) != 2:
+        if isinstance(lr, Tensor) and lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
+        if not isinstance(betas, (tuple, list)) or len(betas) < 2:  # (PyTorch reads two)
             raise TypeError(messages.NOT_A_NUMBER_ARGUMENT.format(
                 name="Adam", argument="betas", type_name=type(betas).__name__).replace(
                     "a number", "a pair of numbers"))
@@ -52,8 +55,13 @@ class Adam(Optimizer):
             raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
         if not 0.0 <= weight_decay:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not (isinstance(betas[0], float) and isinstance(betas[1], float)):  # (an int, a
-            raise ValueError(messages.ADAM_BETAS)                             # NumPy float32)
+        if not (isinstance(betas[0], float) and isinstance(betas[1], float)  # (not an int, a
+                or isinstance(betas[0], Tensor) and isinstance(betas[1], Tensor)):  # float32)
+            raise ValueError(messages.ADAM_BETAS)
+        for index in (0, 1):
+            if isinstance(betas[index], Tensor) and betas[index].numel() != 1:
+                raise ValueError(f"Tensor betas[{index}] must be 1-element")
+        betas = tuple(beta.reshape(()) if isinstance(beta, Tensor) else beta for beta in betas)
         # foreach, capturable and fused choose PyTorch kernels: kept so settings print the same.
         defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
                     "amsgrad": amsgrad, "maximize": maximize, "foreach": foreach,
@@ -71,8 +79,8 @@ class Adam(Optimizer):
             state["exp_avg_sq"] = zeros_like(param)
             if group["amsgrad"]:
                 state["max_exp_avg_sq"] = zeros_like(param)
-        beta1, beta2 = group["betas"]
-        lr, weight_decay = group["lr"], group["weight_decay"]
+        beta1, beta2 = (_value(beta) for beta in group["betas"][:2])
+        lr, weight_decay = _value(group["lr"]), _value(group["weight_decay"])
         exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
 
         state["step"].add_(1)
@@ -96,7 +104,7 @@ class Adam(Optimizer):
             second_moment = state["max_exp_avg_sq"]
         else:
             second_moment = exp_avg_sq
-        denom = (second_moment.sqrt() / bias_correction2_sqrt).add_(group["eps"])
+        denom = (second_moment.sqrt() / bias_correction2_sqrt).add_(_value(group["eps"]))
         param.add_(exp_avg / denom, alpha=-step_size)
 
 

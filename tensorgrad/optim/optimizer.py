@@ -55,6 +55,7 @@ class Optimizer:
                 "ordering of tensors in sets will change between runs. Please use a list instead.")
         else:
             param_group["params"] = list(params)
+        _take_names(param_group)
         for param in param_group["params"]:
             if not isinstance(param, Tensor):
                 raise TypeError("optimizer can only optimize Tensors, but one of the params is "
@@ -140,7 +141,7 @@ class Optimizer:
         (SGD's into Adam: KeyError 'step'); tensorgrad says so when loading (README)."""
         expected = set(self.defaults)
         for saved in saved_groups:
-            if set(saved) - {"params"} != expected:
+            if set(saved) - {"params", "param_names"} != expected:
                 raise ValueError(messages.OTHER_OPTIMIZER_STATE.format(
                     name=type(self).__name__, found=", ".join(sorted(set(saved) - {"params"}))))
         for values in saved_state.values():
@@ -159,6 +160,25 @@ class Optimizer:
                 if key != "params":
                     text += f"    {key}: {group[key]}\n"
         return text + ")"
+
+
+def _value(setting):
+    """A setting as a number: a learning rate given as a one-element tensor (PyTorch takes one,
+    and keeps it in the group as it was given) as the number it holds."""
+    return setting.item() if isinstance(setting, Tensor) else setting
+
+
+def _take_names(param_group):
+    """`named_parameters()` gives (name, parameter) pairs: the group keeps the parameters in
+    "params" and their names in "param_names", as PyTorch does; all named or none."""
+    pairs = [param for param in param_group["params"] if isinstance(param, tuple)]
+    if not pairs:
+        return
+    if len(pairs) != len(param_group["params"]):
+        raise ValueError("all optimizer params should be with/without names. Some param names "
+                         "are missing")
+    param_group["param_names"] = [name for name, _ in pairs]
+    param_group["params"] = [param for _, param in pairs]
 
 
 def _like_param(value, param, key):

@@ -10,16 +10,19 @@ For each parameter p with gradient g, one step does:
 """
 
 from ..arguments import Real, checked
-from .optimizer import Optimizer, _check_no_differentiable
+from ..core.tensor import Tensor
+from .optimizer import Optimizer, _check_no_differentiable, _value
 
 
 class SGD(Optimizer):
     STATE_KEYS = frozenset({"momentum_buffer"})
 
     @checked(name="SGD", method=True, python=True)
-    def __init__(self, params: object, lr: Real = 1e-3, momentum: Real = 0, dampening: Real = 0,
+    def __init__(self, params: object, lr: Real = 1e-3, momentum: Real = 0, dampening: object = 0,
                  weight_decay: Real = 0, nesterov: object = False, *, maximize: object = False,
                  foreach: object = None, differentiable: object = False, fused: object = None):
+        if isinstance(lr, Tensor) and lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
         if lr < 0.0:
             raise ValueError(f"Invalid learning rate: {lr}")
         if momentum < 0.0:
@@ -37,9 +40,10 @@ class SGD(Optimizer):
 
     def _update(self, param, group):
         grad = param.grad if not group["maximize"] else -param.grad
-        if group["weight_decay"] != 0:
-            grad = grad.add(param, alpha=group["weight_decay"])
-        momentum = group["momentum"]
+        weight_decay = _value(group["weight_decay"])
+        if weight_decay != 0:
+            grad = grad.add(param, alpha=weight_decay)
+        momentum = _value(group["momentum"])
         if momentum != 0:
             state = self.state[param]
             buffer = state.get("momentum_buffer")
@@ -47,9 +51,9 @@ class SGD(Optimizer):
                 buffer = grad.detach().clone()
                 state["momentum_buffer"] = buffer
             else:
-                buffer.mul_(momentum).add_(grad, alpha=1 - group["dampening"])
+                buffer.mul_(momentum).add_(grad, alpha=1 - _value(group["dampening"]))
             grad = grad.add(buffer, alpha=momentum) if group["nesterov"] else buffer
-        param.add_(grad, alpha=-group["lr"])
+        param.add_(grad, alpha=-_value(group["lr"]))
 
 
 __all__ = ["SGD"]
