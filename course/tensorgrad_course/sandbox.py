@@ -333,7 +333,19 @@ def describe(enabled: bool) -> str:
 _START_PATH = tuple(sys.path)
 
 
+def _paths_key() -> tuple:
+    """What the folders kernels see depend on: the current folder, the import path (where the
+    library is found) and :data:`_START_PATH`."""
+    return os.getcwd(), tuple(sys.path), _START_PATH
+
+
 def _import_path() -> set[str]:
+    """:func:`_import_path_of` now (computed once per process and key: each submission asks)."""
+    return set(_import_path_of(_paths_key()))
+
+
+@functools.lru_cache(maxsize=8)
+def _import_path_of(key: tuple) -> frozenset[str]:
     """The folders of :data:`_START_PATH` that kernels may see: not the current folder (``''``,
     which may be a checkout holding the solutions), nor anything in a folder holding the library
     or this package (a checkout: their package folders alone are bound; the Python and its
@@ -349,7 +361,7 @@ def _import_path() -> set[str]:
         if inside or cwd.startswith(real.rstrip("/") + "/"):
             continue
         found.add(entry if os.path.isdir(entry) else os.path.dirname(entry))  # (a zip file: its folder)
-    return found
+    return frozenset(found)
 
 
 def extra_import_path() -> list[str]:
@@ -357,15 +369,22 @@ def extra_import_path() -> list[str]:
     by PYTHONPATH, a ``.pth`` file, ``site.addsitedir``): given to kernels on their PYTHONPATH,
     so that a kernel imports what the grader imports, from the same places."""
     prefixes = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix)}
+    visible = _import_path()
     found = []
     for entry in _START_PATH:
-        if entry in _import_path() and not any(os.path.realpath(entry).startswith(p.rstrip("/") + "/")
+        if entry in visible and not any(os.path.realpath(entry).startswith(p.rstrip("/") + "/")
                                                for p in prefixes):
             found.append(entry)
     return list(dict.fromkeys(found))
 
 
 def _readonly_paths() -> list[str]:
+    """:func:`_readonly_paths_of` now (computed once per process and key: each kernel's start asks)."""
+    return list(_readonly_paths_of(_paths_key()))
+
+
+@functools.lru_cache(maxsize=8)
+def _readonly_paths_of(key: tuple) -> tuple[str, ...]:
     """Folders kernels see read-only: the Python they run on, its site-packages, every folder of the
     grader's import path (:func:`_import_path`), the library and this package."""
     packages = (library.package_dir(), library.course_dir())
@@ -381,7 +400,7 @@ def _readonly_paths() -> list[str]:
     # Only the outermost folders, and none that would expose a whole home, root or temporary folder.
     found = [p for p in found if p not in ("/", "/root", "/home", "/work", "/tmp", "/var/tmp")
              and not p.startswith("/proc")]
-    return [p for p in found if not any(p.startswith(q.rstrip("/") + "/") for q in found if q != p)]
+    return tuple(p for p in found if not any(p.startswith(q.rstrip("/") + "/") for q in found if q != p))
 
 
 def _view() -> list[str]:
