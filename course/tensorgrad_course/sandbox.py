@@ -52,7 +52,7 @@ import tempfile
 from pathlib import Path
 
 from . import library
-from ._isolate import become
+from ._isolate import adopt_orphans, become
 from .errors import CourseError
 
 #: The user and group a sandboxed kernel runs as (mapped to the grader's own).
@@ -284,6 +284,90 @@ def sweep(uid: int) -> int:
     return len(first)
 
 
+def children(pid: int) -> list[int]:
+    """The child processes of ``pid`` (from /proc; none if it is gone)."""
+    found: list[int] = []
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return found
+    for tid in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/children") as fh:
+                found.extend(int(c) for c in fh.read().split())
+        except (OSError, ValueError):
+            pass
+    return found
+
+
+def _stat(pid: int) -> tuple[str, int, int] | None:
+    """(state, parent, process group) of ``pid`` from /proc, or None if it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()
+        return fields[0], int(fields[1]), int(fields[2])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+class Strays:
+    """Without a sandbox: every process a kernel started is gone before its results are written.
+
+    In the sandbox a kernel is process 1 of its own PID namespace, and everything it started dies
+    with it. Without one, a process that leaves the kernel's process group (``setsid``, a double
+    fork) outlives the kernel and could rewrite the results later. So the grading process makes
+    itself the "child subreaper" of everything below it (:func:`._isolate.adopt_orphans`): such a
+    process, orphaned, becomes its child instead of init's. :meth:`sweep`, after the kernel is
+    killed, kills every process below the grading process that was not there before the kernel
+    started (the fork server itself is kept, not what it forked), again until none is left, and
+    counts those that had left the kernel's process group. What the sweep cannot reach: a process
+    that another program, running already, starts on the submission's request (a terminal
+    multiplexer's server, ``systemd-run --user``, ``at``); hence "not tamper-proof" in the reports.
+    """
+
+    def __init__(self) -> None:
+        self.adopting = adopt_orphans()
+        self.before = set(children(os.getpid()))
+
+    def sweep(self, keep: int | None, group: int | None, kernel: int | None = None, seconds: float = 5.0) -> int:
+        """Kill what :class:`Strays` describes; return how many had left the kernel's group ``group``.
+        ``keep``: the fork server (its children are swept, not it); ``kernel``: the kernel's pid
+        (killed, not reaped here: its manager reads its exit status)."""
+        import time
+
+        me, counted = os.getpid(), set()
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            stack = [c for c in children(me) if c not in self.before or c == keep]
+            found, seen = [], set()
+            while stack:
+                pid = stack.pop()
+                if pid in seen:
+                    continue
+                seen.add(pid)
+                stack.extend(children(pid))
+                info = _stat(pid)
+                if pid != keep and info is not None and info[0] != "Z":
+                    found.append((pid, info))
+            for pid, (_, parent, pgrp) in found:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    continue
+                if pgrp != group and pid != kernel:
+                    counted.add(pid)
+            for pid, (_, parent, _) in found:  # our own children (adopted orphans): no zombies left behind
+                if parent == me and pid != kernel and pid != keep:
+                    try:
+                        os.waitpid(pid, 0)
+                    except ChildProcessError:
+                        pass
+            if not found:
+                break
+            time.sleep(0.005)
+        return len(counted)
+
+
 def readable_by(uid: int, gid: int, paths: list[Path]) -> list[str]:
     """Which of ``paths`` the user ``uid`` can open for reading (tried in a child that becomes it)."""
     read, write = os.pipe()
@@ -309,16 +393,25 @@ def readable_by(uid: int, gid: int, paths: list[Path]) -> list[str]:
     return [line for line in data.splitlines() if line]
 
 
-def describe(enabled: bool) -> str:
-    """What the reports say about the sandbox."""
+def describe(enabled: bool, gradescope: bool = False) -> str:
+    """What the reports say about the sandbox. ``gradescope``: the autograder's fallback, which also
+    closes its own folders to the kernels' user and kills every process of that user
+    (:func:`.gradescope.run`); a local ``grade --no-sandbox`` does neither to your folders."""
     if not enabled:
         user, why = kernel_user()
-        if user is None:
+        if gradescope and user is not None:
+            return (f"none (--no-sandbox): kernels ran as the unprivileged user {user[2]} (uid {user[0]}), which "
+                    "cannot read the grader's own files or write its results; every process of that user was killed "
+                    "before the results were written")
+        if gradescope:
             return ("none (--no-sandbox): kernels could read and write everything the grader can; grades in this "
                     f"mode are NOT tamper-proof ({why})")
-        return (f"none (--no-sandbox): kernels ran as the unprivileged user {user[2]} (uid {user[0]}), which cannot "
-                "read the grader's own files or write its results; every process of that user was killed before "
-                "the results were written")
+        who = (f"kernels ran as the unprivileged user {user[2]} (uid {user[0]}), which can still read and write "
+               "whatever your folders let every user read and write" if user is not None
+               else "kernels could read and write everything you can")
+        return (f"none (--no-sandbox): {who}; every process a submission started below the grader was killed before "
+                "the results were written (not one it had a program already running start for it); grades in "
+                "this mode are NOT tamper-proof")
     path, info = bwrap()
     if path is None:
         return "missing"
