@@ -55,6 +55,10 @@ The sandbox
     :func:`new_scratch`, inside the sandbox root) is the only folder it can
     write, and the client reaches it over ZeroMQ's ``ipc`` transport (Unix
     sockets in that folder), since the kernel has no network.
+    Without the sandbox (``--no-sandbox``) a kernel has no PID namespace to take
+    its processes with it; :class:`.sandbox.Strays` kills, after each run, every
+    process it started, detached ones included, and counts those
+    (``RunResult.lingering``).
 
 Output is kept up to ``output_cap`` bytes per cell (the rest is dropped), so a
 50 MB print cannot exhaust the grader's memory.
