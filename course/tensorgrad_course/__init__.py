@@ -47,6 +47,7 @@ circle, and keeps the tensorgrad library out of it.
 ``expected``               run the solution once per set (cached); read records
 ``assemble``               build the notebook the grader runs; the integrity report
 ``guard``                  grader-injected cells that undo monkeypatching
+``_guard_kernel``          the guard's snapshot, audit hook and check, as they run in the kernel
 ``grade``                  scoring one submission, and a batch in a process pool
 ``reports``                JSON per submission, CSV, Gradescope, summary
 ``gradescope``             a Gradescope autograder zip

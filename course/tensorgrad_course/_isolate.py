@@ -30,6 +30,7 @@ MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
 MNT_DETACH = 2
 PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS, PR_SET_PDEATHSIG = 24, 38, 1
+PR_SET_CHILD_SUBREAPER = 36
 PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 47, 4
 _CAPABILITY_VERSION_3 = 0x20080522
 
@@ -113,3 +114,10 @@ def become(uid: int, gid: int) -> None:
     if os.getuid() != uid or os.geteuid() != uid:
         raise OSError("the kernel is still root")
     _libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+
+
+def adopt_orphans() -> bool:
+    """Make the calling process inherit the orphans of its descendants (Linux's "child subreaper"):
+    a process that detaches from its parent (``setsid``, a double fork) then stays below this
+    process instead of going to init, where it could be found no more. False if refused."""
+    return _libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0

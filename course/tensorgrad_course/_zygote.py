@@ -42,6 +42,7 @@ PRELOAD = (
     "ipykernel.kernelapp", "ipykernel.ipkernel", "ipykernel.zmqshell", "ipykernel.debugger",
     "IPython", "IPython.core.completerlib", "IPython.core.debugger", "IPython.core.oinspect",
     "IPython.extensions.storemagic", "numpy", "tensorgrad", "tensorgrad_course.checks",
+    "tensorgrad_course._guard_kernel",
     # What a grading kernel imports anyway, once per kernel: the grader's setup cell (it watches
     # numpy.testing), t.measure, and IPython's and ipykernel's own lazy imports.
     "numpy.testing", "tensorgrad_course.measures", "sqlite3", "psutil", "pydoc", "IPython.core.logger",

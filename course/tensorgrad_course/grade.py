@@ -738,6 +738,10 @@ def _grade(
     findings = assembly.findings + guarded + collected.findings
     if run.limit:
         findings.append(asm.Finding("limit", None, run.limit))
+    if run.lingering:
+        findings.append(asm.Finding("lingering", None, (
+            f"the submission left {run.lingering} process(es) running outside its kernel's process group after "
+            "its notebook ended; they were killed before any result was written"), tampering=True))
     result.integrity = [f.as_dict() for f in findings]
     result.score = _round(sum(t.points for t in result.tasks if t.status != "manual"))
     if run.outcome != "completed":
@@ -882,6 +886,9 @@ def grade_batch(
     sets = load_exercise_sets(solutions_dir, exercises_dir)
     needed = sets_needed(submissions, sets)
     results: list[SubmissionResult] = []
+    # Without a sandbox, what a killed grading process leaves comes here (sandbox.Strays), and goes.
+    strays = None if limits.sandbox else sandbox.Strays()
+    lost: list[Submission] = []
 
     def report(result: SubmissionResult) -> None:
         results.append(result)
@@ -908,4 +915,29 @@ def grade_batch(
         for sub in lost:  # isolate the culprit: one fresh pool each
             if _run_pool([sub], 1, args, report):
                 report(_crashed(sub))
+    if strays is not None:
+        _sweep_batch(strays, results, lost)
     return sorted(results, key=lambda r: (r.student, r.notebook, r.path))
+
+
+def _sweep_batch(strays: sandbox.Strays, results: list[SubmissionResult], lost: list[Submission]) -> None:
+    """Without a sandbox, at the end of a batch: kill every process left below the grader (a grading
+    process that a submission killed leaves its kernel's processes to this one), and note them on
+    the rows of the submissions whose grading process died, the only ones that can have left any."""
+    from multiprocessing import resource_tracker
+
+    from .kernel import _Zygote
+
+    tracker = getattr(getattr(resource_tracker, "_resource_tracker", None), "_pid", None)
+    if tracker:
+        strays.before.add(tracker)  # (multiprocessing's own helper, when the pool was spawned)
+    zygote = _Zygote._current
+    keep = zygote.proc.pid if zygote is not None and zygote.owner == os.getpid() else None
+    left = strays.sweep(keep, None)
+    suspects = {sub.path for sub in lost}
+    for result in results:
+        if left and result.path in suspects:
+            result.integrity.append(asm.Finding("lingering", None, (
+                f"{left} process(es) were left running after the grading process of this submission (or of "
+                "another one of the same pool) died; they were killed before any result was written"),
+                tampering=True).as_dict())

@@ -417,7 +417,7 @@ def run(root: Path) -> int:
                     task.status, task.reason = "error", "not graded: the grader's files were changed"
                     for test in task.tests:
                         test.points, test.status = 0.0, "error"
-        note = sandbox.describe(sandboxed) + ("" if level == "nested" else f" [probes: {tried}]")
+        note = sandbox.describe(sandboxed, gradescope=True) + ("" if level == "nested" else f" [probes: {tried}]")
         data = results_for(results, config.get("hidden_visibility", "after_published"), note, duplicates, notes)
         code = 0
     except Exception as exc:  # noqa: BLE001 - Gradescope must always get a results.json

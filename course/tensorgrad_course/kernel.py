@@ -55,6 +55,10 @@ The sandbox
     :func:`new_scratch`, inside the sandbox root) is the only folder it can
     write, and the client reaches it over ZeroMQ's ``ipc`` transport (Unix
     sockets in that folder), since the kernel has no network.
+    Without the sandbox (``--no-sandbox``) a kernel has no PID namespace to take
+    its processes with it; :class:`.sandbox.Strays` kills, after each run, every
+    process it started, detached ones included, and counts those
+    (``RunResult.lingering``).
 
 Output is kept up to ``output_cap`` bytes per cell (the rest is dropped), so a
 50 MB print cannot exhaust the grader's memory.
@@ -156,6 +160,9 @@ class RunResult:
     unreadable_cells: dict[int, list] = field(default_factory=dict)
     unreadable: bool = False
     limit: str = ""  # the per-kernel limit (processes, disk) the kernel broke, if it was stopped for one
+    # Without a sandbox: how many processes the kernel started outside its process group were still
+    # running when it was killed (they were killed then: sandbox.Strays).
+    lingering: int = 0
 
 
 class _ZygoteProcess:
@@ -550,12 +557,7 @@ def _descendants(pid: int, cap: int) -> int:
         except OSError:
             continue
         count += len(tasks)
-        for tid in tasks:
-            try:
-                with open(f"/proc/{current}/task/{tid}/children") as fh:
-                    stack.extend(int(c) for c in fh.read().split())
-            except (OSError, ValueError):
-                pass
+        stack.extend(sandbox.children(current))
     return count
 
 
@@ -755,6 +757,7 @@ async def _run(nb, limits: Limits, workdir: Path, env: dict[str, str]) -> RunRes
             raise ValueError("a sandboxed kernel's folder must come from kernel.new_scratch")
     scratch = Path(workdir).resolve().parent
     user = None if limits.sandbox else sandbox.kernel_user()[0]
+    strays = None if limits.sandbox else sandbox.Strays()  # (before the kernel starts: what is already here stays)
     if user:
         _give(scratch, user)
     km = LimitedKernelManager(
@@ -825,7 +828,7 @@ async def _run(nb, limits: Limits, workdir: Path, env: dict[str, str]) -> RunRes
             result.outcome = "timeout" if watchdog.fired else "kernel_died"
             result.reason = f"the kernel did not start: {_clean(exc) or type(exc).__name__}"
     finally:
-        _finish(result, client, watchdog, km, pgid, begin)
+        _finish(result, client, watchdog, km, pgid, begin, strays)
     return result
 
 
@@ -836,13 +839,17 @@ def _give(scratch: Path, user: tuple[int, int, str]) -> None:
             os.chown(name, user[0], user[1], follow_symlinks=False)
 
 
-def _finish(result: RunResult, client, watchdog, km, pgid, begin: float) -> RunResult:
+def _finish(result: RunResult, client, watchdog, km, pgid, begin: float, strays=None) -> RunResult:
     watchdog.cancel()
     watchdog.monitor.cancel()
     if watchdog.monitor.breach and result.outcome != "timeout":
         result.outcome, result.reason = "kernel_died", watchdog.monitor.breach
         result.limit = watchdog.monitor.breach
     kill_kernel(km, pgid)  # makes sure nothing the kernel spawned survives
+    if strays is not None:  # without a sandbox: nor what left the kernel's process group
+        zygote = _Zygote._current
+        keep = zygote.proc.pid if zygote is not None and zygote.owner == os.getpid() else None
+        result.lingering = strays.sweep(keep, pgid or _kernel_pgid(km), kernel=pgid or _kernel_pgid(km))
     result.duration = time.monotonic() - begin
     result.records = client.records
     result.records_dropped = client.records_dropped

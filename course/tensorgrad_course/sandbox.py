@@ -52,7 +52,7 @@ import tempfile
 from pathlib import Path
 
 from . import library
-from ._isolate import become
+from ._isolate import adopt_orphans, become
 from .errors import CourseError
 
 #: The user and group a sandboxed kernel runs as (mapped to the grader's own).
@@ -284,6 +284,90 @@ def sweep(uid: int) -> int:
     return len(first)
 
 
+def children(pid: int) -> list[int]:
+    """The child processes of ``pid`` (from /proc; none if it is gone)."""
+    found: list[int] = []
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return found
+    for tid in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/children") as fh:
+                found.extend(int(c) for c in fh.read().split())
+        except (OSError, ValueError):
+            pass
+    return found
+
+
+def _stat(pid: int) -> tuple[str, int, int] | None:
+    """(state, parent, process group) of ``pid`` from /proc, or None if it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()
+        return fields[0], int(fields[1]), int(fields[2])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+class Strays:
+    """Without a sandbox: every process a kernel started is gone before its results are written.
+
+    In the sandbox a kernel is process 1 of its own PID namespace, and everything it started dies
+    with it. Without one, a process that leaves the kernel's process group (``setsid``, a double
+    fork) outlives the kernel and could rewrite the results later. So the grading process makes
+    itself the "child subreaper" of everything below it (:func:`._isolate.adopt_orphans`): such a
+    process, orphaned, becomes its child instead of init's. :meth:`sweep`, after the kernel is
+    killed, kills every process below the grading process that was not there before the kernel
+    started (the fork server itself is kept, not what it forked), again until none is left, and
+    counts those that had left the kernel's process group. What the sweep cannot reach: a process
+    that another program, running already, starts on the submission's request (a terminal
+    multiplexer's server, ``systemd-run --user``, ``at``); hence "not tamper-proof" in the reports.
+    """
+
+    def __init__(self) -> None:
+        self.adopting = adopt_orphans()
+        self.before = set(children(os.getpid()))
+
+    def sweep(self, keep: int | None, group: int | None, kernel: int | None = None, seconds: float = 5.0) -> int:
+        """Kill what :class:`Strays` describes; return how many had left the kernel's group ``group``.
+        ``keep``: the fork server (its children are swept, not it); ``kernel``: the kernel's pid
+        (killed, not reaped here: its manager reads its exit status)."""
+        import time
+
+        me, counted = os.getpid(), set()
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            stack = [c for c in children(me) if c not in self.before or c == keep]
+            found, seen = [], set()
+            while stack:
+                pid = stack.pop()
+                if pid in seen:
+                    continue
+                seen.add(pid)
+                stack.extend(children(pid))
+                info = _stat(pid)
+                if pid != keep and info is not None and info[0] != "Z":
+                    found.append((pid, info))
+            for pid, (_, parent, pgrp) in found:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    continue
+                if pgrp != group and pid != kernel:
+                    counted.add(pid)
+            for pid, (_, parent, _) in found:  # our own children (adopted orphans): no zombies left behind
+                if parent == me and pid != kernel and pid != keep:
+                    try:
+                        os.waitpid(pid, 0)
+                    except ChildProcessError:
+                        pass
+            if not found:
+                break
+            time.sleep(0.005)
+        return len(counted)
+
+
 def readable_by(uid: int, gid: int, paths: list[Path]) -> list[str]:
     """Which of ``paths`` the user ``uid`` can open for reading (tried in a child that becomes it)."""
     read, write = os.pipe()
@@ -309,16 +393,25 @@ def readable_by(uid: int, gid: int, paths: list[Path]) -> list[str]:
     return [line for line in data.splitlines() if line]
 
 
-def describe(enabled: bool) -> str:
-    """What the reports say about the sandbox."""
+def describe(enabled: bool, gradescope: bool = False) -> str:
+    """What the reports say about the sandbox. ``gradescope``: the autograder's fallback, which also
+    closes its own folders to the kernels' user and kills every process of that user
+    (:func:`.gradescope.run`); a local ``grade --no-sandbox`` does neither to your folders."""
     if not enabled:
         user, why = kernel_user()
-        if user is None:
+        if gradescope and user is not None:
+            return (f"none (--no-sandbox): kernels ran as the unprivileged user {user[2]} (uid {user[0]}), which "
+                    "cannot read the grader's own files or write its results; every process of that user was killed "
+                    "before the results were written")
+        if gradescope:
             return ("none (--no-sandbox): kernels could read and write everything the grader can; grades in this "
                     f"mode are NOT tamper-proof ({why})")
-        return (f"none (--no-sandbox): kernels ran as the unprivileged user {user[2]} (uid {user[0]}), which cannot "
-                "read the grader's own files or write its results; every process of that user was killed before "
-                "the results were written")
+        who = (f"kernels ran as the unprivileged user {user[2]} (uid {user[0]}), which can still read and write "
+               "whatever your folders let every user read and write" if user is not None
+               else "kernels could read and write everything you can")
+        return (f"none (--no-sandbox): {who}; every process a submission started below the grader was killed before "
+                "the results were written (not one it had a program already running start for it); grades in "
+                "this mode are NOT tamper-proof")
     path, info = bwrap()
     if path is None:
         return "missing"
@@ -333,7 +426,19 @@ def describe(enabled: bool) -> str:
 _START_PATH = tuple(sys.path)
 
 
+def _paths_key() -> tuple:
+    """What the folders kernels see depend on: the current folder, the import path (where the
+    library is found) and :data:`_START_PATH`."""
+    return os.getcwd(), tuple(sys.path), _START_PATH
+
+
 def _import_path() -> set[str]:
+    """:func:`_import_path_of` now (computed once per process and key: each submission asks)."""
+    return set(_import_path_of(_paths_key()))
+
+
+@functools.lru_cache(maxsize=8)
+def _import_path_of(key: tuple) -> frozenset[str]:
     """The folders of :data:`_START_PATH` that kernels may see: not the current folder (``''``,
     which may be a checkout holding the solutions), nor anything in a folder holding the library
     or this package (a checkout: their package folders alone are bound; the Python and its
@@ -349,7 +454,7 @@ def _import_path() -> set[str]:
         if inside or cwd.startswith(real.rstrip("/") + "/"):
             continue
         found.add(entry if os.path.isdir(entry) else os.path.dirname(entry))  # (a zip file: its folder)
-    return found
+    return frozenset(found)
 
 
 def extra_import_path() -> list[str]:
@@ -357,15 +462,22 @@ def extra_import_path() -> list[str]:
     by PYTHONPATH, a ``.pth`` file, ``site.addsitedir``): given to kernels on their PYTHONPATH,
     so that a kernel imports what the grader imports, from the same places."""
     prefixes = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix)}
+    visible = _import_path()
     found = []
     for entry in _START_PATH:
-        if entry in _import_path() and not any(os.path.realpath(entry).startswith(p.rstrip("/") + "/")
+        if entry in visible and not any(os.path.realpath(entry).startswith(p.rstrip("/") + "/")
                                                for p in prefixes):
             found.append(entry)
     return list(dict.fromkeys(found))
 
 
 def _readonly_paths() -> list[str]:
+    """:func:`_readonly_paths_of` now (computed once per process and key: each kernel's start asks)."""
+    return list(_readonly_paths_of(_paths_key()))
+
+
+@functools.lru_cache(maxsize=8)
+def _readonly_paths_of(key: tuple) -> tuple[str, ...]:
     """Folders kernels see read-only: the Python they run on, its site-packages, every folder of the
     grader's import path (:func:`_import_path`), the library and this package."""
     packages = (library.package_dir(), library.course_dir())
@@ -381,7 +493,7 @@ def _readonly_paths() -> list[str]:
     # Only the outermost folders, and none that would expose a whole home, root or temporary folder.
     found = [p for p in found if p not in ("/", "/root", "/home", "/work", "/tmp", "/var/tmp")
              and not p.startswith("/proc")]
-    return [p for p in found if not any(p.startswith(q.rstrip("/") + "/") for q in found if q != p)]
+    return tuple(p for p in found if not any(p.startswith(q.rstrip("/") + "/") for q in found if q != p))
 
 
 def _view() -> list[str]:
