@@ -459,7 +459,7 @@ def to_arguments(args, kwargs):
     """The dtype (or None) and the copy flag that `.to(...)` asks for. The call is already checked
     against the three forms: to(device, dtype, non_blocking, copy), to(dtype, non_blocking,
     copy) and to(tensor, non_blocking, copy)."""
-    first = args[0] if args else None
+    first = args[0] if args else kwargs.get("tensor")  # (the third form's by keyword: to(tensor=t))
     if isinstance(first, dtypes.dtype) or first in (float, int, bool):
         dtype, rest = first, args[1:]
         copy = rest[1] if len(rest) > 1 else kwargs.get("copy", False)

@@ -199,3 +199,11 @@ def test_assign_a_numpy_value_that_is_a_python_number_or_an_index(tg, a):
     a[0] = np.float64(2)
     a[1] = np.int64(3)
     assert show(a) == "tensor([[2., 2., 2.],\n        [3., 3., 3.]])"
+
+
+# -- to(tensor=...): the third form of `to`, by keyword -------------------------------------------
+@pytest.mark.parametrize("other, text", [
+    (lambda tg: tg.arange(2), "tensor([1, 1])"),
+    (lambda tg: tg.ones(1, dtype=tg.float64), "tensor([1., 1.], dtype=tensorgrad.float64)")])
+def test_to_another_tensors_dtype_by_keyword(tg, other, text):
+    assert show(tg.ones(2).to(tensor=other(tg))) == text
