@@ -981,6 +981,10 @@ REWORDED_GIVE_AWAYS = [
      "- 为什么梯度检查要用 float64 输入，以及为什么它只能为你给出的那些点作担保；"),
     ("11_training", "11_training", "5270ff21", "It is the line that is easiest to forget, because nothing crashes without it.",
      "这是最容易忘的一行，因为少了它程序也不会崩溃。"),
+    # the third review: values worked out in the prose above a prediction that asks for them
+    ("06_autograd_grad_higher_derivatives", "06_autograd_grad_higher_derivatives", "cell-606239ea",
+     "$$f'(x) = 4x^3 = 32, \\qquad f''(x) = 12x^2 = 48, \\qquad f'''(x) = 24x = 48 .$$",
+     "$$f'(x) = 4x^3 = 32, \\qquad f''(x) = 12x^2 = 48, \\qquad f'''(x) = 24x = 48 .$$"),
     # ... and from a notebook read before
     ("04_scalar_backward", "03_chain_rule", "cell-7dbbe815",
      "Gradients are *added* into `.grad` (lesson 4), so each experiment starts from fresh leaves:",
