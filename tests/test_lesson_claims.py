@@ -157,7 +157,7 @@ def test_lesson_13s_stored_backward_costs_about_one_forward(edition):
     import re
     lines = printed(cell("13_forward_mode.ipynb", "8045b613", edition)).splitlines()
     factors = [float(re.search(r"([\d.]+) (?:x the forward|倍)", line)[1]) for line in lines[1:]]
-    assert len(factors) == 2 and factors[0] <= 2 and factors[1] > factors[0], lines
+    assert len(factors) == 2 and factors[0] <= 2 and factors[0] < factors[1] <= 4, lines  # (JVP: X @ U more)
     text = markdown("13_forward_mode.ipynb", "4ca15d7e", edition)
     assert ("costs about as much as the forward" in text if not edition
             else "一次反向传播的代价和一次前向计算差不多" in text), text
