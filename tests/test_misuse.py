@@ -194,7 +194,7 @@ def test_no_internal_error_escapes():
     assert not failures, f"{len(failures)} of {len(CASES)}:\n" + "\n".join(failures[:60])
 
 
-MATCHED_AT_LEAST = 42308  # (both branches' figures merged; set from the combined run below)
+MATCHED_AT_LEAST = 42800  # of 45,906 on 2026-12-07 (42,891); docs/fidelity.md gives the figure
 
 
 def torch_leaks(result):
@@ -278,10 +278,10 @@ def test_class_and_text_match_torch(comparison):
 # of each kind of issue 29 (docs/fidelity.md gives the figures): the share whose class and text
 # (or result) equal torch's may not fall below these
 KIND_MATCHED_AT_LEAST = {
-    "NumPy scalars": 0.885, "0-d and one-element tensors": 0.96,
-    "Python types and NumPy dtypes as dtypes": 0.92, "complex numbers": 0.795,
-    "huge and negative values": 0.91, "zero-size and 0-d tensors as inputs": 0.99,
-    "int and float64 tensors where float32 goes": 0.999, "modules over several steps": 0.885,
+    "NumPy scalars": 0.9, "0-d and one-element tensors": 0.965,
+    "Python types and NumPy dtypes as dtypes": 0.92, "complex numbers": 0.8,
+    "huge and negative values": 0.92, "zero-size and 0-d tensors as inputs": 0.99,
+    "int and float64 tensors where float32 goes": 0.999, "modules over several steps": 0.895,
     "numbers an integer tensor cannot hold": 0.96, "a flag alone (keepdim without a dim, unbiased)": 0.975,
 }
 

@@ -288,10 +288,15 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
             found=target.dtype.scalar_name, expected=input.dtype.scalar_name))
     _check_floating_kernel("binary_cross_entropy", input.dtype)
     x = input._data
-    if np.any((target._data < 0) | (target._data > 1)):  # (PyTorch looks at the target first)
+    # PyTorch checks element by element, the input's value before the target's: the first element
+    # where either is outside [0, 1] (or the input is nan) names which one
+    bad_input = (x < 0) | (x > 1) | np.isnan(x)
+    bad_target = np.broadcast_to((target._data < 0) | (target._data > 1), x.shape)
+    if bad_input.any() or bad_target.any():
+        first = np.flatnonzero((bad_input | bad_target).ravel())[0]
+        if bad_input.ravel()[first]:
+            raise RuntimeError("all elements of input should be between 0 and 1")
         raise RuntimeError(messages.BCE_TARGET_RANGE)
-    if np.any((x < 0) | (x > 1)) or np.any(np.isnan(x)):
-        raise RuntimeError("all elements of input should be between 0 and 1")
     t = target._data
     with np.errstate(divide="ignore"):
         log_x = np.maximum(np.log(x), BCE_LOG_FLOOR)

@@ -207,3 +207,13 @@ def test_assign_a_numpy_value_that_is_a_python_number_or_an_index(tg, a):
     (lambda tg: tg.ones(1, dtype=tg.float64), "tensor([1., 1.], dtype=tensorgrad.float64)")])
 def test_to_another_tensors_dtype_by_keyword(tg, other, text):
     assert show(tg.ones(2).to(tensor=other(tg))) == text
+
+
+# -- binary_cross_entropy's range check: element by element, the input's value first ---------------
+@pytest.mark.parametrize("input, target, which", [
+    (lambda tg: tg.arange(6.0).reshape(2, 3), lambda tg: tg.ones(2, 3) * 2, "target"),
+    (lambda tg: tg.arange(6.0).reshape(2, 3), lambda tg: tg.arange(6.0).reshape(2, 3), "input"),
+    (lambda tg: tg.tensor([0.5, 2.0]), lambda tg: tg.tensor([3.0, 0.5]), "target")])
+def test_bce_names_the_first_element_out_of_range(tg, input, target, which):
+    with raises_exactly(tg, RuntimeError, f"all elements of {which} should be between 0 and 1"):
+        tg.nn.functional.binary_cross_entropy(input(tg), target(tg))
