@@ -250,6 +250,24 @@ def test_a_helper_s_name_and_an_assert_message_are_strings_the_learner_reads():
     assert translate.needs_translation(nbformat.v4.new_code_cell('assert ok, "the message"'))
 
 
+def test_a_code_entry_may_translate_docstrings_and_nothing_else_of_the_code():
+    """An exercise set's code is not rewritten from printed.md, so its catalogue entry translates
+    the docstrings of the cell's functions and classes (what the learner reads in the code); a
+    string that is not a docstring, or the code around one, still has to stay as it is."""
+    cell = ('def check_order(order):\n'
+            '    """Hand the order to the grader."""\n'
+            '    return grade(order, "left alone")\n'
+            'class Net:\n'
+            '    """A network."""\n')
+    chinese = cell.replace('"""Hand the order to the grader."""', '"""把这个顺序交给评分程序。"""') \
+        .replace('"""A network."""', '"""一个网络。"""')
+    assert translate.code_shape(chinese) == translate.code_shape(cell)
+    assert translate.code_shape(cell.replace('"left alone"', '"别动"')) != translate.code_shape(cell)
+    assert translate.code_shape(cell.replace("return grade", "return grades")) != translate.code_shape(cell)
+    not_a_docstring = 'x = 1\n"""A statement, not a docstring."""\n'
+    assert translate.code_shape(not_a_docstring.replace("A statement", "一句")) != translate.code_shape(not_a_docstring)
+
+
 def test_chinese_share_counts_prose_letters_only():
     assert translate.prose_of("见 `backward()` 与 $\\partial y$ 和 [链接](lessons/x.ipynb)").split() == ["见", "与", "和", "[链接]"]
 

@@ -25,8 +25,9 @@ Which cells need an entry: every Markdown cell, and every code cell with a comme
 that teaches or (in an exercise set) a student-facing string: the name of a
 ``t.test(...)``, of a value in ``t.submit(...)``, of a trained network in ``t.measure(...)`` or of
 an order in ``t.order(...)``, or a ``hint=...``. A code cell's entry is the whole cell as the Chinese
-edition shows it; it may differ from the English only in those comments and strings,
-and the nbgrader markers (``### BEGIN SOLUTION``...) stay as they are. Everything else
+edition shows it; it may differ from the English only in those comments and strings and in the
+docstrings of its functions and classes (an exercise set's are translated there; a lesson's, in
+printed.md, below), and the nbgrader markers (``### BEGIN SOLUTION``...) stay as they are. Everything else
 of the notebook (code, stored outputs, metadata, tags) is copied from the English, so
 code and outputs cannot drift: nbval runs the Chinese lessons strictly too.
 
@@ -224,13 +225,24 @@ def translatable_texts(source: str) -> list[str]:
     return [tokens[i].string for i in sorted(_translatable_strings(tokens, source))]
 
 
+def _docstring_tokens(tokens: list[tokenize.TokenInfo], source: str) -> set[int]:
+    """Positions of the tokens that are the docstrings of the cell's functions and classes
+    (prose the learner reads in the code; nothing runs it)."""
+    spans = docstrings(source)
+    if not spans:
+        return set()
+    offset = source_offsets(source)
+    return {i for i, tok in enumerate(tokens) if tok.type == tokenize.STRING
+            and any(offset(*tok.start, chars=True) <= a and b <= offset(*tok.end, chars=True) for a, b in spans)}
+
+
 def code_shape(source: str) -> list[str] | None:
-    """What must stay identical between the editions: the tokens, with comments and the
-    student-facing strings left out (their places kept), and the nbgrader markers."""
+    """What must stay identical between the editions: the tokens, with comments, docstrings and
+    the student-facing strings left out (their places kept), and the nbgrader markers."""
     tokens = _tokens(source)
     if tokens is None:
         return None
-    strings = _translatable_strings(tokens, source)
+    strings = _translatable_strings(tokens, source) | _docstring_tokens(tokens, source)
     shape = []
     previous = None
     for i, tok in enumerate(tokens):
@@ -539,7 +551,7 @@ def translate_notebook(english: Path) -> Result:
             if code_shape(entry.text) != code_shape(cell.source) or code_shape(cell.source) is None \
                     and entry.text != cell.source:
                 problems.append(f"{label}: the code differs from the English; only comments, "
-                                "the names of t.test(), t.submit(), t.measure() and t.order() and hints may be translated")
+                                "docstrings, the names of t.test(), t.submit(), t.measure() and t.order() and hints may be translated")
                 continue
         else:
             lost = sorted(formula for formula in _MATH.findall(cell.source)
