@@ -21,7 +21,8 @@ SKIP = re.compile(r"\byou (can|may|might|could)( safely)? (skip|ignore|skim|pass
 # Per prediction (by cell id): phrases that would answer it
 GIVE_AWAY = {
     "l10-19": ["exactly once", "runs once", "run once", "a.grad is 4", "恰好运行一次", "只运行一次"],
-    "l10-30": ["r, q, p, x", "r q p x"],
+    "l10-30": ["r, q, p, x", "r q p x", "newest first", "newest node first", "newest-first", "the newest runs first",
+               "最新的优先", "最新的节点优先", "最新节点优先", "最新的先运行"],
 }
 
 

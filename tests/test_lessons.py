@@ -985,6 +985,15 @@ REWORDED_GIVE_AWAYS = [
     ("06_autograd_grad_higher_derivatives", "06_autograd_grad_higher_derivatives", "cell-606239ea",
      "$$f'(x) = 4x^3 = 32, \\qquad f''(x) = 12x^2 = 48, \\qquad f'''(x) = 24x = 48 .$$",
      "$$f'(x) = 4x^3 = 32, \\qquad f''(x) = 12x^2 = 48, \\qquad f'''(x) = 24x = 48 .$$"),
+    # the fourth review: a rule stated in the objectives, a heading and the prose above the prediction
+    ("10_inside_the_engine", "10_inside_the_engine", "l10-01",
+     "- in which order the nodes run (a ready queue, newest node first), watched with `tg.viz.trace_backward`;",
+     "- 节点的运行顺序（就绪队列，最新的节点优先），用 `tg.viz.trace_backward` 观察；"),
+    ("10_inside_the_engine", "10_inside_the_engine", "l10-26", "## 3. The order: a ready queue, newest first",
+     "## 3. 顺序：就绪队列，最新的优先"),
+    ("10_inside_the_engine", "10_inside_the_engine", "l10-26",
+     "tensorgrad does what PyTorch does: among the ready nodes, the **newest** runs first.",
+     "tensorgrad 和 PyTorch 的做法一样：就绪的节点里，**最新的**先运行。"),
     # ... and from a notebook read before
     ("04_scalar_backward", "03_chain_rule", "cell-7dbbe815",
      "Gradients are *added* into `.grad` (lesson 4), so each experiment starts from fresh leaves:",
