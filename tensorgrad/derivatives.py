@@ -173,7 +173,7 @@ CosBackward0 = rule(
 def tanh_backward(grad, result):
     """PyTorch's tanh_backward: g·(1 - y²) as one recorded operation (computed in ops/fused.py)."""
     return record(TanhBackwardBackward0, fused.tanh_backward(grad._data, result._data),
-                  (grad, result), saved=(grad, result))
+                  (grad, result), saved={"grad_output": grad, "output": result})
 
 
 # y = tanh x:  dy/dx = 1 - tanh²x = 1 - y²
@@ -185,7 +185,7 @@ TanhBackward0 = rule(
 def sigmoid_backward(grad, result):
     """PyTorch's sigmoid_backward: g·y·(1 - y) as one recorded operation."""
     return record(SigmoidBackwardBackward0, fused.sigmoid_backward(grad._data, result._data),
-                  (grad, result), saved=(grad, result))
+                  (grad, result), saved={"grad_output": grad, "output": result})
 
 
 # y = σ(x) = 1 / (1 + e⁻ˣ):  dy/dx = y·(1 - y)
@@ -197,7 +197,7 @@ SigmoidBackward0 = rule(
 def threshold_backward(grad, result):
     """PyTorch's threshold_backward: g where y > 0, else 0, as one recorded operation."""
     return record(ThresholdBackwardBackward0, fused.threshold_backward(grad._data, result._data),
-                  (grad, result), saved=(result,))
+                  (grad, result), saved={"self": result})
 
 
 # y = max(x, 0):  dy/dx = 1 where x > 0, else 0 (and the gradient passes where y is nan)
@@ -446,14 +446,16 @@ LinalgVectorNormBackward0 = rule(
 def softmax_backward_data(grad, result, dim):
     """PyTorch's _softmax_backward_data: s ⊙ (g - Σ g⊙s) as one recorded operation."""
     data = fused.softmax_backward_data(grad._data, result._data, dim)
-    return record(SoftmaxBackwardDataBackward0, data, (grad, result), saved=(grad, result),
+    return record(SoftmaxBackwardDataBackward0, data, (grad, result),
+                  saved={"grad_output": grad, "output": result},
                   dim=dim)
 
 
 def log_softmax_backward_data(grad, result, dim):
     """PyTorch's _log_softmax_backward_data: g - eˡ·Σ g as one recorded operation."""
     data = fused.log_softmax_backward_data(grad._data, result._data, dim)
-    return record(LogSoftmaxBackwardDataBackward0, data, (grad, result), saved=(grad, result),
+    return record(LogSoftmaxBackwardDataBackward0, data, (grad, result),
+                  saved={"grad_output": grad, "output": result},
                   dim=dim)
 
 
@@ -1044,7 +1046,7 @@ def scatter_along(values, index, dim, shape):
         np.put_along_axis(data, index._data, values._data, axis=dim)
     else:
         data = values._data.copy().reshape(shape)
-    return record(ScatterAlongBackward, data, (values,), saved=(index,), dim=dim)
+    return record(ScatterAlongBackward, data, (values,), saved={"index": index}, dim=dim)
 
 
 def scatter_add_along(values, index, dim, shape):
@@ -1056,4 +1058,4 @@ def scatter_add_along(values, index, dim, shape):
         np.add.at(data, tuple(idx), values._data)
     else:
         data = values._data.copy().reshape(shape)
-    return record(ScatterAddBackward, data, (values,), saved=(index,), dim=dim)
+    return record(ScatterAddBackward, data, (values,), saved={"index": index}, dim=dim)

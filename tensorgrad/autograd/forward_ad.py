@@ -133,11 +133,11 @@ def _propagate(rule, result, inputs, saved, attributes):
     """Give `result` its tangent, if any input has one: the rule's JVP of the inputs' tangents.
 
     Called by `record` for every operation while a dual level is active (plugged in through
-    core/instruments.py); `saved` holds what the operation saves for backward.
+    core/instruments.py); `saved` holds what the operation saves for backward, by name.
     """
     if _level is None:
         return  # paused: a rule's own arithmetic
-    saved = [result if value is OUTPUT else value for value in saved]
+    saved = {name: result if value is OUTPUT else value for name, value in saved.items()}
     tangents = [_tangent_of(value) if isinstance(value, Tensor) else None for value in inputs]
     if all(tangent is None for tangent in tangents):
         return

@@ -19,16 +19,18 @@ from .node import OUTPUT, SEQUENCE, AccumulateGrad, SavedTensor
 from .tensor import Tensor
 
 NO_EDGE = (None, 0)  # the edge of an input that needs no gradient (a constant)
+NOTHING_SAVED = {}  # record's default `saved`: an operation whose rule saves nothing (never written to)
 
 
-def record(node_class, data, inputs, saved=(), **attributes):
+def record(node_class, data, inputs, saved=NOTHING_SAVED, **attributes):
     """Wrap `data` in a Tensor; if gradients are needed, attach a `node_class` grad_fn.
 
     inputs: the operation's inputs in argument order. Tensors become edges of the graph;
         anything else (a Python number) becomes the empty edge `(None, 0)`.
-    saved: values the derivative needs, in the order of the rule's `saves`: tensors, `OUTPUT`,
-        or plain Python values. A value that no formula which will run reads is not kept
-        (`a * b` with only `a` requiring grad keeps b, not a), as in PyTorch.
+    saved: the values the derivative needs, by the names of the rule's `saves`
+        ({"other": other, "self": input}): tensors, `OUTPUT`, or plain Python values. A value
+        that no formula which will run reads is not kept (`a * b` with only `a` requiring grad
+        keeps b, not a), as in PyTorch.
     attributes: non-tensor settings backward needs (a dim, an exponent), stored on the node.
     """
     result = object.__new__(Tensor)  # Tensor._make(data), spelled out: every operation comes here
@@ -62,16 +64,23 @@ def record(node_class, data, inputs, saved=(), **attributes):
     node._input_meta = tuple(shapes_and_dtypes)
     node._sequence_nr = next(SEQUENCE)
     result._grad_fn = node  # before saving: a hook on saved tensors sees the result as it is
-    if saved:
+    names = node_class.saved_names
+    if saved or names:
+        try:
+            values = [saved[name] for name in names]  # in the order of `saves`, which names them
+        except KeyError:
+            values = None
+        if values is None or len(saved) != len(names):  # a name missing, or one too many
+            raise TypeError(_names_differ(node_class, saved))
         # A value that no formula about to run reads is not kept: `a * b` with only `a`
         # requiring grad keeps b, not a (PyTorch does the same). `read_by` names, for each
         # saved value, the inputs whose formulas read it (None: keep it).
-        read_by = node_class.read_by or (None,) * len(saved)
+        read_by = node_class.read_by or (None,) * len(names)
         node._for_backward = tuple([
             None if readers is not None and all(edges[i] is NO_EDGE for i in readers)
             else SavedTensor(value) if type(value) is Tensor and not instruments.savers
             else save(value, result, node_class)
-            for value, readers in zip(saved, read_by)])
+            for value, readers in zip(values, read_by)])
     for name, value in attributes.items():
         setattr(node, name, value)
     if instruments.on_node:  # anomaly mode, the gradient-graph marker
@@ -92,3 +101,14 @@ def save(value, result=None, node_class=None):
     if instruments.savers:  # saved_tensors_hooks in force (autograd/graph.py)
         return instruments.savers[-1](value, is_output, producer)
     return SavedTensor(value, is_output, producer)
+
+
+def _names_differ(node_class, saved):
+    """A developer's error: the call of `record` and the rule's `saves` name different values."""
+    names = node_class.saved_names
+    missing = [name for name in names if name not in saved]
+    unknown = [name for name in saved if name not in names]
+    return (f"record({node_class.__name__}, ...): the rule saves {names}, but saved= "
+            + " and ".join(part for part in (
+                f"lacks {missing}" if missing else "",
+                f"names {unknown}, which the rule does not save" if unknown else "") if part))

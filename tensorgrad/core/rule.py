@@ -85,6 +85,7 @@ class Rule(Node):
     @classmethod
     def jvp(cls, tangents, inputs, result, saved, settings):
         """Forward mode: the output's tangent, from one tangent per input (None: no tangent).
+        `saved` and `settings` are what the forward pass gave `record`, by name.
 
         An explicit `jvp=` formula asks for its values by name, as a backward formula does:
         `self_t` is the tangent of input `self` (zeros where it has none), `self` its value,
@@ -98,7 +99,7 @@ class Rule(Node):
         """
         input_names = [name for name, _ in cls.formulas]
         values = dict(settings)
-        values.update(zip(cls.saved_names, saved))
+        values.update(saved)  # by name: {"other": ..., "self": ...}
         values.update(zip(input_names, inputs))
         values["result"] = result
         if isinstance(cls.jvp_formula, dict):  # one term per input

@@ -205,8 +205,9 @@ def addmm(bias, mat1, mat2):
             raise RuntimeError(f"{name} and mat2 must have the same dtype, but got "
                                f"{first.dtype.scalar_name} and {mat2.dtype.scalar_name}")
     data = (mat1._data @ mat2._data + bias._data).astype(mat1._data.dtype, copy=False)
-    saved = (mat1 if _requires_grad(mat2) else None, mat2 if _requires_grad(mat1) else None)
-    return record(AddmmBackward0, data, (bias, mat1, mat2), saved=saved)
+    return record(AddmmBackward0, data, (bias, mat1, mat2),  # d/dmat2 reads mat1, d/dmat1 mat2
+                  saved={"mat1": mat1 if _requires_grad(mat2) else None,
+                         "mat2": mat2 if _requires_grad(mat1) else None})
 
 
 @checked(like=_linear)
@@ -265,7 +266,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average: object = None,  # noqa
     else:
         data = np.mean(squared)
     data = np.asarray(data, dtype=diff.dtype)
-    return record(MseLossBackward0, data, (input, target), saved=(input, target),
+    return record(MseLossBackward0, data, (input, target), saved={"self": input, "target": target},
                   reduction=reduction, count=diff.size)
 
 
@@ -302,7 +303,8 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
         log_x = np.maximum(np.log(x), BCE_LOG_FLOOR)
         log_1mx = np.maximum(np.log1p(-x), BCE_LOG_FLOOR)
     data = _weighted_and_reduced(-(t * log_x + (1 - t) * log_1mx), weight, reduction, x.dtype)
-    return record(BinaryCrossEntropyBackward0, data, (input, target), saved=(input, target, weight),
+    return record(BinaryCrossEntropyBackward0, data, (input, target),
+                  saved={"self": input, "target": target, "weight": weight},
                   reduction=reduction, count=x.size)
 
 
@@ -371,7 +373,8 @@ def _negative_log_likelihood(log_probabilities, target, weight, ignore_index, re
     else:  # "sum", and "none" of a single (C,) input, which PyTorch also gives as one number
         data = losses.sum()
     return record(NllLossBackward0, np.asarray(data, dtype=x.dtype), (log_probabilities,),
-                  saved=(target, weight), reduction=reduction, ignore_index=ignore_index,
+                  saved={"target": target, "weight": weight}, reduction=reduction,
+                  ignore_index=ignore_index,
                   total_weight=float(total_weight), num_classes=x.shape[-1])
 
 
@@ -515,7 +518,8 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,  # noqa: A00
     losses = positive * t * np.logaddexp(0, -x) + (1 - t) * np.logaddexp(0, x)
     data = _weighted_and_reduced(losses, weight, reduction, t.dtype)  # (computed in the target)
     return record(BinaryCrossEntropyWithLogitsBackward0, data, (input, target),
-                  saved=(input, target, weight, pos_weight), reduction=reduction, count=x.size)
+                  saved={"self": input, "target": target, "weight": weight,
+                         "pos_weight": pos_weight}, reduction=reduction, count=x.size)
 
 
 def _check_bce_with_logits_dtypes(input, target, pos_weight):  # noqa: A002
@@ -614,10 +618,11 @@ def batch_norm(input: object, running_mean: object, running_var: object,  # noqa
         data = data * weight._data.reshape(shape)
     if bias is not None:
         data = data + bias._data.reshape(shape)
-    saved_stats = (None, None) if training else (running_mean, running_var)
     return record(NativeBatchNormBackward0, data.astype(x.dtype, copy=False),
-                  (input, weight, bias), saved=(input, weight, *saved_stats), eps=eps,
-                  training=training, dims=dims)
+                  (input, weight, bias), eps=eps, training=training, dims=dims,
+                  saved={"self": input, "weight": weight,  # the running statistics: in eval only
+                         "running_mean": None if training else running_mean,
+                         "running_var": None if training else running_var})
 
 
 __all__ = ["relu", "sigmoid", "tanh", "softmax", "log_softmax", "linear", "addmm", "mse_loss",

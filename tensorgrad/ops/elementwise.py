@@ -195,7 +195,8 @@ def rsub(x, number):
 
 @declared
 def mul(input: Tensor, other: Tensor, *, out: Tensor = None):
-    return record(MulBackward0, binary_data(np.multiply, input, other), (input, other), saved=(other, input))
+    return record(MulBackward0, binary_data(np.multiply, input, other), (input, other),
+                  saved={"other": other, "self": input})
 
 
 def requires_grad(value):
@@ -217,13 +218,13 @@ def div(input, other, *, rounding_mode=None):
         # number / tensor: PyTorch records reciprocal(b) * number, a MulBackward0 node.
         return mul(reciprocal(other), input)
     saved_self = input if requires_grad(other) else None  # only d/db needs a
-    return record(DivBackward0, data, (input, other), saved=(other, saved_self))
+    return record(DivBackward0, data, (input, other), saved={"other": other, "self": saved_self})
 
 
 @declared
 def reciprocal(input: Tensor, *, out: Tensor = None):
     data = np.reciprocal(_float_input(input))
-    return record(ReciprocalBackward0, data, (input,), saved=(OUTPUT,))
+    return record(ReciprocalBackward0, data, (input,), saved={"result": OUTPUT})
 
 
 @declared
@@ -248,12 +249,14 @@ def pow(input, exponent):  # noqa: A001  (the PyTorch name)
     check_operand(exponent)
     if isinstance(input, Tensor) and isinstance(exponent, Tensor):
         data = _power_data(input, exponent)
-        return record(PowBackward1, data, (input, exponent), saved=(exponent, input, OUTPUT))
+        return record(PowBackward1, data, (input, exponent),
+                      saved={"exponent": exponent, "self": input, "result": OUTPUT})
     if isinstance(input, Tensor):
         data = _power_data(input, exponent)
-        return record(PowBackward0, data, (input,), saved=(input,), exponent=exponent)
+        return record(PowBackward0, data, (input,), saved={"self": input}, exponent=exponent)
     data = _power_data(input, exponent)
-    return record(PowBackward2, data, (exponent,), saved=(exponent, OUTPUT), base=input)
+    return record(PowBackward2, data, (exponent,),
+                  saved={"exponent": exponent, "result": OUTPUT}, base=input)
 
 
 def _power_data(a, b):
@@ -311,34 +314,34 @@ def square(input: Tensor, *, out: Tensor = None):
 @declared
 def exp(input: Tensor, *, out: Tensor = None):
     data = np.exp(_float_input(input))  # exp of a large number is inf, as in PyTorch
-    return record(ExpBackward0, data, (input,), saved=(OUTPUT,))
+    return record(ExpBackward0, data, (input,), saved={"result": OUTPUT})
 
 
 @declared
 def log(input: Tensor, *, out: Tensor = None):
     data = np.log(_float_input(input))  # log 0 = -inf, log of a negative = nan
-    return record(LogBackward0, data, (input,), saved=(input,))
+    return record(LogBackward0, data, (input,), saved={"self": input})
 
 
 @declared
 def sqrt(input: Tensor, *, out: Tensor = None):
     data = np.sqrt(_float_input(input))
-    return record(SqrtBackward0, data, (input,), saved=(OUTPUT,))
+    return record(SqrtBackward0, data, (input,), saved={"result": OUTPUT})
 
 
 @declared
 def sin(input: Tensor, *, out: Tensor = None):
-    return record(SinBackward0, np.sin(_float_input(input)), (input,), saved=(input,))
+    return record(SinBackward0, np.sin(_float_input(input)), (input,), saved={"self": input})
 
 
 @declared
 def cos(input: Tensor, *, out: Tensor = None):
-    return record(CosBackward0, np.cos(_float_input(input)), (input,), saved=(input,))
+    return record(CosBackward0, np.cos(_float_input(input)), (input,), saved={"self": input})
 
 
 @declared
 def tanh(input: Tensor, *, out: Tensor = None):
-    return record(TanhBackward0, np.tanh(_float_input(input)), (input,), saved=(OUTPUT,))
+    return record(TanhBackward0, np.tanh(_float_input(input)), (input,), saved={"result": OUTPUT})
 
 
 @declared
@@ -348,7 +351,7 @@ def sigmoid(input: Tensor, *, out: Tensor = None):
     # result is 0, as in PyTorch. (Writing 1 - sigmoid(-x) for x < 0, as this did before,
     # loses everything below about 1e-8 to rounding: sigmoid(-20) came out 0, not 2.06e-09.)
     data = (1 / (1 + np.exp(-values))).astype(values.dtype, copy=False)
-    return record(SigmoidBackward0, data, (input,), saved=(OUTPUT,))
+    return record(SigmoidBackward0, data, (input,), saved={"result": OUTPUT})
 
 
 @declared
@@ -356,14 +359,14 @@ def relu(input: Tensor):
     if input._data.dtype == np.bool_:
         raise RuntimeError("Boolean inputs not supported for relu")
     data = np.maximum(0, input._data).astype(input._data.dtype, copy=False)  # (so relu(-0.) is -0., as torch)
-    return record(ReluBackward0, data, (input,), saved=(OUTPUT,))
+    return record(ReluBackward0, data, (input,), saved={"result": OUTPUT})
 
 
 @declared
 def abs(input: Tensor, *, out: Tensor = None):  # noqa: A001  (the PyTorch name)
     if input._data.dtype == np.bool_:
         raise NotImplementedError("\"abs_cpu\" not implemented for 'Bool'")
-    return record(AbsBackward0, np.abs(input._data), (input,), saved=(input,))
+    return record(AbsBackward0, np.abs(input._data), (input,), saved={"self": input})
 
 
 @declared
@@ -395,7 +398,7 @@ def clamp(input, min=None, max=None):
     dtype = dtypes.result_type(input, *[bound for bound in (min, max) if bound is not None]).numpy
     low, high = (None if v is None else _values(v) for v in (min, max))
     data = np.clip(input._data.astype(dtype, copy=False), low, high).astype(dtype, copy=False)
-    return record(ClampBackward1, data, (input,), saved=(input,), min=min, max=max)
+    return record(ClampBackward1, data, (input,), saved={"self": input}, min=min, max=max)
 
 
 @declared(like=clamp)
@@ -406,7 +409,8 @@ def clip(input, min=None, max=None):
 
 @declared
 def maximum(input: Tensor, other: Tensor, *, out: Tensor = None):
-    return record(MaximumBackward0, binary_data(_maximum, input, other), (input, other), saved=(other, input))
+    return record(MaximumBackward0, binary_data(_maximum, input, other), (input, other),
+                  saved={"other": other, "self": input})
 
 
 def _maximum(x, y):
@@ -420,7 +424,8 @@ def _minimum(x, y):
 
 @declared
 def minimum(input: Tensor, other: Tensor, *, out: Tensor = None):
-    return record(MinimumBackward0, binary_data(_minimum, input, other), (input, other), saved=(other, input))
+    return record(MinimumBackward0, binary_data(_minimum, input, other), (input, other),
+                  saved={"other": other, "self": input})
 
 
 @overload
@@ -446,7 +451,7 @@ def where(condition, input=None, other=None):
     except ValueError:
         raise RuntimeError(broadcast_errors(condition._data.shape, np.shape(_values(input)),
                                             np.shape(_values(other)))) from None
-    return record(WhereBackward0, data, (input, other), saved=(condition,))
+    return record(WhereBackward0, data, (input, other), saved={"condition": condition})
 
 
 
@@ -622,7 +627,7 @@ def remainder(input: Tensor, other: Number, *, out: Tensor = None): ...
 def remainder(input, other):
     check_integer_division(input, other, "remainder_cpu")
     return record(RemainderBackward0, binary_data(np.remainder, input, other), (input, other),
-                  saved=(other, input))
+                  saved={"other": other, "self": input})
 
 
 def check_integer_division(a, b, kernel):
@@ -636,10 +641,10 @@ def check_integer_division(a, b, kernel):
 @declared
 def log1p(input: Tensor, *, out: Tensor = None):
     data = np.log1p(_float_input(input))
-    return record(Log1PBackward0, data, (input,), saved=(input,))
+    return record(Log1PBackward0, data, (input,), saved={"self": input})
 
 
 @declared
 def expm1(input: Tensor, *, out: Tensor = None):
     data = np.expm1(_float_input(input))
-    return record(Expm1Backward0, data, (input,), saved=(OUTPUT,))
+    return record(Expm1Backward0, data, (input,), saved={"result": OUTPUT})

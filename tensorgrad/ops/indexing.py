@@ -150,7 +150,7 @@ def getitem(x, index):
         _check_bounds(x, numpy_index)
         raise IndexError(str(error)) from None
     if kind == "advanced":
-        return record(IndexBackward0, data, (x,), saved=(numpy_index,),
+        return record(IndexBackward0, data, (x,), saved={"index": numpy_index},
                       self_sym_sizes=x._data.shape)
     result = record(_NODE_FOR_KIND[kind], data, (x,), index=numpy_index,
                     self_sym_sizes=x._data.shape)
@@ -193,7 +193,7 @@ def setitem(x, index, value):
             expand(value, np.shape(data[numpy_index]))
             raise
         node = IndexPutBackward0 if kind == "advanced" else CopySlices
-        return record(node, data, (x, value), saved=(numpy_index,))
+        return record(node, data, (x, value), saved={"index": numpy_index})
 
     if view_message:
         inplace.check_allowed(x, leaf_message=messages.VIEW_OF_LEAF_IN_PLACE)

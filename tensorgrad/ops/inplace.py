@@ -169,12 +169,13 @@ def _keep_old_self(node, tensor):
     the gradient of the other factor), save a copy of the old values instead, as PyTorch does:
     its `_saved_self` is then a clone, so the overwrite does not invalidate it."""
     names = type(node).saved_names
-    saved = list(node._for_backward)
-    for i, value in enumerate(saved):
-        if (isinstance(value, SavedTensor) and value._tensor is tensor and i < len(names)
-                and names[i] == "self"):
-            saved[i] = save(clone(tensor))
-    node._for_backward = tuple(saved)
+    if "self" not in names:
+        return
+    saved = dict(zip(names, node._for_backward))
+    old_self = saved["self"]
+    if isinstance(old_self, SavedTensor) and old_self._tensor is tensor:
+        saved["self"] = save(clone(tensor))
+        node._for_backward = tuple(saved.values())  # in the order of `saves`, as record keeps it
 
 
 def check_castable(result_dtype, output_dtype):

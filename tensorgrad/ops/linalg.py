@@ -57,7 +57,8 @@ def dot(input: Tensor, tensor: Tensor, *, out: Tensor = None):
             f"{input._data.shape[0]} and {tensor._data.shape[0]} elements respectively"
         )
     _refuse_bool(input, "dot")
-    return record(DotBackward0, np.dot(input._data, tensor._data), (input, tensor), saved=(input, tensor))
+    return record(DotBackward0, np.dot(input._data, tensor._data), (input, tensor),
+                  saved={"self": input, "tensor": tensor})
 
 
 @declared
@@ -69,7 +70,8 @@ def mm(input: Tensor, mat2: Tensor, *, out: Tensor = None):
             a0=input._data.shape[0], a1=input._data.shape[1], b0=mat2._data.shape[0], b1=mat2._data.shape[1]))
     _check_same_dtype(input, mat2)
     _refuse_bool(input, "addmm_impl_cpu_", input._data.shape + mat2._data.shape[1:])
-    return record(MmBackward0, input._data @ mat2._data, (input, mat2), saved=(input, mat2))
+    return record(MmBackward0, input._data @ mat2._data, (input, mat2),
+                  saved={"self": input, "mat2": mat2})
 
 
 @declared
@@ -87,7 +89,8 @@ def mv(input: Tensor, vec: Tensor, *, out: Tensor = None):
         raise RuntimeError(f"addmv input tensors must have the same dtype, but got {vec}, {mat}, "
                            f"and {vec}")
     _refuse_bool(input, "addmv_impl_cpu", input._data.shape)
-    return record(MvBackward0, input._data @ vec._data, (input, vec), saved=(input, vec))
+    return record(MvBackward0, input._data @ vec._data, (input, vec),
+                  saved={"self": input, "vec": vec})
 
 
 @declared
@@ -107,7 +110,7 @@ def bmm(input: Tensor, mat2: Tensor, *, out: Tensor = None):
         raise RuntimeError(f"expected scalar type {input.dtype.scalar_name} but found "
                            f"{mat2.dtype.scalar_name}")
     data = np.matmul(input._data, mat2._data)
-    return record(BmmBackward0, data, (input, mat2), saved=(input, mat2))
+    return record(BmmBackward0, data, (input, mat2), saved={"self": input, "mat2": mat2})
 
 
 @declared

@@ -176,7 +176,7 @@ def _extreme(x, dim, keepdim, numpy_reduce, numpy_arg, whole_node, dim_node, res
     if dim is None:
         check_something_to_compare(x, None, name)
         data = numpy_reduce(x._data)
-        return record(whole_node, data, (x,), saved=(x, OUTPUT))
+        return record(whole_node, data, (x,), saved={"self": x, "result": OUTPUT})
     d = _normalize_dim(dim, x._data.ndim)
     axis = d if x._data.ndim else None
     check_something_to_compare(x, d, name)
@@ -189,7 +189,7 @@ def _extreme(x, dim, keepdim, numpy_reduce, numpy_arg, whole_node, dim_node, res
         indices = numpy_arg(x._data, axis=axis, keepdims=keepdim).astype(np.int64)
         data = numpy_reduce(x._data, axis=axis, keepdims=keepdim)
     index_tensor = Tensor._make(indices)
-    values = record(dim_node, data, (x,), saved=(index_tensor,), dim=d, keepdim=keepdim,
+    values = record(dim_node, data, (x,), saved={"indices": index_tensor}, dim=d, keepdim=keepdim,
                     self_sym_sizes=x._data.shape)
     return result_type(values, index_tensor)
 
@@ -220,7 +220,8 @@ def amax(input: Tensor, dim: int | Ints | None = (), keepdim: bool = False, *,
     dims = normalize_dims(None if dim == () else dim, input._data.ndim)
     check_something_to_compare(input, None if dim in ((), None) else dims, "amax")
     data = np.max(input._data, axis=dims, keepdims=keepdim)
-    return record(AmaxBackward0, data, (input,), saved=(input, OUTPUT), dim=dims, keepdim=keepdim,
+    return record(AmaxBackward0, data, (input,),
+                  saved={"self": input, "result": OUTPUT}, dim=dims, keepdim=keepdim,
                   self_sym_sizes=input._data.shape)
 
 
@@ -230,7 +231,8 @@ def amin(input: Tensor, dim: int | Ints | None = (), keepdim: bool = False, *,
     dims = normalize_dims(None if dim == () else dim, input._data.ndim)
     check_something_to_compare(input, None if dim in ((), None) else dims, "amin")
     data = np.min(input._data, axis=dims, keepdims=keepdim)
-    return record(AminBackward0, data, (input,), saved=(input, OUTPUT), dim=dims, keepdim=keepdim,
+    return record(AminBackward0, data, (input,),
+                  saved={"self": input, "result": OUTPUT}, dim=dims, keepdim=keepdim,
                   self_sym_sizes=input._data.shape)
 
 
@@ -287,7 +289,8 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False,
         data = np.take_along_axis(input._data[corner], index._data, axis=d)
     else:
         data = input._data.copy()
-    return record(GatherBackward0, data, (input,), saved=(index,), dim=d, self_sym_sizes=input._data.shape)
+    return record(GatherBackward0, data, (input,),
+                  saved={"index": index}, dim=d, self_sym_sizes=input._data.shape)
 
 
 def _check_gather_index(x, d, index):
@@ -317,11 +320,13 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
     if dim is None:
         data = np.prod(input._data, dtype=_sum_dtype(input))
         dims = tuple(range(input._data.ndim))
-        return record(ProdBackward0, data, (input,), saved=(input, OUTPUT), dim=dims, keepdim=False,
+        return record(ProdBackward0, data, (input,),
+                      saved={"self": input, "result": OUTPUT}, dim=dims, keepdim=False,
                       self_sym_sizes=input._data.shape)
     dims = normalize_dims(dim, input._data.ndim)
     data = np.prod(input._data, axis=dims, keepdims=keepdim, dtype=_sum_dtype(input))
-    return record(ProdBackward1, data, (input,), saved=(input, OUTPUT), dim=dims, keepdim=keepdim,
+    return record(ProdBackward1, data, (input,),
+                  saved={"self": input, "result": OUTPUT}, dim=dims, keepdim=keepdim,
                   self_sym_sizes=input._data.shape)
 
 
@@ -356,7 +361,7 @@ def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     dims = normalize_dims(dim, input._data.ndim)
     with np.errstate(divide="ignore", invalid="ignore"):
         data = np.var(input._data, axis=dims, ddof=correction, keepdims=keepdim).astype(input._data.dtype)
-    return record(VarBackward0, data, (input,), saved=(input,), dim=dims, keepdim=keepdim,
+    return record(VarBackward0, data, (input,), saved={"self": input}, dim=dims, keepdim=keepdim,
                   correction=correction, self_sym_sizes=input._data.shape,
                   whole=dim is None or input._data.ndim == 0)
 
@@ -368,7 +373,8 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     dims = normalize_dims(dim, input._data.ndim)
     with np.errstate(divide="ignore", invalid="ignore"):
         data = np.std(input._data, axis=dims, ddof=correction, keepdims=keepdim).astype(input._data.dtype)
-    return record(StdBackward0, data, (input,), saved=(input, OUTPUT), dim=dims, keepdim=keepdim,
+    return record(StdBackward0, data, (input,),
+                  saved={"self": input, "result": OUTPUT}, dim=dims, keepdim=keepdim,
                   correction=correction, self_sym_sizes=input._data.shape,
                   whole=dim is None or input._data.ndim == 0)
 
@@ -411,7 +417,8 @@ def norm(input: Tensor, p: object = "fro", dim: object = None, keepdim: object =
     else:
         data = np.sum(values ** p, axis=dims, keepdims=keepdim) ** (1.0 / p)
     data = np.asarray(data, dtype=input._data.dtype)
-    return record(LinalgVectorNormBackward0, data, (input,), saved=(input, OUTPUT), ord=p, dim=dims,
+    return record(LinalgVectorNormBackward0, data, (input,),
+                  saved={"self": input, "result": OUTPUT}, ord=p, dim=dims,
                   keepdim=keepdim, self_sym_sizes=input._data.shape)
 
 
@@ -428,11 +435,11 @@ def softmax(input: Tensor, dim: int, dtype: Dtype = None, *, out: Tensor = None)
     values = _float_values(input, dtype, dim, "softmax")
     d = _normalize_dim(dim, values.ndim)
     if values.size == 0:
-        return record(SoftmaxBackward0, values.copy(), (input,), saved=(OUTPUT,), dim=d)
+        return record(SoftmaxBackward0, values.copy(), (input,), saved={"result": OUTPUT}, dim=d)
     shifted = values - np.max(values, axis=d if values.ndim else None, keepdims=True)
     e = np.exp(shifted)
     data = _c_contiguous(e / np.sum(e, axis=d if values.ndim else None, keepdims=True))
-    return record(SoftmaxBackward0, data, (input,), saved=(OUTPUT,), dim=d)
+    return record(SoftmaxBackward0, data, (input,), saved={"result": OUTPUT}, dim=d)
 
 
 @declared
@@ -441,11 +448,11 @@ def log_softmax(input: Tensor, dim: int, dtype: Dtype = None, *, out: Tensor = N
     values = _float_values(input, dtype, dim, "log_softmax")
     d = _normalize_dim(dim, values.ndim)
     if values.size == 0:
-        return record(LogSoftmaxBackward0, values.copy(), (input,), saved=(OUTPUT,), dim=d)
+        return record(LogSoftmaxBackward0, values.copy(), (input,), saved={"result": OUTPUT}, dim=d)
     axis = d if values.ndim else None
     shifted = values - values.max(axis=axis, keepdims=True)
     data = _c_contiguous(shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True)))
-    return record(LogSoftmaxBackward0, data, (input,), saved=(OUTPUT,), dim=d)
+    return record(LogSoftmaxBackward0, data, (input,), saved={"result": OUTPUT}, dim=d)
 
 
 @declared
@@ -463,7 +470,8 @@ def logsumexp(input: Tensor, dim: int | Ints, keepdim: bool = False, *, out: Ten
         data = np.log(np.sum(np.exp(values - peak), axis=dims, keepdims=True)) + peak
     if not keepdim:
         data = np.squeeze(data, axis=dims)
-    return record(LogsumexpBackward0, data.astype(values.dtype), (input,), saved=(input, OUTPUT),
+    return record(LogsumexpBackward0, data.astype(values.dtype), (input,),
+                  saved={"self": input, "result": OUTPUT},
                   dim=dims, keepdim=keepdim, self_sym_sizes=input._data.shape)
 
 

@@ -102,8 +102,9 @@ def saved_values(node):
     if not isinstance(raw, tuple):
         return [(name, FREED, (node, name)) for name in names]
     result = []
-    for index, value in enumerate(raw):
-        name = names[index] if index < len(names) else f"[{index}]"  # ctx.saved_tensors[i]
+    if len(names) != len(raw):  # a custom Function's ctx.saved_tensors: by number
+        names = [f"[{index}]" for index in range(len(raw))]
+    for name, value in zip(names, raw):
         if isinstance(value, SavedTensor):
             if value._tensor is not None:
                 result.append((name, value._tensor, value._tensor))
