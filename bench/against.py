@@ -1,6 +1,6 @@
 """tensorgrad against an earlier tensorgrad: is this checkout slower than another one?
 
-    ./run bench --against ../perf-base          # every row, 15 rounds
+    ./run bench --against ../other-checkout     # every row, 15 rounds
     python bench/against.py PATH [--rounds N] [--only per_op mlp ...]
 
 The main benchmark compares tensorgrad with other libraries, whose own times move from one
