@@ -178,7 +178,9 @@ def test_a_wrong_answer_in_the_chinese_self_check_prints_no_english(english, chi
 def test_every_string_the_catalogue_translates_in_a_chinese_set_is_chinese(english):
     """Beyond the names that the self-check's own calls take (the test above runs those): the name
     a check cell hands to a helper of its own (set 12's ``check_order``) and an assert's message
-    (set 12's task 6) print too, and the catalogue translates them (translate.translatable_texts)."""
+    (set 12's task 6) print too, and the catalogue translates them (translate.translatable_texts).
+    The docstrings of the set's own functions print nothing, but the learner reads them in the
+    code as prose (translate.docstrings): the catalogue translates those too."""
     nb = chinese_set(english)
     names = code_names(nb)
     found = []
@@ -190,6 +192,10 @@ def test_every_string_the_catalogue_translates_in_a_chinese_set_is_chinese(engli
             words = [] if is_code(shown, names) else english_words(shown, names)
             if words:
                 found.append(f"{cell.get('id')}: {words} in {text}")
+        for start, end in translate.docstrings(cell.source):
+            words = english_words(re.sub(r"`[^`]*`", "", cell.source[start:end]), names)
+            if words:
+                found.append(f"{cell.get('id')}: {words} in the docstring {cell.source[start:end]!r}")
     assert not found, f"{english.name}: English in a string the learner reads:\n" + "\n".join(found)
 
 
