@@ -65,22 +65,27 @@ def record(node_class, data, inputs, saved=NOTHING_SAVED, **attributes):
     node._sequence_nr = next(SEQUENCE)
     result._grad_fn = node  # before saving: a hook on saved tensors sees the result as it is
     names = node_class.saved_names
-    if saved or names:
-        try:
-            values = [saved[name] for name in names]  # in the order of `saves`, which names them
-        except KeyError:
-            values = None
-        if values is None or len(saved) != len(names):  # a name missing, or one too many
-            raise TypeError(_names_differ(node_class, saved))
-        # A value that no formula about to run reads is not kept: `a * b` with only `a`
-        # requiring grad keeps b, not a (PyTorch does the same). `read_by` names, for each
-        # saved value, the inputs whose formulas read it (None: keep it).
+    if names:
+        # Each value the rule saves, taken by its name. A value that no formula about to run
+        # reads is not kept: `a * b` with only `a` requiring grad keeps b, not a (PyTorch does
+        # the same). `read_by` names, for each saved value, the inputs whose formulas read it
+        # (None: keep it, for every formula reads it, or none does).
         read_by = node_class.read_by or (None,) * len(names)
-        node._for_backward = tuple([
-            None if readers is not None and all(edges[i] is NO_EDGE for i in readers)
-            else SavedTensor(value) if type(value) is Tensor and not instruments.savers
-            else save(value, result, node_class)
-            for value, readers in zip(values, read_by)])
+        kept = []
+        try:
+            for name, readers in zip(names, read_by):
+                value = saved[name]
+                if readers is not None and all(edges[i] is NO_EDGE for i in readers):
+                    kept.append(None)
+                elif type(value) is Tensor and not instruments.savers:
+                    kept.append(SavedTensor(value))
+                else:
+                    kept.append(save(value, result, node_class))
+        except KeyError:
+            if all(name in saved for name in names):
+                raise  # not a name: a saved-tensor hook's own KeyError
+            raise TypeError(_names_differ(node_class, saved)) from None
+        node._for_backward = tuple(kept)
     for name, value in attributes.items():
         setattr(node, name, value)
     if instruments.on_node:  # anomaly mode, the gradient-graph marker
@@ -104,7 +109,9 @@ def save(value, result=None, node_class=None):
 
 
 def _names_differ(node_class, saved):
-    """A developer's error: the call of `record` and the rule's `saves` name different values."""
+    """A developer's error: the call of `record` and the rule's `saves` name different values.
+    (`record` finds a name missing when it looks it up; tests/test_record_saved_by_name.py
+    checks every call of `record` in the library against its rule's `saves`, once.)"""
     names = node_class.saved_names
     missing = [name for name in names if name not in saved]
     unknown = [name for name in saved if name not in names]

@@ -147,8 +147,7 @@ def rule(name, *, saves=(), settings=(), computes=None, local=None, elementwise=
     parameters = tuple(_parameter_names(formula) for formula in formulas.values())
     read_by = None  # for each saved value, the inputs whose formulas read it (see record)
     if saves and list(formulas) != ["tensors"]:
-        read_by = tuple(tuple(i for i, names in enumerate(parameters) if name in names) or None
-                        for name in saves)  # (None: no formula reads it; always kept)
+        read_by = tuple(_read_by(name, parameters) for name in saves)
     found_settings = [parameter for names in parameters for parameter in names
                       if parameter != "grad" and parameter not in saves]
     attributes = {
@@ -170,6 +169,14 @@ def rule(name, *, saves=(), settings=(), computes=None, local=None, elementwise=
         "_entry_line": sys._getframe(1).f_lineno,  # for entry(): the line that called rule
     }
     return type(name, (Rule,), attributes)
+
+
+def _read_by(saved_name, parameters):
+    """The inputs whose formulas read a saved value, or None if it is always kept: when no
+    formula reads it (PyTorch shows it all the same), or every one does (whenever the node is
+    made, some input needs its gradient, so some formula will read it)."""
+    readers = tuple(i for i, names in enumerate(parameters) if saved_name in names)
+    return None if len(readers) in (0, len(parameters)) else readers
 
 
 def _sum_of_terms(terms):

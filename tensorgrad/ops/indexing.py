@@ -127,10 +127,9 @@ def _is_mask(item):
 
 
 # -- reading ----------------------------------------------------------------------------------
-_NODE_FOR_KIND = {
+_NODE_FOR_KIND = {  # a view's node, by the kind of index (an advanced index copies: IndexBackward0)
     "select": SelectBackward0,
     "slice": SliceBackward0,
-    "advanced": IndexBackward0,
     "unsqueeze": IndexUnsqueezeBackward0,
 }
 
