@@ -226,3 +226,118 @@ def test_lesson_8_asks_about_y_grad_right_above_the_cell_that_reads_it(edition):
     assert question.cell_type == "markdown" and question.source.startswith("## 3."), question.source
     assert ids.index("cell-03335bba") < ids.index("l08-18") - 1
     assert not any(c.source.lstrip().startswith("## 3.") for c in nb.cells[:ids.index("cell-0f1c80a8")])
+
+
+# -- lessons 01-07 and the companions: cross references a native reader found wrong (issue 28) -----
+import os  # noqa: E402
+import re  # noqa: E402
+
+SEED_MAP = LESSONS / "zh" / "教程对照.md"
+
+
+def lesson_path(number: int) -> Path:
+    return next(LESSONS.glob(f"{number:02d}_*.ipynb"))
+
+
+def lesson_text(number: int, kind: str) -> str:
+    nb = nbformat.read(lesson_path(number), as_version=4)
+    return "\n".join(c.source for c in nb.cells if c.cell_type == kind)
+
+
+def rows_naming(word: str) -> list[str]:
+    """The table rows of the seed map and of companion 1's word table (both editions) that name ``word``."""
+    rows = [line for line in SEED_MAP.read_text(encoding="utf-8").splitlines() if line.startswith("|")]
+    for edition in EDITIONS:
+        rows += [line for line in markdown("seed_1_autograph_tutorial.ipynb", "s1-02a", edition).splitlines()
+                 if line.startswith("|")]
+    return [row for row in rows if word in row]
+
+
+def lessons_cited(row: str) -> set[int]:
+    return {int(zh or en) for zh, en in re.findall(r"(?:第 (\d+) 课|lesson (\d+))", row)}
+
+
+def test_the_lesson_cited_for_retain_grad_is_the_one_that_calls_it():
+    """The word tables send a reader to a lesson for `retain_grad()`: that lesson's code calls it
+    (lesson 3 does; lesson 4 only mentions it in passing, and the seed map once cited lesson 4)."""
+    rows = rows_naming("retain_grad()")
+    assert len(rows) >= 3, rows  # the seed map's and companion 1's, in both editions
+    wrong = [row for row in rows if not lessons_cited(row)
+             or any(".retain_grad()" not in lesson_text(n, "code") for n in lessons_cited(row))]
+    assert not wrong, wrong
+
+
+def test_the_lesson_cited_for_what_is_tracked_says_it_is_the_operations():
+    """The word tables say what is tracked is the operations, not the tensor, citing lesson 4:
+    lesson 4 must say so (it once said autograd tracks "only what you ask it to track")."""
+    rows = rows_naming("不是张量本身") + rows_naming("What is tracked")
+    assert len(rows) >= 3, rows
+    for row in rows:
+        assert 4 in lessons_cited(row), row
+    prose = lesson_text(4, "markdown")
+    assert "What is tracked is operations, not tensors" in prose
+    assert "It tracks\nonly what you ask it to track" not in prose
+
+
+def test_no_table_says_tensors_are_not_nodes_where_lesson_1_draws_them_as_nodes():
+    """Lesson 1's section 1 draws data and operations as nodes; the word tables once said "the
+    tensors are not nodes (lesson 1)". They now say what the recorded graph holds: operation
+    nodes, and an AccumulateGrad node for each leaf, which lesson 1 shows in its section 2."""
+    assert "two kinds of **nodes**" in lesson_text(1, "markdown")
+    rows = rows_naming("MulBackward0")
+    assert len(rows) >= 3, rows
+    for row in rows:
+        assert "not nodes" not in row and "张量不是节点" not in row, row
+        assert "AccumulateGrad" in row, row
+
+
+def test_lesson_1_says_how_to_tell_the_cells_that_need_tensorgrad():
+    """Lesson 1 once sent the reader to cells "marked *tensorgrad only*": the mark is a tag in the
+    cells' metadata, which the reader does not see. It names what they call instead: `tg.viz`."""
+    nb = nbformat.read(lesson_path(1), as_version=4)
+    only = [c for c in nb.cells if "tensorgrad-only" in c.metadata.get("tags", [])]
+    assert only and all("tg.viz" in c.source for c in only)
+    for edition in EDITIONS:
+        text = markdown("01_computation_graphs.ipynb", "cell-88139f4c", edition)
+        assert "`tg.viz`" in text, text
+        marked = [c.id for c in only if "tensorgrad only" not in c.source and "仅限 tensorgrad" not in c.source]
+        assert not (marked and ("marked *tensorgrad only*" in text or "标着" in text)), text
+
+
+def seed_section_of(text: str, line: str) -> str:
+    """The number of the section of tutorial 1 (its headings "1. 计算图", "1.3 计算图示例") that holds ``line``."""
+    section = None
+    for row in text.splitlines():
+        heading = re.match(r"(\d(?:\.\d)?)\.? \S", row)
+        if heading:
+            section = heading[1]
+        if row.strip() == line:
+            return section
+    raise AssertionError(f"{line!r} is not in tutorial 1")
+
+
+def test_companion_1_places_the_tutorials_c_add_in_the_section_that_has_it():
+    """Companion 1's word table cites the tutorial's own `c = a.add(b)`, once as "§1.3": it is in
+    section 1 (section 1.3 has `a = w.add(x)`, a non-leaf)."""
+    folder = os.environ.get("TENSORGRAD_SEEDS")
+    if not folder:
+        pytest.skip("TENSORGRAD_SEEDS is not set: it names the folder with the seed tutorials' texts")
+    seed = (Path(folder) / "000_bf56f9d3d76df832.txt").read_text(encoding="utf-8")
+    section = seed_section_of(seed, "c = a.add(b)")
+    assert section == "1"
+    en, zh = (next(row for row in markdown("seed_1_autograph_tutorial.ipynb", "s1-02a", e).splitlines()
+                   if "c = a.add(b)" in row) for e in EDITIONS)
+    assert f"its section {section} " in en and "§" not in en, en
+    assert f"第 {section} 节" in zh and "§" not in zh, zh
+
+
+def test_lesson_6s_legend_does_not_name_backward_for_a_graph_that_grad_built():
+    """Lesson 6 draws the graph that `tg.autograd.grad(..., create_graph=True)` recorded; the
+    legend once said those nodes were "recorded by backward(create_graph=True)"."""
+    x = tg.tensor(3., requires_grad=True)
+    (g,) = tg.autograd.grad(x ** 3, x, create_graph=True)
+    assert "backward(" not in tg.viz.draw(g * x, names={"x": x, "g": g}).source
+    for edition in EDITIONS:
+        nb = nbformat.read(LESSONS / edition / "06_autograd_grad_higher_derivatives.ipynb", as_version=4)
+        drawn = "".join(str(out.get("data", {})) for c in nb.cells for out in c.get("outputs", []))
+        assert "create_graph=True" in drawn and "backward(create_graph=True)" not in drawn

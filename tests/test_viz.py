@@ -734,7 +734,7 @@ def test_nodes_built_by_create_graph_are_marked():
     assert 'label="PowBackward0\\nt3 = x ** 2" fillcolor=plum style="filled,dashed"' in source
     assert 'label="MulBackward0\\ng = const * t3" fillcolor=plum style="filled,dashed"' in source
     assert "subgraph cluster_legend {" in source
-    assert "recorded by backward(create_graph=True)" in source
+    assert "recorded by a backward pass (create_graph=True)" in source  # grad() drew it: not backward()
     forward = tg.viz.draw(z, view="forward").source
     assert "fillcolor=plum" in forward and "cluster_legend" in forward
 

@@ -103,16 +103,59 @@ def checks_of(source: str):
         yield task, _text(call.args[0]), hint, labels
 
 
-def run_wrong(task: str, name: str, hint: str | None, label: str) -> str:
-    """What the Chinese self-check prints for a wrong value submitted as ``label``."""
+def run_wrong(task: str, name: str, hint: str | None, label: str, value=1.0, prediction: bool = False,
+              **options) -> str:
+    """What the Chinese self-check prints for a wrong ``value`` submitted as ``label``: compared
+    with ``expected=2.0`` (unless ``options`` give a ``kind=`` instead), or as a prediction the
+    fingerprints say is wrong."""
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         t = check(task)
+        if prediction:
+            t.fingerprints({name: {label: "not the fingerprint of any answer"}})
         with t.test(name, **({"hint": hint} if hint else {})):
-            t.submit(label, 1.0, expected=2.0)
-        with contextlib.suppress(CheckFailure):
+            if prediction:
+                t.submit(label, value)
+            else:
+                t.submit(label, value, **(options or {"expected": 2.0}))
+        try:
             t.done()
+        except CheckFailure as failure:  # the summary line: the notebook shows it as the cell's error
+            print("\n".join(failure._render_traceback_()))
     return out.getvalue()
+
+
+#: The wrong answers each self-check value is given: a wrong number, None (the forgotten-return
+#: hint), a value of the wrong kind (the kinds' names) and a wrong prediction.
+WRONG_ANSWERS = {"number": {}, "none": {"value": None}, "kind": {"value": 12345.0, "kind": "list|none"},
+                 "prediction": {"value": True, "prediction": True}}
+
+_SPACED_CHINESE = re.compile(r"[\u3400-\u9fff] +[\u3400-\u9fff]")
+
+
+def layout_problems(printed: str, task: str, label: str, test_name: str) -> list[str]:
+    """What is wrong in a Chinese self-check's lines beyond English words: the summary naming the
+    task ``task1`` (the Chinese is 任务 1), a space between two Chinese words that the messages put
+    there (``应为 列表``), a hint for None that does not fit what the label names (``return`` for
+    an attribute such as ``w.grad``, ``backward()`` for a function's return value, which a task may
+    compute by hand), and the prediction's verdict tacked on after a third colon."""
+    problems = []
+    if re.fullmatch(r".*\.task\d+", task) and not re.search(r"^(\N{BALLOT X} )?任务 \d+：", printed, re.M):
+        problems.append("the summary does not name the task 任务 N")
+    own = f"{test_name} {label}"
+    spaced = [m for m in _SPACED_CHINESE.findall(printed) if m not in own]
+    if spaced:
+        problems.append(f"a space between Chinese words: {spaced}")
+    first = printed.splitlines()[0] if printed else ""
+    hint = first.rsplit(" 是 None", 1)[-1] if " 是 None" in first else ""
+    if re.search(r"\.grad$", label.strip()):
+        if "return" in hint:
+            problems.append(f"an attribute's None hinted as a forgotten return: {first!r}")
+    elif re.match(r"[A-Za-z_][\w.]*\(", label.strip()) and "backward()" in hint:
+        problems.append(f"a function's None hinted as a forgotten backward(): {first!r}")
+    if re.search(r" 是 True：", first):
+        problems.append(f"a verdict after a third colon: {first!r}")
+    return problems
 
 
 def library_names() -> set[str]:
@@ -161,15 +204,17 @@ def test_a_wrong_answer_in_the_chinese_self_check_prints_no_english(english, chi
             continue
         for task, name, hint, labels in checks_of(cell.source):
             for label in labels:
-                printed = run_wrong(task, name, hint, label)
-                ran += 1
-                assert "✗" in printed, printed  # the wrong answer was said wrong
-                if is_code(label, names):  # `w.grad_fn is None`: code, `is` and all
-                    words = english_words(printed.replace(f"你的 {label} ", "你的 "), names)
-                else:  # in a label of words, `for` and `with` are English (in a hint they are code)
-                    words = english_words(printed, names) + english_words(label, names - set(keyword.kwlist))
-                if words:
-                    found.append(f"{cell.get('id')}: {words} in {printed.strip().splitlines()[0]!r}")
+                for wrong in WRONG_ANSWERS.values():
+                    printed = run_wrong(task, name, hint, label, **wrong)
+                    ran += 1
+                    assert "✗" in printed, printed  # the wrong answer was said wrong
+                    if is_code(label, names):  # `w.grad_fn is None`: code, `is` and all
+                        words = english_words(re.sub(f"你的 ?{re.escape(label)} ?", "你的 ", printed), names)
+                    else:  # in a label of words, `for` and `with` are English (in a hint they are code)
+                        words = english_words(printed, names) + english_words(label, names - set(keyword.kwlist))
+                    if words:
+                        found.append(f"{cell.get('id')}: {words} in {printed.strip().splitlines()[0]!r}")
+                    found += [f"{cell.get('id')}: {problem}" for problem in layout_problems(printed, task, label, name)]
     assert ran, f"no self-check found in {english.name}"
     assert not found, f"{english.name}: English in the Chinese self-check:\n" + "\n".join(found)
 
@@ -200,7 +245,7 @@ def test_every_string_the_catalogue_translates_in_a_chinese_set_is_chinese(engli
 
 
 def test_english_in_a_self_check_label_is_found(chinese):
-    printed = run_wrong("set.task", "梯度", "看看提示", "x.grad after backward()")
+    printed = run_wrong("set.task1", "梯度", "看看提示", "x.grad after backward()")
     assert english_words(printed, {"x", "grad", "backward"}) == ["after"], printed
 
 

@@ -66,6 +66,7 @@ How to write exercise sets with it: ``docs/authoring-exercises.md``.
 
 from __future__ import annotations
 
+import re
 import sys
 import time
 from typing import Any
@@ -165,7 +166,11 @@ class TaskCheck:
 
     @property
     def label(self) -> str:
-        return self.name.rsplit(".", 1)[-1]
+        """How the summary line names the task: the last part of its name, ``task2`` read as the
+        words of :mod:`.texts` (``task2`` / ``任务 2``), any other name as it is."""
+        last = self.name.rsplit(".", 1)[-1]
+        number = re.fullmatch(r"task(\d+)", last)
+        return say("task.label", n=int(number[1])) if number else last
 
     # ----------------------------------------------------------- declaring
 

@@ -32,6 +32,7 @@ not here either: they are PyTorch's, word for word.
 from __future__ import annotations
 
 import re
+import string
 import sys
 
 __all__ = ["LANGUAGES", "TEXTS", "chinese_share", "language", "say", "use_language"]
@@ -114,20 +115,68 @@ def unseal(hint: str) -> str:
 
 
 def forgot_return(name: str) -> str:
-    """Why a value may be None, for the value called ``name``: backward() only where the name
-    says it is a gradient, the dual_level() block where it is a tangent (forward mode has no
-    backward())."""
-    lowered = name.lower()
+    """Why a value may be None, judged by what ``name`` shows the value to be, not by a guess at
+    what it is about: an attribute (``w.grad``) is not returned, so only backward() can have been
+    missed; a call (``sin_chain_grad(0.7, 1)``) is a function's return value, and a task may
+    compute it by hand, so only ``return`` can; a tangent is gone after the dual_level() block
+    (forward mode has no backward()); a plain name that says it is a gradient (``grad_w``,
+    ``dy_dw``) may miss either."""
+    lowered = name.strip().lower()
     if "tangent" in lowered or "jvp" in lowered:
         return say("forgot_return.tangent")
+    if re.search(r"\.grad$", lowered):
+        return say("forgot_backward")
+    if re.match(r"[a-z_][a-z0-9_.]*\(", lowered):
+        return say("forgot_return")
     if "grad" in lowered or "deriv" in lowered or re.search(r"(^|[^a-z])d[a-z0-9]*[_/]d[a-z]", lowered):
-        return say("forgot_return.grad")  # a gradient: x.grad, grad_w, dy_dw, dy/dx, derivative
+        return say("forgot_return.grad")  # a gradient: grad_w, dy_dw, dy/dx, derivative
     return say("forgot_return")
 
 
 def say(key: str, /, **fields) -> str:
     """The text ``key`` of :data:`TEXTS` in the current :func:`language`, its fields filled in."""
-    return TEXTS[key][language()].format(**fields)
+    template = TEXTS[key][language()]
+    if language() == "zh":
+        return _fill_chinese(template, fields)
+    return template.format(**fields)
+
+
+_FORMATTER = string.Formatter()
+
+
+def _is_chinese(ch: str) -> bool:
+    return bool(ch) and bool(_CHINESE_LETTER.match(ch))
+
+
+def _fill_chinese(template: str, fields: dict) -> str:
+    """A Chinese template filled in, without a space between two Chinese words.
+
+    A Chinese template keeps a space on each side of a field (``应为 {want}``), since most fields
+    are code, values or numbers (``应为 5.0``); but Chinese puts no space between its own words,
+    so where the field is itself Chinese (a kind: ``应为列表``, ``列表或 None``) the space between
+    it and the template's Chinese word is dropped. Only the template's spaces are touched, never
+    the text of a field.
+    """
+    pieces: list[tuple[str, bool]] = []  # (text, is_a_field)
+    for literal, field, spec, conversion in _FORMATTER.parse(template):
+        if literal:
+            pieces.append((literal, False))
+        if field is not None:
+            value = _FORMATTER.get_field(field, (), fields)[0]
+            value = _FORMATTER.convert_field(value, conversion)
+            spec = _FORMATTER.vformat(spec, (), fields) if spec else ""
+            pieces.append((_FORMATTER.format_field(value, spec), True))
+    for k, (text, is_field) in enumerate(pieces):
+        if is_field:
+            continue
+        before = pieces[k - 1][0] if k > 0 and pieces[k - 1][1] else ""
+        after = pieces[k + 1][0] if k + 1 < len(pieces) and pieces[k + 1][1] else ""
+        if before and text.startswith(" ") and _is_chinese(before[-1:]) and _is_chinese(text[1:2]):
+            text = text[1:]
+        if after and text.endswith(" ") and _is_chinese(after[:1]) and _is_chinese(text[-2:-1]):
+            text = text[:-1]
+        pieces[k] = (text, False)
+    return "".join(text for text, _ in pieces)
 
 
 #: name -> {language: template}. Placeholders keep their values unchanged: ``{value}``
@@ -243,7 +292,11 @@ TEXTS: dict[str, dict[str, str]] = {
     },
     "prediction.wrong": {
         "en": "your {name} is {value}: that is not the right answer",
-        "zh": "你的 {name} 是 {value}：这不是正确答案",
+        "zh": "你的 {name} 是 {value}，不对",
+    },
+    "task.label": {
+        "en": "task{n}",
+        "zh": "任务 {n}",
     },
     "needs.task": {
         "en": "task {n}",
@@ -320,7 +373,7 @@ TEXTS: dict[str, dict[str, str]] = {
     },
     "submit.none": {
         "en": "your {name} is None (did you forget to set it, or to return it?)",
-        "zh": "你的 {name} 是 None（是不是忘了给它赋值，或者忘了 return 它？）",
+        "zh": "你的 {name} 是 None（是不是忘了给它赋值，或者忘了写 return？）",
     },
     # ---- kinds of values, as the messages name them
     "kind.none": {"en": "None", "zh": "None"},
@@ -341,7 +394,7 @@ TEXTS: dict[str, dict[str, str]] = {
     "kind.of_length": {"en": "{kind} of length {length}", "zh": "长度为 {length} 的{kind}"},
     "kind.true_or_false": {"en": "True or False", "zh": "True 或 False"},
     "kind.true_or_false_bool": {"en": "True or False (a bool)", "zh": "True 或 False（布尔值）"},
-    "or": {"en": " or ", "zh": " 或 "},
+    "either": {"en": "{one} or {other}", "zh": "{one} 或 {other}"},
     # ---- comparing a value with the expected one
     "yours": {
         "en": "your {name} is {value}",
@@ -373,16 +426,20 @@ TEXTS: dict[str, dict[str, str]] = {
     },
     "forgot_return": {
         "en": " (did you forget to return it?)",
-        "zh": "（是不是忘了 return 它？）",
+        "zh": "（是不是忘了写 return？）",
     },
     "forgot_return.grad": {
         "en": " (did you forget to return it, or to call backward()?)",
-        "zh": "（是不是忘了 return 它，或者忘了调用 backward()？）",
+        "zh": "（是不是忘了写 return，或者忘了调用 backward()？）",
+    },
+    "forgot_backward": {
+        "en": " (did you forget to call backward()?)",
+        "zh": "（是不是忘了调用 backward()？）",
     },
     "forgot_return.tangent": {
         "en": " (did you forget to return it, or read the tangent after the dual_level() block, "
               "where it is gone?)",
-        "zh": "（是不是忘了 return 它，或者在 dual_level() 块结束之后才读取切向量？那时它已经没有了）",
+        "zh": "（是不是忘了写 return，或者在 dual_level() 块结束之后才读取切向量？那时它已经没有了）",
     },
     "too_large": {
         "en": "your {name} is too large to grade (shape {shape})",
@@ -394,7 +451,7 @@ TEXTS: dict[str, dict[str, str]] = {
     },
     "length_differs": {
         "en": "{yours}, expected {want} but it has length {length}",
-        "zh": "{yours}，应为 {want}，但它的长度是 {length}",
+        "zh": "{yours}，应为 {want}，实际长度是 {length}",
     },
     "key_missing": {
         "en": "{yours}, which has no key {key!r}",

@@ -554,7 +554,9 @@ def check_kind(record: dict, kind: str, *, name: str) -> str | None:
     if any(record.get("type") in KINDS[k] for k in kinds):
         return None
 
-    wanted = say("or").join(say(f"kind.{k}") for k in kinds)
+    wanted = say(f"kind.{kinds[0]}")
+    for k in kinds[1:]:
+        wanted = say("either", one=wanted, other=say(f"kind.{k}"))
     return say("wrong_kind", yours=say("yours", name=name, value=record.get("repr", "?")),
                kind=_kind_name(record), want=wanted)
 

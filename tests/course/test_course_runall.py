@@ -16,7 +16,7 @@ from tensorgrad_course.notebooks import find_notebooks
 
 ROOT = Path(__file__).resolve().parents[2]
 EXERCISES = sorted(find_notebooks(ROOT / "exercises"))  # exercises/zh/ too: its self-check speaks Chinese
-NOT_ATTEMPTED = {False: r"\N{BALLOT X} [\w.]+: not attempted yet", True: r"\N{BALLOT X} [\w.]+：尚未作答"}
+NOT_ATTEMPTED = {False: r"\N{BALLOT X} [\w.]+: not attempted yet", True: r"\N{BALLOT X} 任务 \d+：尚未作答"}
 
 
 def _text(output) -> str:

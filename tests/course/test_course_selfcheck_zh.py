@@ -156,7 +156,7 @@ def test_passed_lines_and_the_all_pass_summary(zh, capsys):
     assert lines(capsys) == [
         "\N{CHECK MARK} dy/dw at (2, 1)",
         "\N{CHECK MARK} w.grad",
-        "task2：全部 2 项检查通过。评分时还会运行更多测试。",
+        "任务 2：全部 2 项检查通过。评分时还会运行更多测试。",
     ]
 
 
@@ -173,8 +173,8 @@ def test_a_failure_with_its_hint_and_the_failed_summary(zh, capsys):
         "  提示：把两条路径的贡献加起来",
         "\N{CHECK MARK} dy/dx at (2, 1)",
     ]
-    assert str(raised) == "task2：2 项检查中有 1 项未通过（见上文）"
-    assert raised._render_traceback_() == ["\N{BALLOT X} task2：2 项检查中有 1 项未通过（见上文）"]
+    assert str(raised) == "任务 2：2 项检查中有 1 项未通过（见上文）"
+    assert raised._render_traceback_() == ["\N{BALLOT X} 任务 2：2 项检查中有 1 项未通过（见上文）"]
 
 
 def test_predictions_answered_checked_when_graded(zh, capsys):
@@ -188,12 +188,12 @@ def test_predictions_answered_checked_when_graded(zh, capsys):
         answered(t)
 
     assert run_task(answered) is None
-    assert lines(capsys) == ["\N{BULLET} leaf：已作答，评分时检查", "task2：全部 1 项已作答，形式正确；评分时检查。"]
+    assert lines(capsys) == ["\N{BULLET} leaf：已作答，评分时检查", "任务 2：全部 1 项已作答，形式正确；评分时检查。"]
     assert run_task(mixed) is None
     assert lines(capsys) == [
         "\N{CHECK MARK} dy/dw",
         "\N{BULLET} leaf：已作答，评分时检查",
-        "task2：1 项检查通过，1 项已作答（评分时检查）。评分时还会运行更多测试。",
+        "任务 2：1 项检查通过，1 项已作答（评分时检查）。评分时还会运行更多测试。",
     ]
 
 
@@ -209,7 +209,7 @@ def test_not_attempted_and_not_run_yet(zh, capsys):
         "\N{BALLOT X} dy/dw：尚未作答（你的代码仍然抛出 NotImplementedError）",
         "\N{BALLOT X} dy/dx：'dy_dx_never_defined' 未定义，请先运行上面的答案单元格（如果它报错了，先修正错误）",
     ]
-    assert str(raised) == "task2：尚未作答"
+    assert str(raised) == "任务 2：尚未作答"
 
 
 def test_other_endings_of_a_test_block(zh, capsys):
@@ -225,13 +225,13 @@ def test_other_endings_of_a_test_block(zh, capsys):
     assert lines(capsys) == [
         "\N{BALLOT X} assert：断言失败",
         "\N{BALLOT X} raised：你的代码抛出了 ValueError：bad value",
-        "\N{BALLOT X} none：你的 w_grad 是 None（是不是忘了给它赋值，或者忘了 return 它？）",
+        "\N{BALLOT X} none：你的 w_grad 是 None（是不是忘了给它赋值，或者忘了写 return？）",
     ]
 
 
 def test_no_tests(zh, capsys):
     assert run_task(lambda t: None) is None
-    assert lines(capsys) == ["task2：没有运行任何测试"]
+    assert lines(capsys) == ["任务 2：没有运行任何测试"]
 
 
 # ----------------------------------------------- the comparison in Chinese
@@ -239,8 +239,31 @@ def test_no_tests(zh, capsys):
 
 def test_a_number(zh):
     assert cmp(5.0, 4.0, name="dy_dw") == "你的 dy_dw 是 4.0，应为 5.0（相差 1；容差 atol=1e-06, rtol=1e-05）"
-    assert cmp(5.0, "5", name="dy_dw") == "你的 dy_dw 是 '5'（字符串），应为 数值"
-    assert cmp(5.0, None, name="dy_dw") == "你的 dy_dw 是 None，应为 5.0（是不是忘了 return 它，或者忘了调用 backward()？）"
+    assert cmp(5.0, "5", name="dy_dw") == "你的 dy_dw 是 '5'（字符串），应为数值"
+    assert cmp(5.0, None, name="dy_dw") == "你的 dy_dw 是 None，应为 5.0（是不是忘了写 return，或者忘了调用 backward()？）"
+
+
+def test_the_hint_for_none_fits_what_the_label_names(zh):
+    """An attribute is not returned (only backward() can be missing); a call's value is returned, and
+    a task may compute it by hand (only return can be missing); a plain gradient's name, either."""
+    assert cmp(5.0, None, name="w.grad") == "你的 w.grad 是 None，应为 5.0（是不是忘了调用 backward()？）"
+    assert cmp(5.0, None, name="sin_chain_grad(0.7, 1)") == (
+        "你的 sin_chain_grad(0.7, 1) 是 None，应为 5.0（是不是忘了写 return？）")
+    assert cmp(5.0, None, name="grad_w") == "你的 grad_w 是 None，应为 5.0（是不是忘了写 return，或者忘了调用 backward()？）"
+
+
+def test_no_space_between_two_chinese_words_but_around_code(zh):
+    from tensorgrad_course.texts import say
+
+    assert say("expected", yours="你的 x 是 1", want="列表") == "你的 x 是 1，应为列表"
+    assert say("expected", yours="你的 x 是 1", want="5.0") == "你的 x 是 1，应为 5.0"
+    assert say("yours", name="每次的梯度模式", value="[]") == "你的每次的梯度模式是 []"
+    assert say("yours", name="dy_dw", value="'中 文'") == "你的 dy_dw 是 '中 文'"  # a value is left as it is
+
+
+def test_the_summary_names_the_task_in_chinese(zh):
+    assert check("s.task3").label == "任务 3"
+    assert check("s.warmup").label == "warmup"
 
 
 def test_a_tensor_of_the_wrong_shape_or_value(zh):
@@ -250,7 +273,7 @@ def test_a_tensor_of_the_wrong_shape_or_value(zh):
         "你的 w.grad 是 tensor([1., 4.])，形状 (2,) 正确，但值不同：应为 tensor([1., 5.])（最大差值 1，位于索引 (1,)）")
     # A hidden test names only kinds and shapes.
     assert cmp(tg.tensor([1.0, 2.0]), tg.tensor([[1.0, 2.0]]), name="w.grad", reveal=False) == (
-        "你的 w.grad 是 形状为 (1, 2) 的张量，应为 形状为 (2,) 的张量")
+        "你的 w.grad 是形状为 (1, 2) 的张量，应为形状为 (2,) 的张量")
     x = tg.tensor([1.0], requires_grad=True)
     assert cmp(x, tg.tensor([1.0]), name="x", requires_grad=True) == (
         "你的 x 的 requires_grad=False，应为 requires_grad=True")
@@ -261,12 +284,12 @@ def test_a_bool_and_a_str(zh):
     assert cmp(True, "yes", name="is_leaf") == "你的 is_leaf 是 'yes'（字符串），应为 True 或 False（布尔值）"
     assert cmp(True, False, name="is_leaf", reveal=False) == "你的 is_leaf 不是期望的值"
     assert cmp("MulBackward0", "AddBackward0", name="node") == "你的 node 是 'AddBackward0'，应为 'MulBackward0'"
-    assert cmp("MulBackward0", 3, name="node") == "你的 node 是 3（整数），应为 字符串"
-    assert check_kind(encode(3), "str|none", name="node") == "你的 node 是 3（整数），应为 字符串 或 None"
+    assert cmp("MulBackward0", 3, name="node") == "你的 node 是 3（整数），应为字符串"
+    assert check_kind(encode(3), "str|none", name="node") == "你的 node 是 3（整数），应为字符串或 None"
 
 
 def test_lists_and_dicts(zh):
-    assert cmp([1, 2, 3], [1, 2], name="xs") == "你的 xs 是 [1, 2]，应为 长度为 3 的列表，但它的长度是 2"
+    assert cmp([1, 2, 3], [1, 2], name="xs") == "你的 xs 是 [1, 2]，应为长度为 3 的列表，实际长度是 2"
     assert cmp({"a": 1}, {}, name="d") == "你的 d 是 {}，其中没有键 'a'"
 
 

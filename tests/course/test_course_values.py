@@ -73,9 +73,12 @@ def test_wrong_shape_and_kind():
     )
     assert cmp(True, "True", name="leaf") == "your leaf is 'True' (a str), expected True or False (a bool)"
     assert cmp(1.0, None, name="loss") == "your loss is None, expected 1.0 (did you forget to return it?)"
+    assert cmp(1.0, None, name="w.grad") == "your w.grad is None, expected 1.0 (did you forget to call backward()?)"
+    assert cmp(1.0, None, name="grad_by_hand(2.0)") == (
+        "your grad_by_hand(2.0) is None, expected 1.0 (did you forget to return it?)")
     # backward() is suggested only for a gradient, and never for a forward-mode tangent
-    assert cmp(1.0, None, name="x.grad") == (
-        "your x.grad is None, expected 1.0 (did you forget to return it, or to call backward()?)"
+    assert cmp(1.0, None, name="grad_x") == (
+        "your grad_x is None, expected 1.0 (did you forget to return it, or to call backward()?)"
     )
     assert cmp(1.0, None, name="the tangent for u = e_3").endswith(
         "(did you forget to return it, or read the tangent after the dual_level() block, where it is gone?)"
