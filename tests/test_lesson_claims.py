@@ -341,3 +341,26 @@ def test_lesson_6s_legend_does_not_name_backward_for_a_graph_that_grad_built():
         nb = nbformat.read(LESSONS / edition / "06_autograd_grad_higher_derivatives.ipynb", as_version=4)
         drawn = "".join(str(out.get("data", {})) for c in nb.cells for out in c.get("outputs", []))
         assert "create_graph=True" in drawn and "backward(create_graph=True)" not in drawn
+
+
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_float32_rounds_3_plus_1e7_back_to_3_as_lesson_2s_answer_says(edition):
+    """Lesson 2's answer: in float32, 3 + 1e-7 is 3 again, so the secant slope at h = 1e-7 is 0. The
+    check is in the answer (a cell in the prediction would hint at it), so it is computed here."""
+    three = tg.tensor(3.0)
+    assert str(three + 1e-7 == three) == "tensor(True)"
+    assert ((three + 1e-7) ** 2 - three ** 2).item() == 0.0
+    answer = cell("02_derivatives.ipynb", "cell-43c88f82", edition).source
+    assert "`tg.tensor(3.0) + 1e-7 == tg.tensor(3.0)`" in answer and "`tensor(True)`" in answer, answer
+
+
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_lesson_8s_third_snippet_changes_a_products_output_and_runs(edition):
+    """Lesson 8's (c): a product saves its factors, not its output, so changing the output in place
+    is harmless; the answer's gradient 6x is what backward gives."""
+    x = tg.tensor([0., 1., 2.], requires_grad=True)
+    y = x * x
+    y.mul_(3)
+    y.sum().backward()
+    assert x.grad.tolist() == [0., 6., 12.]
+    assert "$6x = (0, 6, 12)$" in cell("08_hooks_and_inplace.ipynb", "l08-36", edition).source

@@ -502,8 +502,8 @@ SEED_TRACE = """Trace(5 steps, root=y)
 1  MulBackward0    y       1        a ← 2, b ← 3
 2  AddBackward0    b       3        w ← 3
 3  AddBackward0    a       2        x ← 2, w ← 2
-4  AccumulateGrad  x       2        x.grad += 2
-5  AccumulateGrad  w       5        w.grad += 5"""
+4  AccumulateGrad  x       2        x.grad = 2
+5  AccumulateGrad  w       5        w.grad = 5"""
 
 
 def test_trace_of_the_seed_graph():
@@ -517,7 +517,7 @@ def test_trace_of_the_seed_graph():
         "∂y/∂b = a = 3 → grad b = 1 × 3 = 3",
     )
     assert trace[1].lines[-1] == "∂b/∂w = 1 → grad w = 3 × 1 = 3"
-    assert trace[4].lines == ("AccumulateGrad: adds grad w into w.grad", "grad w = 3 + 2 = 5")
+    assert trace[4].lines == ("AccumulateGrad: stores grad w in w.grad", "grad w = 3 + 2 = 5")
     assert [c.tolist() for c in trace[4].contributions[0]] == [[3.0], [2.0]]
     assert [t.tolist() for t in trace[0].local] == [[2.0], [3.0]]
     assert "step 3: AddBackward0: a = x + w" in trace.explain()  # counted from 1, as the stepper
@@ -832,6 +832,21 @@ def chinese():
         tg.viz.use_language("en")
 
 
+def test_a_leaf_step_stores_into_an_empty_grad_and_adds_to_a_full_one():
+    """AccumulateGrad stores the first gradient of a leaf whose .grad is None and adds every later
+    one (lesson 4): the trace says which, `x.grad = 2` or `x.grad += 2`, whether or not it writes."""
+    names = seed_names()
+    y = names["y"]
+    first = tg.viz.trace_backward(y, names=names, accumulate=True)
+    assert repr(first).splitlines()[-2:] == ["4  AccumulateGrad  x       2        x.grad = 2",
+                                             "5  AccumulateGrad  w       5        w.grad = 5"]
+    second = tg.viz.trace_backward(y, names=names)
+    assert repr(second).splitlines()[-2:] == ["4  AccumulateGrad  x       2        x.grad += 2",
+                                              "5  AccumulateGrad  w       5        w.grad += 5"]
+    assert second[4].lines[0] == "AccumulateGrad: adds grad w into w.grad"
+    assert names["w"].grad.tolist() == [5.0]  # the first trace wrote, the second did not
+
+
 def test_english_is_the_default_and_unchanged():
     names = seed_names()
     y = names["y"]
@@ -839,7 +854,7 @@ def test_english_is_the_default_and_unchanged():
     assert tg.viz.language() == "en"
     assert repr(trace) == SEED_TRACE
     assert trace.explain().splitlines()[:2] == ["step 1: MulBackward0: y = a * b", "grad y = 1"]
-    assert "step 4: AccumulateGrad: adds grad x into x.grad" in trace.explain()
+    assert "step 4: AccumulateGrad: stores grad x in x.grad" in trace.explain()
     assert repr(tg.viz.draw(y, names=names)) == "Graph(backward: 8 nodes, 8 edges, root=MulBackward0)"
 
 
@@ -856,7 +871,7 @@ def test_chinese_trace_table_explanation_stepper_and_graph(chinese):
     text = trace.explain()
     assert text.startswith("第 1 步：MulBackward0: y = a * b\ny 的梯度 = 1\n")
     assert "第 2 步：AddBackward0: b = w + 常数" in text
-    assert "第 4 步：AccumulateGrad：把 x 的梯度加进 x.grad" in text
+    assert "第 4 步：AccumulateGrad：把 x 的梯度存进 x.grad" in text
     assert "w 的梯度 = 3 + 2 = 5" in text
     stepper = tg.viz.BackwardStepper(y, names=names)
     assert repr(stepper) == "BackwardStepper(共 5 步，根节点 y)"

@@ -32,7 +32,7 @@ class Step:
     """What one node did during backward."""
 
     __slots__ = ("index", "node", "name", "output", "inputs", "grads_in", "contributions",
-                 "local", "grads_out", "lines")
+                 "local", "grads_out", "fills", "lines")
 
     @property
     def grad_in(self):
@@ -158,6 +158,10 @@ class _Recorder:
         self.model = model
         self.steps = []
         self.arrived = {root_edge: [root_grad]}  # (node, output_nr) -> gradients sent there
+        # The leaves whose .grad is still None: their AccumulateGrad stores the gradient, the
+        # others add it to what is there (noted before the pass, which may write into .grad).
+        self.empty = {node for node in model.nodes
+                      if isinstance(node, AccumulateGrad) and node.variable.grad is None}
 
     def __call__(self, node, grads_in, grads_out):
         step = Step()
@@ -173,11 +177,13 @@ class _Recorder:
             step.output = leaf.label
             step.local = None
             step.grads_out = ()
+            step.fills = node in self.empty
         else:
             outputs = self.model.outputs_of(node)
             step.output = ", ".join(info.label for info in outputs) or "?"
             step.local = _local_factors(node, grads_in)
             step.grads_out = self._fitted(node, grads_out)
+            step.fills = False
         step.lines = tuple(_explain(step))
         self.steps.append(step)
 
@@ -217,7 +223,7 @@ def _local_factors(node, grads_in):
 def _explain(step):
     if step.is_accumulate:
         leaf = step.output
-        return [words.word("accumulate", leaf=leaf),
+        return [words.word("store" if step.fills else "accumulate", leaf=leaf),
                 f"{words.word('grad', name=leaf)} = {_sum_text(step.contributions[0], step.grad_in)}"]
     input_names = [_input_name(info) for info in step.inputs]
     out = step.output
@@ -271,8 +277,8 @@ def _grad_in_cell(step):
 
 
 def _sends_cell(step):
-    if step.is_accumulate:
-        return f"{step.output}.grad += {_grad_in_cell(step)}"
+    if step.is_accumulate:  # `=` into a .grad that is None, `+=` into one that holds a gradient
+        return f"{step.output}.grad {'=' if step.fills else '+='} {_grad_in_cell(step)}"
     parts = []
     for info, grad in zip(step.inputs, step.grads_out):
         if grad is not None:

@@ -5,7 +5,7 @@
 
 The Chinese edition of the lessons (lessons/zh/, written by tools/translate.py) calls
 `use_language("zh")` in its setup cell; nothing else changes with the language: the numbers, the
-node names (`MulBackward0`) and the code-like parts (`x.grad += 2`, `a ← 2`) are the same in both.
+node names (`MulBackward0`) and the code-like parts (`x.grad += 2`, `x.grad = 2`, `a ← 2`) are the same in both.
 Each entry is a `str.format` template; the English ones are exactly what the trace printed before
 it had a second language.
 
@@ -28,6 +28,7 @@ WORDS = {
         "stepper": "BackwardStepper({count}, root={root})",
         "header": ("#", "node", "tensor", "grad in", "sends"),
         "accumulate": "AccumulateGrad: adds grad {leaf} into {leaf}.grad",
+        "store": "AccumulateGrad: stores grad {leaf} in {leaf}.grad",
         "grad": "grad {name}",
         "backward of": "{node}.backward(grad {out})",
         "summed": ", summed to shape {shape}",
@@ -68,6 +69,7 @@ WORDS = {
         "stepper": "BackwardStepper({count}，根节点 {root})",
         "header": ("#", "节点", "张量", "收到的梯度", "发出"),
         "accumulate": "AccumulateGrad：把 {leaf} 的梯度加进 {leaf}.grad",
+        "store": "AccumulateGrad：把 {leaf} 的梯度存进 {leaf}.grad",
         "grad": "{name} 的梯度",
         "backward of": "{node}.backward({out} 的梯度)",
         "summed": "，按形状 {shape} 求和",
