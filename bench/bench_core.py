@@ -92,7 +92,7 @@ if not os.environ.get("TG_BENCH_NO_TORCH"):  # set in worker processes that don'
 if torch is not None and os.environ.get("OMP_NUM_THREADS"):
     torch.set_num_threads(int(os.environ["OMP_NUM_THREADS"]))
 
-ROUNDS, QUICK_ROUNDS = 21, 15  # --quick: enough rounds that two runs agree (bench/README.md)
+ROUNDS, QUICK_ROUNDS = 21, 15  # --quick: how far two runs agree, by load: bench/README.md
 ISSUE_TORCH_US_PER_OP = 6.4  # what issue 2 measured for PyTorch on these machines
 TARGETS = {  # issue 11's ("Performance"); the 1e6 row keeps issue 2's; the loss rows issue 32's
     "per_op": "<= 1.0x torch",

@@ -361,12 +361,18 @@ def _negative_log_likelihood(log_probabilities, target, weight, ignore_index, re
         target = target.reshape(())
     index = nll_index(target._data, ignore_index)
     _check_targets_in_range(index[-1], x.shape[-1])
-    picked_weight = nll_weights(weight, index, x.dtype)
-    losses = -(x[index] * picked_weight)  # -w[t]·x[n, t]
-    total_weight = picked_weight.sum(dtype=x.dtype)
+    if weight is None:  # every w[t] is 1: nothing to multiply, Σ w[t] is the number of rows
+        losses = -x[index]
+        total_weight = x.dtype.type(index[-1].size)
+    else:
+        picked_weight = nll_weights(weight, index, x.dtype)
+        losses = -(x[index] * picked_weight)  # -w[t]·x[n, t]
+        total_weight = picked_weight.sum(dtype=x.dtype)
     if reduction == "none" and x.ndim == 2:
         data = np.zeros(x.shape[0], dtype=x.dtype)  # an ignored row's loss is 0
         data[index[0]] = losses
+    elif reduction == "mean" and total_weight:
+        data = losses.sum() / total_weight
     elif reduction == "mean":
         with np.errstate(invalid="ignore", divide="ignore"):
             data = losses.sum() / total_weight  # all rows ignored: 0/0 = nan, as in PyTorch
@@ -414,23 +420,25 @@ def _check_nll_shapes(input, target, weight):  # noqa: A002  (PyTorch's name)
         raise RuntimeError(
             "expected target dtype to be Long or Byte, but got "
             f"{target.dtype.scalar_name}")
-    if input.dim() == 0:
+    shape, target_shape = input._data.shape, target._data.shape  # (read once: called per step)
+    ndim, target_ndim = len(shape), len(target_shape)
+    if ndim == 0:
         raise ValueError("Expected 1 or more dimensions (got 0)")
-    if target.dim() > 1:
+    if target_ndim > 1:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-    if input.dim() == 2 and input.shape[0] != (target.shape[0] if target.dim() else 0):
+    if ndim == 2 and shape[0] != (target_shape[0] if target_ndim else 0):
         raise ValueError(  # (a 0-d target's batch size reads 0 in PyTorch's message)
-            f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
-            f"({target.shape[0] if target.dim() else 0}).")
-    if input.dim() == 1 and target.dim() == 1 and target.numel() != 1:
+            f"Expected input batch_size ({shape[0]}) to match target batch_size "
+            f"({target_shape[0] if target_ndim else 0}).")
+    if ndim == 1 and target_ndim == 1 and target_shape[0] != 1:
         raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: "
-                         f"{target.numel()}")
-    if input.dim() == 1 and target.dim() == 1 and input.shape[0] != 1:
-        raise RuntimeError(f"size mismatch (got input: {list(input.shape)}, target: "
-                           f"{list(target.shape)})")
-    if weight is not None and weight.numel() != input.shape[-1]:
+                         f"{target_shape[0]}")
+    if ndim == 1 and target_ndim == 1 and shape[0] != 1:
+        raise RuntimeError(f"size mismatch (got input: {list(shape)}, target: "
+                           f"{list(target_shape)})")
+    if weight is not None and weight.numel() != shape[-1]:
         raise RuntimeError(
-            f"weight tensor should be defined either for all {input.shape[-1]} classes or no "
+            f"weight tensor should be defined either for all {shape[-1]} classes or no "
             f"classes but got weight tensor of shape: {list(weight.shape)}")
     _check_floating_kernel("nll_loss_out_frame", input.dtype)  # (the kernel's checks from here)
     if weight is not None and weight.dtype is not input.dtype:
