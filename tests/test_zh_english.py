@@ -430,3 +430,32 @@ def test_set_12s_probes_speak_chinese(chinese):
     names = {"Value", "relu", "log", "sigmoid", "out", "grad", "data", "backward", "_backward", "x", "w", "a", "b", "c"}
     for text in said:
         assert text and not english_words(text, names), text
+
+
+# -- label columns in the lessons' stored outputs: the value after each label starts in one column --
+#: (lesson, cell, the lines' common start, the pattern of where the value starts on each line):
+#: rows a lesson prints as a small table, a label padded to the width of the others.
+LABEL_COLUMNS = [
+    ("09_custom_functions_and_gradcheck.ipynb", "l09-07", ("autograd", "true", "自动微分", "真正"), r"tensor\("),
+    ("11_training.ipynb", "e79ce22b", ("linear", "mlp", "线性", "多层"), r"\S+ \S*accuracy|训练准确率"),
+    ("11_training.ipynb", "e805769b", ("weight", "bias"), r"requires_grad"),
+    ("13_forward_mode.ipynb", "8045b613", ("one ", "一次"), r"\d+\.\d+ ms"),
+]
+
+
+def value_columns(lines: list[str], pattern: str) -> set[int]:
+    """The screen column at which ``pattern`` first matches on each line."""
+    return {translate.display_width(line[:re.search(pattern, line).start()]) for line in lines}
+
+
+@pytest.mark.parametrize("edition", ["", "zh"])
+@pytest.mark.parametrize("lesson, cell_id, starts, pattern", LABEL_COLUMNS, ids=lambda v: str(v)[:12])
+def test_printed_labels_are_padded_to_one_screen_column(edition, lesson, cell_id, starts, pattern):
+    """Labels padded by characters put the value of a Chinese row two columns late per character
+    (review s12-B: lessons 9, 11, 13): each row's value starts in the same column on screen."""
+    nb = nbformat.read(ROOT / "lessons" / edition / lesson, as_version=4)
+    (cell,) = [c for c in nb.cells if c.get("id") == cell_id]
+    text = "".join(o.get("text", "") for o in cell.get("outputs", []))
+    lines = [line for line in text.splitlines() if line.startswith(starts)]
+    assert len(lines) >= 2, text
+    assert len(value_columns(lines, pattern)) == 1, lines
