@@ -9,6 +9,7 @@ the text changes so that the two disagree, the test fails.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import nbformat
@@ -364,3 +365,58 @@ def test_lesson_8s_third_snippet_changes_a_products_output_and_runs(edition):
     y.sum().backward()
     assert x.grad.tolist() == [0., 6., 12.]
     assert "$6x = (0, 6, 12)$" in cell("08_hooks_and_inplace.ipynb", "l08-36", edition).source
+
+
+# -- cross references: "(lesson N)" beside a topic names a lesson that teaches it (issue 28) ------
+#: Topics a lesson refers to "(lesson N)": the words that name them, and, for the lesson referred
+#: to, the words that must be in its prose (the drawing's "forward view" of lesson 1 is no tensor view).
+CROSS_REFERENCED_TOPICS = {
+    "view": (r"\bviews?\b", r"(?<!forward )(?<!backward )\bviews?\b(?! of the graph)"),
+    "anomaly mode": (r"\banomaly\b", r"\banomaly\b"),
+}
+_REFERENCE = re.compile(r"\(([^()]*?)\blessons? (\d+)\)")
+
+
+def lesson_prose(number: int) -> str:
+    """The Markdown of English lesson ``number`` (its prose, no outputs)."""
+    (path,) = LESSONS.glob(f"{number:02d}_*.ipynb")
+    nb = nbformat.read(path, as_version=4)
+    return "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+
+
+def cross_references() -> list[tuple[str, str, int, str]]:
+    """(notebook, topic, lesson, the words around it) for each "(…, lesson N)" or "topic (lesson N)"
+    in an English lesson's prose that names one of :data:`CROSS_REFERENCED_TOPICS`."""
+    found = []
+    for path in sorted(LESSONS.glob("[0-9][0-9]_*.ipynb")):
+        for c in nbformat.read(path, as_version=4).cells:
+            if c.cell_type != "markdown":
+                continue
+            for match in _REFERENCE.finditer(c.source):
+                before = c.source[max(0, match.start() - 30):match.start()]
+                for topic, (named, _) in CROSS_REFERENCED_TOPICS.items():
+                    if re.search(named, match[1]) or (not match[1].strip() and re.search(named + r"\s*$", before)):
+                        found.append((path.name, topic, int(match[2]), before + match[0]))
+    return found
+
+
+def test_cross_references_name_a_lesson_that_teaches_the_topic():
+    """Lesson 10 once sent readers to lesson 8 for views and to lesson 7 for anomaly mode; neither
+    lesson says a word about them. A topic named beside "(lesson N)" must be in lesson N's prose."""
+    wrong = [(notebook, topic, number, words) for notebook, topic, number, words in cross_references()
+             if not re.search(CROSS_REFERENCED_TOPICS[topic][1], lesson_prose(number))]
+    assert not wrong, wrong
+
+
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_lesson_10_sends_readers_to_the_error_messages_that_suggest_anomaly_mode(edition):
+    """Lesson 10 says the last line of lesson 8's error messages suggests anomaly mode: it does, in
+    the stored outputs of both editions, and the function lesson 10 names exists."""
+    assert callable(tg.autograd.set_detect_anomaly)
+    nb = nbformat.read(LESSONS / edition / "08_hooks_and_inplace.ipynb", as_version=4)
+    errors = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []) if o.get("output_type") == "error"]
+    assert any("Hint: enable anomaly detection" in o["evalue"].splitlines()[-1] for o in errors)
+    text = markdown("10_inside_the_engine.ipynb", "l10-10", edition)
+    assert "`tg.autograd.set_detect_anomaly`" in text
+    assert ("lesson 8's error messages" in text) if not edition else ("第 8 课报错信息的最后一行" in text)
+    assert "anomaly\n   mode, lesson 7" not in text and "第 7 课的异常检测" not in text

@@ -24,6 +24,21 @@ def test_hooks_are_marked_where_they_wait():
     assert source.count("darkorange") == 2
 
 
+def test_the_chinese_hook_line_uses_chinese_parentheses():
+    """In Chinese the note reads 2 个钩子（register_hook）: full-width parentheses, as everywhere
+    in Chinese prose (review s12-B found "2 个钩子 (register_hook)" in lesson 8's picture)."""
+    x = tg.tensor([1., 2.], requires_grad=True)
+    y = x * 2
+    _ = y.register_hook(lambda grad: grad)
+    _ = y.register_hook(lambda grad: grad)
+    tg.viz.use_language("zh")
+    try:
+        source = tg.viz.draw((y * y).sum(), names={"x": x, "y": y}, grads=False).source
+    finally:
+        tg.viz.use_language("en")
+    assert "2 个钩子（register_hook）" in source and " (register_hook)" not in source, source
+
+
 def test_a_removed_hook_is_not_drawn():
     x = tg.tensor([1., 2.], requires_grad=True)
     handle = x.register_hook(lambda grad: grad)

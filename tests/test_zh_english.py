@@ -368,3 +368,139 @@ def test_fit_to_display_width_gives_a_chinese_label_the_columns_of_its_field():
     assert translate.fit_to_display_width("print(f\"{'h':<8}{'误差':>13}{'error':>6}\")") == \
         "print(f\"{'h':<8}{'误差':>11}{'error':>6}\")"
     assert f"{'误差':>11}" == " " * 9 + "误差" and translate.display_width(f"{'误差':>11}") == 13
+
+
+# -- set 12's probes of earlier tasks (t.needs): Chinese, and blaming the task that is broken ------
+def _engine_value(*, task1_works: bool = True, task2_works: bool = True):
+    """A Value like set 12's: its setup (+, *, **, tanh, -), task 1's operations (relu, log, sigmoid, /), and a
+    ``backward()`` that walks task 2's ``topological_order``; either task can be broken."""
+    import math
+
+    class Value:
+        def __init__(self, data, _prev=()):
+            self.data, self.grad, self._prev, self._backward = float(data), 0.0, tuple(_prev), lambda: None
+
+        def _result(self, data, inputs, local):
+            out = Value(data, inputs)
+
+            def _backward():
+                for value, derivative in zip(inputs, local):
+                    value.grad += derivative * out.grad
+            out._backward = _backward
+            return out
+
+        def _wrap(self, other):
+            return other if isinstance(other, Value) else Value(other)
+
+        def __add__(self, other):
+            other = self._wrap(other)
+            return self._result(self.data + other.data, (self, other), (1.0, 1.0))
+
+        def __mul__(self, other):
+            other = self._wrap(other)
+            return self._result(self.data * other.data, (self, other), (other.data, self.data))
+
+        def __pow__(self, k):
+            return self._result(self.data ** k, (self,), (k * self.data ** (k - 1),))
+
+        def tanh(self):
+            y = math.tanh(self.data)
+            return self._result(y, (self,), (1 - y * y,))
+
+        def __neg__(self):
+            return self * -1
+
+        def __sub__(self, other):
+            return self + -self._wrap(other)
+
+        def relu(self):
+            return self._result(max(self.data, 0.0), (self,), (1.0 if self.data > 0 else 0.0,))
+
+        def log(self):
+            return self._result(math.log(self.data), (self,), (1 / self.data,))
+
+        def sigmoid(self):
+            s = 1 / (1 + math.exp(-self.data))
+            return self._result(s, (self,), (s * (1 - s),))
+
+        def __truediv__(self, other):
+            other = self._wrap(other)
+            local = (1 / other.data, -self.data / other.data ** 2) if task1_works else (0.0, 0.0)
+            return self._result(self.data / other.data, (self, other), local)
+
+        def __rtruediv__(self, other):
+            return self._wrap(other) / self
+
+        def backward(self):
+            if not task2_works:
+                raise TypeError("'NoneType' object is not reversible")  # topological_order returned None
+            order, seen, stack = [], set(), [(self, False)]
+            while stack:
+                value, done = stack.pop()
+                if done:
+                    order.append(value)
+                elif id(value) not in seen:
+                    seen.add(id(value))
+                    stack.append((value, True))
+                    stack.extend((p, False) for p in value._prev)
+            self.grad = 1.0
+            for value in reversed(order):
+                value._backward()
+
+    return Value
+
+
+def test_set_12s_probe_of_task_1_does_not_blame_task_1_for_a_broken_task_2():
+    """Tasks 6 and 7 of set 12 first ask whether task 1 (the operations) works. The probe once ran
+    each operation through ``backward()``, which walks task 2's ``topological_order``: with task 1
+    right and task 2 broken, it said "task 1 does not work". It runs each operation's own step."""
+    from tensorgrad_course.probes import backward_problem, operations_problem
+
+    assert operations_problem(_engine_value(task2_works=False)) is None
+    with pytest.raises(TypeError):  # what needs() reports as task 2's problem
+        backward_problem(_engine_value(task2_works=False))
+    assert operations_problem(_engine_value(task1_works=False)) is not None
+    assert operations_problem(_engine_value()) is None and backward_problem(_engine_value()) is None
+
+
+def test_set_12s_probes_speak_chinese(chinese):
+    """What a probe says is wrong is printed under "本任务依赖任务 N" in the Chinese self-check."""
+    from tensorgrad_course import probes
+
+    broken = _engine_value(task1_works=False)
+    said = [probes.operations_problem(broken)]
+    broken_mul = _engine_value()
+    broken_mul.__mul__ = lambda self, other: self._result(0.0, (self, self._wrap(other)), (0.0, 0.0))
+    said += [probes.backward_problem(broken_mul), probes.value_problem(broken_mul)]
+    names = {"Value", "relu", "log", "sigmoid", "out", "grad", "data", "backward", "_backward", "x", "w", "a", "b", "c"}
+    for text in said:
+        assert text and not english_words(text, names), text
+
+
+# -- label columns in the lessons' stored outputs: the value after each label starts in one column --
+#: (lesson, cell, the lines' common start, the pattern of where the value starts on each line):
+#: rows a lesson prints as a small table, a label padded to the width of the others.
+LABEL_COLUMNS = [
+    ("09_custom_functions_and_gradcheck.ipynb", "l09-07", ("autograd", "true", "自动微分", "真正"), r"tensor\("),
+    ("11_training.ipynb", "e79ce22b", ("linear", "mlp", "线性", "多层"), r"\S+ \S*accuracy|训练准确率"),
+    ("11_training.ipynb", "e805769b", ("weight", "bias"), r"requires_grad"),
+    ("13_forward_mode.ipynb", "8045b613", ("one ", "一次"), r"\d+\.\d+ ms"),
+]
+
+
+def value_columns(lines: list[str], pattern: str) -> set[int]:
+    """The screen column at which ``pattern`` first matches on each line."""
+    return {translate.display_width(line[:re.search(pattern, line).start()]) for line in lines}
+
+
+@pytest.mark.parametrize("edition", ["", "zh"])
+@pytest.mark.parametrize("lesson, cell_id, starts, pattern", LABEL_COLUMNS, ids=lambda v: str(v)[:12])
+def test_printed_labels_are_padded_to_one_screen_column(edition, lesson, cell_id, starts, pattern):
+    """Labels padded by characters put the value of a Chinese row two columns late per character
+    (review s12-B: lessons 9, 11, 13): each row's value starts in the same column on screen."""
+    nb = nbformat.read(ROOT / "lessons" / edition / lesson, as_version=4)
+    (cell,) = [c for c in nb.cells if c.get("id") == cell_id]
+    text = "".join(o.get("text", "") for o in cell.get("outputs", []))
+    lines = [line for line in text.splitlines() if line.startswith(starts)]
+    assert len(lines) >= 2, text
+    assert len(value_columns(lines, pattern)) == 1, lines

@@ -7,6 +7,7 @@ Two things in the glossary are not typed by hand but checked against the edition
   lessons' catalogues (translations/zh/lessons/NN_*.md, the source of lessons/zh/), lesson by
   lesson; ``python tools/translate.py write`` rewrites the column, and ``--check`` fails when it
   is stale or when a term appears in no lesson (use the term where its idea is taught, or drop it).
+  A term inside another row's longer term does not count as the term (视图 in 前向视图).
   A term is the first column's text without its parenthesised note, each of its ``/``- or
   ``、``-separated words counting (``拓扑排序 / 拓扑顺序``: whichever comes first).
 * **One term per idea.** The section ``## 一个概念，一个词`` lists, one line each, the word the
@@ -162,13 +163,25 @@ def lesson_texts(root: Path = ROOT) -> list[tuple[int, str, str]]:
     return found
 
 
+def _without(text: str, words: set[str]) -> str:
+    """``text`` with each of ``words`` blanked out, longest first: a term inside another row's
+    longer term is that other term (视图 in 前向视图, the drawing, is no tensor view)."""
+    for word in sorted(words, key=len, reverse=True):
+        text = text.replace(word, " ")
+    return text
+
+
 def first_appearances(glossary: str, root: Path = ROOT) -> tuple[dict[str, str], list[str]]:
     """{a row's term: the link to the first lesson that uses it}, and the terms no lesson uses."""
     lessons = lesson_texts(root)
+    all_rows = rows(glossary.splitlines())
     firsts, unused = {}, []
-    for row in rows(glossary.splitlines()):
+    for row in all_rows:
         words = term_words(row.term)
-        hit = next(((n, name) for n, name, text in lessons if any(w in text for w in words)), None)
+        longer = {other for r in all_rows if r is not row for other in term_words(r.term)
+                  if any(w in other and w != other for w in words)}
+        hit = next(((n, name) for n, name, text in lessons
+                    if any(w in _without(text, longer) for w in words)), None)
         if hit is None:
             unused.append(row.term)
         else:

@@ -266,7 +266,7 @@ class _BackwardPicture(_Picture):
         """`MulBackward0` and, below it, what the forward pass computed: `y = a * b`."""
         name = nodes.type_name(node)
         hooks = nodes.hook_count(node)
-        hook_line = f"\n{words.count_of('hooks', hooks)} (register_hook)" if hooks else ""
+        hook_line = "\n" + words.word("hook line", hooks=words.count_of("hooks", hooks)) if hooks else ""
         outputs = self.model.outputs_of(node)
         if nodes.is_leaf_node(node) or not outputs:
             return name + hook_line
