@@ -190,3 +190,39 @@ def test_power_in_place_does_not_grow_the_tensor(tg):
     with raises_exactly(tg, RuntimeError,
                         "output with shape [] doesn't match the broadcast shape [2, 3]"):
         a **= tg.ones(2, 3)
+
+
+# -- copy_ from a source that would have to grow the tensor ------------------------------------------
+@pytest.mark.parametrize("shape, source, text", [
+    ((3,), (2, 3), "output with shape [3] doesn't match the broadcast shape [2, 3]"),
+    ((), (2,), "output with shape [] doesn't match the broadcast shape [2]"),
+])
+def test_copy_does_not_grow_the_tensor(tg, shape, source, text):
+    with raises_exactly(tg, RuntimeError, text):
+        tg.ones(shape).copy_(tg.ones(source))
+
+
+# -- a fill value the dtype cannot hold ---------------------------------------------------------------
+@pytest.mark.parametrize("call, text", [
+    (lambda tg: tg.full((2,), 1e308), "float"),
+    (lambda tg: tg.full((2,), -1e39), "float"),
+    (lambda tg: tg.full_like(tg.ones(2), 1e308), "float"),
+    (lambda tg: tg.full_like(tg.ones(2, dtype=tg.int64), float("nan")), "int64_t"),
+    (lambda tg: tg.full((2,), float("nan"), dtype=tg.int64), "int64_t"),
+    (lambda tg: tg.full((2,), 1e19, dtype=tg.int64), "int64_t"),
+    (lambda tg: tg.ones(2).fill_(1e308), "float"),
+    (lambda tg: tg.ones(2).__setitem__(0, -1e308), "float"),
+])
+def test_a_fill_value_that_does_not_fit_is_refused(tg, call, text):
+    with raises_exactly(tg, RuntimeError, f"value cannot be converted to type {text} without overflow"):
+        call(tg)
+
+
+@pytest.mark.parametrize("call, text", [
+    (lambda tg: tg.full((2,), float("inf")), "tensor([inf, inf])"),
+    (lambda tg: tg.full((2,), 1e308, dtype=tg.float64), "tensor([1.0000e+308, 1.0000e+308], dtype=tensorgrad.float64)"),
+    (lambda tg: tg.full((2,), 3.5, dtype=tg.int64), "tensor([3, 3])"),
+    (lambda tg: tg.full((2,), 5, dtype=tg.bool), "tensor([True, True])"),
+])
+def test_a_fill_value_that_fits_is_taken(tg, call, text):
+    assert show(call(tg)) == text
