@@ -257,8 +257,9 @@ def check_value_fits(value, np_dtype):
     converted to type float without overflow"): an integer tensor takes no nan, inf or value
     beyond int64, a float32 one no finite value beyond float32's range (inf stays inf), where
     NumPy would store a wrapped or infinite value."""
-    if isinstance(value, (bool, np.bool_, complex, np.complexfloating)) or np_dtype.kind == "b":
-        return
+    if not isinstance(value, (int, float, np.integer, np.floating)) or isinstance(value, bool) \
+            or np_dtype.kind == "b":
+        return  # (a tensor, a bool, a complex number: not a number this check is about)
     if np_dtype.kind in "iu":
         fits = -2 ** 63 <= value < 2 ** 63  # False for nan
     elif np_dtype == np.float32:

@@ -226,3 +226,9 @@ def test_a_fill_value_that_does_not_fit_is_refused(tg, call, text):
 ])
 def test_a_fill_value_that_fits_is_taken(tg, call, text):
     assert show(call(tg)) == text
+
+
+def test_a_tensor_written_into_a_row_is_not_a_fill_value(tg):
+    j = tg.zeros(2, 2)
+    j[0] = tg.tensor([4.0, 3.0])
+    assert show(j) == "tensor([[4., 3.],\n        [0., 0.]])"
