@@ -47,7 +47,7 @@ import types
 
 import numpy as np
 
-from . import dtypes
+from . import dtypes, numpy_errors
 from .autograd import messages
 from .device import check_device, device
 from .core.tensor import Tensor
@@ -348,7 +348,11 @@ def checked(function=None, *, name=None, method=False, like=None, of_function=Fa
             args = (args[0], *call_args) if method else tuple(call_args)
         if kwargs and takes is not None and (not takes >= kwargs.keys() or overload in renamed):
             args, kwargs = _keywords_it_lacks(function, overload, args, kwargs, method)
-        return function(*args, **kwargs)
+        token = numpy_errors.state.set(numpy_errors.QUIET)  # exp(1000) is inf, silently
+        try:
+            return function(*args, **kwargs)
+        finally:
+            numpy_errors.state.reset(token)
 
     check_then_call.signatures = declared
     return check_then_call
@@ -381,7 +385,11 @@ def takes_no_arguments(function):
             raise TypeError(messages.NO_KEYWORD_ARGUMENTS.format(name=name))
         if args:
             raise TypeError(messages.NO_ARGUMENTS.format(name=name, given=len(args)))
-        return function(self)
+        token = numpy_errors.state.set(numpy_errors.QUIET)  # x.exp() of 1000 is inf, silently
+        try:
+            return function(self)
+        finally:
+            numpy_errors.state.reset(token)
 
     return without_arguments
 

@@ -249,6 +249,28 @@ def empty(*size, dtype=None, requires_grad=False, device=None):
     return _zeros(_size_arg(size), dtype, requires_grad)
 
 
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
+def check_value_fits(value, np_dtype):
+    """A number that fills a tensor must fit its dtype, as PyTorch checks it ("value cannot be
+    converted to type float without overflow"): an integer tensor takes no nan, inf or value
+    beyond int64, a float32 one no finite value beyond float32's range (inf stays inf), where
+    NumPy would store a wrapped or infinite value."""
+    if not isinstance(value, (int, float, np.integer, np.floating)) or isinstance(value, bool) \
+            or np_dtype.kind == "b":
+        return  # (a tensor, a bool, a complex number: not a number this check is about)
+    if np_dtype.kind in "iu":
+        fits = -2 ** 63 <= value < 2 ** 63  # False for nan
+    elif np_dtype == np.float32:
+        fits = value != value or abs(value) == float("inf") or abs(value) <= _FLOAT32_MAX
+    else:
+        return
+    if not fits:
+        raise RuntimeError(messages.COMPLEX_VALUE.format(
+            type_name=messages.C_SCALAR_NAMES[np_dtype.name]))
+
+
 @overload
 def full(size: Ints, fill_value: Number, *, out: Tensor = None, dtype: Dtype = None, layout: Layout = None, device: Device = None,
          pin_memory: bool | None = False, requires_grad: bool | None = False): ...
@@ -262,6 +284,7 @@ def full(size, fill_value, *, dtype=None, requires_grad=False, device=None):
             dtype = dtypes.int64
         else:
             dtype = dtypes.get_default_dtype()
+    check_value_fits(fill_value, dtypes.check_dtype(dtype).numpy)
     data = np.full(_size_arg((size,) if isinstance(size, int) else (tuple(size),)), fill_value,
                    dtype=dtypes.check_dtype(dtype).numpy)
     return _finish(data, None, requires_grad)
@@ -291,6 +314,7 @@ def full_like(input: Tensor, fill_value: Number, *, dtype: Dtype = None, layout:
          memory_format: MemoryFormat = None): ...
 @checked
 def full_like(input, fill_value, *, dtype=None, requires_grad=False):
+    check_value_fits(fill_value, (dtype or input.dtype).numpy)
     data = np.full(input._data.shape, fill_value, dtype=(dtype or input.dtype).numpy)
     return _finish(data, None, requires_grad)
 

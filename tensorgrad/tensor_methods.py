@@ -14,7 +14,7 @@ import types
 
 import numpy as np
 
-from . import creation, dtypes, printing
+from . import creation, dtypes, numpy_errors, printing
 from . import random as _random
 from .autograd import backward_and_grad as _backward_and_grad
 from .device import check_device
@@ -28,7 +28,7 @@ from .ops import inplace as _inplace
 from .ops import linalg as _linalg
 from .ops import reduction as _red
 from .ops import shape as _shape
-from .arguments import (Device, Dtype, Generator, Ints, MemoryFormat, Number, checked, method,
+from .arguments import (Device, Dtype, Generator, Ints, MemoryFormat, Number, Signatures, checked, method,
                         check_scalar_range, overload, takes_no_arguments)
 from .core.tensor import Tensor, read_only
 
@@ -52,6 +52,21 @@ def _requires_grad_(self, requires_grad: bool = True):
 def _copy_(self, other: Tensor, non_blocking: bool = False): ...
 def _normal_(self, mean: float = 0, std: float = 1, *, generator: Generator = None): ...
 def _uniform_(self, from_: float = 0, to: float = 1, *, generator: Generator = None): ...
+
+
+def in_place_binary_form(name):
+    """`x.pow_(2)`, `x.floor_divide_(y)`, `x.remainder_(y)`: computes name(x, other) and makes it
+    x's new value (the rules of ops/inplace.py: it may not grow x, nor change its dtype), checked
+    as the method `x.name(other)` is."""
+    function = getattr(_ew, name)
+
+    def in_place(self, other):
+        return _inplace.apply(self, lambda: function(self, other), (other,))
+
+    in_place.__name__ = in_place.__qualname__ = name + "_"
+    as_method = [m for m in (o.method_form() for o in function.signatures.overloads) if m]
+    return checked(in_place, name=name + "_", method=True,
+                   like=Signatures(name + "_", as_method, True))
 
 
 def in_place_form(name):
@@ -84,7 +99,11 @@ def binary_operator(operation, reflected=False):
                 return NotImplemented
         elif type(other) is int and not -_INT64 <= other < _INT64:
             check_scalar_range(other)  # 2 ** 70: PyTorch's OverflowError
-        return operation(other, self) if reflected else operation(self, other)
+        token = numpy_errors.state.set(numpy_errors.QUIET)  # 1 / 0 is inf, silently
+        try:
+            return operation(other, self) if reflected else operation(self, other)
+        finally:
+            numpy_errors.state.reset(token)
 
     return binary_operator
 
@@ -208,7 +227,16 @@ class TensorMethods:
     __rsub__ = binary_operator(_ew.rsub)
     __mul__ = __rmul__ = binary_operator(_mul)
     __truediv__ = binary_operator(_div)
-    __rtruediv__ = binary_operator(_div, reflected=True)
+    _divide_into = binary_operator(_div, reflected=True)
+
+    def __rtruediv__(self, other):
+        """`2 / t`; and `array / t`, which PyTorch's Python `__rtruediv__` computes as
+        `t.reciprocal() * array`: the tensor's operator declines the array, and NumPy multiplies
+        (a float64 tensor, through __array_wrap__; the only reflected operator where torch takes
+        an array)."""
+        if type(other) is np.ndarray:
+            return _ew.reciprocal(self) * other
+        return self._divide_into(other)
     __pow__ = binary_operator(_pow)
     __rpow__ = binary_operator(_pow, reflected=True)
     __floordiv__ = binary_operator(_floor_divide)
@@ -232,12 +260,19 @@ class TensorMethods:
     def __matmul__(self, other):
         if not isinstance(other, Tensor):
             return NotImplemented
-        return _matmul(self, other)
+        return numpy_errors.quietly(_matmul, self, other)
 
     def __rmatmul__(self, other):
         if not isinstance(other, Tensor):
             return NotImplemented
-        return _matmul(other, self)
+        return numpy_errors.quietly(_matmul, other, self)
+
+    def __array_wrap__(self, array, context=None, return_scalar=False):
+        """What a NumPy ufunc makes of a tensor (`np.exp(t)`, `t + np.ones(3)`, where the tensor's
+        operator declines the array): NumPy computes on the tensor's data (`__array__`, which
+        refuses a tensor that requires grad, in PyTorch's words) and hands its result back here,
+        to be a tensor again, as torch does. NumPy's arithmetic is not recorded in any graph."""
+        return creation.from_numpy(array)
 
     def __invert__(self):
         return _ew.bitwise_not(self)
@@ -366,19 +401,14 @@ class TensorMethods:
     def div_(self, other: Tensor):
         return _inplace.apply(self, lambda: _div(self, other), (other,))
 
-    @overload
-    def pow_(self, exponent: Tensor): ...
-    @overload
-    def pow_(self, exponent: Number): ...
-    @checked(method=True)
-    def pow_(self, exponent):
-        return _inplace.apply(self, lambda: _pow(self, exponent), (exponent,))
+    pow_, floor_divide_, remainder_ = (in_place_binary_form(name) for name in (
+        "pow", "floor_divide", "remainder"))
 
     clamp_, fill_ = method(_inplace.clamp_), method(_inplace.fill_)
     neg_, exp_, log_, sqrt_, tanh_, sigmoid_, relu_, sin_, cos_, abs_, reciprocal_, square_, \
         sign_ = (in_place_form(name) for name in IN_PLACE_OF)
-    __iadd__, __isub__, __imul__, __itruediv__ = (binary_operator(f) for f in (
-        add_, sub_, mul_, div_))
+    __iadd__, __isub__, __imul__, __itruediv__, __ifloordiv__, __imod__, __ipow__ = (
+        binary_operator(f) for f in (add_, sub_, mul_, div_, floor_divide_, remainder_, pow_))
 
     @takes_no_arguments
     def zero_(self):

@@ -6,11 +6,14 @@ Both take the gradient of the outputs (`grad_tensors` / `grad_outputs`), which m
 only for outputs with a single element: then it is 1.
 """
 
+import operator
 import warnings
 
 import numpy as np
 
 from . import messages
+from .. import numpy_errors
+from ..arguments import type_name
 from ..core import engine
 from ..core.grad_mode import set_grad_enabled
 from ..core.node import AccumulateGrad
@@ -28,7 +31,7 @@ def check_arguments(name, outputs, inputs=None, flags=()):
     """The entry checks of backward() and grad(), before the graph is touched: tensors where
     tensors are wanted, flags that are flags. Returns the outputs and inputs as lists."""
     if type(outputs) is Tensor and inputs is None and all(
-            value is None or type(value) is bool for _, value in flags):
+            type(value) is bool or value is None and flag == "retain_graph" for flag, value in flags):
         return [outputs], None  # the common case, y.backward(): nothing to check
     try:  # PyTorch takes any iterable of tensors, a str too (and then fails on its letters)
         outputs = _as_tensor_list(outputs)
@@ -50,12 +53,27 @@ def check_arguments(name, outputs, inputs=None, flags=()):
             if not isinstance(value, Tensor):
                 raise RuntimeError(messages.INPUT_NOT_TENSOR.format(type_name=type(value).__name__))
     for flag, value in flags:
-        if isinstance(value, np.bool_):  # not an int to Python (no __index__): PyTorch's words
-            raise TypeError(messages.NOT_A_NUMBER["an integer"].format(type_name="numpy.bool"))
-        if value is not None and not isinstance(value, (bool, int, np.integer)):
-            raise TypeError(messages.FLAG_TYPE.format(name=name, flag=flag,
-                                                      type_name=type(value).__name__))
+        if value is not None or flag != "retain_graph":  # (retain_graph=None: as create_graph)
+            check_flag(value)
     return outputs, inputs
+
+
+_C_LONG = 2 ** 63
+
+
+def check_flag(value):
+    """A flag of backward() or grad() as PyTorch's engine takes it: anything Python can read as an
+    integer (`__index__`: a bool, an int, a NumPy or one-element integer tensor, not a NumPy bool,
+    a float or None), from 0 to 255 (a C unsigned byte), in the words of Python's own check."""
+    try:
+        number = operator.index(value)
+    except TypeError:  # "'float' object cannot be interpreted as an integer"
+        raise TypeError(messages.NOT_A_NUMBER["an integer"].format(
+            type_name=type_name(value))) from None
+    if not -_C_LONG <= number < _C_LONG:
+        raise OverflowError(messages.FLAG_TOO_LARGE)
+    if not 0 <= number <= 255:
+        raise OverflowError(messages.FLAG_OUTSIDE_BYTE[number < 0])
 
 
 def make_root_grads(outputs, grads):
@@ -123,8 +141,12 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     capture = None
     if inputs is not None:
         capture = [_input_edge(t, index) for index, t in enumerate(inputs)]
-    captured = engine.execute(edges, grads[:len(edges)], keep_graph=retain_graph,
-                              create_graph=create_graph, capture=capture)
+    token = numpy_errors.state.set(numpy_errors.QUIET)  # the derivative of exp at 1000 is inf,
+    try:  # silently, as in PyTorch (../numpy_errors.py)
+        captured = engine.execute(edges, grads[:len(edges)], keep_graph=retain_graph,
+                                  create_graph=create_graph, capture=capture)
+    finally:
+        numpy_errors.state.reset(token)
     if inputs is not None:
         for tensor, grad in zip(inputs, captured):
             if grad is not None and tensor._grad_fn is not None:  # a non-leaf named in inputs=
@@ -171,8 +193,12 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if None in edges:
         _refuse_missing_edges(edges)
     capture = [_input_edge(t, index) for index, t in enumerate(input_list)]
-    captured = engine.execute(edges, grads[:len(edges)], keep_graph=retain_graph,
-                              create_graph=create_graph, capture=capture, accumulate=False)
+    token = numpy_errors.state.set(numpy_errors.QUIET)  # (as in backward)
+    try:
+        captured = engine.execute(edges, grads[:len(edges)], keep_graph=retain_graph,
+                                  create_graph=create_graph, capture=capture, accumulate=False)
+    finally:
+        numpy_errors.state.reset(token)
     results = []
     for index, (tensor, value) in enumerate(zip(input_list, captured)):
         if value is None:

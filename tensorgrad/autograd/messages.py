@@ -354,6 +354,10 @@ EMPTY_INPUTS = "`inputs` argument to `{name}()` cannot be empty."
 OUTPUTS_TYPE = ("{name}(): the {what} must be a Tensor or a list or tuple of Tensors, but got "
                 "{type_name}")
 FLAG_TYPE = "{name}(): argument '{flag}' must be a bool (or None), not {type_name}"
+# backward()'s and grad()'s flags, read as a C unsigned byte (PyTorch's engine; Python's own words)
+FLAG_TOO_LARGE = "Python int too large to convert to C long"
+FLAG_OUTSIDE_BYTE = {False: "unsigned byte integer is greater than maximum",
+                     True: "unsigned byte integer is less than minimum"}
 # tensorgrad's own: its clamp has no derivative for tensor bounds (PyTorch's has)
 CLAMP_BOUND_REQUIRES_GRAD = (
     "tensorgrad's clamp does not compute gradients for tensor bounds that require grad. Use "
@@ -438,3 +442,9 @@ PARAMETER_FLAG = "_make_subclass(): argument 'require_grad' (position 3) must be
 ONLY_INPUTS_DEPRECATED = (
     "only_inputs argument is deprecated and is ignored now (defaults to True). To accumulate "
     "gradient for other parts of the graph, please use tensorgrad.autograd.backward.")
+# x[[0, [1]]]: a list holding a sequence is read as a tuple of indices, with PyTorch's warning
+NON_TUPLE_INDEX = (
+    "Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed in "
+    "pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be interpreted as "
+    "tensor index, x[tensorgrad.tensor(seq)], which will result either in an error or a different "
+    "result")

@@ -65,7 +65,6 @@ class Tensor:
     _fw_tangent = None  # (dual level, tangent) in forward-mode AD (autograd/forward_ad.py)
 
     __array_priority__ = 1000  # so that `numpy_value * tensor` is handled by Tensor
-    __array_ufunc__ = None
 
     @classmethod
     def _make(cls, data, requires_grad=False, grad_fn=None, output_nr=0, version_counter=None,

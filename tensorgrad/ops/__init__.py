@@ -17,10 +17,11 @@ can itself be differentiated):
 import warnings
 
 # PyTorch computes 0 * inf = nan, 1 / 0 = inf and exp(1000) = inf silently. NumPy would warn
-# each time (RuntimeWarning: invalid value encountered in multiply, ...). Those warnings are
-# silenced here only when they come from tensorgrad's own code, so a learner's NumPy code still
-# warns as usual. A filter costs nothing until a warning fires, unlike np.errstate per operation
-# (about 2 us each time, more than the arithmetic on a small tensor).
+# each time (RuntimeWarning: invalid value encountered in multiply, ...). The public entries (a
+# checked operation, an operator, backward) turn NumPy's warnings off for their call
+# (../numpy_errors.py), which holds under a learner's `warnings.simplefilter("always")` too. This
+# filter, which such a call puts behind its own, catches the same warnings from tensorgrad's code
+# on the paths that enter no operation (an optimizer's step) under Python's default filters.
 NUMPY_WARNINGS = r"(divide by zero|invalid value|overflow|underflow) encountered"
 TENSORGRAD_MODULES = r"tensorgrad(\.|$)"
 

@@ -6,6 +6,8 @@ Writing replaces some elements; the old values there get no gradient, and the ne
 the gradient of the places it was written to (PyTorch's CopySlices node).
 """
 
+import warnings
+
 import numpy as np
 
 from .. import dtypes
@@ -26,6 +28,9 @@ def to_numpy_index(index):
     Returns (numpy_index, kind): kind is "advanced" (integer arrays or masks: the result is a
     copy), "select" (an integer removes a dim), "slice" or "unsqueeze" (None adds a dim).
     """
+    if type(index) is list and _holds_an_index_of_its_own(index):
+        warnings.warn(messages.NON_TUPLE_INDEX, UserWarning, stacklevel=4)
+        index = tuple(index)  # x[[0, [1]]] is x[0, [1]]
     items = index if isinstance(index, tuple) else (index,)
     converted, kinds = [], set()
     for item in items:
@@ -44,7 +49,7 @@ def to_numpy_index(index):
                 raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
             converted.append(array)
             kinds.add("advanced")
-        elif isinstance(item, (bool, np.bool_)):
+        elif type(item) is bool:  # (NumPy's bool is refused below, as in PyTorch)
             converted.append(item)
             kinds.add("advanced")
         elif isinstance(item, (int, np.integer)):
@@ -63,7 +68,7 @@ def to_numpy_index(index):
         else:
             raise IndexError(
                 "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
-                f"valid indices (got {type(item).__name__})"
+                f"valid indices (got {type_name(item)})"
             )
     for kind in ("advanced", "select", "slice", "unsqueeze"):
         if kind in kinds:
@@ -72,6 +77,15 @@ def to_numpy_index(index):
         kind = "slice"
     numpy_index = tuple(converted) if isinstance(index, tuple) else converted[0]
     return numpy_index, kind
+
+
+def _holds_an_index_of_its_own(index):
+    """Is a list index really a tuple of indices, by NumPy's old rule that PyTorch still follows
+    (with a deprecation warning): fewer than 32 items, one of them a sequence, a tensor, a slice,
+    `...` or None (`x[[0, [1]]]` is `x[0, [1]]`; `x[[1, 0]]` picks rows)."""
+    return len(index) < 32 and any(
+        isinstance(item, (list, tuple, range, str, np.ndarray, Tensor, slice)) or item is None
+        or item is Ellipsis for item in index)
 
 
 def _check_bounds(x, numpy_index):

@@ -20,6 +20,7 @@ from ..core.grad_mode import is_grad_enabled
 from ..core.node import SavedTensor
 from ..derivatives import FillBackward0, ZeroBackward0
 from ..core.tensor import Tensor, _bracketed
+from ..creation import check_value_fits
 from ..core.record import record, save
 from . import elementwise as ew
 from ..derivatives import CopyBackwards
@@ -105,10 +106,7 @@ def _write(tensor, compute):
     if tensor._base is not None and result.requires_grad:
         raise RuntimeError(messages.IN_PLACE_ON_VIEW)
     if result._data.shape != tensor._data.shape:
-        raise RuntimeError(
-            f"output with shape {_bracketed(tensor.shape)} doesn't match the broadcast shape "
-            f"{_bracketed(result.shape)}"
-        )
+        raise _cannot_grow(tensor, result.shape)
     check_castable(result._data.dtype, tensor._data.dtype)
     node = result._grad_fn
     if node is not None:
@@ -124,6 +122,12 @@ def _write(tensor, compute):
             if isinstance(saved, SavedTensor) and saved._producer is not None:
                 saved.rebind(tensor)  # the node saved its output: that is now `tensor`
     return tensor
+
+
+def _cannot_grow(tensor, shape):
+    """An in-place result of another shape than the tensor's (`a += b` would broadcast a)."""
+    return RuntimeError(f"output with shape {_bracketed(tensor.shape)} doesn't match the "
+                        f"broadcast shape {_bracketed(shape)}")
 
 
 def apply_arithmetic(tensor, ufunc, other, alpha, compute):
@@ -199,9 +203,7 @@ def check_scalar_fits(tensor, value):
     inf and what overflows int64, where NumPy would store a wrapped or arbitrary value."""
     if type(value) is int and not -2**63 <= value < 2**63:
         raise ValueError(messages.INT_OVERFLOW)
-    if tensor._data.dtype.kind in "iu" and type(value) is float and not -2.0**63 <= value < 2.0**63:
-        raise RuntimeError(messages.COMPLEX_VALUE.format(
-            type_name=messages.C_SCALAR_NAMES[tensor._data.dtype.name]))
+    check_value_fits(value, tensor._data.dtype)  # nan into int64, 1e308 into float32
 
 
 def zero_(tensor):
@@ -235,9 +237,11 @@ def clamp_(input, min=None, max=None):
 def copy_(tensor, source):
     """Write `source`'s values into `tensor` (broadcasting), recorded as CopyBackwards."""
     try:
-        np.broadcast_shapes(source._data.shape, tensor._data.shape)
+        shape = np.broadcast_shapes(source._data.shape, tensor._data.shape)
     except ValueError:
         raise RuntimeError(broadcast_error(tensor._data.shape, source._data.shape)) from None
+    if shape != tensor._data.shape:  # the source may grow to the tensor, not the tensor to it
+        raise _cannot_grow(tensor, shape)
 
     def compute():
         data = np.broadcast_to(source._data, tensor._data.shape).astype(tensor._data.dtype)
