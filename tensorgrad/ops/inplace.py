@@ -243,7 +243,6 @@ def copy_(tensor, source):
 
     def compute():
         data = np.broadcast_to(source._data, tensor._data.shape).astype(tensor._data.dtype)
-        result = record(CopyBackwards, data.copy(), (source,))
-        return result
+        return record(CopyBackwards, data.copy(), (tensor, source))
 
     return apply(tensor, compute, (source,))
