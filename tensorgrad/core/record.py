@@ -3,7 +3,7 @@
 Every differentiable operation in tensorgrad has two halves:
   * a forward function that computes the result with NumPy and calls `record(...)`;
   * its node class, made from the operation's entry in the derivative table (derivatives.py),
-    whose `backward(grad)` is the derivative rule.
+    whose one verb, `apply(grads)`, runs the derivative rule.
 
 `record` is the bridge. It wraps the NumPy result in a Tensor and, only when grad mode is on
 and some input requires grad, creates the node: it links the node to the inputs' nodes
