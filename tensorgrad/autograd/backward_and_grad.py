@@ -27,9 +27,12 @@ def _as_tensor_list(values):
 def check_arguments(name, outputs, inputs=None, flags=()):
     """The entry checks of backward() and grad(), before the graph is touched: tensors where
     tensors are wanted, flags that are flags. Returns the outputs and inputs as lists."""
-    if type(outputs) is Tensor and inputs is None and all(
-            value is None or type(value) is bool for _, value in flags):
-        return [outputs], None  # the common case, y.backward(): nothing to check
+    if type(outputs) is Tensor and inputs is None:  # the common case, y.backward()
+        plain = True
+        for _, value in flags:  # (a loop: a generator would be one more step to step into)
+            plain = plain and (value is None or type(value) is bool)
+        if plain:
+            return [outputs], None  # nothing to check
     try:  # PyTorch takes any iterable of tensors, a str too (and then fails on its letters)
         outputs = _as_tensor_list(outputs)
     except TypeError:

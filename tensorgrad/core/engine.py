@@ -33,7 +33,7 @@ def execute(root_edges, root_grads, *, keep_graph, create_graph, capture=None, a
     to return instead (autograd.grad, or backward(inputs=...)); only the graph leading to them
     runs; `accumulate`: whether the leaves among them also add into `.grad` (backward(inputs=))
     or not (autograd.grad). Without `capture`, every leaf reached adds into its `.grad`."""
-    roots = list(dict.fromkeys(node for node, _ in root_edges))
+    roots = list(dict.fromkeys([node for node, _ in root_edges]))
     dependencies = count_dependencies(roots)
     buffers = {}  # node -> [the gradient that has reached each of its outputs so far, summed]
     for (node, output_nr), grad in zip(root_edges, root_grads):

@@ -75,7 +75,10 @@ def record(node_class, data, inputs, saved=NOTHING_SAVED, **attributes):
         try:
             for name, readers in zip(names, read_by):
                 value = saved[name]
-                if readers is not None and all(edges[i] is NO_EDGE for i in readers):
+                needed = readers is None
+                for i in readers or ():  # (a loop: a generator would be one more step to step into)
+                    needed = needed or edges[i] is not NO_EDGE
+                if not needed:
                     kept.append(None)
                 elif type(value) is Tensor and not instruments.savers:
                     kept.append(SavedTensor(value))
