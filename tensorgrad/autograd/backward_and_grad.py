@@ -76,7 +76,7 @@ def make_root_grads(outputs, grads):
     for index, (output, grad) in enumerate(zip(outputs, grads)):  # extra gradients are ignored
         if grad is None:
             if output.requires_grad:
-                if output.numel() != 1:
+                if output._data.size != 1:
                     raise RuntimeError(messages.NON_SCALAR_BACKWARD)
                 grad = Tensor._make(_ones_like_data(output))
         elif isinstance(grad, Tensor):
@@ -84,7 +84,7 @@ def make_root_grads(outputs, grads):
                 raise RuntimeError(messages.SHAPE_MISMATCH.format(
                     index=index, grad_shape=repr(grad.shape), output_shape=repr(output.shape)))
             if grad._data.dtype != output._data.dtype:
-                grad = grad.to(output.dtype)
+                grad = grad._cast(output._data.dtype)
         else:
             raise TypeError(messages.GRADIENT_TYPE.format(type_name=type(grad).__name__))
         result.append(grad)
