@@ -263,8 +263,10 @@ WhereBackward0 = rule(
 CloneBackward0 = rule("CloneBackward0", local="1", elementwise=True, self=lambda grad: grad)
 # (a cast: the engine casts the gradient back to the input's dtype)
 ToCopyBackward0 = rule("ToCopyBackward0", local="1", elementwise=True, self=lambda grad: grad)
-# the node of a `.grad` made by backward(create_graph=True); PyTorch's name has no digit
-CopyBackwards = rule("CopyBackwards", local="1", elementwise=True, self=lambda grad: grad)
+# copy_, and the node of a `.grad` made by backward(create_graph=True) (PyTorch's name has no digit):
+# the overwritten values (self) get no gradient, the source (src) all of it
+CopyBackwards = rule("CopyBackwards", local=("0", "1"), elementwise=True,
+                     self=lambda grad: creation.zeros_like(grad), src=lambda grad: grad)
 
 # x.zero_() and x.fill_(v): the old values no longer matter, so their gradient is zero
 ZeroBackward0 = rule("ZeroBackward0", self=lambda grad: creation.zeros_like(grad),

@@ -468,6 +468,14 @@ class TensorMethods:
         """`.grad` under create_graph: a recorded copy (core/node.py: AccumulateGrad.apply)."""
         return _ew.copy_for_grad(self)
 
+    # The plain functions the core reaches through Tensor, as it may not import the operations
+    # (core/engine.py: fit_gradient): no argument checks, the engine's values are right.
+    def _sum_to(self, shape):
+        return _red.sum_to_size(self, shape)
+
+    def _cast(self, numpy_dtype):
+        return _ew.to_dtype(self, dtypes.from_numpy_dtype(numpy_dtype))
+
     __hash__ = object.__hash__  # (defining __eq__ above would otherwise unset it)
 
 

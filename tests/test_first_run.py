@@ -80,3 +80,16 @@ def test_a_failing_install_fails_loudly_with_pips_whole_output(clone):
     assert "ERROR: Could not install packages due to an OSError: the disk is full" in done.stderr
     assert "failed (exit 1); its output is above and in .cache/pip-install.log" in done.stderr
     assert not (clone / ".venv" / ".tensorgrad-installed").exists(), "a failed install was marked done"
+
+
+def test_the_stated_numpy_floor_is_a_numpy_the_library_runs_on():
+    """pyproject.toml's `numpy>=X` is what `pip install -e .` keeps in an environment that
+    already has NumPy X: the library must import there. Its code needs NumPy 2
+    (numpy.lib.array_utils), and its tests run on the NumPy installed here, so the floor's major
+    version must be that one's, in both distributions."""
+    import re
+
+    import numpy
+    for pyproject in (ROOT / "pyproject.toml", ROOT / "course" / "pyproject.toml"):
+        floor = re.search(r'"numpy>=([0-9.]+)"', pyproject.read_text()).group(1)
+        assert floor.split(".")[0] == numpy.__version__.split(".")[0], (pyproject, floor)

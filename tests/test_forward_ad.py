@@ -247,3 +247,49 @@ def test_a_product_multiplies_only_the_tangents_there_are(monkeypatch, tangent_o
         tangent = fwAD.unpack_dual(tg.mm(a, b)).tangent
     assert len(products) == (2 if tangent_on == "both" else 1)
     assert tangent.tolist() == [[3.0 * (2 if tangent_on == "both" else 1)] * 4] * 2
+
+
+def _forward_ad(lib):
+    return pytest.importorskip("torch.autograd.forward_ad") if lib.__name__ == "torch" else fwAD
+
+
+def test_copy_gives_the_tangent_of_what_was_copied_in(lib):
+    """x.copy_(src): x's new tangent is src's, zeros when src has none (not x's old tangent)."""
+    fw = _forward_ad(lib)
+    with fw.dual_level():
+        x = fw.make_dual(lib.tensor([1., 2.]), lib.tensor([10., 20.]))
+        x.copy_(lib.tensor([5., 6.]))
+        plain = fw.unpack_dual(x).tangent.tolist()
+        y = fw.make_dual(lib.tensor([1., 2.]), lib.tensor([3., 4.]))
+        x.copy_(y)
+        dual = fw.unpack_dual(x).tangent.tolist()
+        z = lib.zeros(2)
+        z.copy_(y)
+        into_plain = fw.unpack_dual(z).tangent.tolist()
+    assert (plain, dual, into_plain) == ([0., 0.], [3., 4.], [3., 4.])
+
+
+def test_copy_cuts_the_overwritten_values_out_of_backward(lib):
+    """CopyBackwards has two inputs, as PyTorch's: what was overwritten gets zeros, the source
+    the gradient. Before, a leaf behind the overwritten tensor got no .grad (or a wrong one)."""
+    a = lib.tensor([1., 1.5], requires_grad=True)
+    b = lib.tensor([2., 3.], requires_grad=True)
+    x = a * 1.5
+    x.copy_(b * 2)
+    assert [type(node).__name__ for node, _ in x.grad_fn.next_functions] == [
+        "MulBackward0", "MulBackward0"]
+    x.sum().backward()
+    assert (a.grad.tolist(), b.grad.tolist()) == ([0., 0.], [2., 2.])
+    a.grad = None
+    x = a * 1.5
+    x.copy_(lib.tensor([3., 4.]))
+    assert type(x.grad_fn).__name__ == "CopyBackwards"
+    x.sum().backward()
+    assert a.grad.tolist() == [0., 0.]
+
+
+def test_the_copy_of_a_grad_made_with_create_graph_has_no_self_edge(lib):
+    x = lib.tensor([1., 2.], requires_grad=True)
+    (x * x).sum().backward(create_graph=True)
+    node, = {type(n).__name__ for n, _ in x.grad.grad_fn.next_functions[1:]}
+    assert (x.grad.grad_fn.next_functions[0][0], node) == (None, "AddBackward0")

@@ -67,3 +67,65 @@ def test_save_on_cpu_and_errors(lib):
         with pytest.raises(RuntimeError, match="^no hooks here$"):
             with lib.autograd.graph.saved_tensors_hooks(lambda t: t, lambda p: p):
                 pass
+
+
+IN_PLACE = {  # op, then what PyTorch 2.13 packs and the gradients of a and b it gives
+    "div_": (lambda x, b: x.div_(b), "[[2.0, 3.0], [1.5, 2.25]] [0.75, 0.5] [-0.375, -0.25]"),
+    "mul_": (lambda x, b: x.mul_(b), "[[2.0, 3.0], [1.5, 2.25]] [3.0, 4.5] [1.5, 2.25]"),
+    "pow_": (lambda x, b: x.pow_(2), "[[1.5, 2.25]] [4.5, 6.75] None"),
+    "log_": (lambda x, b: x.log_(), "[[1.5, 2.25]] [1.0, 0.6667] None"),
+    "clamp_": (lambda x, b: x.clamp_(0, 1.6), "[[1.5, 2.25]] [1.5, 0.0] None"),
+    "exp_": (lambda x, b: x.exp_(), "[[4.4817, 9.4877]] [6.7225, 14.2316] None"),
+}
+
+
+@pytest.mark.parametrize("name", IN_PLACE)
+def test_in_place_ops_under_hooks_pack_the_old_value_once(lib, name):
+    """An in-place op whose rule needs the old `self` saves a copy of it, and the pack hook sees
+    that copy, once: backward then runs as in PyTorch instead of finding `self` overwritten."""
+    op, expected = IN_PLACE[name]
+    a = lib.tensor([1., 1.5], requires_grad=True)
+    b = lib.tensor([2., 3.], requires_grad=True)
+    x = a * 1.5
+    packed = []
+    with lib.autograd.graph.saved_tensors_hooks(lambda t: packed.append(t) or t, lambda p: p):
+        op(x, b)
+    x.sum().backward()
+
+    def rounded(t):
+        return None if t is None else [round(v, 4) for v in t.tolist()]
+    assert f"{[rounded(t) for t in packed]} {rounded(a.grad)} {rounded(b.grad)}" == expected
+
+
+def test_save_on_cpu_with_in_place_ops(lib):
+    a = lib.tensor([1., 2.], requires_grad=True)
+    with lib.autograd.graph.save_on_cpu():
+        x = a * 1
+        x.div_(lib.tensor([1., 2.]))
+        x.log_()
+    x.sum().backward()
+    assert a.grad.tolist() == [1.0, 0.5]
+
+
+def test_a_custom_functions_saves_go_through_the_hooks(lib):
+    """ctx.save_for_backward saves as an operation does: pack sees the input and the output."""
+    class Cube(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            y = x ** 3
+            ctx.save_for_backward(x, y)
+            return y
+
+        @staticmethod
+        def backward(ctx, grad):
+            x, y = ctx.saved_tensors
+            return grad * 3 * y / x
+
+    x = lib.tensor([1., 2.], requires_grad=True)
+    packed, unpacked = [], []
+    with lib.autograd.graph.saved_tensors_hooks(lambda t: packed.append(t.tolist()) or t,
+                                                lambda p: unpacked.append(p.tolist()) or p):
+        y = Cube.apply(x)
+    y.sum().backward()
+    assert (packed, unpacked, x.grad.tolist()) == (
+        [[1., 2.], [1., 8.]], [[1., 2.], [1., 8.]], [3., 12.])

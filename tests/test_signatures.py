@@ -193,3 +193,49 @@ def test_a_declaration_without_a_type_is_refused_at_definition():
 
 if __name__ == "__main__":
     sys.exit(pytest.main([__file__]))
+
+
+def _checked_wrappers_entered_from_the_library(function):
+    """The checked wrappers (arguments.py's check_then_call and without_arguments) that
+    `function()` enters from code inside tensorgrad/, as 'caller file:line -> wrapper'. A call
+    from the test itself is a public call, and is not listed."""
+    import os
+    import sys
+    root = os.path.dirname(tg.__file__)
+    entries = {"check_then_call", "without_arguments"}
+    arguments = os.path.join(root, "arguments.py")
+    found = []
+
+    def profile(frame, event, arg):
+        if event == "call" and frame.f_code.co_name in entries and \
+                frame.f_code.co_filename == arguments:
+            caller = frame.f_back.f_code.co_filename
+            if caller.startswith(root) and caller != arguments:
+                found.append(f"{os.path.relpath(caller, root)}:{frame.f_back.f_lineno} -> "
+                             f"{frame.f_code.co_name}")
+
+    sys.setprofile(profile)
+    try:
+        function()
+    finally:
+        sys.setprofile(None)
+    return found
+
+
+def test_a_product_forward_and_backward_calls_no_checked_wrapper_inside_the_library():
+    """The checked wrapper is made once, where a public name is exported; the library calls the
+    plain functions. Here on `a * b` and its backward: broadcast, with a dtype to cast back to
+    (the engine fits each gradient to its input), with a gradient of another dtype, and with
+    backward's implicit gradient. (Derivative formulas that call Tensor methods, nn and optim
+    are not checked here.)"""
+    a = tg.tensor([[1., 2.]], dtype=tg.float32, requires_grad=True)
+    b = tg.tensor([[3.], [4.]], dtype=tg.float64, requires_grad=True)
+    found = _checked_wrappers_entered_from_the_library(lambda: a * b)
+    c = a * b
+    found += _checked_wrappers_entered_from_the_library(lambda: c.backward(tg.ones(2, 2)))
+    x = tg.tensor(2., dtype=tg.float32, requires_grad=True)
+    y = x * tg.tensor(3., dtype=tg.float64)
+    found += _checked_wrappers_entered_from_the_library(lambda: y.backward())
+    assert found == []
+    assert a.grad.tolist() == [[7., 7.]] and a.grad.dtype == tg.float32
+    assert b.grad.tolist() == [[3.], [3.]] and x.grad.item() == 3. and x.grad.dtype == tg.float32

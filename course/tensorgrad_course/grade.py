@@ -83,7 +83,6 @@ __all__ = ["GRADER_VERSION", "Submission", "SubmissionResult", "TaskResult", "Te
 
 #: Exception names that mean "the test ran and the answer is wrong".
 _FAILURE_NAMES = {"AssertionError", "CheckFailure"}
-STATUSES = ("passed", "failed", "error", "not_attempted", "timeout", "missing")
 
 
 @dataclass

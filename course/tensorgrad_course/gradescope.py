@@ -76,7 +76,7 @@ def _distributions() -> list[tuple[str, Path]]:
 
 def requirements_for(requirements: list[str]) -> list[str]:
     """setup.sh's requirements: the declared ranges, one per distribution, each capped below the
-    next major version of the one installed here (``numpy>=1.24,<3``).
+    next major version of the one installed here (``numpy>=2.0,<3``).
 
     Not the build machine's exact versions: those need its Python (numpy 2.4 and IPython 9
     have no release for Python 3.10, the Python of Ubuntu 22.04 images), while the ranges

@@ -8,7 +8,7 @@ does not raise.
 
 So the grader runs two kinds of cells of its own (never shown to students):
 
-* :data:`SETUP_SOURCE`, before any student code: remembers the original objects
+* :func:`setup_source`, before any student code: remembers the original objects
   behind the names tests use to compare (NumPy's comparison and testing
   functions, ``math.isclose``, builtins such as ``abs``/``all``/``isinstance``)
   and the methods of IPython's shell and kernel that run cells and report errors;
@@ -202,6 +202,3 @@ def check_source(nonce: str | None = None) -> str:
     """The grader's cell before each test cell: arm the nonce, restore what was patched."""
     return f'__import__("{MODULE_NAME}").check({nonce!r})  # tensorgrad grader: restore patched functions'
 
-
-SETUP_SOURCE = setup_source(False)
-CHECK_SOURCE = check_source(None)

@@ -48,7 +48,6 @@ SQUARED_ERROR = "squared error"
 #: and a backward checked against finite differences of its forward (``t.gradcheck``).
 ORDER = "order"
 GRADCHECK = "gradcheck"
-NETWORKS = (CLASSIFIER, SQUARED_ERROR)
 KINDS = (CLASSIFIER, SQUARED_ERROR, ORDER, GRADCHECK)
 #: ``t.measure(loss=...)``: the loss it names, and the measurement that computes it.
 LOSSES = {"cross entropy": CLASSIFIER, "squared error": SQUARED_ERROR}

@@ -30,9 +30,12 @@ def _as_tensor_list(values):
 def check_arguments(name, outputs, inputs=None, flags=()):
     """The entry checks of backward() and grad(), before the graph is touched: tensors where
     tensors are wanted, flags that are flags. Returns the outputs and inputs as lists."""
-    if type(outputs) is Tensor and inputs is None and all(
-            type(value) is bool or value is None and flag == "retain_graph" for flag, value in flags):
-        return [outputs], None  # the common case, y.backward(): nothing to check
+    if type(outputs) is Tensor and inputs is None:  # the common case, y.backward()
+        plain = True
+        for flag, value in flags:  # (a loop: a generator would be one more step to step into)
+            plain = plain and (type(value) is bool or value is None and flag == "retain_graph")
+        if plain:
+            return [outputs], None  # nothing to check
     try:  # PyTorch takes any iterable of tensors, a str too (and then fails on its letters)
         outputs = _as_tensor_list(outputs)
     except TypeError:
@@ -91,7 +94,7 @@ def make_root_grads(outputs, grads):
     for index, (output, grad) in enumerate(zip(outputs, grads)):  # extra gradients are ignored
         if grad is None:
             if output.requires_grad:
-                if output.numel() != 1:
+                if output._data.size != 1:
                     raise RuntimeError(messages.NON_SCALAR_BACKWARD)
                 grad = Tensor._make(_ones_like_data(output))
         elif isinstance(grad, Tensor):
@@ -99,7 +102,7 @@ def make_root_grads(outputs, grads):
                 raise RuntimeError(messages.SHAPE_MISMATCH.format(
                     index=index, grad_shape=repr(grad.shape), output_shape=repr(output.shape)))
             if grad._data.dtype != output._data.dtype:
-                grad = grad.to(output.dtype)
+                grad = grad._cast(output._data.dtype)
         else:
             raise TypeError(messages.GRADIENT_TYPE.format(type_name=type(grad).__name__))
         result.append(grad)

@@ -1,8 +1,8 @@
 """The core of tensorgrad: what runs when you write `y = a * b` and `y.backward()`.
 
-Read this folder in this order; each file imports only the files before it (and plain values
-below the core: dtypes, sizes, PyTorch's message texts), never the operations or the PyTorch API
-around it:
+Read this folder in this order; each file imports only the files before it (and, from below
+the core, dtypes, sizes, PyTorch's message texts, the one device `cpu` and the handle a hook
+returns), never the operations or the PyTorch API around it:
 
     version_counter.py  how many times some memory was changed in place
     grad_mode.py        no_grad and friends: the one switch that turns recording off

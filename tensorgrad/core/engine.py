@@ -24,7 +24,6 @@ from . import grad_mode, instruments
 from .node import FREED, AccumulateGrad
 from .tensor import Tensor
 from ..autograd import messages
-from ..dtypes import from_numpy_dtype
 
 
 def execute(root_edges, root_grads, *, keep_graph, create_graph, capture=None, accumulate=True):
@@ -33,7 +32,7 @@ def execute(root_edges, root_grads, *, keep_graph, create_graph, capture=None, a
     to return instead (autograd.grad, or backward(inputs=...)); only the graph leading to them
     runs; `accumulate`: whether the leaves among them also add into `.grad` (backward(inputs=))
     or not (autograd.grad). Without `capture`, every leaf reached adds into its `.grad`."""
-    roots = list(dict.fromkeys(node for node, _ in root_edges))
+    roots = list(dict.fromkeys([node for node, _ in root_edges]))
     dependencies = count_dependencies(roots)
     buffers = {}  # node -> [the gradient that has reached each of its outputs so far, summed]
     for (node, output_nr), grad in zip(root_edges, root_grads):
@@ -185,12 +184,13 @@ def fit_gradient(grad, shape, dtype):
     This is the one place in tensorgrad where broadcasting is undone, so no derivative rule
     has to think about it. Leading dimensions that broadcasting added are summed away;
     dimensions that were 1 in the input are summed with keepdim (`Tensor.sum_to_size`, in
-    ops/reduction.py, as PyTorch's engine calls its `sum_to`).
+    ops/reduction.py, as PyTorch's engine calls its `sum_to`). Both through Tensor's plain
+    `_sum_to` and `_cast` (tensor_methods.py): the public methods would check their arguments.
     """
     if grad._data.shape != shape:
-        grad = grad.sum_to_size(shape)
+        grad = grad._sum_to(shape)
     if grad._data.dtype != dtype:  # dtype is the input's NumPy dtype
-        grad = grad.to(from_numpy_dtype(dtype))
+        grad = grad._cast(dtype)
     return grad
 
 

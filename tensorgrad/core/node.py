@@ -152,7 +152,9 @@ class AccumulateGrad(Node):
         requires grad (`requires_grad_(False)` after the forward pass) takes nothing, as in
         PyTorch: its `.grad` stays as it was."""
         leaf, grad = self.variable, grads[0]
-        if not leaf._requires_grad and leaf._grad_fn is None:  # (a non-leaf named in inputs=)
+        # A leaf no longer requiring grad takes nothing. (`_requires_grad` is a leaf's own flag:
+        # a non-leaf named in backward(inputs=) has it False, and accumulates all the same.)
+        if not leaf._requires_grad and leaf._grad_fn is None:
             return ()
         if leaf._grad is None:
             leaf._grad = grad._copy_for_grad() if grad_mode._grad_enabled else type(grad)._make(
@@ -169,9 +171,6 @@ class _Freed:
     """Marks the saved values of a node after backward has released them."""
 
     __slots__ = ()
-
-    def __bool__(self):
-        return True
 
     def __repr__(self):
         return "<freed>"
@@ -204,7 +203,7 @@ class SavedTensor:
         if is_output:
             self._tensor = None
             self._data = tensor._data
-            self._tensor_type = type(tensor)  # to rebuild it with (node.py cannot import Tensor)
+            self._tensor_type = type(tensor)  # its class, to rebuild it with
             self._producer = producer  # the class of the node that made it
             self._fw_tangent = tensor._fw_tangent  # forward mode over reverse mode needs it too
         else:

@@ -3,7 +3,7 @@
 Every differentiable operation in tensorgrad has two halves:
   * a forward function that computes the result with NumPy and calls `record(...)`;
   * its node class, made from the operation's entry in the derivative table (derivatives.py),
-    whose `backward(grad)` is the derivative rule.
+    whose one verb, `apply(grads)`, runs the derivative rule.
 
 `record` is the bridge. It wraps the NumPy result in a Tensor and, only when grad mode is on
 and some input requires grad, creates the node: it links the node to the inputs' nodes
@@ -75,7 +75,10 @@ def record(node_class, data, inputs, saved=NOTHING_SAVED, **attributes):
         try:
             for name, readers in zip(names, read_by):
                 value = saved[name]
-                if readers is not None and all(edges[i] is NO_EDGE for i in readers):
+                needed = readers is None
+                for i in readers or ():  # (a loop: a generator would be one more step to step into)
+                    needed = needed or edges[i] is not NO_EDGE
+                if not needed:
                     kept.append(None)
                 elif type(value) is Tensor and not instruments.savers:
                     kept.append(SavedTensor(value))

@@ -33,6 +33,7 @@ import sys
 import numpy as np
 
 from .node import Node
+from .tensor import Tensor
 
 
 class Rule(Node):
@@ -205,6 +206,6 @@ def _zeros_if_none(tangent, value):
     """A missing tangent is a tangent of zeros (for a Python number: 0)."""
     if tangent is not None:
         return tangent
-    if hasattr(value, "_data"):  # a Tensor (this module sits below tensor.py)
+    if isinstance(value, Tensor):
         return type(value)._make(np.zeros_like(value._data))
     return 0

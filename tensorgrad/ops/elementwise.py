@@ -473,7 +473,7 @@ def to_dtype(x, dtype):
 
 def copy_for_grad(grad):
     """A fresh copy of a gradient that stays in the graph (used for `.grad` with create_graph)."""
-    return record(CopyBackwards, grad._data.copy(), (grad,))
+    return record(CopyBackwards, grad._data.copy(), (None, grad))  # (no `self`: nothing overwritten)
 
 
 # -- comparisons and logic: no gradients ---------------------------------------------------

@@ -67,8 +67,8 @@ def test_assembled_notebook_uses_instructor_tests_and_student_answers(built):
     assert "assert True" not in sources
     (test_index,) = assembly.indexes(asm.TEST_CELL, "test_square")
     assert "square(-2) == 4" in sources[test_index]  # hidden tests included
-    assert sources[test_index - 1] == guard.CHECK_SOURCE
-    assert sources[test_index + 1] == guard.CHECK_SOURCE  # and again after it (assemble.GUARD_AFTER)
+    assert sources[test_index - 1] == guard.check_source(None)
+    assert sources[test_index + 1] == guard.check_source(None)  # and again after it (assemble.GUARD_AFTER)
     assert [f.kind for f in assembly.findings] == ["edited"]
     assert assembly.findings[0].tampering and assembly.findings[0].grade_id == "test_square"
 
