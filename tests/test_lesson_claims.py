@@ -373,6 +373,7 @@ def test_lesson_8s_third_snippet_changes_a_products_output_and_runs(edition):
 CROSS_REFERENCED_TOPICS = {
     "view": (r"\bviews?\b", r"(?<!forward )(?<!backward )\bviews?\b(?! of the graph)"),
     "anomaly mode": (r"\banomaly\b", r"\banomaly\b"),
+    "detach": (r"`detach\(\)`", r"`(?:\w+\.)?detach\(\)`"),
 }
 _REFERENCE = re.compile(r"\(([^()]*?)\blessons? (\d+)\)")
 
@@ -420,3 +421,23 @@ def test_lesson_10_sends_readers_to_the_error_messages_that_suggest_anomaly_mode
     assert "`tg.autograd.set_detect_anomaly`" in text
     assert ("lesson 8's error messages" in text) if not edition else ("第 8 课报错信息的最后一行" in text)
     assert "anomaly\n   mode, lesson 7" not in text and "第 7 课的异常检测" not in text
+
+
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_a_non_leafs_grad_warns_once_per_place_that_reads_it_as_lesson_8_says(edition):
+    """Lesson 8 once said the non-leaf `.grad` warning comes "on every read". Under Python's default
+    filter, three reads from one line warn once (in PyTorch too); the lesson says once per place."""
+    import warnings
+
+    x = tg.tensor([1., 2.], requires_grad=True)
+    y = x * 2
+    (y * y).sum().backward()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("default")
+        for _ in range(3):
+            _ = y.grad
+        _ = y.grad
+    assert len(caught) == 2, [str(w.message) for w in caught]
+    text = markdown("08_hooks_and_inplace.ipynb", "l08-19", edition)
+    assert "on every read" not in text and "每读一次" not in text
+    assert ("once for each place in your code" in text) if not edition else ("每个读它的地方警告一次" in text)

@@ -714,6 +714,9 @@ def test_predictions_are_not_spoiled(path):
 #     its bar): a give-away, or every line the prediction prints;
 #   - the comments and docstrings of every code cell above it and of the prediction cells themselves
 #     (the source a learner reads before running);
+#   - for code that answers it (printed engine source, a loop that makes the counted passes): the
+#     source and visible outputs of every code cell above its **Predict:** cell, for the fragments it
+#     declares in `gives_away_code` (each must be shown after the prompt);
 #   - the notebooks read before it (:func:`read_before`: the lessons before it in the course map's
 #     reading order, and a seed companion once every lesson it links to has been read), and the
 #     companion sections a learner reads section by section as the course map links them
@@ -909,6 +912,11 @@ def picture_text(cell) -> list[str]:
     return found
 
 
+def _folded(cell) -> bool:
+    """Whether a code cell's source is stored folded (metadata.jupyter.source_hidden)."""
+    return cell.get("metadata", {}).get("jupyter", {}).get("source_hidden") is True
+
+
 def _page_text(page: Path) -> str:
     return page.read_text(encoding="utf-8")
 
@@ -996,6 +1004,24 @@ def spoilers(nb, w: Words = WORDS["en"], name: str | None = None,
             elif what == "output" and index < start:
                 for item in says(text, gives_away):
                     problems.append(f"{label}: cell {index}, above it, already printed {item!r}")
+        # code that answers it: a declared fragment (`gives_away_code`) in the open source or the
+        # visible output of a code cell above the prompt, where the learner reads it before
+        # committing; each must be shown after the prompt or in a folded cell above it (opened after
+        # the answer), or it names nothing the lesson has
+        code_give_aways = list(meta.get("gives_away_code", []))
+        for fragment in code_give_aways:
+            if not any(fragment in cell.source or fragment in output_text(cell, visible_only=True)
+                       for index, cell in enumerate(nb.cells)
+                       if cell.cell_type == "code" and (index >= start or _folded(cell))):
+                problems.append(f"cell {codes[0]}: the code give-away {fragment!r} is not shown after the "
+                                "prompt, nor folded above it")
+            for index, cell in enumerate(nb.cells[:start]):
+                if cell.cell_type != "code":
+                    continue
+                if fragment in cell.source and not _folded(cell):
+                    problems.append(f"{label}: the code of cell {index}, above it, already shows {fragment!r}")
+                if fragment in output_text(cell, visible_only=True):
+                    problems.append(f"{label}: cell {index}, above it, already printed the code {fragment!r}")
         if lines and all(line in printed_above for line in lines):
             problems.append(f"{label}: the code cells above it already printed all it prints: {lines}")
         # before it, in the notebooks read before this one: the give-aways
@@ -1118,6 +1144,39 @@ REWORDED_GIVE_AWAYS = [
      "`create_graph=True` 把反向计算本身也记录下来，才能再求一次导（第 6 课）。 |"),
 ]
 
+# Code cells that once stood open above a prediction they answer (outside reviews found them):
+# (lesson, the code cell, the cell it stood before, or None if it now stands there folded). Put back
+# there, or unfolded, each must be caught by the prediction's declared `gives_away_code`.
+CODE_ABOVE_A_PREDICTION = [
+    ("10_inside_the_engine", "l10-23", "l10-25"),     # the engine's heappush on -_sequence_nr
+    ("13_forward_mode", "31749ca5", None),            # the loops that make the counted passes
+]
+
+
+@pytest.mark.parametrize("edition", ["en", "zh"])
+@pytest.mark.parametrize("lesson, cell_id, above", CODE_ABOVE_A_PREDICTION,
+                         ids=[f"{case[0][:2]}-{case[1]}" for case in CODE_ABOVE_A_PREDICTION])
+def test_code_put_back_above_a_prediction_is_caught(lesson, cell_id, above, edition):
+    """The spoiler test can fail on code: a code cell that answered a prediction, moved back above
+    its prompt, is found."""
+    path = LESSONS_DIR / ("zh" if edition == "zh" else "") / f"{lesson}.ipynb"
+    nb = load(path)
+    moved = copy.deepcopy(nb)
+    ids = [cell.get("id") for cell in moved.cells]
+    if above is None:
+        assert _folded(moved.cells[ids.index(cell_id)])
+        moved.cells[ids.index(cell_id)].metadata.jupyter.source_hidden = False
+    else:
+        cell = moved.cells.pop(ids.index(cell_id))
+        ids.remove(cell_id)
+        moved.cells.insert(ids.index(above), cell)
+    before = set(spoilers(nb, words(path), path.name, path))
+    after = set(spoilers(moved, words(path), path.name, path))
+    assert not before, before
+    assert any("already shows" in problem or "already printed the code" in problem
+               for problem in after), f"{path.name}: cell {cell_id} above its prediction is not caught"
+
+
 # The same for the Chinese glossary, a page a learner may open before any lesson: (lesson, old line).
 REWORDED_GLOSSARY_LINES = [
     ("07_backward_no_grad_detach", "- 停止梯度（`detach()` 让梯度停在这里；不用：截断梯度）"),
@@ -1125,19 +1184,35 @@ REWORDED_GLOSSARY_LINES = [
 ]
 
 
-@pytest.mark.parametrize("lesson, line", REWORDED_GLOSSARY_LINES, ids=[case[0] for case in REWORDED_GLOSSARY_LINES])
-def test_reworded_glossary_lines_are_caught(lesson, line):
-    """A glossary line that gave a prediction away, put back, is found."""
-    path = LESSONS_DIR / "zh" / f"{lesson}.ipynb"
-    glossary = LESSONS_DIR / "zh" / "术语表.md"
+# ... and for the Chinese bridge page 教程对照, linked from the top of the Chinese course map: rows that
+# stated an answer while pointing at the lesson that asks for it (the s12 review), put back at its top.
+REWORDED_BRIDGE_LINES = [
+    ("01_computation_graphs", '| 教程 1：“创建变量”（“我们自己创建的 tensor”） | 叶子张量、叶子节点 | 说法不准：叶子不等于“自己创建的”。运算的结果什么时候也算叶子，第 1 课拿教程 1 的 `c = a.add(b)` 来讲。“变量”是 PyTorch 0.4 以前 `Variable` 的叫法，现在只有张量 |'),
+    ("04_scalar_backward", '| 教程 1：“此时 b 的属性变成了 tensor(5., grad_fn=<AddBackward0>)” | 教程说的并不会发生；先算好的 `b` 实际怎样、接下来的 `b.backward()` 会怎样，第 4 课先请你预测，再运行给你看 | [第 4 课](04_scalar_backward.ipynb) `cell-0c16ad92` |'),
+    ("05_vector_backward", '| 教程 1：“如果结果为1 维以上张量，直接求导会出错”，“这是因为 [2., 3.] 没法求导” | 要看的是元素个数，不是维数：只有一个元素的张量（比如教程第 1.3 节形状为 `(1,)` 的 `y`）可以直接 `backward()`；`b` 可以求导，只是有两个元素，需要你给出权重 | [第 5 课](05_vector_backward.ipynb) `cell-5d1e0c2a` |'),
+]
 
-    def page_text(page: Path) -> str:
-        return line + "\n\n" + _page_text(page) if page == glossary else _page_text(page)
+
+REWORDED_PAGE_LINES = ([(lesson, "术语表.md", line) for lesson, line in REWORDED_GLOSSARY_LINES]
+                       + [(lesson, "教程对照.md", line) for lesson, line in REWORDED_BRIDGE_LINES])
+
+
+@pytest.mark.parametrize("lesson, page, line", REWORDED_PAGE_LINES,
+                         ids=[f"{case[0]}-{case[1]}" for case in REWORDED_PAGE_LINES])
+def test_reworded_lines_of_the_pages_read_first_are_caught(lesson, page, line):
+    """A line of the glossary or of the bridge page 教程对照 that gave a prediction away, put back
+    at the top of its page, is found."""
+    path = LESSONS_DIR / "zh" / f"{lesson}.ipynb"
+    assert page in PAGES_READ_FIRST["zh"]
+    changed = LESSONS_DIR / "zh" / page
+
+    def page_text(other: Path) -> str:
+        return line + "\n\n" + _page_text(other) if other == changed else _page_text(other)
 
     before = set(spoilers(load(path), words(path), path.name, path))
     after = set(spoilers(load(path), words(path), path.name, path, page_text=page_text))
-    assert any("术语表.md (read before) already says" in problem for problem in after - before), (
-        f"{path.name}: the old glossary line is not caught; declare its give-away phrase")
+    assert any(f"{page} (read before) already says" in problem for problem in after - before), (
+        f"{path.name}: the old line of {page} is not caught; declare its give-away phrase")
 
 
 @pytest.mark.parametrize("edition", ["en", "zh"])
