@@ -61,6 +61,8 @@ from .core.tensor import Tensor
 from .tensor_methods import IN_PLACE_OF as _IN_PLACE_OF  # (and every method of Tensor)
 
 from .ops.elementwise import floor_divide, remainder
+from .ops.elementwise import (bitwise_and, bitwise_left_shift, bitwise_or, bitwise_right_shift,
+                              bitwise_xor)
 from . import arguments as _arguments
 from . import nn, optim  # layers, losses and optimizers
 from . import func  # grad, vjp, jvp, jacrev, jacfwd, hessian, vmap: as torch.func

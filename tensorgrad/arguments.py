@@ -100,7 +100,7 @@ class Parameter:
     """One declared parameter: its type, name, default, and how it may be passed."""
 
     __slots__ = ("type", "name", "text", "has_default", "default_is_none", "keyword_only",
-                 "single_int", "varargs", "numbers_ok")
+                 "single_int", "varargs", "lone_varargs", "numbers_ok")
 
     def __init__(self, type, name, default=_NO_DEFAULT, keyword_only=False,  # noqa: A002
                  optional=False, single_int=False, varargs=False):
@@ -110,6 +110,7 @@ class Parameter:
         self.default_is_none = default is None or optional  # None is accepted
         self.keyword_only = keyword_only
         self.single_int, self.varargs = single_int, varargs
+        self.lone_varargs = varargs  # (set by its Overload: the only positional parameter?)
         self.numbers_ok = False  # a Python number where a Tensor is declared (t.add(2))
 
     @classmethod
@@ -148,7 +149,7 @@ class Parameter:
         if self.numbers_ok and _is_number(value):
             return True
         if self.type == "tuple of ints":
-            return check(value) or (self.single_int or self.varargs) and (
+            return check(value) or (self.single_int or self.lone_varargs) and (
                 _is_int(value) or _is_one_int_tensor(value))
         return check(value)
 
@@ -166,6 +167,10 @@ class Overload:
         self.max_positional = sum(not p.keyword_only for p in self.params)
         self.names = {p.name for p in self.params}
         varargs = bool(self.params) and self.params[0].varargs and self.max_positional == 1
+        # PyTorch's parser takes sizes one by one (`t.reshape(2, 3)`, `t.reshape(6)`) only for
+        # the one positional parameter: `reshape(t, 6)` is refused ("must be tuple of ints")
+        for param in self.params:
+            param.lone_varargs = param.varargs and varargs
         self.most_positional = float("inf") if varargs else self.max_positional
         self.min_args = sum(not p.has_default for p in self.params)
         self.max_args = len(self.params)
@@ -864,7 +869,7 @@ def _check_int_ranges(name, overload, args, kwargs):
             value = args  # ones(2, 2 ** 70): the sizes one by one
         if param.type == "tuple of ints" and isinstance(value, (tuple, list)):
             for index, element in enumerate(value):
-                if _is_int(element) and not -_INT64 <= element < _INT64:
+                if _is_int(element) and not -_INT64 <= int(element) < _INT64:
                     raise TypeError(messages.INT_LIST_OVERFLOW.format(
                         name=name, argument=param.name, pos=index + 1))
         elif type(value) is not int:

@@ -24,7 +24,7 @@ def _finish(data, dtype, requires_grad, message=messages.INT_REQUIRES_GRAD_FACTO
     else:
         dtypes.from_numpy_dtype(data.dtype)  # reject unsupported NumPy dtypes clearly
         if data.dtype.kind in "iu" and data.dtype != np.int64:
-            data = data.astype(np.int64)
+            data = as_int64(data)
     result = Tensor._make(data)
     if requires_grad:
         if not result.dtype.is_floating_point:
@@ -33,13 +33,22 @@ def _finish(data, dtype, requires_grad, message=messages.INT_REQUIRES_GRAD_FACTO
     return result
 
 
+def as_int64(array):
+    """A NumPy integer array of another width as int64, its values kept exactly: tensorgrad's
+    one integer dtype. A uint64 value above int64's range would wrap to a negative number, so it
+    is refused instead (PyTorch has a uint64 dtype; tensorgrad has not)."""
+    if array.dtype == np.uint64 and array.size and array.max() >= 2 ** 63:
+        raise TypeError(messages.UINT64_TOO_BIG.format(value=int(array.max())))
+    return array.astype(np.int64)
+
+
 def _infer_python_data(data):
     """NumPy array for nested Python data, with PyTorch's dtype inference."""
     array = np.array(nested_values(data))
     if array.dtype == np.float64 and not _contains_numpy_floats(data):
         array = array.astype(dtypes.get_default_dtype().numpy)
     elif array.dtype.kind in "iu":
-        array = array.astype(np.int64)
+        array = as_int64(array)
     elif array.dtype.kind not in "fb":
         if array.size == 0:
             return array.astype(dtypes.get_default_dtype().numpy)

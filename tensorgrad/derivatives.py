@@ -722,8 +722,10 @@ def reduced(values, reduction):
 
 
 def mse_input(grad, self, target, reduction, count):
-    """L = Σ (x - t)² (over the count for 'mean'):  ∂L/∂x = 2(x - t),  ∂L/∂t = -∂L/∂x."""
-    return grad * ((self - target) * (2.0 / count if reduction == "mean" else 2.0))
+    """L = Σ (x - t)² (over the count for 'mean'):  ∂L/∂x = 2(x - t),  ∂L/∂t = -∂L/∂x.
+    (An empty batch, count 0, has an empty gradient: its factor is inf, as 2 / 0 in PyTorch.)"""
+    factor = 2.0 if reduction != "mean" else 2.0 / count if count else float("inf")
+    return grad * ((self - target) * factor)
 
 
 MseLossBackward0 = rule(

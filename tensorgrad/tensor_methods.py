@@ -61,12 +61,27 @@ def in_place_binary_form(name):
     function = getattr(_ew, name)
 
     def in_place(self, other):
-        return _inplace.apply(self, lambda: function(self, other), (other,))
+        return _inplace.apply(self, lambda: _into(self, function, other), (other,))
 
     in_place.__name__ = in_place.__qualname__ = name + "_"
     as_method = [m for m in (o.method_form() for o in function.signatures.overloads) if m]
     return checked(in_place, name=name + "_", method=True,
                    like=Signatures(name + "_", as_method, True))
+
+
+def _into(tensor, function, other):
+    """function(tensor, other), for an in-place form: PyTorch first fits the shapes (they must
+    broadcast, to the tensor's own shape), then the result dtype to the tensor's (`i ^= 1.5` is
+    a cast error, not the float kernel's refusal), then runs the kernel; pow's own checks
+    (negative integer powers) come before the cast."""
+    if isinstance(other, Tensor):
+        _ew.check_broadcast(tensor, other)
+        shape = np.broadcast_shapes(tensor._data.shape, other._data.shape)
+        if shape != tensor._data.shape:
+            raise _inplace._cannot_grow(tensor, shape)
+    if function is not _pow:
+        _inplace.check_castable(dtypes.result_type(tensor, other).numpy, tensor._data.dtype)
+    return function(tensor, other)
 
 
 def in_place_form(name):
@@ -99,6 +114,7 @@ def binary_operator(operation, reflected=False):
                 return NotImplemented
         elif type(other) is int and not -_INT64 <= other < _INT64:
             check_scalar_range(other)  # 2 ** 70: PyTorch's OverflowError
+            other = _unsigned_operand(operation, self, other, reflected)
         token = numpy_errors.state.set(numpy_errors.QUIET)  # 1 / 0 is inf, silently
         try:
             return operation(other, self) if reflected else operation(self, other)
@@ -106,6 +122,21 @@ def binary_operator(operation, reflected=False):
             numpy_errors.state.reset(token)
 
     return binary_operator
+
+
+def _unsigned_operand(operation, tensor, value, reflected):
+    """An operator's Python int in [2 ** 63, 2 ** 64), as PyTorch's operators take it (measured):
+    it wraps to int64 with an integer tensor and refuses a bool one (elementwise's
+    unsigned_as_pytorch), except where the operation's own check comes first (`t ** 2 ** 63`,
+    a bool tensor's subtraction) and in true division, which takes it as a float (`2 ** 63 / t`
+    is `t.reciprocal() * 2 ** 63` in PyTorch, so even of a bool tensor)."""
+    if operation.__name__ in ("pow", "pow_") and not reflected:
+        return value
+    if operation in (_sub, _ew.rsub) and tensor._data.dtype.kind == "b":
+        return value
+    if operation is _div and (reflected or tensor._data.dtype.kind != "b"):
+        return float(value)
+    return _ew.unsigned_as_pytorch(value, tensor)[0]
 
 
 class TensorMethods:
@@ -245,8 +276,13 @@ class TensorMethods:
     __rmod__ = binary_operator(_remainder, reflected=True)
     __eq__, __ne__, __lt__, __le__, __gt__, __ge__ = (binary_operator(f) for f in (
         _eq, _ne, _lt, _le, _gt, _ge))
-    __and__ = binary_operator(_ew.bitwise_and)
-    __or__ = binary_operator(_ew.bitwise_or)
+    __and__ = __rand__ = binary_operator(_ew.bitwise_and)
+    __or__ = __ror__ = binary_operator(_ew.bitwise_or)
+    __xor__ = __rxor__ = binary_operator(_ew.bitwise_xor)
+    __lshift__ = binary_operator(_ew.bitwise_left_shift)
+    __rlshift__ = binary_operator(_ew.bitwise_left_shift, reflected=True)
+    __rshift__ = binary_operator(_ew.bitwise_right_shift)
+    __rrshift__ = binary_operator(_ew.bitwise_right_shift, reflected=True)
 
     def __neg__(self):
         return _neg(self)
@@ -308,6 +344,9 @@ class TensorMethods:
     isclose, allclose, floor_divide, remainder, logical_and, logical_or = (method(f) for f in (
         _ew.isclose, _ew.allclose, _ew.floor_divide, _ew.remainder, _ew.logical_and,
         _ew.logical_or))
+    bitwise_and, bitwise_or, bitwise_xor, bitwise_left_shift, bitwise_right_shift = (
+        method(f) for f in (_ew.bitwise_and, _ew.bitwise_or, _ew.bitwise_xor,
+                            _ew.bitwise_left_shift, _ew.bitwise_right_shift))
     clone = method(_ew.clone)
     # (no arguments beside the tensor, as PyTorch's C methods; so are tensor.py's, below)
     square, neg, reciprocal, exp, log, log1p, expm1, sqrt, sin, cos, tanh, sigmoid, relu, abs, \
@@ -401,14 +440,18 @@ class TensorMethods:
     def div_(self, other: Tensor):
         return _inplace.apply(self, lambda: _div(self, other), (other,))
 
-    pow_, floor_divide_, remainder_ = (in_place_binary_form(name) for name in (
-        "pow", "floor_divide", "remainder"))
+    pow_, floor_divide_, remainder_, bitwise_and_, bitwise_or_, bitwise_xor_, \
+        bitwise_left_shift_, bitwise_right_shift_ = (in_place_binary_form(name) for name in (
+            "pow", "floor_divide", "remainder", "bitwise_and", "bitwise_or", "bitwise_xor",
+            "bitwise_left_shift", "bitwise_right_shift"))
 
     clamp_, fill_ = method(_inplace.clamp_), method(_inplace.fill_)
     neg_, exp_, log_, sqrt_, tanh_, sigmoid_, relu_, sin_, cos_, abs_, reciprocal_, square_, \
         sign_ = (in_place_form(name) for name in IN_PLACE_OF)
     __iadd__, __isub__, __imul__, __itruediv__, __ifloordiv__, __imod__, __ipow__ = (
         binary_operator(f) for f in (add_, sub_, mul_, div_, floor_divide_, remainder_, pow_))
+    __iand__, __ior__, __ixor__, __ilshift__, __irshift__ = (binary_operator(f) for f in (
+        bitwise_and_, bitwise_or_, bitwise_xor_, bitwise_left_shift_, bitwise_right_shift_))
 
     @takes_no_arguments
     def zero_(self):

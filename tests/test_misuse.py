@@ -194,7 +194,7 @@ def test_no_internal_error_escapes():
     assert not failures, f"{len(failures)} of {len(CASES)}:\n" + "\n".join(failures[:60])
 
 
-MATCHED_AT_LEAST = 43100  # of 46,132 on 2026-12-07 (43,197); docs/fidelity.md gives the figure
+MATCHED_AT_LEAST = 45900  # of 49,017 on 2026-12-07 (45,977); docs/fidelity.md gives the figure
 
 
 def torch_leaks(result):
@@ -279,7 +279,9 @@ def test_class_and_text_match_torch(comparison):
 # (or result) equal torch's may not fall below these
 KIND_MATCHED_AT_LEAST = {
     "NumPy scalars": 0.9, "0-d and one-element tensors": 0.965,
-    "Python types and NumPy dtypes as dtypes": 0.92, "complex numbers": 0.8,
+    # (complex: 0.8 until the bitwise functions came, whose complex cases tensorgrad refuses in
+    # its own words, having no complex dtype, where torch names its ComplexFloat kernel)
+    "Python types and NumPy dtypes as dtypes": 0.92, "complex numbers": 0.775,
     "huge and negative values": 0.92, "zero-size and 0-d tensors as inputs": 0.99,
     "int and float64 tensors where float32 goes": 0.999, "modules over several steps": 0.895,
     "numbers an integer tensor cannot hold": 0.96, "a flag alone (keepdim without a dim, unbiased)": 0.975,

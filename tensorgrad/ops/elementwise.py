@@ -14,6 +14,7 @@ from .. import dtypes
 from ..arguments import MemoryFormat, Number, declared, overload
 from ..autograd import messages
 from ..core.tensor import Tensor
+from ..creation import check_value_fits
 from ..derivatives import (AbsBackward0, AddBackward0, ClampBackward1, CloneBackward0,
                            CopyBackwards, CosBackward0, DivBackward0, ExpBackward0, Expm1Backward0,
                            Log1PBackward0, LogBackward0, MaximumBackward0, MinimumBackward0,
@@ -42,6 +43,22 @@ def check_operand(value):
     )
 
 
+def unsigned_as_pytorch(a, b, true_division=False):
+    """The operands with a Python int in [2 ** 63, 2 ** 64) as PyTorch takes it (its Scalar holds
+    it as a uint64; beyond, the operators already raised PyTorch's OverflowError): with a float
+    tensor (or in true division) it is that float, with an integer tensor it wraps to int64
+    (`t + 2 ** 63` is `t - 2 ** 63`, as in PyTorch), and a bool tensor refuses the uint64
+    promotion."""
+    def fit(value, other):
+        if type(value) is not int or not 2 ** 63 <= value < 2 ** 64 or not isinstance(other, Tensor):
+            return value
+        kind = other._data.dtype.kind
+        if kind == "b":
+            raise RuntimeError(messages.UNSIGNED_PROMOTION.format(dtype=other.dtype.scalar_name))
+        return float(value) if kind == "f" or true_division else value - 2 ** 64
+    return fit(a, b), fit(b, a)
+
+
 def _values(value):
     """The NumPy data of a tensor, or a Python number as it is (anything else is a TypeError)."""
     if isinstance(value, Tensor):
@@ -63,6 +80,9 @@ def binary_data(ufunc, a, b, *, true_division=False):
         data = ufunc(x, y)
     except ValueError:
         raise RuntimeError(broadcast_error(np.shape(x), np.shape(y))) from None
+    except OverflowError:  # a Python int beyond int64 (`t + 2 ** 63`): as PyTorch takes it
+        a, b = unsigned_as_pytorch(a, b, true_division)
+        return binary_data(ufunc, a, b, true_division=true_division)
     # The common cases, where NumPy's result dtype is surely PyTorch's: operands of one dtype,
     # or a floating-point array with a Python number, and NumPy kept that dtype (it does not
     # for true division of integers: PyTorch gives the default float dtype).
@@ -133,7 +153,7 @@ def _float_input(x):
 # -- + - * / and negation ---------------------------------------------------------------------
 @declared
 def add(input: Tensor, other: Tensor, *, alpha: Number = 1, out: Tensor = None):
-    if type(alpha) is not int:  # (a bool or a float alpha: its checks; the usual 1 passes)
+    if type(alpha) is not int or alpha >= 2 ** 63:  # (a bool, float or uint64 alpha: its checks)
         check_bool_alpha(input, other, alpha)
     data = binary_data(np.add, input, other if alpha == 1 else _times(other, alpha))
     return record(AddBackward0, data, (input, other), alpha=alpha)
@@ -145,6 +165,8 @@ def check_bool_alpha(a, b, alpha):
     if type(alpha) is bool and not all(isinstance(v, Tensor) and v.dtype is dtypes.bool_
                                        for v in (a, b)):
         raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    if type(alpha) is int and alpha >= 2 ** 63 and dtypes.result_type(a, b)._category == 1:
+        raise RuntimeError(messages.INT64_OVERFLOW)  # (add's alpha, for an integer result)
     if isinstance(alpha, (float, np.floating)) and not (_is_floating(a) or _is_floating(b)):
         raise RuntimeError(messages.FLOAT_ALPHA)
 
@@ -270,6 +292,8 @@ def _power_data(a, b):
     if isinstance(a, Tensor) and not isinstance(b, Tensor):
         if a._data.dtype.kind in "ib" and isinstance(b, (int, np.integer)) and b < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
+        if a._data.dtype.kind in "ib" and type(b) is int and b >= 2 ** 63:
+            raise RuntimeError(messages.INT64_OVERFLOW)  # (the exponent, as the tensor's int64_t)
     if isinstance(b, Tensor) and b._data.dtype.kind == "i" and _is_integer(a):
         return binary_data(_integer_power, a, b)
     if (isinstance(a, Tensor) and type(b) in (int, float) and b in _POWERS_AS_PYTORCH
@@ -396,6 +420,8 @@ def clamp(input, min=None, max=None):
             check_broadcast(input, bound)
     # The bounds take part in type promotion: an int64 tensor clamped to 0.5 is float32
     dtype = dtypes.result_type(input, *[bound for bound in (min, max) if bound is not None]).numpy
+    for bound in (min, max):
+        check_value_fits(bound, dtype)  # (2 ** 63 for an int64 result, 1e308 for a float32 one)
     low, high = (None if v is None else _values(v) for v in (min, max))
     data = np.clip(input._data.astype(dtype, copy=False), low, high).astype(dtype, copy=False)
     return record(ClampBackward1, data, (input,), saved={"self": input}, min=min, max=max)
@@ -445,7 +471,10 @@ def where(condition, input=None, other=None):
     if condition.dtype is not dtypes.bool_:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with "
                            f"dtype {condition.dtype.scalar_name}")
-    dtype = dtypes.result_type(check_operand(input), check_operand(other))
+    unsigned_as_pytorch(check_operand(input), check_operand(other))  # (its bool refusal only)
+    dtype = dtypes.result_type(input, other)
+    for value in (input, other):
+        check_value_fits(value, dtype.numpy)  # (2 ** 63 for an int64 result, 1e308 for float32)
     try:
         data = np.where(condition._data, _values(input), _values(other)).astype(dtype.numpy, copy=False)
     except ValueError:
@@ -479,6 +508,7 @@ def copy_for_grad(grad):
 # -- comparisons and logic: no gradients ---------------------------------------------------
 def _compare(ufunc, a, b):
     check_operand(b)
+    a, b = unsigned_as_pytorch(a, b)  # (NumPy would compare 2 ** 63 exactly; PyTorch wraps it)
     try:
         data = ufunc(_values(a), _values(b))
     except ValueError:
@@ -535,21 +565,72 @@ def logical_not(input: Tensor, *, out: Tensor = None):
     return Tensor._make(np.logical_not(input._data))
 
 
-def bitwise_and(a, b):
-    refuse_floats(a, b, "bitwise_and_cpu")
-    return _compare(np.bitwise_and, a, b)
+@overload
+def bitwise_and(input: Tensor, other: Tensor, *, out: Tensor = None): ...
+@overload
+def bitwise_and(self: Number, other: Tensor): ...
+@overload
+def bitwise_and(input: Tensor, other: Number, *, out: Tensor = None): ...
+@declared
+def bitwise_and(input, other):
+    """`a & b`: for integer and bool tensors only, as PyTorch (a float operand refuses)."""
+    refuse_floats(input, other, "bitwise_and_cpu")
+    return _compare(np.bitwise_and, input, other)
 
 
-def bitwise_or(a, b):
-    refuse_floats(a, b, "bitwise_or_cpu")
-    return _compare(np.bitwise_or, a, b)
+@declared(like=bitwise_and)
+def bitwise_or(input, other):
+    """`a | b`: for integer and bool tensors only."""
+    refuse_floats(input, other, "bitwise_or_cpu")
+    return _compare(np.bitwise_or, input, other)
 
 
-def refuse_floats(a, b, kernel):
-    """PyTorch's & and | take integer and bool tensors only (and a Python float makes a float)."""
-    if dtypes.result_type(a, b).is_floating_point:
+@declared(like=bitwise_and)
+def bitwise_xor(input, other):
+    """`a ^ b`: for integer and bool tensors only (`mask_a ^ mask_b`)."""
+    refuse_floats(input, other, "bitwise_xor_cpu")
+    return _compare(np.bitwise_xor, input, other)
+
+
+@declared(like=bitwise_and)
+def bitwise_left_shift(input, other):
+    """`a << b`: integer tensors only (PyTorch has no bool shift: `mask << 1` is an int64
+    tensor). A shift by a negative count or by 64 or more gives 0, as PyTorch's kernel."""
+    refuse_floats(input, other, "lshift_cpu", refuse_bool=True)
+    a, b = _shift_operands(input, other)
+    out_of_range = (b < 0) | (b >= 64)
+    return Tensor._make(np.where(out_of_range, 0, np.left_shift(a, np.where(out_of_range, 0, b))))
+
+
+@declared(like=bitwise_and)
+def bitwise_right_shift(input, other):
+    """`a >> b`: integer tensors only. A shift by a negative count or by 64 or more shifts by
+    63 (the sign is all that is left), as PyTorch's kernel."""
+    refuse_floats(input, other, "rshift_cpu", refuse_bool=True)
+    a, b = _shift_operands(input, other)
+    return Tensor._make(np.right_shift(a, np.where((b < 0) | (b >= 64), 63, b)))
+
+
+def _shift_operands(a, b):
+    """Both operands of a shift as int64 arrays of their broadcast shape (PyTorch's message when
+    they do not broadcast); the result dtype of two integer operands is int64 here."""
+    x, y = (_values(v) for v in unsigned_as_pytorch(a, b))
+    try:
+        x, y = np.broadcast_arrays(np.asarray(x, dtype=np.int64), np.asarray(y, dtype=np.int64))
+    except ValueError:
+        raise RuntimeError(broadcast_error(np.shape(x), np.shape(y))) from None
+    return x, y
+
+
+def refuse_floats(a, b, kernel, refuse_bool=False):
+    """PyTorch's bitwise operators take integer and bool tensors only (and a Python float makes
+    a float); its shifts no bools either. The shapes are checked first, as PyTorch does."""
+    if isinstance(a, Tensor) and isinstance(b, Tensor):
+        check_broadcast(a, b)
+    result = dtypes.result_type(a, b)
+    if result.is_floating_point or (refuse_bool and result is dtypes.bool_):
         raise NotImplementedError(messages.NOT_IMPLEMENTED_FOR.format(
-            kernel=kernel, dtype=dtypes.result_type(a, b).scalar_name))
+            kernel=kernel, dtype=result.scalar_name))
 
 
 def bitwise_not(x):
@@ -601,7 +682,8 @@ def divide_and_round(a, b, rounding_mode):
     if _is_integer(a) and _is_integer(b):
         quotient = binary_data(np.floor_divide, a, b)
         remainder_data = binary_data(np.remainder, a, b)
-        negative = (remainder_data != 0) & ((np.sign(_values(a)) * np.sign(_values(b))) < 0)
+        # (a quotient below zero rounds up; by sign tests, which bools pass too, not np.sign)
+        negative = (remainder_data != 0) & (np.less(_values(a), 0) != np.less(_values(b), 0))
         return Tensor._make(np.asarray(quotient + negative, dtype=quotient.dtype))
     return Tensor._make(np.trunc(binary_data(np.true_divide, a, b, true_division=True)))
 
@@ -626,8 +708,18 @@ def remainder(input: Tensor, other: Number, *, out: Tensor = None): ...
 @declared
 def remainder(input, other):
     check_integer_division(input, other, "remainder_cpu")
-    return record(RemainderBackward0, binary_data(np.remainder, input, other), (input, other),
+    return record(RemainderBackward0, binary_data(_remainder, input, other), (input, other),
                   saved={"other": other, "self": input})
+
+
+def _remainder(x, y):
+    """Python's remainder (the sign of the divisor), computed as PyTorch's kernel does: fmod,
+    then the divisor added where the signs differ. A zero keeps the dividend's sign (`1. % -1`
+    is 0., where NumPy's remainder gives -0.)."""
+    if np.result_type(x, y).kind != "f":
+        return np.remainder(x, y)
+    mod = np.fmod(x, y)
+    return np.where((mod != 0) & (np.less(y, 0) != np.less(mod, 0)), mod + y, mod)
 
 
 def check_integer_division(a, b, kernel):

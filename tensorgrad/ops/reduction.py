@@ -249,9 +249,12 @@ def argmax(input: Tensor, dim: int = None, keepdim: bool = False, *, out: Tensor
 
 
 def all_or_any(reduce, x, dim, keepdim):
-    """t.all() and t.any(), over everything or along dims (bool results, no gradient)."""
+    """t.all() and t.any(), over everything or along dims (bool results, no gradient). No dims
+    (`dim=()`) reduce nothing here, as in PyTorch (unlike sum's `dim=()`, which is every dim)."""
     if dim is None and not keepdim:  # (keepdim=True: dim=None is every dim, kept)
         return Tensor._make(np.asarray(reduce(x._data)))
+    if isinstance(dim, (tuple, list)) and not dim:
+        return Tensor._make(x._data.astype(np.bool_))
     dims = normalize_dims(dim, x._data.ndim)
     return Tensor._make(np.asarray(reduce(x._data, axis=dims, keepdims=keepdim)))
 
@@ -317,14 +320,16 @@ def prod(input: Tensor, dim: int, keepdim: bool = False, *, dtype: Dtype = None,
 def prod(input, dim=None, keepdim=False, *, dtype=None):
     if dtype is not None:
         input = input.to(dtype)  # noqa: A001
+    # (a product of bools is int64, as a sum, unless dtype=bool asks for a bool: then it is `all`)
+    product_dtype = np.bool_ if dtype is dtypes.bool_ else _sum_dtype(input)
     if dim is None:
-        data = np.prod(input._data, dtype=_sum_dtype(input))
+        data = np.prod(input._data, dtype=product_dtype)
         dims = tuple(range(input._data.ndim))
         return record(ProdBackward0, data, (input,),
                       saved={"self": input, "result": OUTPUT}, dim=dims, keepdim=False,
                       self_sym_sizes=input._data.shape)
     dims = normalize_dims(dim, input._data.ndim)
-    data = np.prod(input._data, axis=dims, keepdims=keepdim, dtype=_sum_dtype(input))
+    data = np.prod(input._data, axis=dims, keepdims=keepdim, dtype=product_dtype)
     return record(ProdBackward1, data, (input,),
                   saved={"self": input, "result": OUTPUT}, dim=dims, keepdim=keepdim,
                   self_sym_sizes=input._data.shape)
