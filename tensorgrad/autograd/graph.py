@@ -121,4 +121,11 @@ class HookedSavedTensor(SavedTensor):
             self._tensor = tensor
 
 
+def saved(tensor, is_output=False, producer=None):
+    """A SavedTensor, or a HookedSavedTensor while saved_tensors_hooks are in force."""
+    if _hooks:
+        return HookedSavedTensor(tensor, is_output, producer)
+    return SavedTensor(tensor, is_output, producer)
+
+
 __all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks"]

@@ -21,7 +21,7 @@ from ..core.node import SavedTensor
 from ..derivatives import FillBackward0, ZeroBackward0
 from ..core.tensor import Tensor, _bracketed
 from ..creation import check_value_fits
-from ..core.record import record
+from ..core.record import record, save
 from . import elementwise as ew
 from ..derivatives import CopyBackwards
 from .elementwise import broadcast_error, clone, requires_grad
@@ -102,17 +102,15 @@ def apply(tensor, compute, inputs=()):
 
 def _write(tensor, compute):
     """apply, once the tensor has passed check_allowed and check_memory."""
-    if is_grad_enabled():
-        with instruments.plugged_in(savers=_saver_keeping_old_values_of(tensor)):
-            result = compute()
-    else:
-        result = compute()
+    result = compute()
     if tensor._base is not None and result.requires_grad:
         raise RuntimeError(messages.IN_PLACE_ON_VIEW)
     if result._data.shape != tensor._data.shape:
         raise _cannot_grow(tensor, result.shape)
     check_castable(result._data.dtype, tensor._data.dtype)
     node = result._grad_fn
+    if node is not None:
+        _keep_old_self(node, tensor)
     tensor._data[...] = result._data
     tensor._shared_version_counter().value += 1
     if result._fw_tangent is not None:
@@ -170,18 +168,18 @@ def apply_arithmetic(tensor, ufunc, other, alpha, compute):
     return tensor
 
 
-def _saver_keeping_old_values_of(tensor):
-    """How the op about to overwrite `tensor` saves values for backward: as usual, except that
-    `tensor` itself is saved as a copy of its old values (mul_ needs the old x for the gradient
-    of the other factor), as PyTorch does. The copy is made before the write, and it goes
-    through the saved-tensor hooks in force like any saved value: pack sees it, once."""
-    usual = instruments.savers[-1] if instruments.savers else SavedTensor
-
-    def saver(value, is_output, producer):
-        if value is tensor and not is_output:
-            value = clone(tensor)
-        return usual(value, is_output, producer)
-    return saver
+def _keep_old_self(node, tensor):
+    """If the rule saved the tensor being overwritten as its `self` (mul_ needs the old x for
+    the gradient of the other factor), save a copy of the old values instead, as PyTorch does:
+    its `_saved_self` is then a clone, so the overwrite does not invalidate it."""
+    names = type(node).saved_names
+    if "self" not in names:
+        return
+    saved = dict(zip(names, node._for_backward))
+    old_self = saved["self"]
+    if isinstance(old_self, SavedTensor) and old_self._tensor is tensor:
+        saved["self"] = save(clone(tensor))
+        node._for_backward = tuple(saved.values())  # in the order of `saves`, as record keeps it
 
 
 def check_castable(result_dtype, output_dtype):
