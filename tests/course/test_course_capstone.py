@@ -3,8 +3,9 @@
 Each case takes the solution's answers, breaks one of them the way learners do (a derivative of
 the input for that of the output, a division spelled with ``**``, relu's derivative of 1 at 0, a
 recursive walk, a count of uses that forgets a value used twice, an order never reversed, a
-``zero_grad`` that reaches only the output, a repeated backward that zeroes the leaves too, a
-``None`` gradient, float32 tensors, gradients never zeroed), and runs the task's check cell as the
+``zero_grad`` that reaches only the output, a repeated backward that zeroes the leaves too, float64
+where float32 was asked for, digits counted from an absolute difference, gradients never zeroed, a
+learning rate that never decays, a batch's loss divided by all the points), and runs the task's check cell as the
 student gets it (public tests only, from ``exercises/``): the named public test must fail and the
 cell must raise. The unbroken answers pass every public test, and the answer key of the
 prediction (task 4) is what its program gives.
@@ -77,11 +78,17 @@ WRONG = [
      "two calls: x.grad adds up, h.grad holds one call's gradient"),
     ("task5", "nothing zeroed", [("            value.grad = 0.0", "            pass")],
      "two calls: x.grad adds up, h.grad holds one call's gradient"),
-    ("task6", "an unused input's None gradient", [("0.0 if t.grad is None else t.grad.item()", "t.grad.item()")],
-     "x * y + 3 at (2, -1, 0.5) with tensorgrad: z is not used"),
-    ("task6", "float32 tensors", [("dtype=tg.float64, ", "")],
-     "(x * y).tanh() + z ** 3 with tensorgrad, to 12 digits"),
-    ("task7", "gradients never zeroed", [("loss.zero_grad()", "pass")], "w * x: w is 1.5 after two steps"),
+    ("task6", "float64 whatever the dtype", [("dtype=dtype", "dtype=tg.float64")],
+     "the same in float32: the numbers of a float32 computation"),
+    ("task6", "an absolute difference, not a relative one",
+     [("-math.log10(difference / largest)", "-math.log10(difference)")],
+     "digits_of_agreement on pairs written out"),
+    ("task7", "gradients never zeroed", [("loss.zero_grad()", "pass")],
+     "two epochs of two batches, without decay: four losses and w"),
+    ("task7", "a learning rate that never decays", [("rate = lr / (1 + decay * len(losses))", "rate = lr")],
+     "the same: w is 1.04, the second step at half the learning rate"),
+    ("task7", "the batch's loss divided by all the points", [("/ len(batch)", "/ len(points)")],
+     "three points in batches of 2: the last batch holds one point"),
 ]
 
 
