@@ -1061,9 +1061,6 @@ REWORDED_GIVE_AWAYS = [
     ("03_chain_rule", "03_chain_rule", "cell-36a344f6", "| $a \\to y$ | $\\partial y / \\partial a = b$ | $2$ |",
      "| $a \\to y$ | $\\partial y / \\partial a = b$ | $2$ |"),
     ("02_derivatives", "02_derivatives", "cell-b2ef957c", "# does 3 + 1e-7 round back to 3?", "# 3 + 1e-7 会舍入回 3 吗？"),
-    ("05_vector_backward", "05_vector_backward", "cell-349d7680",
-     "$v = (3, -1)$ gives $3 \\cdot (2, 0) - 1 \\cdot (0, 4) = (6, -4)$ both ways.",
-     "$v = (3, -1)$ 时，两种写法都得到 $3 \\cdot (2, 0) - 1 \\cdot (0, 4) = (6, -4)$。"),
     ("07_backward_no_grad_detach", "07_backward_no_grad_detach", "l07-35",
      "Inside a computation, `detach()` turns a value into a constant as far as the gradient is concerned.",
      "在计算过程中，`detach()` 让一个值在梯度看来变成常数。"),
@@ -1142,6 +1139,25 @@ REWORDED_GIVE_AWAYS = [
      "differentiated again (lesson 6). |",
      "| `retain_graph`、`create_graph` | 两者不同：`retain_graph=True` 留住保存的值，好再做一次反向传播；"
      "`create_graph=True` 把反向计算本身也记录下来，才能再求一次导（第 6 课）。 |"),
+    # the s12 review's medium findings (session 13): a sentence that settles the yes-or-no half, an
+    # introduction and an objective that say the first attempt fails and what it needs, derivatives
+    # written out above the prompt that asks for them, a column rule stated just above its prediction
+    ("04_scalar_backward", "04_scalar_backward", "cell-bebe949a",
+     "With all inputs equal to 1 the example cannot tell the formula $\\frac32(x_i+2)$ apart from\n"
+     "\"everything is 4.5\". Let's make the inputs different.",
+     "所有输入都是 1 时，这个例子分不清公式 $\\frac32(x_i+2)$ 和“所有值都是 4.5”。我们换一组各不相同的输入。"),
+    ("05_vector_backward", "05_vector_backward", "cell-b94424ee",
+     "In lesson 4 every output was a single number, and `backward()` simply worked.",
+     "第 4 课里，输出都只是一个数，`backward()` 直接就能用。"),
+    ("05_vector_backward", "05_vector_backward", "cell-c802c36d",
+     "- how the `gradient` argument of `backward()` supplies the weights $v$;",
+     "- `backward()` 的 `gradient` 参数怎样提供权重 $v$；"),
+    ("06_autograd_grad_higher_derivatives", "06_autograd_grad_higher_derivatives", "cell-606239ea",
+     "$$f'(x) = 4x^3, \\qquad f''(x) = 12x^2, \\qquad f'''(x) = 24x .$$",
+     "$$f'(x) = 4x^3, \\qquad f''(x) = 12x^2, \\qquad f'''(x) = 24x .$$"),
+    ("13_forward_mode", "13_forward_mode", "c52dfe5a",
+     "the output's tangent is the **Jacobian-vector product** $J u$: a weighted sum of the Jacobian's *columns*",
+     "输出的切向量就是**雅可比-向量积**（Jacobian-vector product，JVP）$J u$，即雅可比矩阵各*列*的加权和"),
 ]
 
 # Code cells that once stood open above a prediction they answer (outside reviews found them):
@@ -1193,8 +1209,16 @@ REWORDED_BRIDGE_LINES = [
 ]
 
 
+# ... and for the Chinese course map, whose lesson 3 line once worked out lesson 2's answer (the s12 review)
+REWORDED_MAP_LINES = [
+    ("02_derivatives", "- [03_chain_rule.ipynb](03_chain_rule.ipynb)：**链式法则。** 沿一条路径把局部导数相乘，"
+     "再把各条路径相加：∂y/∂w = 2 + 3 = 5，用 `backward()` 验证，并一步一步观察它。"),
+]
+
+
 REWORDED_PAGE_LINES = ([(lesson, "术语表.md", line) for lesson, line in REWORDED_GLOSSARY_LINES]
-                       + [(lesson, "教程对照.md", line) for lesson, line in REWORDED_BRIDGE_LINES])
+                       + [(lesson, "教程对照.md", line) for lesson, line in REWORDED_BRIDGE_LINES]
+                       + [(lesson, "README.md", line) for lesson, line in REWORDED_MAP_LINES])
 
 
 @pytest.mark.parametrize("lesson, page, line", REWORDED_PAGE_LINES,
