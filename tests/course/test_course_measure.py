@@ -139,7 +139,7 @@ def test_a_hidden_measurement_shows_no_figure(graded):
 # ------------------------------------------------ set 12: XOR on the student's own engine
 
 ENGINE_SET = "12_exercises_build_your_own_engine"
-XOR_TEST = "XOR with a 2-4-1 network: below a loss of 0.05 in 200 steps"
+XOR_TEST = "XOR with a 2-4-1 network in batches of 2: below 0.05 within 100 epochs"
 
 # The student's train does not train: it makes the check cell's sum() give 0.0 for the loss
 # (and still work for the network, whose sums start at the bias).
@@ -147,21 +147,21 @@ REBIND_SUM = """
 import builtins
 import sys
 
-def train(model, parameters, points, targets, steps, lr):
+def train(model, parameters, points, targets, epochs, lr, batch_size, decay):
     caller = sys._getframe(1).f_globals  # the check cell's namespace
     caller["sum"] = lambda items, start=0: 0.0 if start == 0 else builtins.sum(items, start)
-    return [0.0] * steps
+    return [0.0] * (epochs * -(-len(points) // batch_size))
 """
 
 # The student's train swaps the targets the cell measures against for what the untrained network says.
 SWAP_TARGETS = """
 import sys
 
-def train(model, parameters, points, targets, steps, lr):
+def train(model, parameters, points, targets, epochs, lr, batch_size, decay):
     caller = sys._getframe(1).f_globals
     if points is caller.get("XOR_POINTS"):
         caller["XOR_TARGETS"] = [model(p).data for p in points]
-    return [0.0] * steps
+    return [0.0] * (epochs * -(-len(points) // batch_size))
 """
 
 
@@ -181,7 +181,7 @@ def test_rebinding_the_xor_measurement_wins_nothing(graded_engine, student):
     assert by_name[XOR_TEST].status == "failed", by_name[XOR_TEST]
     assert by_name[XOR_TEST].points == 0
     assert "loss on these points is" in by_name[XOR_TEST].message, by_name[XOR_TEST].message
-    # Only the test that asks for Python floats passes: the attacks return [0.0] * steps.
+    # Only the test that asks for Python floats passes: the attacks return a 0.0 per step.
     passed = {t.name for t in task.tests if t.status == "passed"}
     assert passed <= {"the losses are Python floats"}, [(t.name, t.status, t.message) for t in task.tests]
 
@@ -318,12 +318,14 @@ def test_the_self_check_measures_a_network_of_tanh_units(capsys):
 #
 # Sets 10 and 12 judged a student's order of a graph with a helper in the check cell
 # (``problem = order_problem(y, order)``, then ``t.submit("order_is_valid", problem is None,
-# expected=True)``); set 12's task 6 compared the engines with a helper too (``agree``); set 9
-# submitted ``tg.autograd.gradcheck(...)``'s True. Each attack below rebinds or patches that
-# helper from the student's code and hands in a wrong answer. Run against the commit before this
-# change (the old check cells), every one of them passed the tests named here: these tests
-# failed there. Now the kernel hands over plain data (the order as node labels, the function's
-# values and backward's Jacobian, the engine's numbers) and the grader decides.
+# expected=True)``); set 9 submitted ``tg.autograd.gradcheck(...)``'s True. Each attack below
+# rebinds or patches that helper from the student's code and hands in a wrong answer. Run against
+# the commit before this change (the old check cells), every one of them passed the tests named
+# here. Now the kernel hands over plain data (the order as node labels, the function's values and
+# backward's Jacobian) and the grader decides. Set 12's task 6 (rewritten in session 13: float32
+# against float64, the digits two engines share) runs the learner's engine through a helper of
+# its check cell, `with_your_engine`; its attack rebinds that helper so that gradients 1% off
+# seem to agree on every digit: the grader compares tensorgrad's numbers themselves.
 
 # A depth-first preorder (a node before all its inputs are done: wrong on a diamond's branches),
 # and the check cell's helper made to say "valid" through the caller's frame.
@@ -359,23 +361,36 @@ def topological_order(root):
     return order
 '''
 
-# Gradients 1% off, and the check cell's comparison of the two engines made to say "same".
-REBIND_AGREE = '''
+# tensorgrad's gradients 1% off in float64, and the check cell's own engine helper made to agree
+# with them, so that every expression seems to agree on all 17 digits.
+REBIND_ENGINE = '''
+import math
 import sys
 import tensorgrad as tg
 
-def grads_with_value(f, numbers):
-    sys._getframe(1).f_globals["agree"] = lambda mine, theirs: True
-    inputs = [Value(n) for n in numbers]
-    out = f(*inputs)
-    out.backward()
-    return out.data, [1.01 * value.grad for value in inputs]
+def grads_with_tensorgrad(f, numbers, dtype):
+    caller = sys._getframe(1).f_globals
+    honest = caller.get("with_your_engine")
+    if honest is not None and not getattr(honest, "forged", False):
+        def forged(f, numbers):
+            out, grads = honest(f, numbers)
+            return out, [1.01 * g for g in grads]
+        forged.forged = True
+        caller["with_your_engine"] = forged
+    x = tg.tensor(numbers, dtype=dtype, requires_grad=True)
+    out = f(*x)
+    (grad,) = tg.autograd.grad(out, x)
+    scale = 1.01 if dtype == tg.float64 else 1.0
+    return out.item(), [scale * g for g in grad.tolist()]
 
-def grads_with_tensorgrad(f, numbers):
-    inputs = [tg.tensor(n, dtype=tg.float64, requires_grad=True) for n in numbers]
-    out = f(*inputs)
-    out.backward()
-    return out.item(), [0.0 if t.grad is None else t.grad.item() for t in inputs]
+def digits_of_agreement(mine, theirs):
+    (out_mine, grads_mine), (out_theirs, grads_theirs) = mine, theirs
+    numbers_mine, numbers_theirs = [out_mine, *grads_mine], [out_theirs, *grads_theirs]
+    largest = max(abs(number) for number in numbers_mine + numbers_theirs)
+    difference = max(abs(p - q) for p, q in zip(numbers_mine, numbers_theirs))
+    if difference == 0:
+        return 17
+    return min(17, math.floor(-math.log10(difference / largest)))
 '''
 
 # A backward twice too large for a, and gradcheck's own checks switched off from forward,
@@ -407,8 +422,8 @@ VERDICT_ATTACKS = {
     "12_exercises_build_your_own_engine": ("task2", "task2_check", REBIND_TOPOLOGICAL_ORDER, (
         "(x + w) * (w + 1): a valid order of its 6 values", "p used directly and through q, with _prev in either order",
         "twelve stacked diamonds", "a random graph of 300 values")),
-    "12_exercises_build_your_own_engine/agree": ("task6", "task6_check", REBIND_AGREE, (
-        "200 random expressions: your engine agrees with tensorgrad on each",)),
+    "12_exercises_build_your_own_engine/engine": ("task6", "task6_check", REBIND_ENGINE, (
+        "200 random expressions: the digits of agreement, in float64 and in float32",)),
     "09_exercises_custom_functions": ("task5", "task5_check", PATCH_GRADCHECK, (
         "gradcheck with a of shape (2, 3) and b of shape (3,)",)),
 }
