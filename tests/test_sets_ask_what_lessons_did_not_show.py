@@ -18,8 +18,8 @@ practises, and predictions (only assignments of values) have nothing to copy.
 
 The figures, measured (`python -m pytest -s tests/test_sets_ask_what_lessons_did_not_show.py -k
 report`): at main 5e348fb, set 12's task 6 (lesson 12's ``gradients_agree`` split in two) repeats
-75% and task 7 (lesson 12's XOR loop in a function) 52%; both are rewritten now and repeat 19% to
-36%. Five answers of other sets repeat a lesson cell too (:data:`KNOWN`). They are real repeats,
+75% and task 7 (lesson 12's XOR loop in a function) 52%; both are rewritten now and repeat 19% and
+32%. Five answers of other sets repeat a lesson cell too (:data:`KNOWN`). They are real repeats,
 not noise: each is listed with the cell it copies, so that a new one fails this test and a mended
 one must be taken off the list.
 """
