@@ -1127,7 +1127,7 @@ REWORDED_GIVE_AWAYS = [
     ("04_scalar_backward", "03_chain_rule", "cell-25686789",
      "4  AccumulateGrad  x       2        x.grad += 2", "4  AccumulateGrad  x       2        x.grad += 2"),
     ("04_scalar_backward", "03_chain_rule", "cell-25686789",
-     "step 4: AccumulateGrad: adds grad x into x.grad", "第 4 步：AccumulateGrad：把 x 的梯度加进 x.grad"),
+     "step 4: AccumulateGrad: adds grad x into x.grad", "第 4 步\u3000AccumulateGrad：把 x 的梯度加进 x.grad"),
     # ... and companion 1's word table, in its opening, for a learner who reads it section by section
     ("04_scalar_backward", "seed_1_autograph_tutorial", "s1-02",
      "| \"开启导数追踪\" | tracking: `requires_grad=True`, the tensor needs a gradient | The same idea. What "

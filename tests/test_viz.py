@@ -869,13 +869,17 @@ def test_chinese_trace_table_explanation_stepper_and_graph(chinese):
     columns = [words.width(line[:line.index(cell)]) for line, cell in zip(table[1:], ["发出", "a ←", "w ←"])]
     assert len(set(columns)) == 1, table
     text = trace.explain()
-    assert text.startswith("第 1 步：MulBackward0: y = a * b\ny 的梯度 = 1\n")
-    assert "第 2 步：AddBackward0: b = w + 常数" in text
-    assert "第 4 步：AccumulateGrad：把 x 的梯度存进 x.grad" in text
+    assert text.startswith("第 1 步\u3000MulBackward0：y = a * b\ny 的梯度 = 1\n")
+    assert "第 2 步\u3000AddBackward0：b = w + 常数" in text
+    assert "第 4 步\u3000AccumulateGrad：把 x 的梯度存进 x.grad" in text
+    # one kind of colon in a Chinese line: never an English ": " beside a "：" (it was
+    # "第 1 步：MulBackward0: y = a * b"), and no step header that runs into a colon
+    assert not [line for line in text.splitlines() if ": " in line], text
     assert "w 的梯度 = 3 + 2 = 5" in text
     stepper = tg.viz.BackwardStepper(y, names=names)
     assert repr(stepper) == "BackwardStepper(共 5 步，根节点 y)"
-    assert stepper.text(4).startswith("第 5 步（共 5 步）：")
+    assert stepper.text(4).startswith("第 5 步（共 5 步）\u3000AccumulateGrad：")
+    assert not [line for step in range(5) for line in stepper.text(step).splitlines() if ": " in line]
     assert repr(tg.viz.draw(y, names=names)) == "Graph(反向：8 个节点，8 条边，根节点 MulBackward0)"
 
 

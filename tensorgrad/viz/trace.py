@@ -227,7 +227,8 @@ def _explain(step):
                 f"{words.word('grad', name=leaf)} = {_sum_text(step.contributions[0], step.grad_in)}"]
     input_names = [_input_name(info) for info in step.inputs]
     out = step.output
-    lines = [f"{step.name}: {out} = {formulas.expression(step.node, input_names, out)}"]
+    lines = [words.word("operation", node=step.name, out=out,
+                        expression=formulas.expression(step.node, input_names, out))]
     if step.grad_in is None:
         return lines
     contributions = step.contributions[0] if step.contributions else ()

@@ -22,6 +22,7 @@ WORDS = {
     "en": {
         "step": "step {number}: {text}",
         "step of": "step {number} of {count}: {text}",
+        "operation": "{node}: {out} = {expression}",
         "steps": "{count} step",
         "steps plural": "{count} steps",
         "trace": "Trace({count}, root={root})",
@@ -62,8 +63,9 @@ WORDS = {
                      "buttons only work after you run this cell again (Shift+Enter)."),
     },
     "zh": {
-        "step": "第 {number} 步：{text}",
-        "step of": "第 {number} 步（共 {count} 步）：{text}",
+        "step": "第 {number} 步　{text}",
+        "step of": "第 {number} 步（共 {count} 步）　{text}",
+        "operation": "{node}：{out} = {expression}",
         "steps": "共 {count} 步",
         "steps plural": "共 {count} 步",
         "trace": "Trace({count}，根节点 {root})",
