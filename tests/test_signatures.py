@@ -278,3 +278,19 @@ def test_an_mlp_training_step_calls_no_checked_wrapper_inside_the_library(make_o
     found += _checked_wrappers_entered_from_the_library(step)
     assert [line for line in found if not line.startswith(RULES)] == []
     assert step().item() < 1.2  # (it trains)
+
+
+@pytest.mark.parametrize("loss", ["cross_entropy", "nll_loss"])
+def test_a_plainly_valid_loss_call_is_checked_once(loss):
+    """F.cross_entropy and F.nll_loss check their arguments against the C function beneath them
+    (arguments.checked_values): a call of plain values passes one guard, and nothing walks its
+    arguments again (no parser, no conversion: there is nothing to convert)."""
+    z = tg.randn(4, 3, requires_grad=True)
+    y = tg.tensor([0, 2, 1, 1])
+    function = getattr(tg.nn.functional, loss)
+    calls = [call for call in calls_in_tensorgrad(lambda: function(z, y))
+             if call.startswith("arguments.py:") and call != "arguments.py:fits"]
+    assert calls == ["arguments.py:checked_values", "arguments.py:signatures",
+                     "arguments.py:guarded", "arguments.py:guard"], calls  # (fits: per argument)
+    assert function(z, y, ignore_index=tg.tensor(2)).item() == pytest.approx(
+        function(z, y, ignore_index=2).item())  # a 0-d tensor: converted, as PyTorch's parser does
