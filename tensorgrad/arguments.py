@@ -271,9 +271,14 @@ def check(name, args, kwargs=None, method=False):
 
 def checked_values(name, args, kwargs=None, method=False):
     """Check one call by hand, as `check` does, and return its arguments as the operation takes
-    them (see `converted`): a 0-d tensor given as an int comes back as that int."""
+    them (see `converted`): a 0-d tensor given as an int comes back as that int. A call that a
+    guard passes holds plain values already, and comes back as it is: one check, no second
+    walk over its arguments."""
     kwargs = kwargs or {}
-    return converted(signatures(name, method).match(args, kwargs), args, kwargs)
+    declared = signatures(name, method)
+    if declared.guarded(args, kwargs):
+        return args, kwargs
+    return converted(declared.parse(args, kwargs), args, kwargs)
 
 
 def declared_names():
@@ -487,6 +492,10 @@ class Signatures:
         """The overload this call fits: found by the guards when the call is plainly valid,
         else by the parser, which raises PyTorch's error when none fits."""
         kwargs = kwargs or {}
+        return self.guarded(args, kwargs) or self.parse(args, kwargs)
+
+    def guarded(self, args, kwargs):
+        """The overload whose guard says this call is plainly valid, or None."""
         for overload in self.overloads:
             if len(args) > overload.most_positional or kwargs and not overload.names >= kwargs.keys():
                 continue  # (a cheap test first: a guard that cannot bind raises, which is slow)
@@ -495,7 +504,7 @@ class Signatures:
                     return overload
             except TypeError:
                 pass
-        return self.parse(args, kwargs)
+        return None
 
     def parse(self, args, kwargs):
         """Check a call; return the overload it matches, or raise PyTorch's error."""

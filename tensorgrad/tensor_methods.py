@@ -424,21 +424,19 @@ class TensorMethods:
     # -- in-place methods (see ops/inplace.py for the rules) --------------------------------------
     @checked(method=True)
     def add_(self, other: Tensor, *, alpha: Number = 1):
-        return _inplace.apply_arithmetic(self, np.add, other, alpha,
-                                         lambda: _add(self, other, alpha=alpha))
+        return _inplace.add_(self, other, alpha)
 
     @checked(method=True)
     def sub_(self, other: Tensor, *, alpha: Number = 1):
-        return _inplace.apply_arithmetic(self, np.subtract, other, alpha,
-                                         lambda: _sub(self, other, alpha=alpha))
+        return _inplace.sub_(self, other, alpha)
 
     @checked(method=True)
     def mul_(self, other: Tensor):
-        return _inplace.apply_arithmetic(self, np.multiply, other, 1, lambda: _mul(self, other))
+        return _inplace.mul_(self, other)
 
     @checked(method=True)
     def div_(self, other: Tensor):
-        return _inplace.apply(self, lambda: _div(self, other), (other,))
+        return _inplace.div_(self, other)
 
     pow_, floor_divide_, remainder_, bitwise_and_, bitwise_or_, bitwise_xor_, \
         bitwise_left_shift_, bitwise_right_shift_ = (in_place_binary_form(name) for name in (

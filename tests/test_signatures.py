@@ -239,3 +239,58 @@ def test_a_product_forward_and_backward_calls_no_checked_wrapper_inside_the_libr
     assert found == []
     assert a.grad.tolist() == [[7., 7.]] and a.grad.dtype == tg.float32
     assert b.grad.tolist() == [[3.], [3.]] and x.grad.item() == 3. and x.grad.dtype == tg.float32
+
+
+# The derivative rules' own calls (derivatives.py) are the other half of this promise, kept by
+# their own test; this one watches what nn and optim call around them.
+RULES = "derivatives.py"
+
+
+@pytest.mark.parametrize("make_optimizer", [
+    lambda params: tg.optim.SGD(params, lr=0.1),
+    lambda params: tg.optim.SGD(params, lr=0.1, momentum=0.9, weight_decay=0.01, nesterov=True),
+    lambda params: tg.optim.SGD(params, lr=0.1, momentum=0.9, dampening=0.5, maximize=True),
+    lambda params: tg.optim.Adam(params, lr=0.01),
+    lambda params: tg.optim.Adam(params, lr=0.01, weight_decay=0.01, amsgrad=True),
+    lambda params: tg.optim.Adam(params, lr=0.01, weight_decay=0.01, decoupled_weight_decay=True,
+                                 maximize=True),
+], ids=["sgd", "sgd-nesterov", "sgd-momentum-maximize", "adam", "adam-amsgrad",
+        "adamw-maximize"])
+def test_an_mlp_training_step_calls_no_checked_wrapper_inside_the_library(make_optimizer):
+    """One training step as a learner writes it (Linear-ReLU-Linear, F.cross_entropy, backward,
+    an optimizer's step), the first step and a later one: the checked wrapper of each public
+    name is entered only from the learner's own code, never from inside nn or optim, so each
+    public call is checked once. (Module.__call__ hands the call to the module's forward: that
+    is the public entry of a module, not a call from inside the library.)"""
+    tg.manual_seed(0)
+    model = tg.nn.Sequential(tg.nn.Linear(4, 8), tg.nn.ReLU(), tg.nn.Linear(8, 3))
+    optimizer = make_optimizer(model.parameters())
+    x, y = tg.randn(5, 4), tg.tensor([0, 2, 1, 1, 0])
+
+    def step():
+        optimizer.zero_grad()
+        loss = tg.nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    found = _checked_wrappers_entered_from_the_library(step)  # the first step: state is made
+    found += _checked_wrappers_entered_from_the_library(step)
+    assert [line for line in found if not line.startswith(RULES)] == []
+    assert step().item() < 1.2  # (it trains)
+
+
+@pytest.mark.parametrize("loss", ["cross_entropy", "nll_loss"])
+def test_a_plainly_valid_loss_call_is_checked_once(loss):
+    """F.cross_entropy and F.nll_loss check their arguments against the C function beneath them
+    (arguments.checked_values): a call of plain values passes one guard, and nothing walks its
+    arguments again (no parser, no conversion: there is nothing to convert)."""
+    z = tg.randn(4, 3, requires_grad=True)
+    y = tg.tensor([0, 2, 1, 1])
+    function = getattr(tg.nn.functional, loss)
+    calls = [call for call in calls_in_tensorgrad(lambda: function(z, y))
+             if call.startswith("arguments.py:") and call != "arguments.py:fits"]
+    assert calls == ["arguments.py:checked_values", "arguments.py:signatures",
+                     "arguments.py:guarded", "arguments.py:guard"], calls  # (fits: per argument)
+    assert function(z, y, ignore_index=tg.tensor(2)).item() == pytest.approx(
+        function(z, y, ignore_index=2).item())  # a 0-d tensor: converted, as PyTorch's parser does

@@ -69,6 +69,8 @@ def execute(root_edges, root_grads, *, keep_graph, create_graph, capture=None, a
                 dependencies[next_node] -= 1
                 if not dependencies[next_node]:
                     heapq.heappush(ready, (-next_node._sequence_nr, next(_pushes), next_node))
+            input_grads = grad = None  # the gradients are in the buffers only (AccumulateGrad
+            # takes one that nobody else holds without copying it)
     finally:
         grad_mode._grad_enabled = grad_was_enabled
         if marker:

@@ -21,6 +21,7 @@ never forms a reference cycle: when the last result goes away, the whole graph i
 
 import itertools
 import sys
+import types
 import weakref
 
 from . import grad_mode
@@ -145,26 +146,49 @@ class AccumulateGrad(Node):
     def apply(self, grads):
         """Add the gradient that reached the leaf into `leaf.grad`; nothing flows on.
 
-        The first gradient is copied in, so `.grad` never shares memory with anything else.
-        Later ones are added in place, so `g = x.grad` keeps seeing the total, except while a
-        graph is being built (`create_graph=True`, grad mode on): then `.grad` must be a recorded
-        operation, a copy or a sum, that can be differentiated again. A leaf that no longer
-        requires grad (`requires_grad_(False)` after the forward pass) takes nothing, as in
-        PyTorch: its `.grad` stays as it was."""
+        The first gradient becomes `.grad`, which must share memory with nothing else. A fresh
+        array that nobody else holds (what a derivative formula just computed) is taken as it
+        is, as PyTorch's AccumulateGrad "steals" it; any other (one a hook returned, one the
+        user gave to backward, a view, one another tensor holds) is copied in. Later ones are
+        added in place, so `g = x.grad` keeps seeing the total, except while a graph is being
+        built (`create_graph=True`, grad mode on): then `.grad` must be a recorded operation, a
+        copy or a sum, that can be differentiated again. A leaf that no longer requires grad
+        (`requires_grad_(False)` after the forward pass) takes nothing, as in PyTorch: its
+        `.grad` stays as it was."""
         leaf, grad = self.variable, grads[0]
         # A leaf no longer requiring grad takes nothing. (`_requires_grad` is a leaf's own flag:
         # a non-leaf named in backward(inputs=) has it False, and accumulates all the same.)
         if not leaf._requires_grad and leaf._grad_fn is None:
             return ()
         if leaf._grad is None:
-            leaf._grad = grad._copy_for_grad() if grad_mode._grad_enabled else type(grad)._make(
-                grad._data.copy())
+            if grad_mode._grad_enabled:
+                leaf._grad = grad._copy_for_grad()
+            elif (sys.getrefcount(grad) <= UNSHARED_TENSOR and grad._data.base is None
+                  and sys.getrefcount(grad._data) <= UNSHARED_DATA
+                  and grad._data.flags.c_contiguous):
+                leaf._grad = type(grad)._make(grad._data)  # nobody else holds it: taken
+            else:
+                leaf._grad = type(grad)._make(grad._data.copy())
         elif grad_mode._grad_enabled:
             leaf._grad = leaf._grad + grad
         else:
             leaf._grad._data += grad._data
             leaf._grad._shared_version_counter().value += 1
         return ()
+
+
+def _references_when_unshared(grads):
+    """The reference counts AccumulateGrad.apply sees for a gradient that nobody else holds, read
+    the same way (the list's first item into a local, then its `_data`): the engine's list and
+    the local hold the Tensor, that Tensor alone holds the array, and each count adds its own
+    argument, as this Python counts them (3.14 borrows some references where 3.11 counts them).
+    Anything more (the user, a hook, a saved value, another tensor or a view sharing the array)
+    makes apply copy the gradient."""
+    grad = grads[0]
+    return sys.getrefcount(grad), sys.getrefcount(grad._data)
+
+
+UNSHARED_TENSOR, UNSHARED_DATA = _references_when_unshared([types.SimpleNamespace(_data=object())])
 
 
 class _Freed:

@@ -31,6 +31,7 @@ from ..derivatives import (BCE_LOG_FLOOR, AddmmBackward0, BinaryCrossEntropyBack
                            nll_weights)
 from ..ops import elementwise as ew
 from ..ops import reduction
+from ..ops import shape as _shape
 from ..ops.inplace import check_castable
 from ..core.record import record
 from ..ops.linalg import matmul
@@ -195,8 +196,8 @@ def log_softmax(input: Tensor, dim: object = None, _stacklevel: object = 3,  # n
 # -- linear: y = x Wᵀ + b ----------------------------------------------------------------------
 def addmm(bias, mat1, mat2):
     """bias + mat1 @ mat2 as one operation (PyTorch's fused kernel behind `linear`)."""
-    if mat1.dim() != 2 or mat2.dim() != 2:
-        raise RuntimeError("mat1 must be a matrix" if mat1.dim() != 2 else "mat2 must be a matrix")
+    if mat1._data.ndim != 2 or mat2._data.ndim != 2:
+        raise RuntimeError("mat1 must be a matrix" if mat1._data.ndim != 2 else "mat2 must be a matrix")
     if mat1.shape[1] != mat2.shape[0]:
         raise RuntimeError(messages.MATMUL_MISMATCH.format(
             a0=mat1.shape[0], a1=mat1.shape[1], b0=mat2.shape[0], b1=mat2.shape[1]))
@@ -210,28 +211,33 @@ def addmm(bias, mat1, mat2):
                          "mat2": mat2 if _requires_grad(mat1) else None})
 
 
-@checked(like=_linear)
-def linear(input, weight, bias=None):  # noqa: A002
-    """y = x Wᵀ + b, with weight of shape (out_features, in_features).
+def _compute_linear(input, weight, bias=None):  # noqa: A002
+    """y = x Wᵀ + b, with weight of shape (out_features, in_features): F.linear's computation,
+    which the library calls (nn.Linear checks its arguments as F.linear does, then calls this).
 
     The graph is PyTorch's: a 2-d input with a bias is one AddmmBackward0 node (its third input
     is a TBackward0 for Wᵀ); without a bias it is a plain matmul; other ranks are flattened to
     2-d, go through addmm, and are viewed back (ViewBackward0).
     """
-    if input._data.ndim == 0 or weight._data.ndim == 0:
-        raise RuntimeError(messages.LINEAR_0D.format(a=input._data.ndim, b=weight._data.ndim))
+    ndim = input._data.ndim
+    if ndim == 0 or weight._data.ndim == 0:
+        raise RuntimeError(messages.LINEAR_0D.format(a=ndim, b=weight._data.ndim))
     if bias is not None and bias._data.shape != weight._data.shape[:1]:
-        bias.expand(*input.shape[:-1], weight.shape[0])  # PyTorch's error if it cannot broadcast
-    weight_t = weight.t()
+        _shape.expand(bias, (*input.shape[:-1], weight.shape[0]))  # PyTorch's error if it cannot
+    weight_t = _shape.t(weight)
     if bias is None:
         return matmul(input, weight_t)
-    if input.dim() == 2:
+    if ndim == 2:
         return addmm(bias, input, weight_t)
     rows = 1
     for size in input.shape[:-1]:
         rows *= size
-    flat = input.reshape(rows, input.shape[-1])
-    return addmm(bias, flat, weight_t).view(*input.shape[:-1], weight.shape[0])
+    flat = _shape.reshape(input, (rows, input.shape[-1]))
+    return _shape.view(addmm(bias, flat, weight_t), (*input.shape[:-1], weight.shape[0]))
+
+
+linear = checked(_compute_linear, name="linear", like=_linear)  # F.linear, checked at the door
+linear.__name__ = linear.__qualname__ = "linear"
 
 
 # -- mean squared error --------------------------------------------------------------------------
@@ -351,7 +357,7 @@ def _negative_log_likelihood(log_probabilities, target, weight, ignore_index, re
     """L = -Σₙ w[tₙ]·x[n, tₙ] over the rows whose target tₙ is not ignore_index ('none': one
     loss per row, 0 for an ignored one; 'mean': divided by Σₙ w[tₙ] over the same rows). Each
     row's entry x[n, tₙ] is picked by indexing, never by a loop over the rows."""
-    if log_probabilities.dim() > 2:
+    if log_probabilities._data.ndim > 2:
         return _nll_at_every_position(log_probabilities, target, weight, ignore_index, reduction)
     if weight is not None:
         _check_not_differentiable("nll_loss_forward", weight=weight)

@@ -8,7 +8,7 @@ import math
 import operator
 from collections import OrderedDict
 
-from .. import arguments, creation
+from .. import arguments, creation, numpy_errors
 from ..arguments import Real, checked
 from ..core.tensor import Tensor, _normalize_dim
 from . import functional as F
@@ -44,7 +44,9 @@ class Linear(Module):
             init.uniform_(self.bias, -bound, bound)
 
     def forward(self, input):  # noqa: A002  (PyTorch's argument name)
-        return F.linear(input, self.weight, self.bias)
+        """F.linear(input, weight, bias): checked as F.linear checks it, once, then computed."""
+        arguments.check("linear", (input, self.weight, self.bias))
+        return numpy_errors.quietly(F._compute_linear, input, self.weight, self.bias)
 
     def extra_repr(self):
         return (f"in_features={self.in_features}, out_features={self.out_features}, "

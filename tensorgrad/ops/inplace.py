@@ -168,6 +168,30 @@ def apply_arithmetic(tensor, ufunc, other, alpha, compute):
     return tensor
 
 
+# The in-place arithmetic as the library calls it (an optimizer's step): the Tensor methods
+# `add_`, `sub_`, `mul_` and `div_` (tensor_methods.py) check their arguments, then call these.
+def add_(tensor, other, alpha=1):
+    """tensor ← tensor + alpha·other."""
+    return apply_arithmetic(tensor, np.add, other, alpha,
+                            lambda: ew.add(tensor, other, alpha=alpha))
+
+
+def sub_(tensor, other, alpha=1):
+    """tensor ← tensor - alpha·other."""
+    return apply_arithmetic(tensor, np.subtract, other, alpha,
+                            lambda: ew.sub(tensor, other, alpha=alpha))
+
+
+def mul_(tensor, other):
+    """tensor ← tensor·other."""
+    return apply_arithmetic(tensor, np.multiply, other, 1, lambda: ew.mul(tensor, other))
+
+
+def div_(tensor, other):
+    """tensor ← tensor / other."""
+    return apply(tensor, lambda: ew.div(tensor, other), (other,))
+
+
 def _keep_old_self(node, tensor):
     """If the rule saved the tensor being overwritten as its `self` (mul_ needs the old x for
     the gradient of the other factor), save a copy of the old values instead, as PyTorch does:

@@ -14,12 +14,15 @@ PyTorch folds the corrections into the step size, lr/(1 - β₁ᵗ), and the den
 √v/√(1 - β₂ᵗ) + eps; the code below does the same, so the numbers agree to rounding.
 """
 
-from ..creation import tensor, zeros_like
-from ..ops.elementwise import maximum
+import numpy as np
+
 from .. import arguments
 from ..arguments import Real, checked
 from ..autograd import messages
 from ..core.tensor import Tensor
+from ..dtypes import get_default_dtype
+from ..ops import elementwise as ew
+from ..ops import inplace
 from .optimizer import Optimizer, _check_no_differentiable, _value
 
 
@@ -74,38 +77,38 @@ class Adam(Optimizer):
         grad = param.grad if not group["maximize"] else -param.grad
         state = self.state[param]
         if len(state) == 0:  # the first step: both averages start at zero
-            state["step"] = tensor(0.0)
-            state["exp_avg"] = zeros_like(param)
-            state["exp_avg_sq"] = zeros_like(param)
+            state["step"] = Tensor._make(np.zeros((), get_default_dtype().numpy))
+            state["exp_avg"] = Tensor._make(np.zeros_like(param._data))
+            state["exp_avg_sq"] = Tensor._make(np.zeros_like(param._data))
             if group["amsgrad"]:
-                state["max_exp_avg_sq"] = zeros_like(param)
+                state["max_exp_avg_sq"] = Tensor._make(np.zeros_like(param._data))
         beta1, beta2 = (_value(beta) for beta in group["betas"][:2])
         lr, weight_decay = _value(group["lr"]), _value(group["weight_decay"])
         exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
 
-        state["step"].add_(1)
+        inplace.add_(state["step"], 1)
         if weight_decay != 0:
             if group["decoupled_weight_decay"]:
-                param.mul_(1 - lr * weight_decay)
+                inplace.mul_(param, 1 - lr * weight_decay)
             else:
-                grad = grad.add(param, alpha=weight_decay)
+                grad = ew.add(grad, param, alpha=weight_decay)
 
-        exp_avg.mul_(beta1).add_(grad, alpha=1 - beta1)
-        exp_avg_sq.mul_(beta2).add_(grad * grad, alpha=1 - beta2)
+        inplace.add_(inplace.mul_(exp_avg, beta1), grad, alpha=1 - beta1)
+        inplace.add_(inplace.mul_(exp_avg_sq, beta2), grad * grad, alpha=1 - beta2)
 
-        step = state["step"].item()
+        step = state["step"]._data.item()
         bias_correction1 = 1 - beta1 ** step
         bias_correction2 = 1 - beta2 ** step
         step_size = lr / bias_correction1
         bias_correction2_sqrt = bias_correction2 ** 0.5
 
         if group["amsgrad"]:
-            state["max_exp_avg_sq"].copy_(maximum(state["max_exp_avg_sq"], exp_avg_sq))
+            inplace.copy_(state["max_exp_avg_sq"], ew.maximum(state["max_exp_avg_sq"], exp_avg_sq))
             second_moment = state["max_exp_avg_sq"]
         else:
             second_moment = exp_avg_sq
-        denom = (second_moment.sqrt() / bias_correction2_sqrt).add_(_value(group["eps"]))
-        param.add_(exp_avg / denom, alpha=-step_size)
+        denom = inplace.add_(ew.sqrt(second_moment) / bias_correction2_sqrt, _value(group["eps"]))
+        inplace.add_(param, exp_avg / denom, alpha=-step_size)
 
 
 __all__ = ["Adam"]

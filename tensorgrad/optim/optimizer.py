@@ -14,6 +14,7 @@ no_grad: updating a weight is not part of the model's computation and must not b
 import warnings
 from collections import defaultdict
 
+from .. import numpy_errors
 from ..autograd import messages
 from ..core.grad_mode import enable_grad, no_grad
 from ..core.tensor import Tensor
@@ -92,11 +93,15 @@ class Optimizer:
         if closure is not None:
             with enable_grad():
                 loss = closure()
-        with no_grad():
-            for group in self.param_groups:
-                for param in group["params"]:
-                    if param.grad is not None:
-                        self._update(param, group)
+        token = numpy_errors.state.set(numpy_errors.QUIET)  # (as every public operation)
+        try:
+            with no_grad():
+                for group in self.param_groups:
+                    for param in group["params"]:
+                        if param.grad is not None:
+                            self._update(param, group)
+        finally:
+            numpy_errors.state.reset(token)
         return loss
 
     # -- saving and loading ---------------------------------------------------------------------
@@ -165,7 +170,7 @@ class Optimizer:
 def _value(setting):
     """A setting as a number: a learning rate given as a one-element tensor (PyTorch takes one,
     and keeps it in the group as it was given) as the number it holds."""
-    return setting.item() if isinstance(setting, Tensor) else setting
+    return setting._data.item() if isinstance(setting, Tensor) else setting
 
 
 def _take_names(param_group):

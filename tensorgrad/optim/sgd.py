@@ -11,6 +11,8 @@ For each parameter p with gradient g, one step does:
 
 from ..arguments import Real, checked
 from ..core.tensor import Tensor
+from ..ops import elementwise as ew
+from ..ops import inplace
 from .optimizer import Optimizer, _check_no_differentiable, _value
 
 
@@ -42,18 +44,19 @@ class SGD(Optimizer):
         grad = param.grad if not group["maximize"] else -param.grad
         weight_decay = _value(group["weight_decay"])
         if weight_decay != 0:
-            grad = grad.add(param, alpha=weight_decay)
+            grad = ew.add(grad, param, alpha=weight_decay)
         momentum = _value(group["momentum"])
         if momentum != 0:
             state = self.state[param]
             buffer = state.get("momentum_buffer")
             if buffer is None:
-                buffer = grad.detach().clone()
+                buffer = ew.clone(grad)  # (under no_grad: recorded nowhere)
                 state["momentum_buffer"] = buffer
             else:
-                buffer.mul_(momentum).add_(grad, alpha=1 - _value(group["dampening"]))
-            grad = grad.add(buffer, alpha=momentum) if group["nesterov"] else buffer
-        param.add_(grad, alpha=-_value(group["lr"]))
+                inplace.add_(inplace.mul_(buffer, momentum), grad,
+                             alpha=1 - _value(group["dampening"]))
+            grad = ew.add(grad, buffer, alpha=momentum) if group["nesterov"] else buffer
+        inplace.add_(param, grad, alpha=-_value(group["lr"]))
 
 
 __all__ = ["SGD"]
