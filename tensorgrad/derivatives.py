@@ -279,20 +279,20 @@ FillBackward0 = rule("FillBackward0", self=lambda grad: creation.zeros_like(grad
 # s = Σ xᵢ:  ∂s/∂xᵢ = 1, so every element gets the gradient
 SumBackward0 = rule(
     "SumBackward0", local="1",
-    self=lambda grad, self_sym_sizes: grad.expand(self_sym_sizes),
-    jvp=lambda self_t: self_t.sum())
+    self=lambda grad, self_sym_sizes: grad._expand(self_sym_sizes),
+    jvp=lambda self_t: self_t._sum())
 
 # the sum along some dims: each element gets the gradient of its own sum
 SumBackward1 = rule(
     "SumBackward1",
     self=lambda grad, dim, keepdim, self_sym_sizes: expand_back(grad, dim, keepdim,
                                                                   self_sym_sizes),
-    jvp=lambda self_t, dim, keepdim: self_t.sum(dim=dim, keepdim=keepdim))
+    jvp=lambda self_t, dim, keepdim: self_t._sum(dim, keepdim))
 
 # m = (1/N) Σ xᵢ:  ∂m/∂xᵢ = 1/N
 MeanBackward0 = rule(
     "MeanBackward0", local="1/{self_sym_numel}",
-    self=lambda grad, self_sym_sizes, self_sym_numel: grad.expand(self_sym_sizes) / self_sym_numel,
+    self=lambda grad, self_sym_sizes, self_sym_numel: grad._expand(self_sym_sizes) / self_sym_numel,
     jvp=lambda self_t: self_t.mean())
 
 # the mean along some dims: each element gets its group's gradient over the group's size
@@ -307,12 +307,12 @@ def shared_by_ties(grad, self, result):
     """max()/min() of everything: the elements equal to the result share the gradient equally
     (if the result is nan, it came from the nan elements, and they share it)."""
     winners = self != self if np.isnan(result._data) else self == result
-    return where(winners, grad / winners.sum(), 0)
+    return where(winners, grad / winners._sum(), 0)
 
 
 def shared_by_ties_jvp(self_t, self, result):
     """max()/min()'s forward rule: the tangents of the tied winners, averaged."""
-    return (shared_by_ties(1.0, self, result) * self_t).sum()
+    return (shared_by_ties(1.0, self, result) * self_t)._sum()
 
 
 MaxBackward1 = rule("MaxBackward1", saves=("self", "result"), self=shared_by_ties,
@@ -343,13 +343,13 @@ def shared_by_ties_along(grad, self, result, dim, keepdim, self_sym_sizes):
     result = restore_dims(result, dim, keepdim, self_sym_sizes)
     grad = restore_dims(grad, dim, keepdim, self_sym_sizes)
     winners = self == result
-    return grad * winners / winners.sum(dim=dim, keepdim=True)
+    return grad * winners / winners._sum(dim, keepdim=True)
 
 
 def contracted(local, self_t, dim, keepdim):
     """A reduction's forward rule from its backward: if the output's gradient reaches each
     element as grad·D, then the output's tangent is Σ D·ẋ over the reduced dims."""
-    return (local * self_t).sum(dim=dim, keepdim=keepdim)
+    return (local * self_t)._sum(dim, keepdim)
 
 
 def shared_by_ties_along_jvp(self_t, self, result, dim, keepdim, self_sym_sizes):
@@ -516,12 +516,12 @@ ScatterAddBackward = rule(
 # -- shapes: the same values, rearranged; the gradient is rearranged back ------------------------
 def back_to_input_shape(grad, self_sym_sizes):
     """y = x with a new shape (view, reshape, squeeze): the gradient takes x's shape back."""
-    return grad.reshape(self_sym_sizes)
+    return grad._reshape(self_sym_sizes)
 
 
 def to_output_shape(self_t, result):
     """...and the forward rule: the tangent takes the output's shape."""
-    return self_t.reshape(result.shape)
+    return self_t._reshape(result.shape)
 
 
 ViewBackward0 = rule("ViewBackward0", self=back_to_input_shape, jvp=to_output_shape)
@@ -534,7 +534,7 @@ TransposeBackward0 = rule(
     jvp=lambda self_t, dim0, dim1: self_t.transpose(dim0, dim1))
 
 # y = xᵀ of a matrix (a vector stays as it is)
-TBackward0 = rule("TBackward0", self=lambda grad: grad.t(), jvp=lambda self_t: self_t.t())
+TBackward0 = rule("TBackward0", self=lambda grad: grad._t(), jvp=lambda self_t: self_t._t())
 
 # y = x with its dims reordered: apply the inverse order
 PermuteBackward0 = rule(
@@ -682,16 +682,16 @@ DotBackward0 = rule(
 # C = A B:  ∂L/∂A = G Bᵀ,  ∂L/∂B = Aᵀ G
 MmBackward0 = rule(
     "MmBackward0", saves=("self", "mat2"), computes="{a} @ {b}",
-    self=lambda grad, mat2: grad.mm(mat2.t()),
-    mat2=lambda grad, self: self.t().mm(grad),
-    jvp={"self": lambda self_t, mat2: self_t.mm(mat2),  # product rule: one term per input
-         "mat2": lambda mat2_t, self: self.mm(mat2_t)})
+    self=lambda grad, mat2: grad._mm(mat2._t()),
+    mat2=lambda grad, self: self._t()._mm(grad),
+    jvp={"self": lambda self_t, mat2: self_t._mm(mat2),  # product rule: one term per input
+         "mat2": lambda mat2_t, self: self._mm(mat2_t)})
 
 # y = M v:  ∂L/∂M = g vᵀ (an outer product),  ∂L/∂v = Mᵀ g
 MvBackward0 = rule(
     "MvBackward0", saves=("self", "vec"), computes="{a} @ {b}",
     self=lambda grad, vec: grad.unsqueeze(1) * vec.unsqueeze(0),
-    vec=lambda grad, self: self.t().mv(grad),
+    vec=lambda grad, self: self._t().mv(grad),
     jvp={"self": lambda self_t, vec: self_t.mv(vec),  # product rule: one term per input
          "vec": lambda vec_t, self: self.mv(vec_t)})
 
@@ -708,9 +708,9 @@ BmmBackward0 = rule(
 AddmmBackward0 = rule(
     "AddmmBackward0", saves=("mat1", "mat2"),
     self=lambda grad: grad,
-    mat1=lambda grad, mat2: grad.mm(mat2.t()),
-    mat2=lambda grad, mat1: mat1.t().mm(grad),
-    jvp=lambda self_t, mat1_t, mat2_t, mat1, mat2: self_t + mat1_t.mm(mat2) + mat1.mm(mat2_t))
+    mat1=lambda grad, mat2: grad._mm(mat2._t()),
+    mat2=lambda grad, mat1: mat1._t()._mm(grad),
+    jvp=lambda self_t, mat1_t, mat2_t, mat1, mat2: self_t + mat1_t._mm(mat2) + mat1._mm(mat2_t))
 
 
 # -- losses -------------------------------------------------------------------------------------
@@ -933,7 +933,11 @@ LogSoftmaxBackwardDataBackward0 = rule(
 
 # -- what the formulas share --------------------------------------------------------------------
 # PyTorch keeps these next to derivatives.yaml, in FunctionsManual.cpp. Everything else the
-# formulas call is a Tensor method or operator (`grad * other`, `grad.sum(dim)`).
+# formulas call is a Tensor operator (`grad * other`) or method. Where a formula calls a method
+# with an underscore (`grad._expand(sizes)`, `grad._mm(mat2._t())`), that is the public method
+# (`grad.expand(sizes)`) without its argument check: the table's own values are right, and the
+# check is for the learner's calls (tensor_methods.py, "The plain functions the library reaches
+# through Tensor").
 def where(condition, a, b):
     """torch.where(condition, a, b), where `a` or `b` may be a Python number: a number in `a`'s
     place becomes a 0-d tensor of `b`'s dtype (of the default dtype if `b` is a number too), which
@@ -941,7 +945,7 @@ def where(condition, a, b):
     if not isinstance(a, Tensor):
         dtype = b._data.dtype if isinstance(b, Tensor) else dtypes.get_default_dtype().numpy
         a = Tensor._make(np.asarray(a, dtype=dtype))
-    return a.where(condition, b)
+    return a._where(condition, b)
 
 
 def restore_dims(grad, dims, keepdim, input_shape):
@@ -951,12 +955,12 @@ def restore_dims(grad, dims, keepdim, input_shape):
     shape = list(grad.shape)
     for d in dims:
         shape.insert(d, 1)
-    return grad.reshape(shape)
+    return grad._reshape(shape)
 
 
 def expand_back(grad, dims, keepdim, input_shape):
     """A reduced gradient, spread back over every element that was reduced."""
-    return restore_dims(grad, dims, keepdim, input_shape).expand(input_shape)
+    return restore_dims(grad, dims, keepdim, input_shape)._expand(input_shape)
 
 
 def variance_rule(grad, x, dims, correction, sizes, whole):

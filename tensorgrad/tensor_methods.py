@@ -511,13 +511,33 @@ class TensorMethods:
         """`.grad` under create_graph: a recorded copy (core/node.py: AccumulateGrad.apply)."""
         return _ew.copy_for_grad(self)
 
-    # The plain functions the core reaches through Tensor, as it may not import the operations
-    # (core/engine.py: fit_gradient): no argument checks, the engine's values are right.
+    # The plain functions the library reaches through Tensor where it may not import the
+    # operations: the engine (core/engine.py: fit_gradient) and the derivative table's formulas
+    # (derivatives.py sits below ops/, which records its nodes). Each is its public method
+    # without the argument check: the library's own values are right.
     def _sum_to(self, shape):
         return _red.sum_to_size(self, shape)
 
     def _cast(self, numpy_dtype):
         return _ew.to_dtype(self, dtypes.from_numpy_dtype(numpy_dtype))
+
+    def _sum(self, dim=None, keepdim=False):
+        return _red.sum(self, dim, keepdim)
+
+    def _expand(self, size):
+        return _shape.expand(self, size)
+
+    def _reshape(self, shape):
+        return _shape.reshape(self, shape)
+
+    def _t(self):
+        return _shape.t(self)
+
+    def _mm(self, mat2):
+        return _linalg.mm(self, mat2)
+
+    def _where(self, condition, other):
+        return _ew.where(condition, self, other)
 
     __hash__ = object.__hash__  # (defining __eq__ above would otherwise unset it)
 

@@ -1,0 +1,65 @@
+"""Checks at the door, inside the derivative table: the checked wrapper of a public name is made
+once, where the name is exported (tensor_methods.py, tensorgrad/__init__.py), and the library's
+own math calls the plain functions (issue 30, "Checks at the door").
+
+For every rule of the table, its program from tests/test_derivative_table.py runs forward,
+backward with create_graph=True and backward again, under a profiler that notes each checked
+wrapper (arguments.py's check_then_call and without_arguments) entered from the library's own
+code: the derivative table, the core, autograd, the operations and Tensor's methods. (nn and
+optim are watched by tests/test_signatures.py.) A call from the program itself is a public call,
+and is not listed.
+"""
+
+import os
+
+import pytest
+
+import tensorgrad as tg
+from test_derivative_table import PROGRAMS
+from test_signatures import _checked_wrappers_entered_from_the_library
+
+WATCHED = ("derivatives.py", "core" + os.sep, "autograd" + os.sep, "ops" + os.sep,
+           "tensor_methods.py")
+
+# The rules whose formulas still call a public (checked) Tensor method somewhere: the next ones to
+# write with the plain methods (tensor_methods.py: "The plain functions the library reaches through
+# Tensor"). A rule leaves this list when its program enters no checked wrapper from the library.
+STILL_CHECKED = {
+    "AbsBackward0", "BinaryCrossEntropyBackward0", "BinaryCrossEntropyWithLogitsBackward0",
+    "BmmBackward0", "CosBackward0", "CumsumBackward0", "FillBackward0", "FlipBackward0",
+    "LogSoftmaxBackward0", "LogSoftmaxBackwardDataBackward0", "LogsumexpBackward0", "MvBackward0",
+    "NativeBatchNormBackward0", "PermuteBackward0", "PowBackward1", "ReluBackward0",
+    "RemainderBackward0", "RepeatBackward0", "RollBackward0", "ScatterAddBackward",
+    "ScatterAlongBackward", "SinBackward0", "SoftmaxBackward0", "SoftmaxBackwardDataBackward0",
+    "SqueezeBackward4", "StackBackward0", "StdBackward0", "ThresholdBackwardBackward0",
+    "ToCopyBackward0", "TransposeBackward0", "UnsafeViewBackward0", "UnsqueezeBackward0",
+    "VarBackward0", "ZeroBackward0",
+}
+
+
+def checked_calls_from_the_library(function):
+    """'file:line -> wrapper' of each checked wrapper that `function()` enters from the watched
+    files (test_signatures.py's profiler, which lists every caller inside tensorgrad/)."""
+    return [call for call in _checked_wrappers_entered_from_the_library(function)
+            if call.startswith(WATCHED)]
+
+
+def forward_backward_and_again(function, inputs):
+    outputs = function(*inputs)
+    outputs = outputs if isinstance(outputs, tuple) else (outputs,)
+    grads = tg.autograd.grad([o.sum() for o in outputs if o.requires_grad], inputs,
+                             create_graph=True, allow_unused=True)
+    again = [(g * g).sum() for g in grads if g is not None and g.requires_grad]
+    if again:
+        sum(again).backward()
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_a_rules_formulas_call_the_plain_functions(name):
+    function, make_inputs, *_ = PROGRAMS[name]
+    inputs = make_inputs()
+    found = checked_calls_from_the_library(lambda: forward_backward_and_again(function, inputs))
+    if name in STILL_CHECKED:
+        assert found, f"{name} calls no checked wrapper now: take it off STILL_CHECKED"
+    else:
+        assert found == []
