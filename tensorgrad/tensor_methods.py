@@ -102,6 +102,22 @@ IN_PLACE_OF = ("neg", "exp", "log", "sqrt", "tanh", "sigmoid", "relu", "sin", "c
                "reciprocal", "square", "sign")
 
 
+def plain_method(function):
+    """A plain function of ops/ as a private method of Tensor, unchecked: `t._cos()` is
+    `cos(t)` (see "The plain functions the library reaches through Tensor", below)."""
+    def plain(self, *args, **kwargs):
+        return function(self, *args, **kwargs)
+
+    plain.__name__ = "_" + function.__name__
+    plain.__doc__ = f"`{function.__name__}` of this tensor, without the argument check."
+    return plain
+
+
+def _where_of_self(self, condition, other):
+    """`x.where(c, y)` is `where(c, x, y)`."""
+    return _ew.where(condition, self, other)
+
+
 def binary_operator(operation, reflected=False):
     """`a * b` and the other operators: `operation(a, b)` (`operation(b, a)` reflected) when the
     other operand is a Tensor or a Python or NumPy number; else NotImplemented, and Python
@@ -513,31 +529,28 @@ class TensorMethods:
 
     # The plain functions the library reaches through Tensor where it may not import the
     # operations: the engine (core/engine.py: fit_gradient) and the derivative table's formulas
-    # (derivatives.py sits below ops/, which records its nodes). Each is its public method
-    # without the argument check: the library's own values are right.
+    # (derivatives.py sits below ops/, which records its nodes). `grad._expand(size)` is
+    # ops/shape.py's `expand(grad, size)`: the public `grad.expand(size)` without its argument
+    # check, which is for the learner's calls; the library's own values are right.
     def _sum_to(self, shape):
         return _red.sum_to_size(self, shape)
 
     def _cast(self, numpy_dtype):
         return _ew.to_dtype(self, dtypes.from_numpy_dtype(numpy_dtype))
 
-    def _sum(self, dim=None, keepdim=False):
-        return _red.sum(self, dim, keepdim)
-
-    def _expand(self, size):
-        return _shape.expand(self, size)
-
-    def _reshape(self, shape):
-        return _shape.reshape(self, shape)
-
-    def _t(self):
-        return _shape.t(self)
-
-    def _mm(self, mat2):
-        return _linalg.mm(self, mat2)
-
-    def _where(self, condition, other):
-        return _ew.where(condition, self, other)
+    _div, _clamp, _where, _clone, _exp, _log, _log1p, _sin, _cos, _abs, _sign, _relu, \
+        _sigmoid = (plain_method(f) for f in (
+            _ew.div, _ew.clamp, _where_of_self, _ew.clone, _ew.exp, _ew.log, _ew.log1p, _ew.sin,
+            _ew.cos, _ew.abs, _ew.sign, _ew.relu, _ew.sigmoid))
+    _sum, _mean, _cumsum, _gather = (plain_method(f) for f in (
+        _red.sum, _red.mean, _red.cumsum, _red.gather))
+    _mm, _mv, _bmm, _dot = (plain_method(f) for f in (
+        _linalg.mm, _linalg.mv, _linalg.bmm, _linalg.dot))
+    _reshape, _expand, _t, _transpose, _permute, _squeeze, _unsqueeze, _flip, _roll, _repeat, \
+        _select = (plain_method(f) for f in (
+            _shape.reshape, _shape.expand, _shape.t, _shape.transpose, _shape.permute,
+            _shape.squeeze, _shape.unsqueeze, _shape.flip, _shape.roll, _shape.repeat,
+            _indexing.select))
 
     __hash__ = object.__hash__  # (defining __eq__ above would otherwise unset it)
 
