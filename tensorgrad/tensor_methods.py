@@ -113,6 +113,14 @@ def plain_method(function):
     return plain
 
 
+def _as_dtype(tensor, dtype):
+    """`tensor.to(dtype)` as the library calls it, unchecked: the tensor itself if it has that
+    dtype already (or `dtype` is None), else a converted copy."""
+    if dtype is None or dtype is tensor.dtype:
+        return tensor
+    return _ew.to_dtype(tensor, dtype)
+
+
 def _where_of_self(self, condition, other):
     """`x.where(c, y)` is `where(c, x, y)`."""
     return _ew.where(condition, self, other)
@@ -199,9 +207,9 @@ class TensorMethods:
         `t.to("cpu", tensorgrad.float64)`, `copy=True` for a copy even when nothing changes.
         The only device is the CPU."""
         dtype, copy = to_arguments(args, kwargs)
-        if dtype is None or dtype is self.dtype:
-            return _ew.clone(self) if copy else self
-        return _ew.to_dtype(self, dtype)
+        if copy and (dtype is None or dtype is self.dtype):
+            return _ew.clone(self)
+        return _as_dtype(self, dtype)
 
     def type(self, dtype=None):
         """The legacy type name ("tensorgrad.FloatTensor"), or a copy converted to `dtype` (a
@@ -218,24 +226,24 @@ class TensorMethods:
             if dtype not in named:
                 raise ValueError(messages.INVALID_TYPE.format(name=dtype))
             dtype = named[dtype]
-        return self.to(dtype)
+        return _as_dtype(self, dtype)
 
     # (PyTorch's take a memory format, which tensorgrad has none of: only None passes)
     @checked(method=True)
     def float(self, *, memory_format: MemoryFormat = None):
-        return self.to(dtypes.float32)
+        return _as_dtype(self, dtypes.float32)
 
     @checked(method=True)
     def double(self, *, memory_format: MemoryFormat = None):
-        return self.to(dtypes.float64)
+        return _as_dtype(self, dtypes.float64)
 
     @checked(method=True)
     def long(self, *, memory_format: MemoryFormat = None):
-        return self.to(dtypes.int64)
+        return _as_dtype(self, dtypes.int64)
 
     @checked(method=True)
     def bool(self, *, memory_format: MemoryFormat = None):
-        return self.to(dtypes.bool_)
+        return _as_dtype(self, dtypes.bool_)
 
     @checked(method=True)
     def contiguous(self, *, memory_format: MemoryFormat = "contiguous_format"):  # (not None)
@@ -488,7 +496,8 @@ class TensorMethods:
             raise RuntimeError(messages.NEGATIVE_STD.format(std=std))
         self._check_random_fill("normal_kernel_cpu")
         with _no_grad():
-            return self.copy_(Tensor._make(_random.normal_array(self.shape, mean, std, self._data.dtype)))
+            return _inplace.copy_(self, Tensor._make(
+                _random.normal_array(self.shape, mean, std, self._data.dtype)))
 
     @checked(method=True, like=_uniform_)
     def uniform_(self, from_=0.0, to=1.0, *, generator=None):
@@ -502,7 +511,8 @@ class TensorMethods:
             raise RuntimeError(messages.UNIFORM_RANGE.format(a=from_, b=to))
         self._check_random_fill("check_uniform_bounds")
         with _no_grad():
-            return self.copy_(Tensor._make(_random.uniform_array(self.shape, from_, to, self._data.dtype)))
+            return _inplace.copy_(self, Tensor._make(
+                _random.uniform_array(self.shape, from_, to, self._data.dtype)))
 
     def _check_random_fill(self, kernel):
         """A random fill is an in-place change: refused on a leaf that requires grad, unless

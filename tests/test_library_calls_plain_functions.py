@@ -39,12 +39,20 @@ def forward_backward_and_again(function, inputs):
         sum(again).backward()
 
 
-# ToCopyBackward0's program calls `a.float()`, whose method checks its arguments and then calls
-# the checked `to`: a check done twice on one call, mended next.
-@pytest.mark.parametrize("name", sorted(set(PROGRAMS) - {"ToCopyBackward0"}))
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_a_rules_formulas_call_the_plain_functions(name):
     function, make_inputs, *_ = PROGRAMS[name]
     inputs = make_inputs()
     assert checked_calls_from_the_library(
         lambda: forward_backward_and_again(function, inputs)) == []
 
+
+@pytest.mark.parametrize("call", [
+    lambda t: t.float(), lambda t: t.double(), lambda t: t.long(), lambda t: t.bool(),
+    lambda t: t.type("tensorgrad.DoubleTensor"), lambda t: t.normal_(), lambda t: t.uniform_(),
+], ids=["float", "double", "long", "bool", "type", "normal_", "uniform_"])
+def test_a_public_method_is_checked_once(call):
+    """A method that hands its work to another (float() is to(float32), normal_ copies samples
+    in) calls the plain function: its own check was the one check of the call."""
+    tensor = tg.ones(2)
+    assert checked_calls_from_the_library(lambda: call(tensor)) == []
