@@ -103,8 +103,11 @@ def apply(tensor, compute, inputs=()):
 def _write(tensor, compute):
     """apply, once the tensor has passed check_allowed and check_memory."""
     if is_grad_enabled():
-        with instruments.plugged_in(savers=_keeping_old_self(tensor)):
+        plugged = instruments.plug_in(savers=_keeping_old_self(tensor))
+        try:
             result = compute()
+        finally:
+            instruments.unplug(plugged)
     else:
         result = compute()
     if tensor._base is not None and result.requires_grad:
