@@ -30,7 +30,7 @@ differences, at first and second order, in tests/test_derivatives.py and tests/t
 
 import numpy as np
 
-from . import creation, dtypes
+from . import dtypes
 from .core.rule import rule
 from .ops import fused
 from .core.record import record
@@ -73,7 +73,7 @@ RemainderBackward0 = rule(
     "RemainderBackward0", saves=("other", "self"), computes="{a} % {b}", local=("1", "-⌊{a}/{b}⌋"),
     elementwise=True,
     self=lambda grad: grad,
-    other=lambda grad, other, self: -grad * self.div(other, rounding_mode="floor"))
+    other=lambda grad, other, self: -grad * self._div(other, rounding_mode="floor"))
 
 # y = 1/x:  dy/dx = -1/x² = -y²
 ReciprocalBackward0 = rule(
@@ -90,7 +90,7 @@ NegBackward0 = rule(
 def power_rule(grad, self, exponent):
     """y = xⁿ for a number n:  dy/dx = n·xⁿ⁻¹. (x⁰ is a constant: its gradient is zeros.)"""
     if exponent == 0:
-        return creation.zeros_like(self)
+        return zeros_like(self)
     return grad * exponent * self ** (exponent - 1)
 
 
@@ -117,7 +117,7 @@ PowBackward1 = rule(
 def safe_log_of_base(base, exponent):
     """ln(base), but 0 where the base is 0 and the exponent ≥ 0: there aᵇ is flat in b."""
     zero_base = (base == 0) & (exponent >= 0)
-    return where(zero_base, 0.0, (where(zero_base, 1.0, base)).log())
+    return where(zero_base, 0.0, (where(zero_base, 1.0, base))._log())
 
 
 def exponential_rule(grad, exponent, result, base):
@@ -163,12 +163,12 @@ SqrtBackward0 = rule(
 # y = sin x:  dy/dx = cos x
 SinBackward0 = rule(
     "SinBackward0", saves=("self",), local="cos({a})", elementwise=True,
-    self=lambda grad, self: grad * self.cos())
+    self=lambda grad, self: grad * self._cos())
 
 # y = cos x:  dy/dx = -sin x
 CosBackward0 = rule(
     "CosBackward0", saves=("self",), local="-sin({a})", elementwise=True,
-    self=lambda grad, self: grad * -self.sin())
+    self=lambda grad, self: grad * -self._sin())
 
 def tanh_backward(grad, result):
     """PyTorch's tanh_backward: g·(1 - y²) as one recorded operation (computed in ops/fused.py)."""
@@ -209,7 +209,7 @@ ReluBackward0 = rule(
 # y = |x|:  dy/dx = sign(x) (0 at x = 0)
 AbsBackward0 = rule(
     "AbsBackward0", saves=("self",), local="sign({a})", elementwise=True,
-    self=lambda grad, self: grad * self.sign())
+    self=lambda grad, self: grad * self._sign())
 
 # y = sign(x):  dy/dx = 0 wherever it exists
 SignBackward0 = rule(
@@ -266,53 +266,53 @@ ToCopyBackward0 = rule("ToCopyBackward0", local="1", elementwise=True, self=lamb
 # copy_, and the node of a `.grad` made by backward(create_graph=True) (PyTorch's name has no digit):
 # the overwritten values (self) get no gradient, the source (src) all of it
 CopyBackwards = rule("CopyBackwards", local=("0", "1"), elementwise=True,
-                     self=lambda grad: creation.zeros_like(grad), src=lambda grad: grad)
+                     self=lambda grad: zeros_like(grad), src=lambda grad: grad)
 
 # x.zero_() and x.fill_(v): the old values no longer matter, so their gradient is zero
-ZeroBackward0 = rule("ZeroBackward0", self=lambda grad: creation.zeros_like(grad),
-                     jvp=lambda self_t: creation.zeros_like(self_t))
-FillBackward0 = rule("FillBackward0", self=lambda grad: creation.zeros_like(grad),
-                     jvp=lambda self_t: creation.zeros_like(self_t))
+ZeroBackward0 = rule("ZeroBackward0", self=lambda grad: zeros_like(grad),
+                     jvp=lambda self_t: zeros_like(self_t))
+FillBackward0 = rule("FillBackward0", self=lambda grad: zeros_like(grad),
+                     jvp=lambda self_t: zeros_like(self_t))
 
 
 # -- reductions: the gradient goes back to every element that contributed ------------------------
 # s = Σ xᵢ:  ∂s/∂xᵢ = 1, so every element gets the gradient
 SumBackward0 = rule(
     "SumBackward0", local="1",
-    self=lambda grad, self_sym_sizes: grad.expand(self_sym_sizes),
-    jvp=lambda self_t: self_t.sum())
+    self=lambda grad, self_sym_sizes: grad._expand(self_sym_sizes),
+    jvp=lambda self_t: self_t._sum())
 
 # the sum along some dims: each element gets the gradient of its own sum
 SumBackward1 = rule(
     "SumBackward1",
     self=lambda grad, dim, keepdim, self_sym_sizes: expand_back(grad, dim, keepdim,
                                                                   self_sym_sizes),
-    jvp=lambda self_t, dim, keepdim: self_t.sum(dim=dim, keepdim=keepdim))
+    jvp=lambda self_t, dim, keepdim: self_t._sum(dim, keepdim))
 
 # m = (1/N) Σ xᵢ:  ∂m/∂xᵢ = 1/N
 MeanBackward0 = rule(
     "MeanBackward0", local="1/{self_sym_numel}",
-    self=lambda grad, self_sym_sizes, self_sym_numel: grad.expand(self_sym_sizes) / self_sym_numel,
-    jvp=lambda self_t: self_t.mean())
+    self=lambda grad, self_sym_sizes, self_sym_numel: grad._expand(self_sym_sizes) / self_sym_numel,
+    jvp=lambda self_t: self_t._mean())
 
 # the mean along some dims: each element gets its group's gradient over the group's size
 MeanBackward1 = rule(
     "MeanBackward1",
     self=lambda grad, dim, keepdim, self_sym_sizes, count:
         expand_back(grad, dim, keepdim, self_sym_sizes) / count,
-    jvp=lambda self_t, dim, keepdim: self_t.mean(dim=dim, keepdim=keepdim))
+    jvp=lambda self_t, dim, keepdim: self_t._mean(dim=dim, keepdim=keepdim))
 
 
 def shared_by_ties(grad, self, result):
     """max()/min() of everything: the elements equal to the result share the gradient equally
     (if the result is nan, it came from the nan elements, and they share it)."""
     winners = self != self if np.isnan(result._data) else self == result
-    return where(winners, grad / winners.sum(), 0)
+    return where(winners, grad / winners._sum(), 0)
 
 
 def shared_by_ties_jvp(self_t, self, result):
     """max()/min()'s forward rule: the tangents of the tied winners, averaged."""
-    return (shared_by_ties(1.0, self, result) * self_t).sum()
+    return (shared_by_ties(1.0, self, result) * self_t)._sum()
 
 
 MaxBackward1 = rule("MaxBackward1", saves=("self", "result"), self=shared_by_ties,
@@ -330,8 +330,8 @@ def to_selected_index(grad, indices, dim, keepdim, self_sym_sizes):
 
 def picked(self_t, indices, dim, keepdim):
     """max(dim)'s forward rule: the tangent of the element whose index was returned."""
-    picked = self_t.gather(dim, indices if keepdim else indices.unsqueeze(dim))
-    return picked if keepdim else picked.squeeze(dim)
+    picked = self_t._gather(dim, indices if keepdim else indices._unsqueeze(dim))
+    return picked if keepdim else picked._squeeze(dim)
 
 
 MaxBackward0 = rule("MaxBackward0", saves=("indices",), self=to_selected_index, jvp=picked)
@@ -343,17 +343,17 @@ def shared_by_ties_along(grad, self, result, dim, keepdim, self_sym_sizes):
     result = restore_dims(result, dim, keepdim, self_sym_sizes)
     grad = restore_dims(grad, dim, keepdim, self_sym_sizes)
     winners = self == result
-    return grad * winners / winners.sum(dim=dim, keepdim=True)
+    return grad * winners / winners._sum(dim, keepdim=True)
 
 
 def contracted(local, self_t, dim, keepdim):
     """A reduction's forward rule from its backward: if the output's gradient reaches each
     element as grad·D, then the output's tangent is Σ D·ẋ over the reduced dims."""
-    return (local * self_t).sum(dim=dim, keepdim=keepdim)
+    return (local * self_t)._sum(dim, keepdim)
 
 
 def shared_by_ties_along_jvp(self_t, self, result, dim, keepdim, self_sym_sizes):
-    ones = creation.ones_like(result)
+    ones = ones_like(result)
     local = shared_by_ties_along(ones, self, result, dim, keepdim, self_sym_sizes)
     return contracted(local, self_t, dim, keepdim)
 
@@ -379,7 +379,7 @@ def product_rule(grad, self, result, dim, keepdim, self_sym_sizes):
 
 
 def product_jvp(self_t, self, result, dim, keepdim, self_sym_sizes):
-    local = product_rule(creation.ones_like(result), self, result, dim, keepdim, self_sym_sizes)
+    local = product_rule(ones_like(result), self, result, dim, keepdim, self_sym_sizes)
     return contracted(local, self_t, dim, keepdim)
 
 
@@ -387,7 +387,7 @@ ProdBackward0 = rule("ProdBackward0", saves=("self", "result"), self=product_rul
 ProdBackward1 = rule("ProdBackward1", saves=("self", "result"), self=product_rule, jvp=product_jvp)
 
 def variance_jvp(self_t, self, result, dim, keepdim, correction, self_sym_sizes, whole):
-    ones = restore_dims(creation.ones_like(result), dim, keepdim, self_sym_sizes)
+    ones = restore_dims(ones_like(result), dim, keepdim, self_sym_sizes)
     local = variance_rule(ones, self, dim, correction, self_sym_sizes, whole)
     return contracted(local, self_t, dim, keepdim)
 
@@ -411,7 +411,7 @@ def std_rule(grad, self, result, dim, keepdim, correction, self_sym_sizes, whole
 
 
 def std_jvp(self_t, self, result, dim, keepdim, correction, self_sym_sizes, whole):
-    ones = creation.ones_like(result)
+    ones = ones_like(result)
     local = std_rule(ones, self, result, dim, keepdim, correction, self_sym_sizes, whole)
     return contracted(local, self_t, dim, keepdim)
 
@@ -426,19 +426,19 @@ def norm_rule(grad, self, result, ord, dim, keepdim, self_sym_sizes):  # noqa: A
     if ord == 0:  # a count of non-zero values: flat; PyTorch gives no gradient at all
         return None
     if ord == 1:
-        return grad * self.sign()
+        return grad * self._sign()
     if ord == float("inf"):
-        winners = self.abs() == result
-        return grad * self.sign() * winners / winners.sum(dim=dim, keepdim=True)
+        winners = self._abs() == result
+        return grad * self._sign() * winners / winners._sum(dim=dim, keepdim=True)
     safe = where(result == 0, 1.0, result)
     if ord == 2:
         return grad * self / safe * (result != 0)
-    return grad * self * self.abs() ** (ord - 2) / safe ** (ord - 1) * (result != 0)
+    return grad * self * self._abs() ** (ord - 2) / safe ** (ord - 1) * (result != 0)
 
 
 def norm_jvp(self_t, self, result, ord, dim, keepdim, self_sym_sizes):  # noqa: A002
-    local = norm_rule(creation.ones_like(result), self, result, ord, dim, keepdim, self_sym_sizes)
-    return creation.zeros_like(result) if local is None else contracted(local, self_t, dim, keepdim)
+    local = norm_rule(ones_like(result), self, result, ord, dim, keepdim, self_sym_sizes)
+    return zeros_like(result) if local is None else contracted(local, self_t, dim, keepdim)
 
 
 LinalgVectorNormBackward0 = rule(
@@ -466,49 +466,49 @@ SoftmaxBackward0 = rule(
     "SoftmaxBackward0", saves=("result",),
     self=softmax_backward_data,  # result * (grad - Σ grad·result), fused
     same_as={"self": lambda grad, result, dim:
-             result * (grad - (grad * result).sum(dim=dim, keepdim=True))},
+             result * (grad - (grad * result)._sum(dim=dim, keepdim=True))},
     jvp=lambda self_t, result, dim:
-        result * (self_t - (self_t * result).sum(dim=dim, keepdim=True)))
+        result * (self_t - (self_t * result)._sum(dim=dim, keepdim=True)))
 
 # l = log_softmax(x):  the VJP is g - softmax(x)·Σ g, and softmax(x) = exp(l)
 LogSoftmaxBackward0 = rule(
     "LogSoftmaxBackward0", saves=("result",),
     self=log_softmax_backward_data,  # grad - exp(result)·Σ grad, fused
-    same_as={"self": lambda grad, result, dim: grad - result.exp() * grad.sum(dim=dim, keepdim=True)},
+    same_as={"self": lambda grad, result, dim: grad - result._exp() * grad._sum(dim=dim, keepdim=True)},
     jvp=lambda self_t, result, dim:
-        self_t - (result.exp() * self_t).sum(dim=dim, keepdim=True))
+        self_t - (result._exp() * self_t)._sum(dim=dim, keepdim=True))
 
 # l = log Σ eˣ:  ∂l/∂xᵢ = e^(xᵢ - l) = softmax(x)ᵢ
 LogsumexpBackward0 = rule(
     "LogsumexpBackward0", saves=("self", "result"),
     self=lambda grad, self, result, dim, keepdim, self_sym_sizes:
         restore_dims(grad, dim, keepdim, self_sym_sizes)
-        * (self - restore_dims(result, dim, keepdim, self_sym_sizes)).exp(),
+        * (self - restore_dims(result, dim, keepdim, self_sym_sizes))._exp(),
     jvp=lambda self_t, self, result, dim, keepdim, self_sym_sizes: contracted(
-        (self - restore_dims(result, dim, keepdim, self_sym_sizes)).exp(), self_t, dim, keepdim))
+        (self - restore_dims(result, dim, keepdim, self_sym_sizes))._exp(), self_t, dim, keepdim))
 
 # yᵢ = x₁ + ... + xᵢ: xⱼ affects every yᵢ with i ≥ j, so its gradient is the sum of the output
 # gradients from position j to the end: a cumsum of the reversed gradient, reversed
 CumsumBackward0 = rule(
     "CumsumBackward0",
-    self=lambda grad, dim: ((grad.flip(dim)).cumsum(dim)).flip(dim),
-    jvp=lambda self_t, dim: self_t.cumsum(dim))
+    self=lambda grad, dim: ((grad._flip(dim))._cumsum(dim))._flip(dim),
+    jvp=lambda self_t, dim: self_t._cumsum(dim))
 
 # y = x[index] along dim (gather): the gradient is added back at the same places
 GatherBackward0 = rule(
     "GatherBackward0", saves=("index",),
     self=lambda grad, index, dim, self_sym_sizes: scatter_add_along(grad, index, dim,
                                                                       self_sym_sizes),
-    jvp=lambda self_t, index, dim: self_t.gather(dim, index))
+    jvp=lambda self_t, index, dim: self_t._gather(dim, index))
 
 # the scatters that gather's and max(dim)'s rules use: their derivative picks the places back out
 ScatterAlongBackward = rule(
     "ScatterAlongBackward", saves=("index",),
-    self=lambda grad, index, dim: grad.gather(dim, index),
+    self=lambda grad, index, dim: grad._gather(dim, index),
     jvp=lambda self_t, index, dim, result: scatter_along(self_t, index, dim, result.shape))
 ScatterAddBackward = rule(
     "ScatterAddBackward", saves=("index",),
-    self=lambda grad, index, dim: grad.gather(dim, index),
+    self=lambda grad, index, dim: grad._gather(dim, index),
     jvp=lambda self_t, index, dim, result:
         scatter_add_along(self_t, index, dim, result.shape))
 
@@ -516,12 +516,12 @@ ScatterAddBackward = rule(
 # -- shapes: the same values, rearranged; the gradient is rearranged back ------------------------
 def back_to_input_shape(grad, self_sym_sizes):
     """y = x with a new shape (view, reshape, squeeze): the gradient takes x's shape back."""
-    return grad.reshape(self_sym_sizes)
+    return grad._reshape(self_sym_sizes)
 
 
 def to_output_shape(self_t, result):
     """...and the forward rule: the tangent takes the output's shape."""
-    return self_t.reshape(result.shape)
+    return self_t._reshape(result.shape)
 
 
 ViewBackward0 = rule("ViewBackward0", self=back_to_input_shape, jvp=to_output_shape)
@@ -530,22 +530,22 @@ ReshapeAliasBackward0 = rule("ReshapeAliasBackward0", self=back_to_input_shape, 
 
 # y = x with two dims swapped: swap them back
 TransposeBackward0 = rule(
-    "TransposeBackward0", self=lambda grad, dim0, dim1: grad.transpose(dim0, dim1),
-    jvp=lambda self_t, dim0, dim1: self_t.transpose(dim0, dim1))
+    "TransposeBackward0", self=lambda grad, dim0, dim1: grad._transpose(dim0, dim1),
+    jvp=lambda self_t, dim0, dim1: self_t._transpose(dim0, dim1))
 
 # y = xᵀ of a matrix (a vector stays as it is)
-TBackward0 = rule("TBackward0", self=lambda grad: grad.t(), jvp=lambda self_t: self_t.t())
+TBackward0 = rule("TBackward0", self=lambda grad: grad._t(), jvp=lambda self_t: self_t._t())
 
 # y = x with its dims reordered: apply the inverse order
 PermuteBackward0 = rule(
     "PermuteBackward0",
-    self=lambda grad, dims: grad.permute(*[dims.index(d) for d in range(len(dims))]),
-    jvp=lambda self_t, dims: self_t.permute(*dims))
+    self=lambda grad, dims: grad._permute(*[dims.index(d) for d in range(len(dims))]),
+    jvp=lambda self_t, dims: self_t._permute(*dims))
 
 # y = x with a new dim of size 1: remove it again
 UnsqueezeBackward0 = rule(
-    "UnsqueezeBackward0", self=lambda grad, dim: grad.squeeze(dim),
-    jvp=lambda self_t, dim: self_t.unsqueeze(dim))
+    "UnsqueezeBackward0", self=lambda grad, dim: grad._squeeze(dim),
+    jvp=lambda self_t, dim: self_t._unsqueeze(dim))
 
 # y = x without some size-1 dims: give them back (squeeze(), squeeze(dim), squeeze(dims))
 SqueezeBackward0 = rule("SqueezeBackward0", self=back_to_input_shape, jvp=to_output_shape)
@@ -556,7 +556,7 @@ SqueezeBackward4 = rule("SqueezeBackward4", self=back_to_input_shape, jvp=to_out
 # engine's fit_gradient does for every broadcast input, so the gradient passes on unchanged
 ExpandBackward0 = rule(
     "ExpandBackward0", settings=("self_sym_sizes",), self=lambda grad: grad,
-    jvp=lambda self_t, result: self_t.expand(result.shape))
+    jvp=lambda self_t, result: self_t._expand(result.shape))
 
 
 def untile(grad, repeats, self_sym_sizes):
@@ -565,12 +565,12 @@ def untile(grad, repeats, self_sym_sizes):
     split = []
     for copies, size in zip(repeats, shape):
         split.extend((copies, size))
-    summed = grad.reshape(split).sum(dim=tuple(range(0, len(split), 2)))
-    return summed.reshape(self_sym_sizes)
+    summed = grad._reshape(split)._sum(dim=tuple(range(0, len(split), 2)))
+    return summed._reshape(self_sym_sizes)
 
 
 RepeatBackward0 = rule("RepeatBackward0", self=untile,
-                       jvp=lambda self_t, repeats: self_t.repeat(*repeats))
+                       jvp=lambda self_t, repeats: self_t._repeat(*repeats))
 
 
 def cut_into_pieces(grad, dim, sizes):
@@ -607,15 +607,15 @@ CatBackward0 = rule("CatBackward0", tensors=cut_into_pieces,
 # y = the inputs stacked along a new dim: each input gets its slice of the gradient
 StackBackward0 = rule(
     "StackBackward0",
-    tensors=lambda grad, dim: [grad.select(dim, i) for i in range(grad.shape[dim])],
-    jvp=lambda tensors_t, dim: cat_jvp([t.unsqueeze(dim) for t in tensors_t], dim))
+    tensors=lambda grad, dim: [grad._select(dim, i) for i in range(grad.shape[dim])],
+    jvp=lambda tensors_t, dim: cat_jvp([t._unsqueeze(dim) for t in tensors_t], dim))
 
 # y = x reversed along some dims: reverse the gradient the same way
-FlipBackward0 = rule("FlipBackward0", self=lambda grad, dims: grad.flip(dims),
-                     jvp=lambda self_t, dims: self_t.flip(dims))
+FlipBackward0 = rule("FlipBackward0", self=lambda grad, dims: grad._flip(dims),
+                     jvp=lambda self_t, dims: self_t._flip(dims))
 RollBackward0 = rule("RollBackward0",
-                     self=lambda grad, shifts, dims: grad.roll([-s for s in shifts], dims),
-                     jvp=lambda self_t, shifts, dims: self_t.roll(shifts, dims))
+                     self=lambda grad, shifts, dims: grad._roll([-s for s in shifts], dims),
+                     jvp=lambda self_t, shifts, dims: self_t._roll(shifts, dims))
 
 
 # -- indexing -----------------------------------------------------------------------------------
@@ -651,7 +651,7 @@ def outside_index(grad, index):
 
 def written_at(self_t, index, value_t):
     """The forward rule of y[index] = value: y's tangent is x's, with value's written at index."""
-    tangent = self_t.clone()
+    tangent = self_t._clone()
     tangent[index] = value_t
     return tangent
 
@@ -676,49 +676,49 @@ DotBackward0 = rule(
     "DotBackward0", saves=("self", "tensor"), computes="{a} @ {b}",
     self=lambda grad, tensor: grad * tensor,
     tensor=lambda grad, self: grad * self,
-    jvp={"self": lambda self_t, tensor: self_t.dot(tensor),  # product rule: one term per input
-         "tensor": lambda tensor_t, self: self.dot(tensor_t)})
+    jvp={"self": lambda self_t, tensor: self_t._dot(tensor),  # product rule: one term per input
+         "tensor": lambda tensor_t, self: self._dot(tensor_t)})
 
 # C = A B:  ∂L/∂A = G Bᵀ,  ∂L/∂B = Aᵀ G
 MmBackward0 = rule(
     "MmBackward0", saves=("self", "mat2"), computes="{a} @ {b}",
-    self=lambda grad, mat2: grad.mm(mat2.t()),
-    mat2=lambda grad, self: self.t().mm(grad),
-    jvp={"self": lambda self_t, mat2: self_t.mm(mat2),  # product rule: one term per input
-         "mat2": lambda mat2_t, self: self.mm(mat2_t)})
+    self=lambda grad, mat2: grad._mm(mat2._t()),
+    mat2=lambda grad, self: self._t()._mm(grad),
+    jvp={"self": lambda self_t, mat2: self_t._mm(mat2),  # product rule: one term per input
+         "mat2": lambda mat2_t, self: self._mm(mat2_t)})
 
 # y = M v:  ∂L/∂M = g vᵀ (an outer product),  ∂L/∂v = Mᵀ g
 MvBackward0 = rule(
     "MvBackward0", saves=("self", "vec"), computes="{a} @ {b}",
-    self=lambda grad, vec: grad.unsqueeze(1) * vec.unsqueeze(0),
-    vec=lambda grad, self: self.t().mv(grad),
-    jvp={"self": lambda self_t, vec: self_t.mv(vec),  # product rule: one term per input
-         "vec": lambda vec_t, self: self.mv(vec_t)})
+    self=lambda grad, vec: grad._unsqueeze(1) * vec._unsqueeze(0),
+    vec=lambda grad, self: self._t()._mv(grad),
+    jvp={"self": lambda self_t, vec: self_t._mv(vec),  # product rule: one term per input
+         "vec": lambda vec_t, self: self._mv(vec_t)})
 
 # batched C = A B: the rule of mm, on the last two dims of every batch
 BmmBackward0 = rule(
     "BmmBackward0", saves=("self", "mat2"),
-    self=lambda grad, mat2: grad.bmm(mat2.transpose(-1, -2)),
-    mat2=lambda grad, self: (self.transpose(-1, -2)).bmm(grad),
-    jvp={"self": lambda self_t, mat2: self_t.bmm(mat2),  # product rule: one term per input
-         "mat2": lambda mat2_t, self: self.bmm(mat2_t)})
+    self=lambda grad, mat2: grad._bmm(mat2._transpose(-1, -2)),
+    mat2=lambda grad, self: (self._transpose(-1, -2))._bmm(grad),
+    jvp={"self": lambda self_t, mat2: self_t._bmm(mat2),  # product rule: one term per input
+         "mat2": lambda mat2_t, self: self._bmm(mat2_t)})
 
 # out = bias + mat1 @ mat2 (a Linear layer): the bias gets the gradient (the engine sums it
 # over the rows it was broadcast to), the product gets mm's rule
 AddmmBackward0 = rule(
     "AddmmBackward0", saves=("mat1", "mat2"),
     self=lambda grad: grad,
-    mat1=lambda grad, mat2: grad.mm(mat2.t()),
-    mat2=lambda grad, mat1: mat1.t().mm(grad),
-    jvp=lambda self_t, mat1_t, mat2_t, mat1, mat2: self_t + mat1_t.mm(mat2) + mat1.mm(mat2_t))
+    mat1=lambda grad, mat2: grad._mm(mat2._t()),
+    mat2=lambda grad, mat1: mat1._t()._mm(grad),
+    jvp=lambda self_t, mat1_t, mat2_t, mat1, mat2: self_t + mat1_t._mm(mat2) + mat1._mm(mat2_t))
 
 
 # -- losses -------------------------------------------------------------------------------------
 def reduced(values, reduction):
     """A loss's values as its `reduction` asks: their mean, their sum, or each one."""
     if reduction == "mean":
-        return values.mean()
-    return values.sum() if reduction == "sum" else values
+        return values._mean()
+    return values._sum() if reduction == "sum" else values
 
 
 def mse_input(grad, self, target, reduction, count):
@@ -747,14 +747,14 @@ def per_element_weight(grad, weight, reduction, count):
 def bce_input(grad, self, target, weight, reduction, count):
     """L = -w·(t·ln x + (1 - t)·ln(1 - x)):  ∂L/∂x = w·(x - t) / (x(1 - x))."""
     grad = per_element_weight(grad, weight, reduction, count)
-    return grad * (self - target) / ((1 - self) * self).clamp(min=BCE_EPSILON)
+    return grad * (self - target) / ((1 - self) * self)._clamp(min=BCE_EPSILON)
 
 
 def bce_target(grad, self, weight, reduction, count):
     """∂L/∂t = w·(ln(1 - x) - ln x), with PyTorch's floor of -100 under each logarithm."""
     grad = per_element_weight(grad, weight, reduction, count)
-    return grad * (((1 - self).log()).clamp(min=BCE_LOG_FLOOR)
-                   - self.log().clamp(min=BCE_LOG_FLOOR))
+    return grad * (((1 - self)._log())._clamp(min=BCE_LOG_FLOOR)
+                   - self._log()._clamp(min=BCE_LOG_FLOOR))
 
 
 BinaryCrossEntropyBackward0 = rule(
@@ -773,7 +773,7 @@ def nll_rule(grad, target, weight, reduction, ignore_index, total_weight, num_cl
     slope = -nll_weights(weight, index, grad._data.dtype)  # -w[tₙ], one per counted row
     if reduction == "mean":
         slope = slope / total_weight
-    if reduction == "none" and grad.dim() == 1:
+    if reduction == "none" and grad.ndim == 1:
         grad = grad[index[0]]  # one loss per row: each counted row has its own gradient
     return index_put_into_zeros(grad * Tensor._make(slope), index,
                                 target._data.shape + (num_classes,), repeats=False)
@@ -783,9 +783,9 @@ def nll_jvp(self_t, target, weight, reduction, ignore_index, total_weight, num_c
     """The loss is linear in x, so its tangent is the same loss taken of the tangent of x."""
     index = nll_index(target._data, ignore_index)
     losses = self_t[index] * Tensor._make(-nll_weights(weight, index, self_t._data.dtype))
-    if reduction == "none" and target.dim() == 1:
+    if reduction == "none" and target.ndim == 1:
         return index_put_into_zeros(losses, index[:1], target._data.shape)  # ignored rows: 0
-    return losses.sum() if reduction != "mean" else losses.sum() / total_weight
+    return losses._sum() if reduction != "mean" else losses._sum() / total_weight
 
 
 NllLossBackward0 = rule("NllLossBackward0", saves=("target", "weight"), self=nll_rule,
@@ -794,14 +794,14 @@ NllLossBackward0 = rule("NllLossBackward0", saves=("target", "weight"), self=nll
 
 def softplus(x):
     """log(1 + eˣ), written so that it never overflows: log(1 + e^-|x|) + max(x, 0)."""
-    return ((-x.abs()).exp()).log1p() + x.relu()
+    return ((-x._abs())._exp())._log1p() + x._relu()
 
 
 def bce_logits_input(grad, self, target, weight, pos_weight, reduction, count):
     """L = w·(p·t·softplus(-x) + (1 - t)·softplus(x)):  ∂L/∂x = w·((1 - t)·σ(x) - p·t·(1 - σ(x)))."""
     grad = per_element_weight(grad, weight, reduction, count)
     positive = 1 if pos_weight is None else pos_weight
-    s = self.sigmoid()
+    s = self._sigmoid()
     return grad * ((1 - target) * s - positive * target * (1 - s))
 
 
@@ -824,7 +824,7 @@ BinaryCrossEntropyWithLogitsBackward0 = rule(
 
 def per_channel(values, ndim):
     """A (C,) tensor shaped to broadcast along dim 1 of an (N, C, ...) tensor."""
-    return values.reshape((1, -1) + (1,) * (ndim - 2))
+    return values._reshape((1, -1) + (1,) * (ndim - 2))
 
 
 def normalized(self, running_mean, running_var, eps, training, dims):
@@ -832,8 +832,8 @@ def normalized(self, running_mean, running_var, eps, training, dims):
     tensor operations of x, so that the rule's own derivatives are right), else from the
     running statistics."""
     if training:
-        mean = self.mean(dim=dims, keepdim=True)
-        var = ((self - mean) * (self - mean)).mean(dim=dims, keepdim=True)
+        mean = self._mean(dim=dims, keepdim=True)
+        var = ((self - mean) * (self - mean))._mean(dim=dims, keepdim=True)
     else:
         mean = per_channel(running_mean, self.ndim)
         var = per_channel(running_var, self.ndim)
@@ -848,14 +848,14 @@ def batch_norm_input(grad, self, weight, running_mean, running_var, eps, trainin
     scale = inverse_std if weight is None else inverse_std * per_channel(weight, self.ndim)
     if not training:
         return grad * scale
-    return scale * (grad - grad.mean(dim=dims, keepdim=True)
-                    - x_hat * (grad * x_hat).mean(dim=dims, keepdim=True))
+    return scale * (grad - grad._mean(dim=dims, keepdim=True)
+                    - x_hat * (grad * x_hat)._mean(dim=dims, keepdim=True))
 
 
 def batch_norm_weight(grad, self, running_mean, running_var, eps, training, dims):
     """∂L/∂γ = Σ g·x̂ per channel."""
     x_hat, _ = normalized(self, running_mean, running_var, eps, training, dims)
-    return (grad * x_hat).sum(dim=dims)
+    return (grad * x_hat)._sum(dim=dims)
 
 
 def batch_norm_jvp(self_t, weight_t, bias_t, self, weight, bias, running_mean, running_var,
@@ -863,8 +863,8 @@ def batch_norm_jvp(self_t, weight_t, bias_t, self, weight, bias, running_mean, r
     """dy = γ·dx̂ + dγ·x̂ + dβ, with dx̂ = (dx - mean(dx) - x̂·mean(dx·x̂))/σ in training."""
     x_hat, inverse_std = normalized(self, running_mean, running_var, eps, training, dims)
     if training:
-        d_x_hat = inverse_std * (self_t - self_t.mean(dim=dims, keepdim=True)
-                                 - x_hat * (self_t * x_hat).mean(dim=dims, keepdim=True))
+        d_x_hat = inverse_std * (self_t - self_t._mean(dim=dims, keepdim=True)
+                                 - x_hat * (self_t * x_hat)._mean(dim=dims, keepdim=True))
     else:
         d_x_hat = self_t * inverse_std
     if weight is None:
@@ -877,7 +877,7 @@ NativeBatchNormBackward0 = rule(
     "NativeBatchNormBackward0", saves=("self", "weight", "running_mean", "running_var"),
 
     self=batch_norm_input, weight=batch_norm_weight,
-    bias=lambda grad, dims: grad.sum(dim=dims),
+    bias=lambda grad, dims: grad._sum(dim=dims),
     jvp=batch_norm_jvp)
 
 
@@ -898,19 +898,19 @@ SigmoidBackwardBackward0 = rule(
 ThresholdBackwardBackward0 = rule(
     "ThresholdBackwardBackward0", elementwise=True, saves=("self",),
     grad_output=lambda grad, self: where(self <= 0, 0, grad),
-    self=lambda grad: creation.zeros_like(grad))
+    self=lambda grad: zeros_like(grad))
 
 def softmax_backward_jvp(grad_output_t, output_t, grad_output, output, dim):
     """d[s ⊙ (g - Σ g⊙s)] = ds ⊙ (g - Σ g⊙s) + s ⊙ (dg - Σ (dg⊙s + g⊙ds))."""
-    inner = grad_output - (grad_output * output).sum(dim=dim, keepdim=True)
-    d_sum = (grad_output_t * output + grad_output * output_t).sum(dim=dim, keepdim=True)
+    inner = grad_output - (grad_output * output)._sum(dim=dim, keepdim=True)
+    d_sum = (grad_output_t * output + grad_output * output_t)._sum(dim=dim, keepdim=True)
     return output_t * inner + output * (grad_output_t - d_sum)
 
 
 def log_softmax_backward_jvp(grad_output_t, output_t, grad_output, output, dim):
     """d[g - eˡ·Σ g] = dg - eˡ ⊙ (dl·Σ g + Σ dg)."""
-    return grad_output_t - output.exp() * (output_t * grad_output.sum(dim=dim, keepdim=True)
-                                             + grad_output_t.sum(dim=dim, keepdim=True))
+    return grad_output_t - output._exp() * (output_t * grad_output._sum(dim=dim, keepdim=True)
+                                             + grad_output_t._sum(dim=dim, keepdim=True))
 
 
 # z = s ⊙ (g - Σ g⊙s) (softmax's rule):  for g, the same rule;  for s, grad ⊙ (g - Σ g⊙s) - g·Σ grad⊙s
@@ -918,22 +918,26 @@ SoftmaxBackwardDataBackward0 = rule(
     "SoftmaxBackwardDataBackward0", saves=("grad_output", "output"),
     grad_output=lambda grad, output, dim: softmax_backward_data(grad, output, dim),
     output=lambda grad, grad_output, output, dim:
-        grad * (grad_output - (grad_output * output).sum(dim=dim, keepdim=True))
-        - grad_output * (grad * output).sum(dim=dim, keepdim=True),
+        grad * (grad_output - (grad_output * output)._sum(dim=dim, keepdim=True))
+        - grad_output * (grad * output)._sum(dim=dim, keepdim=True),
     jvp=softmax_backward_jvp)
 
 # z = g - eˡ·Σ g (log_softmax's rule):  for g, grad - Σ grad⊙eˡ;  for l, -eˡ⊙grad·Σ g
 LogSoftmaxBackwardDataBackward0 = rule(
     "LogSoftmaxBackwardDataBackward0", saves=("grad_output", "output"),
-    grad_output=lambda grad, output, dim: grad - (grad * output.exp()).sum(dim=dim, keepdim=True),
+    grad_output=lambda grad, output, dim: grad - (grad * output._exp())._sum(dim=dim, keepdim=True),
     output=lambda grad, grad_output, output, dim:
-        -grad_output.sum(dim=dim, keepdim=True) * output.exp() * grad,
+        -grad_output._sum(dim=dim, keepdim=True) * output._exp() * grad,
     jvp=log_softmax_backward_jvp)
 
 
 # -- what the formulas share --------------------------------------------------------------------
 # PyTorch keeps these next to derivatives.yaml, in FunctionsManual.cpp. Everything else the
-# formulas call is a Tensor method or operator (`grad * other`, `grad.sum(dim)`).
+# formulas call is a Tensor operator (`grad * other`) or method. Where a formula calls a method
+# with an underscore (`grad._expand(sizes)`, `grad._mm(mat2._t())`), that is the public method
+# (`grad.expand(sizes)`) without its argument check: the table's own values are right, and the
+# check is for the learner's calls (tensor_methods.py, "The plain functions the library reaches
+# through Tensor").
 def where(condition, a, b):
     """torch.where(condition, a, b), where `a` or `b` may be a Python number: a number in `a`'s
     place becomes a 0-d tensor of `b`'s dtype (of the default dtype if `b` is a number too), which
@@ -941,22 +945,33 @@ def where(condition, a, b):
     if not isinstance(a, Tensor):
         dtype = b._data.dtype if isinstance(b, Tensor) else dtypes.get_default_dtype().numpy
         a = Tensor._make(np.asarray(a, dtype=dtype))
-    return a.where(condition, b)
+    return a._where(condition, b)
+
+
+def zeros_like(x):
+    """Zeros of x's shape and dtype (creation.zeros_like, without its argument check)."""
+    return Tensor._make(np.zeros(x._data.shape, x._data.dtype))
+
+
+def ones_like(x):
+    """Ones of x's shape and dtype (creation.ones_like, without its argument check)."""
+    return Tensor._make(np.ones(x._data.shape, x._data.dtype))
 
 
 def restore_dims(grad, dims, keepdim, input_shape):
-    """Give a reduced gradient back its reduced dims as size 1, so that it broadcasts."""
+    """Give a reduced gradient back its reduced dims as size 1, so that it broadcasts. (Also
+    max(dim)'s indices, which may come as a NumPy array.)"""
     if keepdim or not input_shape:
         return grad
     shape = list(grad.shape)
     for d in dims:
         shape.insert(d, 1)
-    return grad.reshape(shape)
+    return grad.reshape(shape) if isinstance(grad, np.ndarray) else grad._reshape(shape)
 
 
 def expand_back(grad, dims, keepdim, input_shape):
     """A reduced gradient, spread back over every element that was reduced."""
-    return restore_dims(grad, dims, keepdim, input_shape).expand(input_shape)
+    return restore_dims(grad, dims, keepdim, input_shape)._expand(input_shape)
 
 
 def variance_rule(grad, x, dims, correction, sizes, whole):
@@ -965,8 +980,8 @@ def variance_rule(grad, x, dims, correction, sizes, whole):
     if whole and count - correction <= 0:
         # No degrees of freedom left (var of one value): 2 / 0 is inf. PyTorch gives nan where
         # x equals the mean (inf · 0) and inf elsewhere, as constants: no graph through x.
-        return grad * where(x == x.mean(), float("nan"), float("inf"))
-    centered = x - x.mean(dims, keepdim=True)
+        return grad * where(x == x._mean(), float("nan"), float("inf"))
+    centered = x - x._mean(dims, keepdim=True)
     degrees_of_freedom = count - correction
     factor = 2.0 / degrees_of_freedom if degrees_of_freedom else float("inf")
     return factor * grad * centered  # PyTorch's order of operations, so its graph and rounding
@@ -981,14 +996,14 @@ def product_of_others(x, dims):
     if not dims:
         return Tensor._make(np.ones_like(x._data))  # a 0-d tensor: no other elements
     order = [d for d in range(x.ndim) if d not in dims] + list(dims)
-    moved = x.permute(*order)
+    moved = x._permute(*order)
     n = int(np.prod([x.shape[d] for d in dims]))
-    rows = moved.reshape(tuple(moved.shape[:x.ndim - len(dims)]) + (n,))
+    rows = moved._reshape(tuple(moved.shape[:x.ndim - len(dims)]) + (n,))
     reverse = list(range(n - 1, -1, -1))
     before = exclusive_cumprod(rows)
     after = exclusive_cumprod(rows[..., reverse])[..., reverse]
-    others = (before * after).reshape(moved.shape)
-    return others.permute(*[order.index(d) for d in range(x.ndim)])
+    others = (before * after)._reshape(moved.shape)
+    return others._permute(*[order.index(d) for d in range(x.ndim)])
 
 
 def exclusive_cumprod(rows):

@@ -102,6 +102,30 @@ IN_PLACE_OF = ("neg", "exp", "log", "sqrt", "tanh", "sigmoid", "relu", "sin", "c
                "reciprocal", "square", "sign")
 
 
+def plain_method(function):
+    """A plain function of ops/ as a private method of Tensor, unchecked: `t._cos()` is
+    `cos(t)` (see "The plain functions the library reaches through Tensor", below)."""
+    def plain(self, *args, **kwargs):
+        return function(self, *args, **kwargs)
+
+    plain.__name__ = "_" + function.__name__
+    plain.__doc__ = f"`{function.__name__}` of this tensor, without the argument check."
+    return plain
+
+
+def _as_dtype(tensor, dtype):
+    """`tensor.to(dtype)` as the library calls it, unchecked: the tensor itself if it has that
+    dtype already (or `dtype` is None), else a converted copy."""
+    if dtype is None or dtype is tensor.dtype:
+        return tensor
+    return _ew.to_dtype(tensor, dtype)
+
+
+def _where_of_self(self, condition, other):
+    """`x.where(c, y)` is `where(c, x, y)`."""
+    return _ew.where(condition, self, other)
+
+
 def binary_operator(operation, reflected=False):
     """`a * b` and the other operators: `operation(a, b)` (`operation(b, a)` reflected) when the
     other operand is a Tensor or a Python or NumPy number; else NotImplemented, and Python
@@ -183,9 +207,9 @@ class TensorMethods:
         `t.to("cpu", tensorgrad.float64)`, `copy=True` for a copy even when nothing changes.
         The only device is the CPU."""
         dtype, copy = to_arguments(args, kwargs)
-        if dtype is None or dtype is self.dtype:
-            return _ew.clone(self) if copy else self
-        return _ew.to_dtype(self, dtype)
+        if copy and (dtype is None or dtype is self.dtype):
+            return _ew.clone(self)
+        return _as_dtype(self, dtype)
 
     def type(self, dtype=None):
         """The legacy type name ("tensorgrad.FloatTensor"), or a copy converted to `dtype` (a
@@ -202,24 +226,24 @@ class TensorMethods:
             if dtype not in named:
                 raise ValueError(messages.INVALID_TYPE.format(name=dtype))
             dtype = named[dtype]
-        return self.to(dtype)
+        return _as_dtype(self, dtype)
 
     # (PyTorch's take a memory format, which tensorgrad has none of: only None passes)
     @checked(method=True)
     def float(self, *, memory_format: MemoryFormat = None):
-        return self.to(dtypes.float32)
+        return _as_dtype(self, dtypes.float32)
 
     @checked(method=True)
     def double(self, *, memory_format: MemoryFormat = None):
-        return self.to(dtypes.float64)
+        return _as_dtype(self, dtypes.float64)
 
     @checked(method=True)
     def long(self, *, memory_format: MemoryFormat = None):
-        return self.to(dtypes.int64)
+        return _as_dtype(self, dtypes.int64)
 
     @checked(method=True)
     def bool(self, *, memory_format: MemoryFormat = None):
-        return self.to(dtypes.bool_)
+        return _as_dtype(self, dtypes.bool_)
 
     @checked(method=True)
     def contiguous(self, *, memory_format: MemoryFormat = "contiguous_format"):  # (not None)
@@ -470,7 +494,8 @@ class TensorMethods:
             raise RuntimeError(messages.NEGATIVE_STD.format(std=std))
         self._check_random_fill("normal_kernel_cpu")
         with _no_grad():
-            return self.copy_(Tensor._make(_random.normal_array(self.shape, mean, std, self._data.dtype)))
+            return _inplace.copy_(self, Tensor._make(
+                _random.normal_array(self.shape, mean, std, self._data.dtype)))
 
     @checked(method=True, like=_uniform_)
     def uniform_(self, from_=0.0, to=1.0, *, generator=None):
@@ -484,7 +509,8 @@ class TensorMethods:
             raise RuntimeError(messages.UNIFORM_RANGE.format(a=from_, b=to))
         self._check_random_fill("check_uniform_bounds")
         with _no_grad():
-            return self.copy_(Tensor._make(_random.uniform_array(self.shape, from_, to, self._data.dtype)))
+            return _inplace.copy_(self, Tensor._make(
+                _random.uniform_array(self.shape, from_, to, self._data.dtype)))
 
     def _check_random_fill(self, kernel):
         """A random fill is an in-place change: refused on a leaf that requires grad, unless
@@ -509,13 +535,30 @@ class TensorMethods:
         """`.grad` under create_graph: a recorded copy (core/node.py: AccumulateGrad.apply)."""
         return _ew.copy_for_grad(self)
 
-    # The plain functions the core reaches through Tensor, as it may not import the operations
-    # (core/engine.py: fit_gradient): no argument checks, the engine's values are right.
+    # The plain functions the library reaches through Tensor where it may not import the
+    # operations: the engine (core/engine.py: fit_gradient) and the derivative table's formulas
+    # (derivatives.py sits below ops/, which records its nodes). `grad._expand(size)` is
+    # ops/shape.py's `expand(grad, size)`: the public `grad.expand(size)` without its argument
+    # check, which is for the learner's calls; the library's own values are right.
     def _sum_to(self, shape):
         return _red.sum_to_size(self, shape)
 
     def _cast(self, numpy_dtype):
         return _ew.to_dtype(self, dtypes.from_numpy_dtype(numpy_dtype))
+
+    _div, _clamp, _where, _clone, _exp, _log, _log1p, _sin, _cos, _abs, _sign, _relu, \
+        _sigmoid = (plain_method(f) for f in (
+            _ew.div, _ew.clamp, _where_of_self, _ew.clone, _ew.exp, _ew.log, _ew.log1p, _ew.sin,
+            _ew.cos, _ew.abs, _ew.sign, _ew.relu, _ew.sigmoid))
+    _sum, _mean, _cumsum, _gather = (plain_method(f) for f in (
+        _red.sum, _red.mean, _red.cumsum, _red.gather))
+    _mm, _mv, _bmm, _dot = (plain_method(f) for f in (
+        _linalg.mm, _linalg.mv, _linalg.bmm, _linalg.dot))
+    _reshape, _expand, _t, _transpose, _permute, _squeeze, _unsqueeze, _flip, _roll, _repeat, \
+        _select = (plain_method(f) for f in (
+            _shape.reshape, _shape.expand, _shape.t, _shape.transpose, _shape.permute,
+            _shape.squeeze, _shape.unsqueeze, _shape.flip, _shape.roll, _shape.repeat,
+            _indexing.select))
 
     __hash__ = object.__hash__  # (defining __eq__ above would otherwise unset it)
 

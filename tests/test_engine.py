@@ -665,6 +665,23 @@ def test_backward_inputs_with_a_non_leaf(lib_name):
     assert x.grad is None
 
 
+@pytest.mark.parametrize("accumulate", [True, False])
+def test_the_engine_decides_what_a_captured_input_accumulates(accumulate):
+    """The engine takes the tensors to capture and decides, once, what accumulates: with
+    accumulate=True (backward(inputs=...)) a non-leaf's gradient goes into its .grad as a leaf's
+    does, inside the engine; with accumulate=False (autograd.grad) nothing does."""
+    from tensorgrad.core import engine
+    x = tg.tensor([1.0, 2.0], requires_grad=True)
+    h = x * 3
+    out = (h * h).sum()
+    (captured,) = engine.execute([engine.gradient_edge(out)], [tg.tensor(1.0)], keep_graph=False,
+                                 create_graph=False, capture=[h], accumulate=accumulate)
+    assert captured.tolist() == [6.0, 12.0] and x.grad is None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (.grad of a non-leaf warns)
+        assert (h.grad.tolist() if accumulate else h.grad) == ([6.0, 12.0] if accumulate else None)
+
+
 @pytest.mark.parametrize("lib_name", LIBRARIES)
 def test_autograd_grad_with_non_leaf_inputs(lib_name):
     lib = library(lib_name)

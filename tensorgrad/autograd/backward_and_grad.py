@@ -15,8 +15,6 @@ from . import messages
 from .. import numpy_errors
 from ..arguments import type_name
 from ..core import engine
-from ..core.grad_mode import set_grad_enabled
-from ..core.node import AccumulateGrad
 from ..creation import zeros_like
 from ..core.tensor import Tensor
 
@@ -141,27 +139,20 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     edges = [engine.gradient_edge(output) for output in outputs]  # where backward starts
     if None in edges:
         _refuse_missing_edges(edges)
-    capture = None
     if inputs is not None:
-        capture = [_input_edge(t, index) for index, t in enumerate(inputs)]
+        _refuse_inputs_without_edges(inputs)
     token = numpy_errors.state.set(numpy_errors.QUIET)  # the derivative of exp at 1000 is inf,
     try:  # silently, as in PyTorch (../numpy_errors.py)
-        captured = engine.execute(edges, grads[:len(edges)], keep_graph=retain_graph,
-                                  create_graph=create_graph, capture=capture)
+        engine.execute(edges, grads[:len(edges)], keep_graph=retain_graph,
+                       create_graph=create_graph, capture=inputs)  # (what accumulates: there)
     finally:
         numpy_errors.state.reset(token)
-    if inputs is not None:
-        for tensor, grad in zip(inputs, captured):
-            if grad is not None and tensor._grad_fn is not None:  # a non-leaf named in inputs=
-                with set_grad_enabled(create_graph):  # its .grad as a leaf's: as the engine does
-                    AccumulateGrad(tensor).apply([grad])
 
 
-def _input_edge(tensor, index):
-    edge = engine.gradient_edge(tensor)
-    if edge is None:
+def _refuse_inputs_without_edges(inputs):
+    """An input that requires no grad has no edge for its gradient to arrive at."""
+    if any(engine.gradient_edge(tensor) is None for tensor in inputs):
         raise RuntimeError(messages.INPUT_NOT_REQUIRING_GRAD)
-    return edge
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
@@ -195,11 +186,11 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     edges = [engine.gradient_edge(output) for output in output_list]
     if None in edges:
         _refuse_missing_edges(edges)
-    capture = [_input_edge(t, index) for index, t in enumerate(input_list)]
+    _refuse_inputs_without_edges(input_list)
     token = numpy_errors.state.set(numpy_errors.QUIET)  # (as in backward)
     try:
         captured = engine.execute(edges, grads[:len(edges)], keep_graph=retain_graph,
-                                  create_graph=create_graph, capture=capture, accumulate=False)
+                                  create_graph=create_graph, capture=input_list, accumulate=False)
     finally:
         numpy_errors.state.reset(token)
     results = []

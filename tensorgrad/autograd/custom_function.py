@@ -37,13 +37,13 @@ import warnings
 
 import numpy as np
 
-from . import forward_ad, graph, messages
+from . import forward_ad, messages
 from ..core import instruments
 from ..core.engine import gradient_edge
 from ..core.grad_mode import is_grad_enabled, no_grad
-from ..core.node import FREED, SEQUENCE, Node
+from ..core.node import FREED, OUTPUT, SEQUENCE, Node
 from ..creation import zeros_like
-from ..core.record import record
+from ..core.record import record, save
 from ..ops.shape import as_view
 from ..core.tensor import Tensor
 
@@ -408,12 +408,14 @@ def _wrap_one(ctx, out, output_nr, args, recording):
 
 
 def _save(ctx, value):
-    """A saved value: None, this node's own output (kept without a reference cycle), or a tensor."""
+    """A saved value: None, this node's own output (kept without a reference cycle), or a tensor;
+    saved as an operation's values are (core/record.py's `save`), through what is plugged into
+    the instruments (the saved-tensor hooks, if any are in force)."""
     if value is None:
         return None
     if value._grad_fn is ctx:
-        return graph.saved(value, is_output=True, producer=type(ctx))
-    return graph.saved(value)
+        return save(OUTPUT, value, type(ctx))
+    return save(value)
 
 
 # -- once_differentiable ----------------------------------------------------------------------

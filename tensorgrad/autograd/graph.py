@@ -9,8 +9,11 @@ PyTorch uses this to move saved tensors elsewhere (`save_on_cpu`) or to recomput
 course it shows exactly what the graph keeps, and when it is read.
 
 The value `unpack` returns stands in for the saved tensor, connected to the graph as the
-original was, so backward and double backward work as usual. (tensorgrad keeps a reference to
-the original array for its error messages, so hooks that move tensors away free no memory here.)
+original was, so backward and double backward work as usual. As in PyTorch, a value saved
+through the hooks is not checked against in-place changes: what the hooks keep is theirs, and
+its version cannot be known (an in-place operation still keeps its own rule's `self` as it was,
+ops/inplace.py). (tensorgrad keeps a reference to the original array for tensorgrad.viz's
+pictures, so hooks that move tensors away free no memory here.)
 """
 
 import weakref
@@ -77,8 +80,8 @@ class HookedSavedTensor(SavedTensor):
 
     __slots__ = ("_packed", "_unpack_hook", "_grad_fn", "_accumulator", "_requires_grad")
 
-    def __init__(self, tensor, is_output=False, producer=None):
-        super().__init__(tensor, is_output, producer)
+    def __init__(self, tensor, is_output=False, producer=None, name=None):
+        super().__init__(tensor, is_output, producer)  # (`name`, the rule's, is not needed here)
         pack, self._unpack_hook = _hooks[-1]
         with no_grad():  # as PyTorch: what the hooks compute is not part of the graph
             self._packed = pack(tensor)
@@ -88,15 +91,12 @@ class HookedSavedTensor(SavedTensor):
         if not is_output and tensor._grad_fn is None and tensor.requires_grad:
             self._accumulator = AccumulateGrad(tensor)  # a leaf: its gradient goes there
         if not is_output:
-            self._data = tensor._data  # for the error messages only (see the module docstring)
+            self._data = tensor._data  # for tensorgrad.viz only (see the module docstring)
             self._tensor_type = type(tensor)
             self._tensor = None
 
     def unpack(self, owner):
-        current = self._version_counter.value
-        if current != self._saved_version:
-            raise RuntimeError(self._version_message(current))
-        with no_grad():
+        with no_grad():  # (no version check: see the module's docstring)
             value = self._unpack_hook(self._packed)
         if not hasattr(value, "_data"):
             raise TypeError(messages.UNPACK_HOOK_NOT_TENSOR.format(type_name=type(value).__name__))
@@ -112,20 +112,6 @@ class HookedSavedTensor(SavedTensor):
                 stand_in._requires_grad = True
                 stand_in._accumulator_ref = weakref.ref(self._accumulator)
         return stand_in
-
-    def _version_message(self, current):
-        tensor, self._tensor = self._tensor, None
-        try:
-            return super()._version_message(current)
-        finally:
-            self._tensor = tensor
-
-
-def saved(tensor, is_output=False, producer=None):
-    """A SavedTensor, or a HookedSavedTensor while saved_tensors_hooks are in force."""
-    if _hooks:
-        return HookedSavedTensor(tensor, is_output, producer)
-    return SavedTensor(tensor, is_output, producer)
 
 
 __all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks"]

@@ -28,9 +28,9 @@ from ..autograd import messages
 
 def execute(root_edges, root_grads, *, keep_graph, create_graph, capture=None, accumulate=True):
     """Run the backward pass: from `root_edges` (one `(node, output_nr)` per output, with its
-    gradient in `root_grads`) back to the leaves. `capture`: edges whose incoming gradients
+    gradient in `root_grads`) back to the leaves. `capture`: tensors whose incoming gradients
     to return instead (autograd.grad, or backward(inputs=...)); only the graph leading to them
-    runs; `accumulate`: whether the leaves among them also add into `.grad` (backward(inputs=))
+    runs; `accumulate`: whether they also add into `.grad` (backward(inputs=)), non-leaves too,
     or not (autograd.grad). Without `capture`, every leaf reached adds into its `.grad`."""
     roots = list(dict.fromkeys([node for node, _ in root_edges]))
     dependencies = count_dependencies(roots)
@@ -101,24 +101,30 @@ def mark_as_gradient_graph(node):
 
 class Capture:
     """What autograd.grad (or backward(inputs=...)) wants back: the gradient arriving at each
-    capture edge. Only the nodes that lead to one of them need to run."""
+    captured tensor's edge. Only the nodes that lead to one of them need to run."""
 
     def __init__(self, roots, capture, accumulate):
         self.accumulate = accumulate
+        self.tensors = capture
         self.captured = [None] * len(capture)
         self.slots = {}  # node -> [(output_nr, index in captured)]
-        for index, (node, output_nr) in enumerate(capture):
+        for index, tensor in enumerate(capture):
+            node, output_nr = gradient_edge(tensor)  # (autograd/backward_and_grad.py checked it)
             self.slots.setdefault(node, []).append((output_nr, index))
         self.needed = nodes_leading_to(roots, self.slots)
 
     def take(self, node, grads):
         """Keep the gradients wanted at `node`; False if the node need not run after that: a leaf
         runs (adding into its `.grad`) only if asked to accumulate, any other node only if
-        something wanted lies behind it."""
+        something wanted lies behind it. Asked to accumulate, a non-leaf adds its gradient into
+        its `.grad` here, as its leaf's AccumulateGrad would (backward(inputs=[h]))."""
         if node not in self.slots:
             return True
         for output_nr, index in self.slots[node]:
-            self.captured[index] = grads[output_nr] if output_nr < len(grads) else None
+            grad = grads[output_nr] if output_nr < len(grads) else None
+            self.captured[index] = grad
+            if self.accumulate and grad is not None and type(node) is not AccumulateGrad:
+                AccumulateGrad(self.tensors[index]).apply([grad])
         if type(node) is AccumulateGrad:
             return self.accumulate
         return any(next_node in self.needed for next_node, _ in node.next_functions

@@ -5,6 +5,7 @@ An instrument watches what the core does, or changes one detail of it:
     the profiler                  notes each operation, and times each node in backward
     anomaly mode                  remembers where each node was made; reports a failing node
     saved-tensor hooks            keep a saved value as whatever a pack hook returns
+    an in-place operation         keeps its rule's `self` as it was before the write
     forward-mode AD               gives each result a tangent
     tensorgrad.viz's trace        watches the backward pass node by node
     the gradient-graph marker     marks the nodes that a create_graph=True backward records
@@ -16,8 +17,8 @@ function for each event it needs, and unplugs it when it is switched off:
 
     on_operation   f(node_class, result, inputs, saved, attributes): an operation has run
     on_node        f(node): a node has been made for it
-    savers         f(value, is_output, producer): how a value is saved for backward (the last
-                   plugged in decides)
+    savers         f(value, is_output, producer, name): how a value is saved for backward (the
+                   last plugged in decides; `name` is the rule's name for it, as in `saves`)
     around_node    f(node, run): runs one node's derivative rule, `run()`, in backward
     after_node     f(node, grads_in, grads_out): a node has run in backward
 """

@@ -83,7 +83,7 @@ def record(node_class, data, inputs, saved=NOTHING_SAVED, **attributes):
                 elif type(value) is Tensor and not instruments.savers:
                     kept.append(SavedTensor(value))
                 else:
-                    kept.append(save(value, result, node_class))
+                    kept.append(save(value, result, node_class, name))
         except KeyError:
             if all(name in saved for name in names):
                 raise  # not a name: a saved-tensor hook's own KeyError
@@ -96,9 +96,11 @@ def record(node_class, data, inputs, saved=NOTHING_SAVED, **attributes):
     return result
 
 
-def save(value, result=None, node_class=None):
-    """How one value is kept for backward: a SavedTensor, or what the saved-tensor hooks plugged
-    in make of it (autograd/graph.py). In-place operations save through here too."""
+def save(value, result=None, node_class=None, name=None):
+    """How one value is kept for backward: a SavedTensor, or what the saver plugged into the
+    instruments makes of it: the saved-tensor hooks (autograd/graph.py), or an in-place
+    operation keeping its rule's `self` as it was (ops/inplace.py). `name` is the rule's name
+    for the value (None for a custom Function's ctx.save_for_backward)."""
     if isinstance(value, Tensor):
         is_output = False
     elif value is OUTPUT:
@@ -106,8 +108,8 @@ def save(value, result=None, node_class=None):
     else:
         return value  # a plain Python value
     producer = node_class if is_output else None
-    if instruments.savers:  # saved_tensors_hooks in force (autograd/graph.py)
-        return instruments.savers[-1](value, is_output, producer)
+    if instruments.savers:
+        return instruments.savers[-1](value, is_output, producer, name)
     return SavedTensor(value, is_output, producer)
 
 

@@ -21,7 +21,7 @@ from ..core.node import SavedTensor
 from ..derivatives import FillBackward0, ZeroBackward0
 from ..core.tensor import Tensor, _bracketed
 from ..creation import check_value_fits
-from ..core.record import record, save
+from ..core.record import record
 from . import elementwise as ew
 from ..derivatives import CopyBackwards
 from .elementwise import broadcast_error, clone, requires_grad
@@ -102,15 +102,20 @@ def apply(tensor, compute, inputs=()):
 
 def _write(tensor, compute):
     """apply, once the tensor has passed check_allowed and check_memory."""
-    result = compute()
+    if is_grad_enabled():
+        plugged = instruments.plug_in(savers=_keeping_old_self(tensor))
+        try:
+            result = compute()
+        finally:
+            instruments.unplug(plugged)
+    else:
+        result = compute()
     if tensor._base is not None and result.requires_grad:
         raise RuntimeError(messages.IN_PLACE_ON_VIEW)
     if result._data.shape != tensor._data.shape:
         raise _cannot_grow(tensor, result.shape)
     check_castable(result._data.dtype, tensor._data.dtype)
     node = result._grad_fn
-    if node is not None:
-        _keep_old_self(node, tensor)
     tensor._data[...] = result._data
     tensor._shared_version_counter().value += 1
     if result._fw_tangent is not None:
@@ -192,18 +197,23 @@ def div_(tensor, other):
     return apply(tensor, lambda: ew.div(tensor, other), (other,))
 
 
-def _keep_old_self(node, tensor):
-    """If the rule saved the tensor being overwritten as its `self` (mul_ needs the old x for
-    the gradient of the other factor), save a copy of the old values instead, as PyTorch does:
-    its `_saved_self` is then a clone, so the overwrite does not invalidate it."""
-    names = type(node).saved_names
-    if "self" not in names:
-        return
-    saved = dict(zip(names, node._for_backward))
-    old_self = saved["self"]
-    if isinstance(old_self, SavedTensor) and old_self._tensor is tensor:
-        saved["self"] = save(clone(tensor))
-        node._for_backward = tuple(saved.values())  # in the order of `saves`, as record keeps it
+def _keeping_old_self(tensor):
+    """How the op about to overwrite `tensor` saves values for backward (plugged into the
+    instruments while it computes): as usual, except that where its rule saves `tensor` as
+    `self` it keeps a copy of the old values, as PyTorch does (x.mul_(b) needs the old x for the
+    gradient of b; its `_saved_self` is a clone). The copy goes through the saved-tensor hooks
+    in force like any saved value: pack sees it, once. Only that slot: in x.mul_(x) the rule's
+    `other` is x itself, which backward finds overwritten and, without hooks, says so, as
+    PyTorch does (tests/test_saved_tensor_hooks.py)."""
+    usual = instruments.savers[-1] if instruments.savers else None  # (the hooks', if in force)
+
+    def saver(value, is_output, producer, name):
+        if name == "self" and value is tensor:
+            value = clone(tensor)  # (before the write: the old values)
+        if usual is not None:
+            return usual(value, is_output, producer, name)
+        return SavedTensor(value, is_output, producer)
+    return saver
 
 
 def check_castable(result_dtype, output_dtype):

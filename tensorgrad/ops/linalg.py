@@ -24,7 +24,7 @@ from ..core.tensor import Tensor
 from ..derivatives import BmmBackward0, DotBackward0, MmBackward0, MvBackward0
 from ..core.record import record
 from .elementwise import broadcast_error
-from .shape import squeeze, unsafe_view, unsqueeze
+from .shape import contiguous, expand, reshape, squeeze, t, transpose, unsafe_view, unsqueeze
 
 _C_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "bool": "bool"}
 
@@ -169,17 +169,17 @@ def _should_fold(a, b):
 def _folded_matmul(a, b):
     """(..., n, m) @ (m, p) as one (rows, m) @ (m, p) product; a smaller left operand is handled
     by transposing the product: a @ b = (bᵀ @ aᵀ)ᵀ."""
-    transpose = b._data.ndim > a._data.ndim
-    if transpose:
-        big = b.transpose(-1, -2)
-        small = a.t() if a._data.ndim == 2 else a
+    transposed = b._data.ndim > a._data.ndim
+    if transposed:
+        big = transpose(b, -1, -2)
+        small = t(a) if a._data.ndim == 2 else a
     else:
         big, small = a, b
     output_shape = big.shape[:-1]
-    folded = big.reshape(math.prod(output_shape), big.shape[-1])
+    folded = reshape(big, math.prod(output_shape), big.shape[-1])
     if small._data.ndim == 2:
         output = unsafe_view(mm(folded, small), tuple(output_shape) + (small.shape[1],))
-        return output.transpose(-1, -2).contiguous() if transpose else output
+        return contiguous(transpose(output, -1, -2)) if transposed else output
     return unsafe_view(mv(folded, small), tuple(output_shape))
 
 
@@ -191,12 +191,12 @@ def _matmul_with_bmm(a, b):
     p = b._data.shape[-1] if b._data.ndim > 1 else 1
     batch = _broadcast_batch(a._data.shape[:-2], b._data.shape[:-2])
     count = math.prod(batch)
-    left = a.expand(batch + (n, m1)).reshape(count, n, m1)
+    left = reshape(expand(a, batch + (n, m1)), count, n, m1)
     vector_right = b._data.ndim == 1
     if vector_right:
-        right = b.expand(batch + (m2,)).reshape(count, m2).unsqueeze(2)
+        right = unsqueeze(reshape(expand(b, batch + (m2,)), count, m2), 2)
     else:
-        right = b.expand(batch + (m2, p)).reshape(count, m2, p)
+        right = reshape(expand(b, batch + (m2, p)), count, m2, p)
     output_shape = batch + ((n,) if a._data.ndim > 1 else ()) + ((p,) if b._data.ndim > 1 else ())
     product = bmm(left, right)
     if vector_right:
