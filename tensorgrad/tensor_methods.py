@@ -470,8 +470,12 @@ class TensorMethods:
     clamp_, fill_ = method(_inplace.clamp_), method(_inplace.fill_)
     neg_, exp_, log_, sqrt_, tanh_, sigmoid_, relu_, sin_, cos_, abs_, reciprocal_, square_, \
         sign_ = (in_place_form(name) for name in IN_PLACE_OF)
-    __iadd__, __isub__, __imul__, __itruediv__, __ifloordiv__, __imod__, __ipow__ = (
-        binary_operator(f) for f in (add_, sub_, mul_, div_, floor_divide_, remainder_, pow_))
+    # (`a += b` has its operand checked by binary_operator, so it calls the plain in-place
+    # functions, checked once, as `a + b` does)
+    __iadd__, __isub__, __imul__, __itruediv__ = (binary_operator(f) for f in (
+        _inplace.add_, _inplace.sub_, _inplace.mul_, _inplace.div_))
+    __ifloordiv__, __imod__, __ipow__ = (binary_operator(f) for f in (
+        floor_divide_, remainder_, pow_))
     __iand__, __ior__, __ixor__, __ilshift__, __irshift__ = (binary_operator(f) for f in (
         bitwise_and_, bitwise_or_, bitwise_xor_, bitwise_left_shift_, bitwise_right_shift_))
 

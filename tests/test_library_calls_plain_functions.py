@@ -10,6 +10,7 @@ optim are watched by tests/test_signatures.py.) A call from the program itself i
 and is not listed.
 """
 
+import operator
 import os
 
 import pytest
@@ -50,7 +51,9 @@ def test_a_rules_formulas_call_the_plain_functions(name):
 @pytest.mark.parametrize("call", [
     lambda t: t.float(), lambda t: t.double(), lambda t: t.long(), lambda t: t.bool(),
     lambda t: t.type("tensorgrad.DoubleTensor"), lambda t: t.normal_(), lambda t: t.uniform_(),
-], ids=["float", "double", "long", "bool", "type", "normal_", "uniform_"])
+    lambda t: operator.iadd(t, 1), lambda t: operator.isub(t, t), lambda t: operator.imul(t, 2.),
+    lambda t: operator.itruediv(t, 2),
+], ids=["float", "double", "long", "bool", "type", "normal_", "uniform_", "+=", "-=", "*=", "/="])
 def test_a_public_method_is_checked_once(call):
     """A method that hands its work to another (float() is to(float32), normal_ copies samples
     in) calls the plain function: its own check was the one check of the call."""
