@@ -98,6 +98,7 @@ from nbclient.exceptions import DeadKernelError
 from traitlets import Bool, Int, List, Tuple, Unicode
 
 from . import defaults, sandbox
+from .notebooks import MAX_JSON_ITEMS, json_items
 from .values import MIME
 
 _LAUNCHER = str(Path(__file__).with_name("_launch_limited.py"))
@@ -344,11 +345,13 @@ def safe_unpack(data: bytes | str):
     """
     if len(data) > MAX_MESSAGE_BYTES:
         return {UNREADABLE: f"a message of {len(data)} bytes (more than {MAX_MESSAGE_BYTES})"}
+    raw = data if isinstance(data, bytes) else data.encode("utf8", "replace")
+    if json_items(raw) > MAX_JSON_ITEMS:  # (before parsing: 30 MB of {} would take the grader 1.6 GB)
+        return {UNREADABLE: f"a message of more than {MAX_JSON_ITEMS:,} values"}
     try:
         obj = json.loads(data.decode("utf8", "replace") if isinstance(data, bytes) else data)
     except (RecursionError, ValueError, MemoryError) as exc:
         return {UNREADABLE: f"a message that is not readable JSON ({type(exc).__name__})"}
-    raw = data if isinstance(data, bytes) else data.encode("utf8", "replace")
     if raw.count(b"[") + raw.count(b"{") > MAX_MESSAGE_DEPTH and _too_deep(obj, MAX_MESSAGE_DEPTH):
         return {UNREADABLE: f"a message nested more than {MAX_MESSAGE_DEPTH} levels deep"}
     return obj
