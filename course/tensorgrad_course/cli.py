@@ -58,8 +58,8 @@ def _require_dependencies() -> None:
 #: The per-kernel limits that are flags of ``grade`` besides time and memory: (flag, Limits field, unit, meaning).
 _LIMIT_FLAGS = (
     ("--processes", "processes", "N", "processes and threads one kernel may run at once"),
-    ("--disk", "disk_mb", "MB", "megabytes one kernel may write into its folder"),
-    ("--disk-files", "disk_files", "N", "files and folders one kernel may make in its folder"),
+    ("--disk", "disk_mb", "MB", "megabytes one kernel may write into its folder, /tmp and /dev/shm together"),
+    ("--disk-files", "disk_files", "N", "files and folders one kernel may make in its folder, /tmp and /dev/shm together"),
     ("--file-size", "file_mb", "MB", "size of any one file a kernel writes"),
 )
 

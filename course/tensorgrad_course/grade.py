@@ -746,7 +746,7 @@ def _grade(
     if run.outcome != "completed":
         result.status = run.outcome
         result.reason = f"{run.reason}{_describe(assembly, run.stopped_at)}"
-    if run.stopped_at == -1 and run.outcome == "kernel_died":
+    if run.stopped_at == -1 and run.outcome == "kernel_died" and not run.limit:
         # None of the submission ran (kernel.run_notebook tried twice): the grader's failure, not the student's.
         result.status = "grader_error"
         result.reason = (f"no kernel could start for this submission, twice (the second in a fresh sandbox), "
