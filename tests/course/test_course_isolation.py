@@ -233,3 +233,25 @@ def test_a_patch_in_place_before_the_guards_setup_is_restored_and_reported():
     if sandbox.mode()[0] == "nested":  # the fork server's copy is known-good: put back, not only reported
         printed = "".join(o.get("text", "") for o in nb.cells[3].outputs)
         assert printed.strip() == "float", printed
+
+
+LAZY_NUMBER = '''
+class _Lazy(int):
+    def __repr__(self):
+        return "text of my choosing"
+leaf = True
+count = _Lazy(3)
+'''
+
+
+def test_a_number_of_a_class_of_its_own_is_reported_and_read_as_its_plain_number(tmp_path):
+    from course_helpers import two_set_course
+
+    _, named = two_set_course(tmp_path)
+    nb = with_answers(named, {"predict": LAZY_NUMBER})
+    (tmp_path / "lazy.ipynb").write_text(json.dumps(nb))
+    (r,) = grade_batch([Submission("lazy", str(tmp_path / "lazy.ipynb"))], tmp_path / "solutions",
+                       tmp_path / "exercises", Limits(cell_timeout=30, notebook_timeout=120))
+    odd = [f for f in r.integrity if f["kind"] == "number_subclass"]
+    assert odd and "_Lazy" in odd[0]["detail"], r.integrity
+    assert "text of my choosing" not in json.dumps(r.to_dict()), r.to_dict()
