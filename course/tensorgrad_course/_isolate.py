@@ -96,8 +96,10 @@ def confine(sandbox_root: str, scratch: str, tmp_bytes: int, keep: tuple[str, ..
     os.makedirs("/dev/shm", exist_ok=True)
     _mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
            f"size={shm_bytes or tmp_bytes},mode=1777{files}")
-    if os.path.isdir("/dev/pts"):  # a pseudo-terminal of one kernel is no other kernel's
+    try:  # a pseudo-terminal of one kernel is no other kernel's (where the kernel allows a new devpts)
         _mount("devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC, "newinstance,ptmxmode=0666,mode=620")
+    except OSError:
+        pass  # (bwrap's own: a terminal lives no longer than the kernel that opened it)
     read_only("/dev")
     read_only("/")
     drop_capabilities()

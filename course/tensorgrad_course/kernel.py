@@ -644,6 +644,26 @@ class _Monitor:
     def cancel(self) -> None:
         self._stop.set()
 
+    def check_disk(self, pid: int | None = None) -> str:
+        """Set and return ``breach`` if the kernel's folder (and its own /tmp and /dev/shm) hold more
+        than the disk limit allows. Also called once as the notebook ends, before the kernel is killed:
+        a kernel that fills them between two looks is still caught."""
+        pid = pid or _kernel_pgid(self.km)
+        if not (self.limits.disk_mb or self.limits.disk_files) or not pid or self.breach:
+            return self.breach
+        files = self.limits.disk_files
+        used, entries = _disk_use(self.scratch, files or 10**9)
+        where = "its folder"
+        if getattr(self.km, "private_tmpfs", False):
+            more, more_entries = _private_tmpfs_use(pid)
+            used, entries = used + more, entries + more_entries
+            where = "its folder, /tmp and /dev/shm"
+        if (self.limits.disk_mb and used > self.limits.disk_mb * 2**20) or (files and entries > files):
+            over = " or ".join(part for part in (f"{self.limits.disk_mb} MB" if self.limits.disk_mb else "",
+                                                 f"{files} files" if files else "") if part)
+            self.breach = f"the kernel wrote more than {over} into {where} (the disk limit), so it was stopped"
+        return self.breach
+
     def _loop(self) -> None:
         tick = 0
         while not self._stop.wait(self.interval):
@@ -655,18 +675,8 @@ class _Monitor:
             if limit and _descendants(pid, limit) > limit:
                 self.breach = (f"the kernel ran more than {limit} processes and threads at once (the process "
                                "limit), so it was stopped")
-            elif (self.limits.disk_mb or self.limits.disk_files) and tick % 3 == 0:
-                files = self.limits.disk_files
-                used, entries = _disk_use(self.scratch, files or 10**9)
-                where = "its folder"
-                if getattr(self.km, "private_tmpfs", False):
-                    more, more_entries = _private_tmpfs_use(pid)
-                    used, entries = used + more, entries + more_entries
-                    where = "its folder, /tmp and /dev/shm"
-                if (self.limits.disk_mb and used > self.limits.disk_mb * 2**20) or (files and entries > files):
-                    over = " or ".join(part for part in (f"{self.limits.disk_mb} MB" if self.limits.disk_mb else "",
-                                                         f"{files} files" if files else "") if part)
-                    self.breach = f"the kernel wrote more than {over} into {where} (the disk limit), so it was stopped"
+            elif tick % 3 == 0:
+                self.check_disk(pid)
             if self.breach:
                 kill_kernel(self.km)
                 return
@@ -851,6 +861,7 @@ async def _run(nb, limits: Limits, workdir: Path, env: dict[str, str]) -> RunRes
             started = True
             pgid = _kernel_pgid(km)
             await _execute_cells(client, km, nb, limits, deadline, replies, watchdog, result)
+            monitor.check_disk(pgid)  # (the last look, while the kernel's /tmp and /dev/shm still exist)
             # Nothing more to run: kill now, so that nbclient's polite shutdown finds a
             # dead kernel and returns at once (it would poll for ~0.1 s otherwise).
             kill_kernel(km, pgid)
