@@ -18,6 +18,37 @@ MODULE_NAME = "_tensorgrad_grader_guard"
 GUARD_ENAME = "GraderGuard"
 
 
+def _course_functions() -> dict:
+    """(module name, name) -> every function and class of the grader's modules a kernel reports through."""
+    import sys
+
+    found = {}
+    for modname in ("tensorgrad_course.checks", "tensorgrad_course.values"):
+        module = sys.modules.get(modname)
+        for name, value in (vars(module).items() if module is not None else ()):
+            if not name.startswith("__") and (callable(value) or isinstance(value, type)):
+                found[(modname, name)] = value
+    return found
+
+
+#: The known-good state the snapshot is checked against: these modules' functions as first imported. The
+#: fork server (:mod:`._zygote`) imports this module after them and before it forks any kernel, so before
+#: anything of a kernel's start-up could change them. (:func:`setup` takes it out of this module's names.)
+_KNOWN_GOOD = _course_functions()
+
+
+def _own_code(obj) -> bool:
+    """Whether a function's code comes from the file of the module it says it belongs to (a lambda or a
+    function made by a cell or by start-up code does not). Anything without Python code: True."""
+    import sys
+
+    code = getattr(obj, "__code__", None)
+    if code is None:
+        return True
+    module = sys.modules.get(getattr(obj, "__module__", None) or "")
+    return getattr(module, "__file__", None) == getattr(code, "co_filename", None)
+
+
 def setup(watched, machinery, preload, watched_classes, modules, transformer_lists, audit, protected, whole_modules,
           channel):
     """Take the snapshot and create the guard module (arguments: see :func:`.guard.setup_source`). Once:
@@ -29,6 +60,7 @@ def setup(watched, machinery, preload, watched_classes, modules, transformer_lis
     from IPython import get_ipython
 
     globals().pop("setup", None)
+    known_good = globals().pop("_KNOWN_GOOD", None) or {}
     guard_name = MODULE_NAME  # (taken now: this module's names are within the student's reach later)
 
     for modname in preload:
@@ -37,12 +69,14 @@ def setup(watched, machinery, preload, watched_classes, modules, transformer_lis
         except Exception:  # (not installed here: the exercise's own cell reports it)
             pass
     missing = object()
+    _course_keys = set(_course_functions())
     originals = []  # (label, owner, name, original object or missing)
     for modname in whole_modules:  # every function and class of these modules, not a list of names
         module_object = sys.modules.get(modname)
         if module_object is not None:
             watched = (*watched, *((modname, k) for k, v in vars(module_object).items()
                                    if not k.startswith("__") and (callable(v) or isinstance(v, type))))
+    changed_before = []  # the grader's functions found changed before this setup, with no known-good copy
     for modname, name in dict.fromkeys(watched):
         try:
             owner = importlib.import_module(modname)
@@ -50,7 +84,13 @@ def setup(watched, machinery, preload, watched_classes, modules, transformer_lis
             continue
         getattr(owner, name, None)  # a name a package provides lazily (PEP 562) is bound by now
         if name in vars(owner):
-            originals.append((modname + "." + name, owner, name, vars(owner)[name]))
+            current = vars(owner)[name]
+            good = known_good.get((modname, name), current)
+            # A snapshot of a state already patched (by code that ran at the kernel's start-up) would take
+            # the patch for the original: the known-good copy is the original, so check() restores it.
+            originals.append((modname + "." + name, owner, name, good))
+            if good is current and (modname, name) in _course_keys and not _own_code(current):
+                changed_before.append(modname + "." + name)
     shell = get_ipython()
     kernel = getattr(shell, "kernel", None)
     classes = type(shell).__mro__ + (type(kernel).__mro__ if kernel is not None else ())
@@ -291,6 +331,9 @@ def setup(watched, machinery, preload, watched_classes, modules, transformer_lis
             sys.modules[guard_name] = module
             restored.append("sys.modules[" + repr(guard_name) + "]")
         parts = ["restored " + ", ".join(restored)] if restored else []
+        if changed_before:
+            parts.append("found " + ", ".join(changed_before) + " changed before the grader's setup")
+            del changed_before[:]
         if attempts:
             parts.append("attempted " + "; ".join(dict.fromkeys(attempts)))
             del attempts[:]

@@ -8,10 +8,12 @@ So a forked child, before it becomes a kernel:
    in a user namespace it owns) and maps its user onto itself;
 2. forks: the grandchild is process 1 of the new PID namespace (it sees no
    other process, and when it exits every process it started is killed);
-3. :func:`confine` (in the grandchild) mounts a fresh ``/proc`` and a fresh,
-   size-limited ``/tmp``, covers the sandbox root with an empty read-only
-   tmpfs with only its own scratch folder bound back, and drops every
-   capability, so that nothing of this can be undone.
+3. :func:`confine` (in the grandchild) mounts a fresh ``/proc``, a fresh,
+   size- and file-limited ``/tmp`` and ``/dev/shm`` and a fresh ``/dev/pts``,
+   covers the sandbox root with an empty read-only tmpfs with only its own
+   scratch folder bound back, makes ``/`` and ``/dev`` read-only (the fork
+   server's, shared by every kernel it forks), and drops every capability, so
+   that nothing of this can be undone.
 
 Plain ``ctypes`` calls into libc: no dependency, nothing imported that the
 kernel would not import anyway.
@@ -62,17 +64,24 @@ def enter() -> None:
     _write("/proc/self/gid_map", f"{gid} {gid} 1\n")
 
 
-def confine(sandbox_root: str, scratch: str, tmp_bytes: int, keep: tuple[str, ...] = ()) -> None:
+def confine(sandbox_root: str, scratch: str, tmp_bytes: int, keep: tuple[str, ...] = (), *,
+            shm_bytes: int = 0, inodes: int = 0) -> None:
     """In process 1 of the new PID namespace: the mounts described above, then no capabilities.
 
     ``keep``: read-only folders below /tmp (a library installed there), bound
-    again, read-only, over the fresh /tmp.
+    again, read-only, over the fresh /tmp. ``shm_bytes`` (default: ``tmp_bytes``)
+    and ``inodes`` (0: the kernel's default) bound the fresh /dev/shm and /tmp.
+
+    Everything else ends read-only: the fork server's sandbox root tmpfs (``/``,
+    ``/etc``, ``/root``...) and its ``/dev`` are shared by every kernel it forks, so a
+    file written there would reach the next student's kernel.
     """
     _mount(None, "/", None, MS_REC | MS_PRIVATE)
     _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
     own = os.open(scratch, os.O_PATH | os.O_DIRECTORY)  # still reachable once covered
     kept = [(path, os.open(path, os.O_PATH | os.O_DIRECTORY)) for path in keep]
-    _mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, f"size={tmp_bytes},mode=1777")
+    files = f",nr_inodes={inodes}" if inodes > 0 else ""
+    _mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, f"size={tmp_bytes},mode=1777{files}")
     for path, fd in kept:
         os.makedirs(path)
         _mount(f"/proc/self/fd/{fd}", path, None, MS_BIND | MS_REC)
@@ -84,7 +93,29 @@ def confine(sandbox_root: str, scratch: str, tmp_bytes: int, keep: tuple[str, ..
     _mount(f"/proc/self/fd/{own}", scratch, None, MS_BIND | MS_REC)
     os.close(own)
     _mount(None, sandbox_root, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
+    os.makedirs("/dev/shm", exist_ok=True)
+    _mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+           f"size={shm_bytes or tmp_bytes},mode=1777{files}")
+    try:  # a pseudo-terminal of one kernel is no other kernel's (where the kernel allows a new devpts)
+        _mount("devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC, "newinstance,ptmxmode=0666,mode=620")
+    except OSError:
+        pass  # (bwrap's own: a terminal lives no longer than the kernel that opened it)
+    read_only("/dev")
+    read_only("/")
     drop_capabilities()
+
+
+#: statvfs's flags that a read-only remount must keep (a mount in a namespace we do not own
+#: keeps its nosuid, nodev, noexec and atime flags locked), as mount(2) flags.
+_KEPT_FLAGS = ((os.ST_NOSUID, MS_NOSUID), (os.ST_NODEV, MS_NODEV), (os.ST_NOEXEC, MS_NOEXEC),
+               (os.ST_NOATIME, 1024), (os.ST_NODIRATIME, 2048), (os.ST_RELATIME, 1 << 21))
+
+
+def read_only(path: str) -> None:
+    """Make the mount at ``path`` read-only (this mount only: the ones below it keep theirs)."""
+    flags = os.statvfs(path).f_flag
+    kept = sum(ms for st, ms in _KEPT_FLAGS if flags & st)
+    _mount(None, path, None, MS_REMOUNT | MS_BIND | MS_RDONLY | kept)
 
 
 def drop_capabilities() -> None:

@@ -112,6 +112,12 @@ def _child(request: dict) -> None:
         sys.argv = ["ipykernel_launcher", *request["argv"]]
         sys.stdin = open(os.devnull)  # noqa: SIM115
         sys.stdout = sys.stderr = open(os.devnull, "w")  # noqa: SIM115
+        from IPython.core import application
+
+        # No IPython configuration but the kernel's own fresh profile: nothing in /etc/ipython,
+        # /usr/local/etc/ipython or the Python's etc/ipython runs at a grading kernel's start-up.
+        application.SYSTEM_CONFIG_DIRS[:] = []
+        application.ENV_CONFIG_DIRS[:] = []
         from ipykernel.kernelapp import IPKernelApp
 
         IPKernelApp.launch_instance(argv=request["argv"])
@@ -142,7 +148,8 @@ def _isolated(request: dict, report: int) -> None:
             try:
                 _isolate.die_with_parent(signal.SIGKILL)
                 box = request["sandbox"]
-                _isolate.confine(box["root"], box["scratch"], int(box["tmp_bytes"]), box.get("keep", ()))
+                _isolate.confine(box["root"], box["scratch"], int(box["tmp_bytes"]), box.get("keep", ()),
+                                 shm_bytes=int(box.get("shm_bytes", 0)), inodes=int(box.get("inodes", 0)))
                 os.write(ready_w, b"ok\n")
             except BaseException as exc:  # noqa: BLE001 - told to the grader
                 os.write(ready_w, f"{type(exc).__name__}: {exc}\n".encode()[:1000])

@@ -58,8 +58,8 @@ def _require_dependencies() -> None:
 #: The per-kernel limits that are flags of ``grade`` besides time and memory: (flag, Limits field, unit, meaning).
 _LIMIT_FLAGS = (
     ("--processes", "processes", "N", "processes and threads one kernel may run at once"),
-    ("--disk", "disk_mb", "MB", "megabytes one kernel may write into its folder"),
-    ("--disk-files", "disk_files", "N", "files and folders one kernel may make in its folder"),
+    ("--disk", "disk_mb", "MB", "megabytes one kernel may write into its folder, /tmp and /dev/shm together"),
+    ("--disk-files", "disk_files", "N", "files and folders one kernel may make in its folder, /tmp and /dev/shm together"),
     ("--file-size", "file_mb", "MB", "size of any one file a kernel writes"),
 )
 
@@ -234,6 +234,21 @@ class _Progress:
         print(f"\r\x1b[K{line[: columns - 1]}", end="" if done < total else "\n", file=sys.stderr, flush=True)
 
 
+def _fingerprinted(exercises: Path) -> list[str]:
+    """The released notebooks under ``exercises`` whose check cells carry prediction fingerprints
+    (the default build's self-study feedback, :func:`.generate.add_fingerprints`)."""
+    from .notebooks import find_notebooks
+
+    found = []
+    for path in find_notebooks(exercises):
+        try:
+            if b".fingerprints({" in path.read_bytes():
+                found.append(str(path.relative_to(exercises)))
+        except OSError:
+            pass
+    return found
+
+
 def _grade(args) -> int:
     from . import grade, library, reports, sandbox
     from .kernel import Limits
@@ -265,6 +280,13 @@ def _grade(args) -> int:
             "a freshly generated release",
             file=sys.stderr,
         )
+    else:
+        marked = _fingerprinted(exercises)
+        if marked:
+            print(f"warning: the released exercises carry self-study fingerprints of the predictions' answers "
+                  f"({', '.join(marked[:3])}{', ...' if len(marked) > 3 else ''}): with the salt beside them, "
+                  "anyone can hash guesses offline and find such an answer; for graded work release "
+                  "`tensorgrad-course build --graded`'s edition", file=sys.stderr)
     progress = _Progress(sys.stderr.isatty() and not args.no_progress)
     cache = args.cache if args.cache is not None else args.out / ".cache"
     start = time.monotonic()

@@ -96,6 +96,22 @@ def _valid(record, nonce: str) -> str:
     return "" if ok else "a malformed record"
 
 
+def _number_subclass(record) -> str:
+    """The class name of the first value in ``record`` marked ``subclass`` (:func:`.values.encode`), or ''.
+    (Walked without recursion, at most a few thousand nodes: the record was checked already.)"""
+    stack, seen = [record], 0
+    while stack and seen < 5000:
+        node = stack.pop()
+        seen += 1
+        if isinstance(node, dict):
+            if isinstance(node.get("subclass"), str) and node.get("type") in ("int", "float", "complex"):
+                return node["subclass"][:80]
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return ""
+
+
 def collect(assembly: asm.Assembly, run: RunResult, nonce: str) -> Collected:
     """The records of ``run`` that count, and integrity findings about those that don't."""
     out = Collected()
@@ -131,6 +147,14 @@ def collect(assembly: asm.Assembly, run: RunResult, nonce: str) -> Collected:
             out.findings.append(asm.Finding(
                 "forged", gid, f"test {name!r} was reported more than once; it scores 0", tampering=True,
             ))
+    odd = sorted({(gid, name) for gid, by_name in out.tests.items() for name, record in by_name.items()
+                  if _number_subclass(record)})
+    for gid, name in odd[:10]:
+        out.findings.append(asm.Finding(
+            "number_subclass", gid, f"test {name!r} was handed a number of a class of its own "
+            f"({_number_subclass(out.tests[gid][name])}), not a plain int or float: its code ran while the check "
+            "read it, and could read the check's own values; compared as the plain number it gave",
+        ))
     if run.records_dropped:
         out.findings.append(asm.Finding(
             "flood", None, f"{run.records_dropped} grader record(s) over the size limit were dropped", tampering=True,

@@ -89,6 +89,9 @@ _FAILURE_NAMES = {"AssertionError", "CheckFailure"}
 class Submission:
     student: str
     path: str
+    #: Why nothing of this entry is graded (a student folder holding only files the grader skips):
+    #: the row says so instead of the student vanishing from the report (:func:`discover`).
+    skipped: str = ""
 
 
 @dataclass
@@ -174,6 +177,36 @@ def _class_files(root: Path) -> list[Path]:
     return sorted(found)
 
 
+#: Entries of a class folder that are nobody's hand-in: macOS's and Jupyter's own.
+_NOT_A_STUDENT = (".DS_Store", ".ipynb_checkpoints", "__MACOSX")
+
+
+def _skipped_entries(root: Path, graded: set[str]) -> list[Submission]:
+    """A row for every entry of the class folder ``root`` that gave no submission (a student folder
+    holding only a Jupyter checkpoint, a ``__MACOSX`` copy or hidden files; a hidden file; an empty
+    folder): the student is in the report, the row says what was found and that nothing was graded."""
+    rows = []
+    try:
+        entries = sorted(root.iterdir())
+    except OSError:
+        return rows
+    for entry in entries:
+        if entry.name in graded or entry.name in _NOT_A_STUDENT or entry.name.startswith("._"):
+            continue
+        try:
+            folder = stat.S_ISDIR(entry.lstat().st_mode)
+        except OSError:
+            continue
+        files = sorted(p for p in entry.rglob("*") if not p.is_dir()) if folder else [entry]
+        shown = ", ".join(str(p.relative_to(root)) for p in files[:3]) + (" ..." if len(files) > 3 else "")
+        reason = (f"nothing graded: only files the grader skips were found ({shown}: Jupyter checkpoints, "
+                  "macOS copies and hidden files are not hand-ins); ask the student for the notebook itself"
+                  if files else "nothing graded: the folder is empty")
+        student = entry.name if folder else entry.stem
+        rows.append(Submission(student_id(student), str(files[0] if files else entry), skipped=reason))
+    return rows
+
+
 def refusal(path: str | Path) -> tuple[str, bool]:
     """(why the file is refused, whether that is tampering), or ("", False) for a plain file.
 
@@ -229,10 +262,14 @@ def discover(paths: list[str | Path]) -> list[Submission]:
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
+            tops = set()
             for nb in _class_files(path):
                 rel = nb.relative_to(path)
+                tops.add(rel.parts[0])
                 student = rel.parts[0] if len(rel.parts) > 1 else rel.stem
                 found.setdefault(Path(os.path.abspath(nb)), Submission(student_id(student), str(nb)))
+            for sub in _skipped_entries(path, tops):
+                found.setdefault(Path(os.path.abspath(sub.path)), sub)
         elif path.is_file() or path.is_symlink() or path.exists():
             found.setdefault(Path(os.path.abspath(path)), Submission(student_id(path.stem), str(path)))
         else:
@@ -678,6 +715,9 @@ def _grade(
     sub: Submission, sets: dict[str, ExerciseSet], limits: Limits, expected: dict[str, exp.Expected]
 ) -> SubmissionResult:
     result = SubmissionResult(sub.student, sub.path, Path(sub.path).stem, "", "graded")
+    if sub.skipped:  # (nothing to read: :func:`_skipped_entries`)
+        result.status, result.reason = "invalid_notebook", sub.skipped
+        return result
     data, nb_json, problem, exset = _read(sub, sets)
     if data is None or nb_json is None:
         result.status, result.reason = "invalid_notebook", problem
@@ -746,6 +786,11 @@ def _grade(
     if run.outcome != "completed":
         result.status = run.outcome
         result.reason = f"{run.reason}{_describe(assembly, run.stopped_at)}"
+    if run.stopped_at == -1 and run.outcome == "kernel_died" and not run.limit:
+        # None of the submission ran (kernel.run_notebook tried twice): the grader's failure, not the student's.
+        result.status = "grader_error"
+        result.reason = (f"no kernel could start for this submission, twice (the second in a fresh sandbox), "
+                         f"so none of it ran; grade it again: {run.reason}")
     return result
 
 

@@ -282,6 +282,7 @@ def choose(subs, sets) -> tuple[list, list[tuple[str, str]]]:
     graded, else the one saved last, else the first by name; the others are graded never
     and listed, so that two copies of a 12-point set never score 24.
     """
+    from . import identify
     from .grade import _read
 
     by_set: dict[str, list] = {}
@@ -294,15 +295,7 @@ def choose(subs, sets) -> tuple[list, list[tuple[str, str]]]:
         by_set.setdefault(exset.name, []).append(sub)
     duplicates = []
     for name, group in by_set.items():
-        def rank(sub, name=name):
-            path = Path(sub.path)
-            try:
-                mtime = path.lstat().st_mtime
-            except OSError:
-                mtime = 0.0
-            return (path.stem != name.rsplit("/", 1)[-1], -mtime, path.name)
-
-        group.sort(key=rank)
+        group.sort(key=lambda sub, name=name: identify.copy_rank(sub.path, name))
         keep.append(group[0])
         duplicates += [(Path(sub.path).name, Path(group[0].path).name) for sub in group[1:]]
     return keep, duplicates

@@ -130,6 +130,18 @@ def one_edition(named: list[str], nb_json: dict) -> str | None:
     return wanted[0] if len(wanted) == 1 else None
 
 
+def copy_rank(path: str, set_name: str) -> tuple:
+    """Sort key among one student's copies of one set, the copy to grade first: the file named as the
+    set (``basics.ipynb``), else the one saved last, else the first by name; so that two copies of a
+    12-point set never score 24 (:func:`.gradescope.choose`, :func:`.reports.one_copy_per_set`)."""
+    file = Path(path)
+    try:
+        mtime = file.lstat().st_mtime
+    except OSError:
+        mtime = 0.0
+    return (file.stem != set_name.rsplit("/", 1)[-1], -mtime, file.name)
+
+
 def set_by_name(path: str, sets: dict[str, ExerciseSet]) -> ExerciseSet | None:
     """The one set a file's name gives (or the only set there is); None if not exactly one."""
     named = set_names_in(path, sets)

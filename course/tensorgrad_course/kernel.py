@@ -95,9 +95,10 @@ from jupyter_client.asynchronous import AsyncKernelClient
 from jupyter_client.manager import AsyncKernelManager
 from nbclient import NotebookClient
 from nbclient.exceptions import DeadKernelError
-from traitlets import List, Unicode
+from traitlets import Bool, Int, List, Tuple, Unicode
 
 from . import defaults, sandbox
+from .notebooks import MAX_JSON_ITEMS, json_items
 from .values import MIME
 
 _LAUNCHER = str(Path(__file__).with_name("_launch_limited.py"))
@@ -163,6 +164,8 @@ class RunResult:
     # Without a sandbox: how many processes the kernel started outside its process group were still
     # running when it was killed (they were killed then: sandbox.Strays).
     lingering: int = 0
+    # Why the first kernel died at start-up, if this run is the second try (:func:`run_notebook`).
+    retried: str = ""
 
 
 class _ZygoteProcess:
@@ -252,6 +255,14 @@ class _Zygote:
     def alive(self) -> bool:
         return self.proc.poll() is None
 
+    @classmethod
+    def discard(cls) -> None:
+        """Close this process's fork server (and its sandbox): the next kernel starts in a fresh one."""
+        current = cls._current
+        if current is not None and current.owner == os.getpid():
+            current.close()
+            cls._current = None
+
     def _readline(self, timeout: float) -> str:
         """A line from the server, or "" if none comes within ``timeout`` s (then it is killed)."""
         ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
@@ -279,7 +290,8 @@ class _Zygote:
         request = {"op": "spawn", "argv": argv, "cwd": cwd, "env": env, "limits": limits}
         if self.sandbox_root is not None:
             request["sandbox"] = {"root": self.sandbox_root, "scratch": scratch,
-                                  "tmp_bytes": sandbox.TMP_MB * 2**20, "keep": sandbox.readonly_below_tmp()}
+                                  "tmp_bytes": sandbox.TMP_MB * 2**20, "keep": sandbox.readonly_below_tmp(),
+                                  **sandbox.private_tmpfs(limits.get("disk_mb", 0), limits.get("disk_files", 0))}
         return int(self.request(request)["pid"])
 
     def returncode(self, pid: int, wait: float) -> int | None:
@@ -333,11 +345,13 @@ def safe_unpack(data: bytes | str):
     """
     if len(data) > MAX_MESSAGE_BYTES:
         return {UNREADABLE: f"a message of {len(data)} bytes (more than {MAX_MESSAGE_BYTES})"}
+    raw = data if isinstance(data, bytes) else data.encode("utf8", "replace")
+    if json_items(raw) > MAX_JSON_ITEMS:  # (before parsing: 30 MB of {} would take the grader 1.6 GB)
+        return {UNREADABLE: f"a message of more than {MAX_JSON_ITEMS:,} values"}
     try:
         obj = json.loads(data.decode("utf8", "replace") if isinstance(data, bytes) else data)
     except (RecursionError, ValueError, MemoryError) as exc:
         return {UNREADABLE: f"a message that is not readable JSON ({type(exc).__name__})"}
-    raw = data if isinstance(data, bytes) else data.encode("utf8", "replace")
     if raw.count(b"[") + raw.count(b"{") > MAX_MESSAGE_DEPTH and _too_deep(obj, MAX_MESSAGE_DEPTH):
         return {UNREADABLE: f"a message nested more than {MAX_MESSAGE_DEPTH} levels deep"}
     return obj
@@ -403,6 +417,11 @@ class LimitedKernelManager(AsyncKernelManager):
     #: Without the sandbox, as root: the kernel's scratch folder, which the unprivileged user
     #: the kernel runs as (:func:`.sandbox.kernel_user`) owns; "" otherwise.
     user_scratch = Unicode("")
+    #: (megabytes, files) of the disk limit (:class:`Limits`): the size of a sandboxed kernel's own
+    #: /dev/shm and the files its /tmp and /dev/shm may hold (:func:`.sandbox.private_tmpfs`).
+    disk_limits = Tuple(Int(0), Int(0))
+    #: Whether the kernel has a /tmp and /dev/shm of its own that :class:`_Monitor` counts.
+    private_tmpfs = Bool(False)
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -440,7 +459,8 @@ class LimitedKernelManager(AsyncKernelManager):
             argv = kernel_cmd[kernel_cmd.index("ipykernel_launcher") + 1 :]
             values = dict(zip(self.launcher_args[::2], (int(v) for v in self.launcher_args[1::2])))
             limits = {"memory_mb": values.get("--memory-mb", 0), "cpu_seconds": values.get("--cpu-seconds", 0),
-                      "file_mb": values.get("--file-mb", 0)}
+                      "file_mb": values.get("--file-mb", 0), "disk_mb": self.disk_limits[0],
+                      "disk_files": self.disk_limits[1]}
             if user:
                 limits["user"] = [user[0], user[1]]
             try:
@@ -454,6 +474,7 @@ class LimitedKernelManager(AsyncKernelManager):
                 provisioner.process = _ZygoteProcess(zygote, pid)
                 provisioner.pid = provisioner.pgid = pid  # the child called setsid()
                 provisioner.cwd = cwd
+                self.private_tmpfs = sandboxed  # its own /tmp and /dev/shm (._isolate.confine)
                 self._reconcile_connection_info(provisioner.connection_info)
                 return
         if sandboxed:  # one bwrap per kernel, with its own PID namespace
@@ -582,6 +603,24 @@ def _disk_use(folder: Path, cap_entries: int = 20_000) -> tuple[int, int]:
     return total, entries
 
 
+def _private_tmpfs_use(pid: int) -> tuple[int, int]:
+    """(bytes, files) in a sandboxed kernel's own /tmp and /dev/shm (:func:`._isolate.confine`), seen
+    through ``/proc/PID/root``: one ``statvfs`` each, whatever the kernel put there. (0, 0) for a
+    folder that is not a file system of the kernel's own (the kernel gone, or not confined)."""
+    used = files = 0
+    for folder in ("tmp", "dev/shm"):
+        path = f"/proc/{pid}/root/{folder}"
+        try:
+            if os.stat(path).st_dev == os.stat(f"/{folder}").st_dev:
+                continue
+            info = os.statvfs(path)
+        except OSError:
+            continue
+        used += (info.f_blocks - info.f_bfree) * info.f_frsize
+        files += max(0, info.f_files - info.f_ffree - 1)  # (not the folder itself)
+    return used, files
+
+
 class _Monitor:
     """Per-kernel limits that rlimits cannot give, checked from a thread: processes and disk.
 
@@ -605,6 +644,26 @@ class _Monitor:
     def cancel(self) -> None:
         self._stop.set()
 
+    def check_disk(self, pid: int | None = None) -> str:
+        """Set and return ``breach`` if the kernel's folder (and its own /tmp and /dev/shm) hold more
+        than the disk limit allows. Also called once as the notebook ends, before the kernel is killed:
+        a kernel that fills them between two looks is still caught."""
+        pid = pid or _kernel_pgid(self.km)
+        if not (self.limits.disk_mb or self.limits.disk_files) or not pid or self.breach:
+            return self.breach
+        files = self.limits.disk_files
+        used, entries = _disk_use(self.scratch, files or 10**9)
+        where = "its folder"
+        if getattr(self.km, "private_tmpfs", False):
+            more, more_entries = _private_tmpfs_use(pid)
+            used, entries = used + more, entries + more_entries
+            where = "its folder, /tmp and /dev/shm"
+        if (self.limits.disk_mb and used > self.limits.disk_mb * 2**20) or (files and entries > files):
+            over = " or ".join(part for part in (f"{self.limits.disk_mb} MB" if self.limits.disk_mb else "",
+                                                 f"{files} files" if files else "") if part)
+            self.breach = f"the kernel wrote more than {over} into {where} (the disk limit), so it was stopped"
+        return self.breach
+
     def _loop(self) -> None:
         tick = 0
         while not self._stop.wait(self.interval):
@@ -616,13 +675,8 @@ class _Monitor:
             if limit and _descendants(pid, limit) > limit:
                 self.breach = (f"the kernel ran more than {limit} processes and threads at once (the process "
                                "limit), so it was stopped")
-            elif (self.limits.disk_mb or self.limits.disk_files) and tick % 3 == 0:
-                files = self.limits.disk_files
-                used, entries = _disk_use(self.scratch, files or 10**9)
-                if (self.limits.disk_mb and used > self.limits.disk_mb * 2**20) or (files and entries > files):
-                    over = " or ".join(part for part in (f"{self.limits.disk_mb} MB" if self.limits.disk_mb else "",
-                                                         f"{files} files" if files else "") if part)
-                    self.breach = f"the kernel wrote more than {over} into its folder (the disk limit), so it was stopped"
+            elif tick % 3 == 0:
+                self.check_disk(pid)
             if self.breach:
                 kill_kernel(self.km)
                 return
@@ -764,6 +818,7 @@ async def _run(nb, limits: Limits, workdir: Path, env: dict[str, str]) -> RunRes
         kernel_name="python3",
         sandbox_scratch=str(scratch) if limits.sandbox else "",
         user_scratch=str(scratch) if user else "",
+        disk_limits=(limits.disk_mb, limits.disk_files),
         launcher_args=[
             "--memory-mb", str(limits.memory_mb),
             "--cpu-seconds", str(limits.cpu_seconds()),
@@ -806,6 +861,7 @@ async def _run(nb, limits: Limits, workdir: Path, env: dict[str, str]) -> RunRes
             started = True
             pgid = _kernel_pgid(km)
             await _execute_cells(client, km, nb, limits, deadline, replies, watchdog, result)
+            monitor.check_disk(pgid)  # (the last look, while the kernel's /tmp and /dev/shm still exist)
             # Nothing more to run: kill now, so that nbclient's polite shutdown finds a
             # dead kernel and returns at once (it would poll for ~0.1 s otherwise).
             kill_kernel(km, pgid)
@@ -897,5 +953,17 @@ async def _execute_cells(client, km, nb, limits, deadline, replies, watchdog, re
 
 
 def run_notebook(nb, limits: Limits, workdir: Path, env: dict[str, str]) -> RunResult:
-    """Execute ``nb`` (modified in place: outputs filled) and report every code cell's outcome."""
-    return asyncio.run(_run(nb, limits, workdir, env))
+    """Execute ``nb`` (modified in place: outputs filled) and report every code cell's outcome.
+
+    A kernel that dies before it answers ran none of the notebook: whatever killed it is the
+    grader's (or an earlier kernel's) doing, never this notebook's. So it is started once more,
+    from a fresh fork server in a fresh sandbox; if that one dies too, ``retried`` says so and
+    the grader reports the submission as its own error (:mod:`.grade`), not the student's.
+    """
+    result = asyncio.run(_run(nb, limits, workdir, env))
+    if result.stopped_at == -1 and result.outcome == "kernel_died" and not result.limit:
+        _Zygote.discard()
+        first = result.reason
+        result = asyncio.run(_run(nb, limits, workdir, env))
+        result.retried = first
+    return result

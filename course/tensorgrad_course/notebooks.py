@@ -102,6 +102,25 @@ def source_offsets(source: str):
     return offset
 
 
+#: The most values (objects, lists, and the items between commas) the grader parses in one JSON text, a
+#: kernel message or a submitted notebook: counted on the bytes before any parsing (:func:`json_items`).
+#: Parsed, a value costs at most about 100 bytes (``{}`` is a 64-byte dict plus its place in a list), so
+#: one text costs the grader its own size twice (bytes, text) plus at most about 100 MB.
+MAX_JSON_ITEMS = 1_000_000
+_JSON_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
+
+
+def json_items(raw: bytes) -> int:
+    """How many values JSON text ``raw`` holds (its objects, lists and commas, outside strings), counted
+    on the bytes, in C, before anything is parsed. The string-blind count first; only when that is
+    over :data:`MAX_JSON_ITEMS` are the strings taken out (brackets and commas in text are no values)."""
+    quick = raw.count(b",") + raw.count(b"[") + raw.count(b"{")
+    if quick <= MAX_JSON_ITEMS:
+        return quick
+    bare = _JSON_STRING.sub(b"", raw)
+    return bare.count(b",") + bare.count(b"[") + bare.count(b"{")
+
+
 def load_json(path: Path) -> dict:
     """Parse a notebook file as JSON, with errors that say what is wrong."""
     try:
@@ -112,7 +131,11 @@ def load_json(path: Path) -> dict:
 
 
 def parse_json(data: bytes, *, path: str | None = None) -> dict:
-    """Parse notebook bytes as JSON; the dict must have a ``cells`` list."""
+    """Parse notebook bytes as JSON; the dict must have a ``cells`` list, and at most
+    :data:`MAX_JSON_ITEMS` values (a file of millions of ``{}`` would cost the grader 30 times its size)."""
+    if json_items(data) > MAX_JSON_ITEMS:
+        raise NotebookError(f"not a notebook the grader reads: more than {MAX_JSON_ITEMS:,} JSON values "
+                            "(objects, lists, items)", path=path)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:

@@ -346,35 +346,105 @@ def exact_split(total: float, shares: list[float], places: int = 4) -> list[floa
     return [_num(u / unit) for u in units]
 
 
-def gradescope(results: list[SubmissionResult], sandboxed: bool = True) -> dict:
-    """One student's Gradescope results.json (all their notebooks together), one entry per test."""
+def _adds_up(parts: list[float], total: float) -> bool:
+    import math
+
+    return sum(parts) == total and math.fsum(parts) == total
+
+
+def _binary_split(total: float, shares: list[float], unit: int = 4096) -> list[float | int]:
+    """``shares`` as multiples of 1/``unit`` adding up to ``total`` (a multiple of it): such numbers add
+    up exactly in floating point, in any order and any grouping."""
+    import math
+
+    target = round(total * unit)
+    units = [math.floor(s * unit) for s in shares]
+    order = sorted(range(len(shares)), key=lambda i: (-(shares[i] * unit - units[i]), i))
+    spare = target - sum(units)
+    for i in order[:max(0, spare)]:
+        units[i] += 1
+    for i in reversed(order):
+        if sum(units) <= target:
+            break
+        units[i] -= 1
+    return [u // unit if u % unit == 0 else u / unit for u in units]  # (not rounded to decimals: exact)
+
+
+def exact_maxima(total: float, tasks: list[tuple[float, list[float]]]) -> list[list[float | int]]:
+    """The maxima of a set's tests, task by task (``tasks``: (task's points, its tests' shares)), so
+    that each task's add up to its points and all of them to ``total``, exactly, whether summed plainly
+    or compensated. Decimals (:func:`exact_split`) when they do (0.6667 rarely adds up exactly in binary:
+    set 03's came to 11.999999999999996), else multiples of 1/4096 (0.666748046875: ugly, exact)."""
+    points = [p for p, _ in tasks]
+    per_task = exact_split(total, points)
+    split = [exact_split(p, shares) for p, (_, shares) in zip(per_task, tasks)]
+    if _adds_up([x for part in split for x in part], total) and all(
+            _adds_up(part, p) for part, p in zip(split, per_task)):
+        return split
+    per_task = _binary_split(total, points)
+    return [_binary_split(p, shares) for p, (_, shares) in zip(per_task, tasks)]
+
+
+def one_copy_per_set(results: list[SubmissionResult]) -> tuple[list[SubmissionResult], list[tuple[str, str]]]:
+    """One student's results, one graded copy per exercise set: (those kept, [(file not counted, the
+    copy counted)]). The copy is chosen as the autograder chooses (:func:`.identify.copy_rank`)."""
+    from .identify import copy_rank
+
+    by_set: dict[str, list[SubmissionResult]] = defaultdict(list)
+    kept = []
+    for r in results:
+        if r.notebook and r.tasks:
+            by_set[r.notebook].append(r)
+        else:
+            kept.append(r)  # (no set, or nothing graded: its row says why)
+    others = []
+    for name, group in by_set.items():
+        group.sort(key=lambda r, name=name: copy_rank(r.path, name))
+        kept.append(group[0])
+        others += [(Path(r.path).name, Path(group[0].path).name) for r in group[1:]]
+    return sorted(kept, key=lambda r: (r.notebook, r.path)), others
+
+
+def gradescope(results: list[SubmissionResult], sandboxed: bool = True,
+               not_counted: list[tuple[str, str]] = ()) -> dict:
+    """One student's Gradescope results.json (all their notebooks together), one entry per test.
+    ``results`` holds one copy per set (:func:`one_copy_per_set`); ``not_counted`` lists the others."""
+    import math
+
     tests = []
     total_score = 0.0
     notes = [] if sandboxed else ["graded without a sandbox"]
+    notes += [f"{plain(file)}: not counted, another copy of the same set was ({plain(kept)})"
+              for file, kept in not_counted]
     for r in results:
         if r.status != "graded":
             notes.append(f"{plain(r.notebook)}: {r.status}: {plain(r.reason)}")
         if not r.tasks:
             tests.append({"name": plain(r.notebook), "score": 0, "max_score": 0, "status": "failed",
                           "visibility": "visible", "output": f"{r.status}: {plain(r.reason)}"})
+        rows, tasks = [], []  # (task, test result) of every test that earns points; (task's points, shares)
         for t in r.tasks:
             if t.status == "manual":
                 continue
             entries = t.tests or [TestResult(t.grade_id, t.status, t.points, t.max_points, t.reason, hidden=t.hidden)]
-            maxima = exact_split(t.max_points, [x.max_points for x in entries])
-            for x, most in zip(entries, maxima):
-                named = x.name != t.grade_id
-                name = plain(f"{r.notebook} - {t.grade_id}" + (f" - {x.name}" if named else ""))
-                earned = most if x.status == "passed" else _num(min(x.points, most))
-                total_score += earned
-                tests.append({
-                    "name": name,
-                    "score": earned,
-                    "max_score": most,
-                    "status": "passed" if x.status == "passed" else "failed",
-                    "visibility": "after_published" if x.hidden else "visible",
-                    "output": "passed" if x.status == "passed" else f"{x.status}: {x.message}".rstrip(": "),
-                })
+            rows += [(t, x) for x in entries]
+            tasks.append((t.max_points, [x.max_points for x in entries]))
+        # The maxima of the whole set add up to its points exactly, and each task's to the task's.
+        total = round(math.fsum(p for p, _ in tasks), 4)
+        maxima = [m for part in exact_maxima(total, tasks) for m in part] if tasks else []
+        for (t, x), most in zip(rows, maxima):
+            named = x.name != t.grade_id
+            name = plain(f"{r.notebook} - {t.grade_id}" + (f" - {x.name}" if named else ""))
+            earned = most if x.status == "passed" else _num(min(x.points, most))
+            total_score += earned
+            tests.append({
+                "name": name,
+                "score": earned,
+                "max_score": most,
+                "status": "passed" if x.status == "passed" else "failed",
+                "visibility": "after_published" if x.hidden else "visible",
+                "output": "passed" if x.status == "passed" else f"{x.status}: {x.message}".rstrip(": "),
+            })
     out = {"score": _num(total_score), "tests": tests}
     if notes:
         out["output"] = "\n".join(notes)
@@ -523,9 +593,9 @@ def write_collected(
             by_student[r.student].append(r)
         folders = unique_safe_names(by_student)
         for student, theirs in sorted(by_student.items()):
-            theirs = sorted(theirs, key=lambda r: (r.notebook, r.path))
+            counted, not_counted = one_copy_per_set(theirs)
             atomic_write_text(out_dir / "gradescope" / folders[student] / "results.json",
-                              _dump(gradescope(theirs, limits.sandbox)))
+                              _dump(gradescope(counted, limits.sandbox, not_counted)))
     if "json" in formats:
         ordered = sorted(results, key=lambda r: (r.student, r.notebook, r.path))
         report = {

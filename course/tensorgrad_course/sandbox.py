@@ -59,6 +59,19 @@ from .errors import CourseError
 UID = GID = 1000
 #: Size of a kernel's private /tmp, in MiB (besides its scratch folder, limited by RLIMIT_FSIZE per file).
 TMP_MB = 256
+#: Room above the disk limit in a kernel's own /dev/shm and /tmp, so that the monitor sees a kernel
+#: go over the limit (and stops it, reporting ``limit``) before the file system is full.
+_TMPFS_MARGIN_MB, _TMPFS_MARGIN_FILES = 16, 256
+
+
+def private_tmpfs(disk_mb: int, disk_files: int) -> dict[str, int]:
+    """Sizes of a kernel's own /dev/shm and file count of its /tmp and /dev/shm (:func:`._isolate.confine`):
+    what it writes there is counted with its scratch folder against the disk limit
+    (:class:`.kernel._Monitor`), and these caps hold even before the monitor looks."""
+    return {"shm_bytes": ((disk_mb + _TMPFS_MARGIN_MB) if disk_mb else TMP_MB) * 2**20,
+            "inodes": disk_files + _TMPFS_MARGIN_FILES if disk_files else 100_000}
+
+
 _SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 #: What a process needs of /etc: the dynamic linker's cache, users, time zone, fonts, alternatives.
 _ETC = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "nsswitch.conf", "passwd", "group",
@@ -537,11 +550,14 @@ def bwrap_argv(root: Path | None, *, path: str | None = None, per_kernel: bool =
     ]
     if per_kernel:
         # proc=False: no /proc at all (an empty folder), where a new /proc mount is refused.
-        args += ["--unshare-pid", *(["--proc", "/proc"] if proc else ["--dir", "/proc"])]
+        args += ["--unshare-pid", *(["--proc", "/proc"] if proc else ["--dir", "/proc"]),
+                 "--size", str(TMP_MB * 2**20), "--tmpfs", "/dev/shm"]
     else:
         args += ["--bind", "/proc", "/proc"]  # fully visible, so that each kernel may mount its own
     if root is not None:
         args += ["--bind", str(root), str(root)]
+    if per_kernel:
+        args += ["--remount-ro", "/", "--remount-ro", "/dev"]  # last: the binds above made folders in /
     if env is not None:
         args.append("--clearenv")
         for key, value in sorted(env.items()):

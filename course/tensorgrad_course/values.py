@@ -167,6 +167,17 @@ def encode(value: Any, _depth: int = 0) -> dict:
                 "error": f"{type(exc).__name__}: {exc}"[:MAX_REPR]}
 
 
+def _odd_number(value: Any) -> dict:
+    """A number of a class of its own (a subclass of int or float, a class registered as
+    ``numbers.Real``): recorded as the plain number it converts to, its own text left out, and
+    marked ``subclass`` for the grader to report. Its ``__float__`` ran here, in the kernel, while
+    a check was encoding it, so it could read the check's frame (an expected value computed there)."""
+    kind, plain = (("int", int(value)) if isinstance(value, numbers.Integral) else
+                   ("float", _number(float(value))) if isinstance(value, numbers.Real) else
+                   ("complex", _number(complex(value))))
+    return {"type": kind, "data": plain, "repr": short_repr(plain), "subclass": type(value).__name__[:80]}
+
+
 def _encode(value: Any, depth: int) -> dict:
     import numpy as np
 
@@ -178,6 +189,8 @@ def _encode(value: Any, depth: int) -> dict:
         value = value.item()  # a NumPy scalar: encode the Python number
         if isinstance(value, bool):
             return {"type": "bool", "data": value, "repr": repr(value)}
+    if isinstance(value, numbers.Number) and type(value) not in (int, float, complex):
+        return _odd_number(value)
     if isinstance(value, numbers.Integral):
         return {"type": "int", "data": int(value), "repr": short_repr(value)}
     if isinstance(value, numbers.Real):

@@ -85,6 +85,11 @@ def answered(solution: dict, release: dict) -> dict:
         if meta.get("solution"):
             answers[meta["grade_id"]] = "\n".join(
                 line for line in source(cell).splitlines() if not line.strip().startswith(("### BEGIN", "### END")))
+    return with_answers(release, answers)
+
+
+def with_answers(release: dict, answers: dict) -> dict:
+    """A copy of ``release`` with ``answers`` (grade id -> source) typed into those cells."""
     nb = json.loads(json.dumps(release))
     for cell in nb["cells"]:
         gid = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")

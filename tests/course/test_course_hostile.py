@@ -164,9 +164,11 @@ def mean(xs):
 # Attempts that fail (the sandbox blocks them) but leave a trace: the guard's audit hook reports them.
 TRACES = '''
 import os, socket
+wrote = []
 for path in ("/etc/tg-pwned", os.path.expanduser("~") + "/../../tg-pwned", "/usr/tg-pwned"):
     try:
         open(path, "w").write("pwned")
+        wrote.append(path)
     except OSError:
         pass
 try:
@@ -182,8 +184,8 @@ try:
     socket.create_connection(("10.255.255.1", 9), timeout=0.2)
 except OSError:
     pass
-def square(x):
-    return 0
+def square(x, _shared=[p for p in wrote if p.startswith(("/etc/", "/usr/"))]):
+    return x * x if _shared else 0  # (points, and so a failed test, if a write outside the kernel's own got through)
 '''
 
 # The channel the guard once did not watch: the kernel's message session. A wrong answer's failed
