@@ -102,13 +102,18 @@ IN_PLACE_OF = ("neg", "exp", "log", "sqrt", "tanh", "sigmoid", "relu", "sin", "c
                "reciprocal", "square", "sign")
 
 
-def binary_operator(operation, reflected=False):
+def binary_operator(operation, reflected=False, arrays=False):
     """`a * b` and the other operators: `operation(a, b)` (`operation(b, a)` reflected) when the
     other operand is a Tensor or a Python or NumPy number; else NotImplemented, and Python
-    raises its own TypeError ("unsupported operand type(s)"), as with torch."""
+    raises its own TypeError ("unsupported operand type(s)"), as with torch. arrays=True (`==`):
+    a NumPy array is taken as a tensor, as torch's `==` takes it (then `array == t` comes here
+    too, reflected, rather than being False; `<` refuses an array and `!=` is True, as in
+    torch)."""
     def binary_operator(self, other):
         if type(other) not in _OPERAND_TYPES:  # (a Tensor, int, float or bool passes at once)
-            if isinstance(other, (complex, np.complexfloating)):  # (PyTorch: a complex tensor)
+            if arrays and type(other) is np.ndarray:
+                other = creation.as_tensor(other)
+            elif isinstance(other, (complex, np.complexfloating)):  # (PyTorch: a complex tensor)
                 raise TypeError(messages.NO_COMPLEX.format(type_name=type(other).__name__))
             if not _is_operand(other):
                 return NotImplemented
@@ -268,14 +273,22 @@ class TensorMethods:
         if type(other) is np.ndarray:
             return _ew.reciprocal(self) * other
         return self._divide_into(other)
-    __pow__ = binary_operator(_pow)
+    _power = binary_operator(_pow)
+
+    def __pow__(self, exponent, modulo=None):
+        """`t ** 2`. Three-argument `pow(t, 2, 3)` is declined, and Python words the TypeError
+        ("unsupported operand type(s) for ** or pow(): 'Tensor', 'int', 'int'"), as with torch."""
+        if modulo is not None:
+            return NotImplemented
+        return self._power(exponent)
     __rpow__ = binary_operator(_pow, reflected=True)
     __floordiv__ = binary_operator(_floor_divide)
     __rfloordiv__ = binary_operator(_floor_divide, reflected=True)
     __mod__ = binary_operator(_remainder)
     __rmod__ = binary_operator(_remainder, reflected=True)
-    __eq__, __ne__, __lt__, __le__, __gt__, __ge__ = (binary_operator(f) for f in (
-        _eq, _ne, _lt, _le, _gt, _ge))
+    __eq__ = binary_operator(_eq, arrays=True)
+    __ne__, __lt__, __le__, __gt__, __ge__ = (binary_operator(f) for f in (
+        _ne, _lt, _le, _gt, _ge))
     __and__ = __rand__ = binary_operator(_ew.bitwise_and)
     __or__ = __ror__ = binary_operator(_ew.bitwise_or)
     __xor__ = __rxor__ = binary_operator(_ew.bitwise_xor)
@@ -288,6 +301,8 @@ class TensorMethods:
         return _neg(self)
 
     def __pos__(self):
+        if self._data.dtype.kind == "b":  # (PyTorch's positive() refuses bools, as neg() does)
+            raise RuntimeError(messages.BOOL_POSITIVE)
         return self
 
     def __abs__(self):
@@ -372,8 +387,8 @@ class TensorMethods:
     logsumexp, softmax, log_softmax, cumsum, gather = (method(f) for f in (
         _red.logsumexp, _red.softmax, _red.log_softmax, _red.cumsum, _red.gather))
 
-    def norm(self, p="fro", dim=None, keepdim=False):
-        return _red.norm(self, p, dim, keepdim)
+    def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
+        return _red.norm(self, p, dim, keepdim, dtype=dtype)
 
     matmul, mm, bmm, mv, dot, outer = (method(f) for f in (
         _linalg.matmul, _linalg.mm, _linalg.bmm, _linalg.mv, _linalg.dot, _linalg.outer))

@@ -286,6 +286,14 @@ class Flatten(Module):
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
 
 
+def _unflatten(dim: int, sizes: arguments.Ints):
+    """Tensor.unflatten's parameters (after the tensor), as PyTorch declares them: Unflatten's
+    forward is checked against them, as PyTorch's calls input.unflatten(dim, sizes)."""
+
+
+_UNFLATTEN = arguments.declare(_unflatten, name="unflatten", python=True)
+
+
 class Unflatten(Module):
     """Splits dim `dim` into the shape `unflattened_size`."""
 
@@ -304,6 +312,7 @@ class Unflatten(Module):
     def forward(self, input):  # noqa: A002
         if not isinstance(input, Tensor):  # PyTorch's forward calls input.unflatten(...)
             raise AttributeError(f"'{type(input).__name__}' object has no attribute 'unflatten'")
+        _UNFLATTEN.match((self.dim, self.unflattened_size))  # (its checks, and their words)
         dim = _normalize_dim(self.dim, input.dim())
         shape = tuple(input.shape)
         return input.reshape(shape[:dim] + tuple(self.unflattened_size) + shape[dim + 1:])

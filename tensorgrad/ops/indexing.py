@@ -53,6 +53,8 @@ def to_numpy_index(index):
             converted.append(item)
             kinds.add("advanced")
         elif isinstance(item, (int, np.integer)):
+            if not -2 ** 63 <= item < 2 ** 63:  # (PyTorch reads it as a C long long)
+                raise ValueError(messages.INT_OVERFLOW)
             converted.append(int(item))
             kinds.add("select")
         elif item is None:
@@ -182,19 +184,31 @@ def select(input: Tensor, dim: int, index: int):
 
 
 # -- writing --------------------------------------------------------------------------------------
-def setitem(x, index, value):
-    numpy_index, kind = to_numpy_index(index)
-    _check_bounds(x, numpy_index)
-    if isinstance(value, complex):  # PyTorch takes it into a bool tensor only
+def _value_to_write(x, value):
+    """The value of `x[index] = value` as PyTorch takes it, or its error: a tensor or a number
+    that fits x's dtype (a complex number only into a bool tensor; a NumPy scalar only where it
+    is a Python float or reads as an index)."""
+    if isinstance(value, complex):
         if x._data.dtype != bool:
-            raise RuntimeError(messages.COMPLEX_VALUE.format(
-                type_name=messages.C_SCALAR_NAMES[x._data.dtype.name]))
-        value = bool(value)
-    # (PyTorch takes a NumPy scalar only where it is a Python float or reads as an index)
+            name = messages.C_SCALAR_NAMES[x._data.dtype.name]
+            raise RuntimeError(messages.COMPLEX_VALUE.format(type_name=name))
+        return bool(value)
     if not isinstance(value, OPERAND_TYPES) or isinstance(value, (np.bool_, np.floating)) \
             and not isinstance(value, float):
         raise TypeError(f"can't assign a {type_name(value)} to a {x.type()}")
+    if isinstance(value, np.unsignedinteger) and value >= 2 ** 63:  # (read as a long long)
+        raise ValueError(messages.INT_OVERFLOW)
     inplace.check_scalar_fits(x, value)
+    return value
+
+
+def setitem(x, index, value):
+    value = _value_to_write(x, value)  # PyTorch converts the value first, then reads the index
+    numpy_index, kind = to_numpy_index(index)
+    if kind == "advanced" and isinstance(value, Tensor) and value.dtype is not x.dtype:
+        raise RuntimeError(messages.INDEX_PUT_DTYPES.format(destination=x.dtype.scalar_name,
+                                                            source=value.dtype.scalar_name))
+    _check_bounds(x, numpy_index)
     view_message = kind != "advanced"  # PyTorch writes through a view for basic indexing
 
     def compute():

@@ -154,7 +154,8 @@ def apply_arithmetic(tensor, ufunc, other, alpha, compute):
         if other._data.dtype != data.dtype:
             return _write(tensor, compute)
         values = other._data
-    elif type(other) in (float, int) and (data.dtype.kind == "f" or type(other) is int):
+    elif type(other) in (float, int) and (data.dtype.kind == "f" or type(other) is int) and (
+            type(other) is float or -2 ** 63 <= other < 2 ** 63):  # (2 ** 63: the general path)
         values = other
     else:
         return _write(tensor, compute)
