@@ -149,6 +149,9 @@ def _checked_scalar(value, integer):
         raise _NotANumber(type(value).__name__)
     if isinstance(value, (str, bytes)):
         raise TypeError(messages.INVALID_DATA_TYPE.format(type_name=type(value).__name__))
+    if integer is not None:  # a dtype asked for: PyTorch reads the value as that kind of number
+        kind = "an integer" if integer else "a real number"
+        raise TypeError(messages.NOT_A_NUMBER[kind].format(type_name=type_name(value)))
     raise RuntimeError(messages.CANNOT_INFER_DTYPE.format(type_name=type_name(value)))
 
 
@@ -223,7 +226,7 @@ def _checked_array(array):
 def from_numpy(array):
     """A tensor that shares memory with `array`: changing one changes the other."""
     if not isinstance(array, np.ndarray):
-        raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
+        raise TypeError(f"expected np.ndarray (got {type_name(array)})")
     _checked_array(array)
     return Tensor._make(array) if dtypes.from_numpy_dtype(array.dtype).numpy == array.dtype else \
         _finish(array, None, False)
@@ -410,9 +413,12 @@ def arange(start, end=None, step=1, *, dtype=None, requires_grad=False, device=N
     dtype = dtypes.check_dtype(dtype)
     if dtype is dtypes.bool_:
         raise NotImplementedError(messages.NOT_IMPLEMENTED_FOR.format(kernel="arange_cpu", dtype="Bool"))
-    if dtype is dtypes.int64 and not all(-2 ** 63 <= v < 2 ** 63 for v in values
-                                         if isinstance(v, int)):
-        raise RuntimeError(messages.INT64_OVERFLOW)
+    if dtype is dtypes.int64:  # PyTorch reads the bounds and the step as int64 first
+        if not all(-2 ** 63 <= v < 2 ** 63 for v in values):
+            raise RuntimeError(messages.INT64_OVERFLOW)
+        start, end, step = (int(v) for v in values)
+        if step == 0:  # (a fractional step truncated to 0)
+            raise ValueError("step must be nonzero")
     count = np.ceil((end - start) / step)  # (in double, as PyTorch counts)
     if count > 2 ** 63 - 1:
         raise RuntimeError(messages.ARANGE_SIZE)
@@ -459,6 +465,8 @@ def _linspace_as_pytorch(start, end, steps, np_dtype):
     rounds `start + step·i` once (a fused multiply-add), hence the wider type here."""
     if steps <= 1:
         return np.full(steps, start, dtype=np_dtype)
+    if np_dtype.kind in "iu":  # integer points: computed in double, then truncated, as PyTorch
+        return _linspace_as_pytorch(start, end, steps, np.dtype(np.float64)).astype(np_dtype)
     kind = np_dtype.type
     first, last = kind(start), kind(end)
     step = kind((last - first) / kind(steps - 1))

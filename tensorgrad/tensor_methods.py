@@ -29,7 +29,7 @@ from .ops import linalg as _linalg
 from .ops import reduction as _red
 from .ops import shape as _shape
 from .arguments import (Device, Dtype, Generator, Ints, MemoryFormat, Number, Signatures, checked, method,
-                        check_scalar_range, overload, takes_no_arguments)
+                        check_scalar_range, overload, takes_no_arguments, type_name)
 from .core.tensor import Tensor, read_only
 
 # The operations themselves, as the library calls them (their checked forms are tensorgrad.mul and
@@ -144,6 +144,11 @@ def _unsigned_operand(operation, tensor, value, reflected):
     return _ew.unsigned_as_pytorch(value, tensor)[0]
 
 
+def _new_filled(self, *size: Ints, dtype: Dtype = None, requires_grad: bool | None = False):
+    """new_zeros' and new_ones' parameters, as PyTorch declares them (those tensorgrad takes):
+    their calls are checked under their own names ("new_ones(): argument 'size' ...")."""
+
+
 class TensorMethods:
     """Tensor's methods that hand the work to an operation (copied onto Tensor below)."""
 
@@ -152,7 +157,9 @@ class TensorMethods:
         """The legacy constructor `Tensor([2])`, or `Tensor(2, 3)` (zeros), in the default float
         type (float32 unless `set_default_dtype` changed it), as PyTorch's `torch.Tensor`."""
         if len(args) == 1 and not isinstance(args[0], (int, *creation.SEQUENCES, np.ndarray, Tensor)):
-            raise TypeError(messages.LEGACY_NOT_A_SEQUENCE.format(type_name=type(args[0]).__name__))
+            if isinstance(args[0], str):  # (PyTorch tries to make a tensor of it)
+                raise TypeError(messages.INVALID_DATA_TYPE.format(type_name="str"))
+            raise TypeError(messages.LEGACY_NOT_A_SEQUENCE.format(type_name=type_name(args[0])))
         default = dtypes.get_default_dtype().numpy
         if len(args) == 1 and not isinstance(args[0], int):
             data = np.array(creation.nested_values(args[0]), dtype=default)
@@ -332,9 +339,11 @@ class TensorMethods:
         return _indexing.getitem(self, index)
 
     def __iter__(self):
-        if self._data.ndim == 0:  # (not a generator, so that iter() itself raises, as in torch)
+        """The rows, as PyTorch's `iter(self.unbind(0))` gives them (each row's grad_fn is
+        UnbindBackward0); a 0-d tensor refuses at once."""
+        if self._data.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
-        return (_indexing.getitem(self, index) for index in range(self._data.shape[0]))
+        return iter(_shape.unbind(self, 0))
 
     def __contains__(self, element):
         """`element in t`: is it equal to some element of t (a tensor: broadcast, anywhere)?"""
@@ -516,9 +525,11 @@ class TensorMethods:
     def new_tensor(self, data, dtype=None, requires_grad=False):
         return creation.tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
+    @checked(method=True, like=_new_filled)
     def new_zeros(self, *size, dtype=None, requires_grad=False):
         return creation.zeros(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
+    @checked(method=True, like=_new_filled)
     def new_ones(self, *size, dtype=None, requires_grad=False):
         return creation.ones(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
 

@@ -321,6 +321,10 @@ UNSIGNED_PROMOTION = ("Promotion for uint16, uint32, uint64 types is not support
 INT64_OVERFLOW = "value cannot be converted to type int64_t without overflow"
 NOT_IMPLEMENTED_FOR = "\"{kernel}\" not implemented for '{dtype}'"
 INTEGER_DIVISION_BY_ZERO = "ZeroDivisionError"
+DEGREES_OF_FREEDOM = ("{name}(): degrees of freedom is <= 0. Correction should be strictly less "
+                      "than the reduction factor (input numel divided by output numel).")
+AMBIGUOUS_BOOL = {False: "Boolean value of Tensor with more than one value is ambiguous",
+                  True: "Boolean value of Tensor with no values is ambiguous"}  # (empty?)
 INDEX_PUT_DTYPES = ("Index put requires the source and destination dtypes match, got {destination} "
                     "for the destination and {source} for the source.")
 STORAGE_OVERFLOW = "Storage size calculation overflowed with sizes={sizes}"

@@ -11,6 +11,7 @@ from collections import OrderedDict
 from .. import arguments, creation
 from ..arguments import Real, checked
 from ..core.tensor import Tensor, _normalize_dim
+from ..device import check_device
 from . import functional as F
 from . import init
 from .module import Module
@@ -25,7 +26,8 @@ class Linear(Module):
 
     def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
         super().__init__()
-        arguments.check("empty", ((out_features, in_features),), {"dtype": dtype})
+        arguments.check("empty", ((out_features, in_features),), {"dtype": dtype, "device": device})
+        check_device(device)  # (PyTorch makes the weight on that device: "cuda" fails here)
         self.in_features = in_features
         self.out_features = out_features
         self.weight = Parameter(creation.empty(out_features, in_features, dtype=dtype))
@@ -353,7 +355,8 @@ class BatchNorm1d(Module):
     def __init__(self, num_features, eps=1e-05, momentum=0.1, affine=True,
                  track_running_stats=True, device=None, dtype=None):
         super().__init__()
-        arguments.check("empty", (num_features,), {"dtype": dtype})  # PyTorch's torch.empty
+        arguments.check("empty", (num_features,), {"dtype": dtype, "device": device})  # torch.empty's
+        check_device(device)
         self.num_features = num_features
         self.eps = eps
         self.momentum = momentum

@@ -422,6 +422,10 @@ def clamp(input, min=None, max=None):
             check_broadcast(input, bound)
     # The bounds take part in type promotion: an int64 tensor clamped to 0.5 is float32
     dtype = dtypes.result_type(input, *[bound for bound in (min, max) if bound is not None]).numpy
+    if dtype == np.bool_ and not isinstance(min, Tensor) and not isinstance(max, Tensor):
+        kernel = "clamp_scalar_cpu" if min is not None and max is not None else \
+            "clamp_min_scalar_cpu" if min is not None else "clamp_max_scalar_cpu"
+        raise NotImplementedError(messages.NOT_IMPLEMENTED_FOR.format(kernel=kernel, dtype="Bool"))
     for bound in (min, max):
         check_value_fits(bound, dtype)  # (2 ** 63 for an int64 result, 1e308 for a float32 one)
     low, high = (None if v is None else _values(v) for v in (min, max))

@@ -6,6 +6,8 @@ the winner. The gradient arrives with the *reduced* shape, so each rule first pu
 reduced dimensions (derivatives.py: `restore_dims`) and then lets broadcasting spread it out.
 """
 
+import warnings
+
 import numpy as np
 
 from .. import dtypes
@@ -120,8 +122,10 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
         return record(MeanBackward0, data, (input,), self_sym_sizes=input._data.shape,
                       self_sym_numel=input._data.size)
     dims = normalize_dims(dim, input._data.ndim)
-    data = np.mean(values, axis=dims, keepdims=keepdim, dtype=values.dtype)
     count = int(np.prod([input._data.shape[d] for d in dims])) if input._data.ndim else 1
+    with np.errstate(divide="ignore", invalid="ignore"):  # (an empty mean is nan, silently)
+        data = np.asarray(np.add.reduce(values, axis=dims, keepdims=keepdim) / count,
+                          dtype=values.dtype)
     return record(MeanBackward1, data, (input,), dim=dims, keepdim=keepdim,
                   self_sym_sizes=input._data.shape, count=count)
 
@@ -364,11 +368,23 @@ def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     _require_floating_point(input)
     dim, correction = _correction(dim, unbiased, correction)
     dims = normalize_dims(dim, input._data.ndim)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        data = np.var(input._data, axis=dims, ddof=correction, keepdims=keepdim).astype(input._data.dtype)
+    data = _variance(input._data, dims, correction, keepdim, "var")
     return record(VarBackward0, data, (input,), saved={"self": input}, dim=dims, keepdim=keepdim,
                   correction=correction, self_sym_sizes=input._data.shape,
                   whole=dim is None or input._data.ndim == 0)
+
+
+def _variance(values, dims, correction, keepdim, name):
+    """Σ(x - mean)² / (N - correction) over `dims`, as np.var computes it, but with PyTorch's
+    warning where N - correction <= 0 (the result is then inf or nan), not NumPy's."""
+    count = int(np.prod([values.shape[d] for d in dims])) if values.ndim else 1
+    if (count if values.size else 0) - correction <= 0:  # (PyTorch's factor: numel in / out)
+        warnings.warn(messages.DEGREES_OF_FREEDOM.format(name=name), UserWarning, stacklevel=4)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean = np.add.reduce(values, axis=dims, keepdims=True) / values.dtype.type(count)
+        squares = np.add.reduce(np.square(values - mean), axis=dims, keepdims=keepdim)
+        degrees = count - correction if count > correction else 0  # (`max` is the op here)
+        return np.asarray(squares / values.dtype.type(degrees), dtype=values.dtype)
 
 
 @declared(like=var)
@@ -376,8 +392,7 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     _require_floating_point(input)
     dim, correction = _correction(dim, unbiased, correction)
     dims = normalize_dims(dim, input._data.ndim)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        data = np.std(input._data, axis=dims, ddof=correction, keepdims=keepdim).astype(input._data.dtype)
+    data = np.sqrt(_variance(input._data, dims, correction, keepdim, "std"))
     return record(StdBackward0, data, (input,),
                   saved={"self": input, "result": OUTPUT}, dim=dims, keepdim=keepdim,
                   correction=correction, self_sym_sizes=input._data.shape,

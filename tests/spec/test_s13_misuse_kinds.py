@@ -8,7 +8,7 @@ array check, the allocation) and run here on both libraries (PyTorch 2.13.0, mea
 import numpy as np
 import pytest
 
-from .conftest import raises_exactly, show
+from .conftest import no_warnings, raises_exactly, record_warnings, show
 
 NP_TRUE = np.bool_(True)
 UINT64_MAX = np.uint64(2 ** 64 - 1)
@@ -267,3 +267,145 @@ def test_norm_computes_in_the_dtype_asked_for(tg):
 def test_norms_dim_is_taken_as_torch_norm_takes_it(tg, dim, text):
     with raises_exactly(tg, TypeError, text):
         tg.norm(tg.arange(6.0).reshape(2, 3), dim=dim)
+
+
+# -- t[index] = value: the value first, then the index (torch's order) -----------------------------
+@pytest.mark.parametrize("index, value, error, text", [
+    (3, "x", TypeError, "can't assign a str to a tensorgrad.FloatTensor"),
+    ("a", None, TypeError, "can't assign a NoneType to a tensorgrad.FloatTensor"),
+    (3, 1e39, RuntimeError, "value cannot be converted to type float without overflow"),
+    (0, UINT64_MAX, ValueError, "Overflow when unpacking long long"),
+    ("long", "long", RuntimeError, "Index put requires the source and destination dtypes match, "
+                                   "got Float for the destination and Long for the source."),
+])
+def test_an_assignment_checks_its_value_before_its_index(tg, index, value, error, text):
+    target = tg.ones(2, 3)
+    if index == "long":
+        target, index, value = tg.ones(3), tg.tensor([0, 5]), tg.tensor([1, 2])
+    with raises_exactly(tg, error, text):
+        target[index] = value
+
+
+def test_an_assignment_through_a_basic_index_casts_a_tensor_value(tg):
+    a = tg.ones(3)
+    a[0:2] = tg.tensor([7, 8])
+    assert show(a) == "tensor([7., 8., 1.])"
+
+
+# -- kernels refusing bools, and losses refusing an ignore_index they cannot apply ----------------
+@pytest.mark.parametrize("call, kernel", [
+    (lambda t: t.clamp(True), "clamp_min_scalar_cpu"),
+    (lambda t: t.clamp_(max=False), "clamp_max_scalar_cpu"),
+])
+def test_clamping_a_bool_tensor_to_a_bool_is_refused(tg, call, kernel):
+    with raises_exactly(tg, NotImplementedError, f"\"{kernel}\" not implemented for 'Bool'"):
+        call(tg.tensor([True, False]))
+    assert show(tg.tensor([True, False]).clamp(0.5)) == "tensor([1.0000, 0.5000])"
+
+
+def test_cross_entropy_with_probabilities_refuses_an_ignore_index(tg):
+    probabilities = tg.softmax(tg.arange(6.0).reshape(2, 3), 1)
+    with raises_exactly(tg, RuntimeError, "ignore_index is not supported for floating point target"):
+        tg.nn.functional.cross_entropy(tg.zeros(2, 3), probabilities, ignore_index=0)
+    assert show(tg.nn.functional.cross_entropy(tg.zeros(2, 3), probabilities)) == "tensor(1.0986)"
+
+
+@pytest.mark.parametrize("make", [lambda nn: nn.Linear(2, 3, device="cuda"),
+                                  lambda nn: nn.BatchNorm1d(2, device="cuda")])
+def test_modules_made_on_a_gpu_fail_as_without_one(tg, make):
+    with raises_exactly(tg, AssertionError, "tensorgrad not compiled with CUDA enabled"):
+        make(tg.nn)
+
+
+# -- data of the wrong kind for the dtype asked for -------------------------------------------------
+@pytest.mark.parametrize("data, dtype, text", [
+    (None, "int64", "'NoneType' object cannot be interpreted as an integer"),
+    (1 + 2j, "int64", "'complex' object cannot be interpreted as an integer"),
+    (1 + 2j, "float32", "must be real number, not complex"),
+    ([1 + 2j], "float32", "must be real number, not complex"),
+    (None, "bool", "'NoneType' object cannot be interpreted as an integer"),
+])
+def test_data_is_read_as_the_kind_of_number_the_dtype_asks_for(tg, data, dtype, text):
+    with raises_exactly(tg, TypeError, text):
+        tg.tensor(data, dtype=getattr(tg, dtype))
+
+
+@pytest.mark.parametrize("call, text", [
+    (lambda tg: tg.arange(0, 5.5, 1, dtype=tg.int64), "tensor([0, 1, 2, 3, 4])"),
+    (lambda tg: tg.arange(0.5, 5.5, 1.5, dtype=tg.int64), "tensor([0, 1, 2, 3, 4])"),
+    (lambda tg: tg.arange(0, 1e-50, 10 ** 17, dtype=tg.int64), "tensor([], dtype=tensorgrad.int64)"),
+    (lambda tg: tg.linspace(0, 1, 3, dtype=tg.int64), "tensor([0, 0, 1])"),
+    (lambda tg: tg.linspace(0, 10, 4, dtype=tg.int64), "tensor([ 0,  3,  6, 10])"),
+    (lambda tg: tg.ones(2).fill_(2 ** 63), "tensor([9.2234e+18, 9.2234e+18])"),
+    (lambda tg: tg.ones(2, dtype=tg.bool).fill_(2 ** 63), "tensor([True, True])"),
+])
+def test_integer_ranges_and_fills_as_pytorch_computes_them(tg, call, text):
+    assert show(call(tg)) == text
+
+
+def test_filling_an_integer_tensor_with_a_uint64_overflows(tg):
+    with raises_exactly(tg, RuntimeError, "value cannot be converted to type int64_t without overflow"):
+        tg.ones(2, dtype=tg.int64).fill_(2 ** 63)
+
+
+# -- texts of Python's protocols and of the methods that make tensors -------------------------------
+def test_an_empty_tensor_has_no_truth_value(tg):
+    with raises_exactly(tg, RuntimeError, "Boolean value of Tensor with no values is ambiguous"):
+        bool(tg.zeros(2, 0))
+
+
+@pytest.mark.parametrize("value, type_name", [(np.float32(7), "numpy.float32"),
+                                              (np.bool_(True), "numpy.bool"), ([1], "list")])
+def test_from_numpy_names_what_it_was_given(tg, value, type_name):
+    with raises_exactly(tg, TypeError, f"expected np.ndarray (got {type_name})"):
+        tg.from_numpy(value)
+
+
+def test_iterating_a_tensor_iterates_its_rows(tg):
+    rows = iter(tg.tensor([[1.0, 2.0], [3.0, 4.0]]))
+    assert type(rows).__name__ == "tuple_iterator"
+    assert show(list(rows)) == "[tensor([1., 2.]), tensor([3., 4.])]"
+
+
+@pytest.mark.parametrize("name, size, type_name", [("new_ones", "a", "str"),
+                                                   ("new_zeros", np.float32(1), "numpy.float32"),
+                                                   ("new_ones", 2.5, "float")])
+def test_new_ones_and_new_zeros_name_themselves(tg, name, size, type_name):
+    with raises_exactly(tg, TypeError, f"{name}(): argument 'size' (position 1) must be tuple of "
+                                       f"ints, not {type_name}"):
+        getattr(tg.ones(2), name)(size)
+
+
+@pytest.mark.parametrize("data, text", [("a", "new(): invalid data type 'str'"),
+                                        (np.float32(1), "new(): data must be a sequence (got "
+                                                        "numpy.float32)")])
+def test_the_legacy_constructor_names_what_it_cannot_take(tg, data, text):
+    with raises_exactly(tg, TypeError, text):
+        tg.Tensor(data)
+
+
+# -- NumPy's warnings from NumPy's own modules: PyTorch warns its own words, or nothing ------------
+DEGREES_OF_FREEDOM = ("{}(): degrees of freedom is <= 0. Correction should be strictly less than "
+                      "the reduction factor (input numel divided by output numel).")
+
+
+@pytest.mark.parametrize("name, call, text", [
+    ("std", lambda t: t.reshape(6)[:1].std(), "tensor(nan)"),
+    ("var", lambda t: t[:0].var(0), "tensor([nan, nan, nan])"),
+    ("std", lambda t: t[:0].std(1), "tensor([])"),
+    ("std", lambda t: t.reshape(6)[:0].std(), "tensor(nan)"),
+    ("var", lambda t: t[0].var(correction=5), "tensor(inf)"),
+])
+def test_variance_without_degrees_of_freedom_warns_as_pytorch(tg, name, call, text):
+    with record_warnings(tg) as log:
+        result = call(tg.arange(6.0).reshape(2, 3))
+    assert log.messages(UserWarning) == [DEGREES_OF_FREEDOM.format(name)]
+    assert log.messages(RuntimeWarning) == []
+    assert show(result) == text
+
+
+def test_the_mean_of_nothing_is_nan_without_a_warning(tg):
+    with no_warnings(tg):
+        assert show(tg.zeros(0, 3).mean(0)) == "tensor([nan, nan, nan])"
+    with no_warnings(tg):
+        assert show(tg.arange(6.0).reshape(2, 3).var(1)) == "tensor([1., 1.])"
