@@ -409,3 +409,40 @@ def test_the_mean_of_nothing_is_nan_without_a_warning(tg):
         assert show(tg.zeros(0, 3).mean(0)) == "tensor([nan, nan, nan])"
     with no_warnings(tg):
         assert show(tg.arange(6.0).reshape(2, 3).var(1)) == "tensor([1., 1.])"
+
+
+# -- t[index] = value: PyTorch's order after the value (index, shape, in-place rules, dtype) -------
+LEAF = "a leaf Variable that requires grad is being used in an in-place operation."
+VIEW_OF_LEAF = ("a view of a leaf Variable that requires grad is being used in an in-place "
+                "operation.")
+
+
+@pytest.mark.parametrize("index, text", [(slice(None), LEAF), (Ellipsis, LEAF),
+                                         (slice(0, 2), VIEW_OF_LEAF), (0, VIEW_OF_LEAF)])
+def test_writing_all_of_a_leaf_is_writing_the_leaf_itself(tg, index, text):
+    with raises_exactly(tg, RuntimeError, text):
+        tg.ones(3, requires_grad=True)[index] = 5.5
+
+
+@pytest.mark.parametrize("index, text", [
+    (3, "index 3 is out of bounds for dimension 0 with size 0"),
+    (-1, "index -1 is out of bounds for dimension 0 with size 0"),
+    (slice(None), "slice() cannot be applied to a 0-dim tensor."),
+    (1.0, "too many indices for tensor of dimension 0"),
+])
+def test_writing_into_a_0_dim_tensor_through_an_index(tg, index, text):
+    with raises_exactly(tg, IndexError, text):
+        tg.tensor(3.0)[index] = 1.0
+    a = tg.tensor(3.0)
+    a[...] = 2.0
+    assert show(a) == "tensor(2.)"
+
+
+def test_index_put_checks_masks_then_the_leaf_then_dtypes_then_indices(tg):
+    with raises_exactly(tg, IndexError, "The shape of the mask [3] at index 0 does not match the "
+                                        "shape of the indexed tensor [2, 3, 4] at index 0"):
+        tg.arange(24).reshape(2, 3, 4)[[True, False, True]] = tg.tensor([7.0, 8.0])
+    with raises_exactly(tg, RuntimeError, LEAF):
+        tg.ones(3, requires_grad=True)[tg.tensor([0, 2])] = tg.tensor([1, 2])
+    with raises_exactly(tg, IndexError, "index is out of bounds for dimension with size 0"):
+        tg.zeros(0, 3)[tg.tensor([0, 2])] = float("nan")
