@@ -598,6 +598,10 @@ def _plain_int(value):
 def _plain_number(value):
     """A number as a Python bool, int, float or complex: NumPy's scalars and 0-d tensors as the
     Python number they hold (PyTorch's Scalar keeps the value, not the tensor)."""
+    if isinstance(value, np.bool_):  # not a Python bool: PyTorch's Scalar holds it as a double
+        return float(value)
+    if isinstance(value, np.unsignedinteger) and value > INT64[1]:  # (read as a C long long)
+        raise TypeError(messages.INTEGER_REQUIRED)
     if isinstance(value, (Tensor, np.generic)):
         value = value._data.item() if isinstance(value, Tensor) else value.item()
     if isinstance(value, complex):  # tensorgrad has no complex dtype: refused, in PyTorch's
@@ -605,6 +609,12 @@ def _plain_number(value):
             raise RuntimeError(messages.COMPLEX_VALUE.format(type_name="double"))
         raise TypeError(messages.NO_COMPLEX.format(type_name="complex"))
     return value
+
+
+def _plain_numpy_number(value):
+    """A tensor parameter that takes numbers too (`t.mul(2)`): a NumPy scalar as the Python
+    number PyTorch's Scalar makes of it (`t.mul(np.uint64(2 ** 64 - 1))` refused as there)."""
+    return _plain_number(value) if isinstance(value, np.generic) else value
 
 
 def _plain_int_list(value):
@@ -636,8 +646,8 @@ def converted(overload, args, kwargs):
     if params and params[0].varargs and args and _is_int(args[0]) and len(args) > 1:
         return [_plain_int(a) if _is_int(a) else a for a in args], kwargs  # ones(tensor(2), 2)
     for position, param in enumerate(params):
-        plain = _PLAIN.get(param.type)
-        if plain is None or param.numbers_ok:
+        plain = _plain_numpy_number if param.numbers_ok else _PLAIN.get(param.type)
+        if plain is None:
             continue
         if position < len(args) and not param.keyword_only:
             if args[position] is not None:

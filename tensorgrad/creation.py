@@ -134,6 +134,11 @@ def _checked_scalar(value, integer):
         if value._data.size != 1:
             raise ValueError(messages.ONE_ELEMENT_TENSORS)
         return value._data.reshape(())
+    if isinstance(value, np.uint64) and integer is not False:  # (read as a C long long)
+        if integer is None:  # (PyTorch infers no dtype for it)
+            raise TypeError(messages.INTEGER_REQUIRED)
+        if value > _INT64_RANGE[1]:
+            raise ValueError(messages.INT_OVERFLOW)
     if isinstance(value, (bool, float, np.number, np.bool_)):
         return value
     if isinstance(value, int):  # (read as a double where a floating dtype is asked for)
@@ -144,6 +149,9 @@ def _checked_scalar(value, integer):
         raise _NotANumber(type(value).__name__)
     if isinstance(value, (str, bytes)):
         raise TypeError(messages.INVALID_DATA_TYPE.format(type_name=type(value).__name__))
+    if integer is not None:  # a dtype asked for: PyTorch reads the value as that kind of number
+        kind = "an integer" if integer else "a real number"
+        raise TypeError(messages.NOT_A_NUMBER[kind].format(type_name=type_name(value)))
     raise RuntimeError(messages.CANNOT_INFER_DTYPE.format(type_name=type_name(value)))
 
 
@@ -153,8 +161,8 @@ def _cast_python_data(data, dtype):
     values = nested_values(data, integer=not dtype.is_floating_point)
     if dtype is dtypes.int64:
         array = np.array(values)
-        if array.dtype.kind == "f" and not np.all(np.isfinite(array)):
-            raise RuntimeError(messages.FLOAT_TO_INT_OVERFLOW)
+        if array.dtype.kind == "f" and not np.all((array >= -2.0 ** 63) & (array < 2.0 ** 63)):
+            raise RuntimeError(messages.FLOAT_TO_INT_OVERFLOW)  # (nan and inf fail the test too)
         return array.astype(np.int64)
     return np.array(values, dtype=dtype.numpy)
 
@@ -170,8 +178,10 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):
         warnings.warn(messages.COPY_CONSTRUCT, UserWarning, stacklevel=2)
         array = data._data.copy()
     elif isinstance(data, np.ndarray):
-        array = data.copy()
-    elif isinstance(data, np.generic):
+        array = _checked_array(data).copy()
+    elif isinstance(data, np.uint64) and dtype is None:  # (PyTorch infers no dtype for it)
+        raise TypeError(messages.INTEGER_REQUIRED)
+    elif isinstance(data, np.generic) and dtype is None:
         array = np.array(data)
     elif dtype is not None:
         array = _cast_python_data(data, dtypes.check_dtype(dtype))
@@ -189,14 +199,35 @@ def as_tensor(data, dtype=None, *, device=None):
     if isinstance(data, Tensor) and (dtype is None or dtypes.check_dtype(dtype) is data.dtype):
         return data
     if isinstance(data, np.ndarray):
-        return _finish(data, dtype, False)
+        return _finish(_checked_array(data), dtype, False)
     return tensor(data, dtype=dtype)
+
+
+# The NumPy types PyTorch makes tensors of (by type, not kind: `numpy.ulonglong`, what NumPy
+# makes of `[2 ** 63]`, is not among them, while `numpy.longlong` is int64)
+_PYTORCH_NUMPY_TYPES = frozenset((np.float64, np.float32, np.float16, np.complex64, np.complex128,
+                                  np.int64, np.longlong, np.int32, np.int16, np.int8, np.uint64,
+                                  np.uint32, np.uint16, np.uint8, np.bool_))
+
+
+def _checked_array(array):
+    """A NumPy array as PyTorch takes one into a tensor: of a type it knows (not object, str or
+    longdouble), in the machine's byte order, with no negative stride (`array[::-1]`); else its
+    error, whatever dtype is asked for. (Which of its dtypes tensorgrad has is decided after.)"""
+    if array.dtype.type not in _PYTORCH_NUMPY_TYPES:
+        raise TypeError(messages.NUMPY_TYPE.format(type_name=f"numpy.{array.dtype.type.__name__}"))
+    if not array.dtype.isnative:
+        raise ValueError(messages.NUMPY_BYTE_ORDER)
+    if any(stride < 0 for stride in array.strides):
+        raise ValueError(messages.NUMPY_NEGATIVE_STRIDES)
+    return array
 
 
 def from_numpy(array):
     """A tensor that shares memory with `array`: changing one changes the other."""
     if not isinstance(array, np.ndarray):
-        raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
+        raise TypeError(f"expected np.ndarray (got {type_name(array)})")
+    _checked_array(array)
     return Tensor._make(array) if dtypes.from_numpy_dtype(array.dtype).numpy == array.dtype else \
         _finish(array, None, False)
 
@@ -234,7 +265,8 @@ def ones(*size: Ints, out: Tensor = None, dtype: Dtype = None, layout: Layout = 
 @checked
 def ones(*size, dtype=None, requires_grad=False, device=None):
     check_device(device)
-    return _finish(np.ones(_size_arg(size), dtype=_float_dtype(dtype).numpy), None, requires_grad)
+    return _finish(_allocated(np.ones, _size_arg(size), _float_dtype(dtype).numpy), None,
+                   requires_grad)
 
 
 @checked(like=ones)
@@ -245,7 +277,20 @@ def zeros(*size, dtype=None, requires_grad=False, device=None):
 
 
 def _zeros(shape, dtype, requires_grad):
-    return _finish(np.zeros(shape, dtype=_float_dtype(dtype).numpy), None, requires_grad)
+    return _finish(_allocated(np.zeros, shape, _float_dtype(dtype).numpy), None, requires_grad)
+
+
+def _allocated(make, shape, np_dtype):
+    """`make(shape, np_dtype)` (np.zeros, a random draw), in PyTorch's words when the memory is
+    not to be had: more bytes than an int64 counts (`zeros(2 ** 62)`), or more than the machine
+    gives (`nn.Linear(2, 2 ** 40)`), where NumPy says "array is too big" or MemoryError."""
+    try:
+        return make(shape, dtype=np_dtype)
+    except ValueError:  # (the sizes are checked ints by now: only the byte count is left)
+        raise RuntimeError(messages.STORAGE_OVERFLOW.format(sizes=list(shape))) from None
+    except MemoryError:
+        nbytes = int(np.prod(shape, dtype=object)) * np.dtype(np_dtype).itemsize
+        raise RuntimeError(messages.CANNOT_ALLOCATE.format(nbytes=nbytes)) from None
 
 
 @overload
@@ -294,6 +339,8 @@ def full(size, fill_value, *, dtype=None, requires_grad=False, device=None):
         else:
             dtype = dtypes.get_default_dtype()
     check_value_fits(fill_value, dtypes.check_dtype(dtype).numpy)
+    if dtypes.check_dtype(dtype) is dtypes.bool_:
+        fill_value = bool(fill_value)  # (any number: 2 ** 63 too, which NumPy cannot convert)
     data = np.full(_size_arg((size,) if isinstance(size, int) else (tuple(size),)), fill_value,
                    dtype=dtypes.check_dtype(dtype).numpy)
     return _finish(data, None, requires_grad)
@@ -324,6 +371,8 @@ def full_like(input: Tensor, fill_value: Number, *, dtype: Dtype = None, layout:
 @checked
 def full_like(input, fill_value, *, dtype=None, requires_grad=False):
     check_value_fits(fill_value, (dtype or input.dtype).numpy)
+    if (dtype or input.dtype) is dtypes.bool_:
+        fill_value = bool(fill_value)  # (any number: 2 ** 63 too, which NumPy cannot convert)
     data = np.full(input._data.shape, fill_value, dtype=(dtype or input.dtype).numpy)
     return _finish(data, None, requires_grad)
 
@@ -364,7 +413,16 @@ def arange(start, end=None, step=1, *, dtype=None, requires_grad=False, device=N
     dtype = dtypes.check_dtype(dtype)
     if dtype is dtypes.bool_:
         raise NotImplementedError(messages.NOT_IMPLEMENTED_FOR.format(kernel="arange_cpu", dtype="Bool"))
-    count = max(0, int(np.ceil((end - start) / step)))
+    if dtype is dtypes.int64:  # PyTorch reads the bounds and the step as int64 first
+        if not all(-2 ** 63 <= v < 2 ** 63 for v in values):
+            raise RuntimeError(messages.INT64_OVERFLOW)
+        start, end, step = (int(v) for v in values)
+        if step == 0:  # (a fractional step truncated to 0)
+            raise ValueError("step must be nonzero")
+    count = np.ceil((end - start) / step)  # (in double, as PyTorch counts)
+    if count > 2 ** 63 - 1:
+        raise RuntimeError(messages.ARANGE_SIZE)
+    count = max(0, int(count))
     data = (start + step * np.arange(count, dtype=np.float64)).astype(dtype.numpy)
     return _finish(data, None, requires_grad)
 
@@ -393,7 +451,10 @@ def linspace(start, end, steps, *, dtype=None, requires_grad=False, device=None)
         raise NotImplementedError(messages.NOT_IMPLEMENTED_FOR.format(kernel="linspace_cpu",
                                                                       dtype="Bool"))
     start, end = (float(v) if isinstance(v, Tensor) else v for v in (start, end))
-    data = _linspace_as_pytorch(start, end, int(steps), _float_dtype(dtype).numpy)
+    np_dtype = _float_dtype(dtype).numpy
+    check_value_fits(start, np_dtype)
+    check_value_fits(end, np_dtype)
+    data = _linspace_as_pytorch(start, end, int(steps), np_dtype)
     return _finish(data, None, requires_grad)
 
 
@@ -404,6 +465,8 @@ def _linspace_as_pytorch(start, end, steps, np_dtype):
     rounds `start + step·i` once (a fused multiply-add), hence the wider type here."""
     if steps <= 1:
         return np.full(steps, start, dtype=np_dtype)
+    if np_dtype.kind in "iu":  # integer points: computed in double, then truncated, as PyTorch
+        return _linspace_as_pytorch(start, end, steps, np.dtype(np.float64)).astype(np_dtype)
     kind = np_dtype.type
     first, last = kind(start), kind(end)
     step = kind((last - first) / kind(steps - 1))
@@ -439,8 +502,8 @@ def rand(*size: Ints, out: Tensor = None, dtype: Dtype = None, layout: Layout = 
 def rand(*size, dtype=None, requires_grad=False, device=None):
     """Uniform samples in [0, 1). The stream differs from PyTorch's (see tensorgrad.random)."""
     check_device(device)
-    data = _random.uniform_array(_size_arg(size), 0.0, 1.0,
-                                 _random_dtype(dtype, "check_uniform_bounds").numpy)
+    data = _allocated(lambda shape, dtype: _random.uniform_array(shape, 0.0, 1.0, dtype),
+                      _size_arg(size), _random_dtype(dtype, "check_uniform_bounds").numpy)
     return _finish(data, None, requires_grad)
 
 
@@ -448,8 +511,8 @@ def rand(*size, dtype=None, requires_grad=False, device=None):
 def randn(*size, dtype=None, requires_grad=False, device=None):
     """Standard normal samples. The stream differs from PyTorch's (see tensorgrad.random)."""
     check_device(device)
-    data = _random.normal_array(_size_arg(size), 0.0, 1.0,
-                                _random_dtype(dtype, "normal_kernel_cpu").numpy)
+    data = _allocated(lambda shape, dtype: _random.normal_array(shape, 0.0, 1.0, dtype),
+                      _size_arg(size), _random_dtype(dtype, "normal_kernel_cpu").numpy)
     return _finish(data, None, requires_grad)
 
 

@@ -106,7 +106,9 @@ _NUMBERS = (builtins.bool, builtins.int, builtins.float, np.number, np.bool_)
 
 
 def _category_of_scalar(value):
-    if isinstance(value, (builtins.bool, np.bool_)):
+    """bool, integer or floating point. A NumPy bool is not a Python bool: PyTorch's Scalar holds
+    it as a double (`int_tensor + np.bool_(True)` is float32, as in PyTorch)."""
+    if type(value) is builtins.bool:
         return 0
     if isinstance(value, (builtins.int, np.integer)):
         return 1

@@ -352,12 +352,18 @@ def _check_callable(func):
 
 
 def _check_argnums(argnums, args):
-    positions = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    """argnums as torch.func checks it: an int, or a non-empty tuple of distinct ints."""
+    if not isinstance(argnums, (int, tuple)):
+        raise RuntimeError(f"argnums must be int or Tuple[int, ...], got: {type(argnums)}")
+    positions = (argnums,) if isinstance(argnums, int) else argnums
     if not positions:
         raise RuntimeError("argnums must be non-empty")
     for argnum in positions:
         if not isinstance(argnum, int):
-            raise RuntimeError(f"argnums must be int or Tuple[int, ...], got: {type(argnums)}")
+            raise RuntimeError(f"argnum must be int, got: {type(argnum)}")
+    if len(set(positions)) < len(positions):
+        raise RuntimeError(f"argnums elements must be unique, got {argnums}")
+    for argnum in positions:
         if not -len(args) <= argnum < len(args):
             raise RuntimeError(f"Got argnum={argnum}, but only {len(args)} positional inputs")
     return tuple(p % len(args) for p in positions)

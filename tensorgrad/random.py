@@ -7,6 +7,8 @@ numbers under both libraries write their values out instead of drawing them.
 
 import numpy as np
 
+from .autograd import messages
+
 _generator = np.random.default_rng(0)
 
 
@@ -24,9 +26,13 @@ class Generator:
 
 
 def manual_seed(seed):
-    """Restart the random stream from `seed`."""
+    """Restart the random stream from `seed`: an int that fits 64 bits, signed or not (a
+    negative seed is its unsigned twin, -1 is 2 ** 64 - 1, as in PyTorch)."""
     global _generator
     seed = int(seed)
+    if not -2 ** 63 <= seed < 2 ** 64:
+        raise ValueError(messages.INT_OVERFLOW)
+    seed %= 2 ** 64
     _generator = np.random.default_rng(seed)
     return Generator(seed)
 

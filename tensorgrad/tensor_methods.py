@@ -29,7 +29,7 @@ from .ops import linalg as _linalg
 from .ops import reduction as _red
 from .ops import shape as _shape
 from .arguments import (Device, Dtype, Generator, Ints, MemoryFormat, Number, Signatures, checked, method,
-                        check_scalar_range, overload, takes_no_arguments)
+                        check_scalar_range, overload, takes_no_arguments, type_name)
 from .core.tensor import Tensor, read_only
 
 # The operations themselves, as the library calls them (their checked forms are tensorgrad.mul and
@@ -126,13 +126,18 @@ def _where_of_self(self, condition, other):
     return _ew.where(condition, self, other)
 
 
-def binary_operator(operation, reflected=False):
+def binary_operator(operation, reflected=False, arrays=False):
     """`a * b` and the other operators: `operation(a, b)` (`operation(b, a)` reflected) when the
     other operand is a Tensor or a Python or NumPy number; else NotImplemented, and Python
-    raises its own TypeError ("unsupported operand type(s)"), as with torch."""
+    raises its own TypeError ("unsupported operand type(s)"), as with torch. arrays=True (`==`):
+    a NumPy array is taken as a tensor, as torch's `==` takes it (then `array == t` comes here
+    too, reflected, rather than being False; `<` refuses an array and `!=` is True, as in
+    torch)."""
     def binary_operator(self, other):
         if type(other) not in _OPERAND_TYPES:  # (a Tensor, int, float or bool passes at once)
-            if isinstance(other, (complex, np.complexfloating)):  # (PyTorch: a complex tensor)
+            if arrays and type(other) is np.ndarray:
+                other = creation.as_tensor(other)
+            elif isinstance(other, (complex, np.complexfloating)):  # (PyTorch: a complex tensor)
                 raise TypeError(messages.NO_COMPLEX.format(type_name=type(other).__name__))
             if not _is_operand(other):
                 return NotImplemented
@@ -163,6 +168,11 @@ def _unsigned_operand(operation, tensor, value, reflected):
     return _ew.unsigned_as_pytorch(value, tensor)[0]
 
 
+def _new_filled(self, *size: Ints, dtype: Dtype = None, requires_grad: bool | None = False):
+    """new_zeros' and new_ones' parameters, as PyTorch declares them (those tensorgrad takes):
+    their calls are checked under their own names ("new_ones(): argument 'size' ...")."""
+
+
 class TensorMethods:
     """Tensor's methods that hand the work to an operation (copied onto Tensor below)."""
 
@@ -171,7 +181,9 @@ class TensorMethods:
         """The legacy constructor `Tensor([2])`, or `Tensor(2, 3)` (zeros), in the default float
         type (float32 unless `set_default_dtype` changed it), as PyTorch's `torch.Tensor`."""
         if len(args) == 1 and not isinstance(args[0], (int, *creation.SEQUENCES, np.ndarray, Tensor)):
-            raise TypeError(messages.LEGACY_NOT_A_SEQUENCE.format(type_name=type(args[0]).__name__))
+            if isinstance(args[0], str):  # (PyTorch tries to make a tensor of it)
+                raise TypeError(messages.INVALID_DATA_TYPE.format(type_name="str"))
+            raise TypeError(messages.LEGACY_NOT_A_SEQUENCE.format(type_name=type_name(args[0])))
         default = dtypes.get_default_dtype().numpy
         if len(args) == 1 and not isinstance(args[0], int):
             data = np.array(creation.nested_values(args[0]), dtype=default)
@@ -292,14 +304,22 @@ class TensorMethods:
         if type(other) is np.ndarray:
             return _ew.reciprocal(self) * other
         return self._divide_into(other)
-    __pow__ = binary_operator(_pow)
+    _power = binary_operator(_pow)
+
+    def __pow__(self, exponent, modulo=None):
+        """`t ** 2`. Three-argument `pow(t, 2, 3)` is declined, and Python words the TypeError
+        ("unsupported operand type(s) for ** or pow(): 'Tensor', 'int', 'int'"), as with torch."""
+        if modulo is not None:
+            return NotImplemented
+        return self._power(exponent)
     __rpow__ = binary_operator(_pow, reflected=True)
     __floordiv__ = binary_operator(_floor_divide)
     __rfloordiv__ = binary_operator(_floor_divide, reflected=True)
     __mod__ = binary_operator(_remainder)
     __rmod__ = binary_operator(_remainder, reflected=True)
-    __eq__, __ne__, __lt__, __le__, __gt__, __ge__ = (binary_operator(f) for f in (
-        _eq, _ne, _lt, _le, _gt, _ge))
+    __eq__ = binary_operator(_eq, arrays=True)
+    __ne__, __lt__, __le__, __gt__, __ge__ = (binary_operator(f) for f in (
+        _ne, _lt, _le, _gt, _ge))
     __and__ = __rand__ = binary_operator(_ew.bitwise_and)
     __or__ = __ror__ = binary_operator(_ew.bitwise_or)
     __xor__ = __rxor__ = binary_operator(_ew.bitwise_xor)
@@ -312,6 +332,8 @@ class TensorMethods:
         return _neg(self)
 
     def __pos__(self):
+        if self._data.dtype.kind == "b":  # (PyTorch's positive() refuses bools, as neg() does)
+            raise RuntimeError(messages.BOOL_POSITIVE)
         return self
 
     def __abs__(self):
@@ -341,9 +363,11 @@ class TensorMethods:
         return _indexing.getitem(self, index)
 
     def __iter__(self):
-        if self._data.ndim == 0:  # (not a generator, so that iter() itself raises, as in torch)
+        """The rows, as PyTorch's `iter(self.unbind(0))` gives them (each row's grad_fn is
+        UnbindBackward0); a 0-d tensor refuses at once."""
+        if self._data.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
-        return (_indexing.getitem(self, index) for index in range(self._data.shape[0]))
+        return iter(_shape.unbind(self, 0))
 
     def __contains__(self, element):
         """`element in t`: is it equal to some element of t (a tensor: broadcast, anywhere)?"""
@@ -396,8 +420,8 @@ class TensorMethods:
     logsumexp, softmax, log_softmax, cumsum, gather = (method(f) for f in (
         _red.logsumexp, _red.softmax, _red.log_softmax, _red.cumsum, _red.gather))
 
-    def norm(self, p="fro", dim=None, keepdim=False):
-        return _red.norm(self, p, dim, keepdim)
+    def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
+        return _red.norm(self, p, dim, keepdim, dtype=dtype)
 
     matmul, mm, bmm, mv, dot, outer = (method(f) for f in (
         _linalg.matmul, _linalg.mm, _linalg.bmm, _linalg.mv, _linalg.dot, _linalg.outer))
@@ -529,9 +553,11 @@ class TensorMethods:
     def new_tensor(self, data, dtype=None, requires_grad=False):
         return creation.tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
+    @checked(method=True, like=_new_filled)
     def new_zeros(self, *size, dtype=None, requires_grad=False):
         return creation.zeros(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
+    @checked(method=True, like=_new_filled)
     def new_ones(self, *size, dtype=None, requires_grad=False):
         return creation.ones(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
 

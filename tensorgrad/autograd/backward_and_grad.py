@@ -68,7 +68,9 @@ def check_flag(value):
     a float or None), from 0 to 255 (a C unsigned byte), in the words of Python's own check."""
     try:
         number = operator.index(value)
-    except TypeError:  # "'float' object cannot be interpreted as an integer"
+    except TypeError as error:  # "'float' object cannot be interpreted as an integer"
+        if hasattr(type(value), "__index__"):  # a tensor's or an array's own refusal, in its words
+            raise TypeError(str(error)) from None
         raise TypeError(messages.NOT_A_NUMBER["an integer"].format(
             type_name=type_name(value))) from None
     if not -_C_LONG <= number < _C_LONG:

@@ -293,8 +293,17 @@ NO_OUT_ARGUMENT = ("{name}(): tensorgrad does not support the out= argument; use
 RAGGED = "expected sequence of length {length} at dim {dim} (got {got})"
 ONE_ELEMENT_TENSORS = "only one element tensors can be converted to Python scalars"
 INT_OVERFLOW = "Overflow when unpacking long long"
+INTEGER_REQUIRED = "an integer is required"  # (a NumPy uint64 beyond int64, as a number)
 FLOAT_TO_INT_OVERFLOW = "value cannot be converted to type int64 without overflow"
 INVALID_DATA_TYPE = "new(): invalid data type '{type_name}'"
+NUMPY_TYPE = ("can't convert np.ndarray of type {type_name}. The only supported types are: "
+              "float64, float32, float16, complex64, complex128, int64, int32, int16, int8, "
+              "uint64, uint32, uint16, uint8, and bool.")
+NUMPY_BYTE_ORDER = ("given numpy array has byte order different from the native byte order. "
+                    "Conversion between byte orders is currently not supported.")
+NUMPY_NEGATIVE_STRIDES = ("At least one stride in the given numpy array is negative, and tensors "
+                          "with negative strides are not currently supported. (You can probably "
+                          "work around this by making a copy of your array  with array.copy().) ")
 CANNOT_INFER_DTYPE = "Could not infer dtype of {type_name}"
 TOO_MANY_DIMENSIONS = "too many dimensions '{type_name}'"
 # tensorgrad's own: PyTorch allows more dimensions, NumPy (so tensorgrad) at most 64
@@ -303,6 +312,7 @@ MORE_THAN_64_DIMS = ("tensorgrad tensors have at most {limit} dimensions (NumPy'
 
 # -- value checks of single operations --------------------------------------------------------------
 ARANGE_STEP_SIGN = "upper bound and lower bound inconsistent with step sign"
+ARANGE_SIZE = "invalid size, possible overflow?"
 UINT64_TOO_BIG = ("tensorgrad's integer dtype is int64, which cannot hold the uint64 value {value} "
                   "(it would wrap to a negative number). Convert the array first, for example "
                   "with array.astype(np.float64).")
@@ -311,6 +321,17 @@ UNSIGNED_PROMOTION = ("Promotion for uint16, uint32, uint64 types is not support
 INT64_OVERFLOW = "value cannot be converted to type int64_t without overflow"
 NOT_IMPLEMENTED_FOR = "\"{kernel}\" not implemented for '{dtype}'"
 INTEGER_DIVISION_BY_ZERO = "ZeroDivisionError"
+DEGREES_OF_FREEDOM = ("{name}(): degrees of freedom is <= 0. Correction should be strictly less "
+                      "than the reduction factor (input numel divided by output numel).")
+AMBIGUOUS_BOOL = {False: "Boolean value of Tensor with more than one value is ambiguous",
+                  True: "Boolean value of Tensor with no values is ambiguous"}  # (empty?)
+INDEX_PUT_DTYPES = ("Index put requires the source and destination dtypes match, got {destination} "
+                    "for the destination and {source} for the source.")
+STORAGE_OVERFLOW = "Storage size calculation overflowed with sizes={sizes}"
+CANNOT_ALLOCATE = ("[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't "
+                   "allocate memory: you tried to allocate {nbytes} bytes. Error code 12 (Cannot "
+                   "allocate memory)")
+BOOL_POSITIVE = "The `+` operator, on a bool tensor is not supported."
 NEGATIVE_STD = "normal expects std >= 0.0, but found std {std:g}"
 UNIFORM_RANGE = "uniform_ expects to return a [from, to) range, but found from={a:g} > to={b:g}"
 NEGATIVE_TOLERANCE = "{name} must be greater than or equal to zero, but got {value:g}"
@@ -414,6 +435,7 @@ NO_COMPLEX = "tensorgrad has no complex dtypes: a {type_name} cannot be combined
 # torch.norm's Python code takes len(dim) of a dim that is not a Python int
 NO_LEN = "object of type '{type_name}' has no len()"
 LEN_OF_0D = "len() of a 0-d tensor"
+LEN_OF_UNSIZED = "len() of unsized object"  # (NumPy's, of a 0-d array)
 # an in-place write (ops/inplace.py), and the ones inside PyTorch's kernels: F.dropout of an
 # integer tensor, F.binary_cross_entropy_with_logits of integer targets; F.batch_norm's dtypes
 # (nn/functional.py)

@@ -335,7 +335,7 @@ class Tensor:
 
     def __bool__(self):
         if self._data.size != 1:
-            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+            raise RuntimeError(messages.AMBIGUOUS_BOOL[self._data.size == 0])
         return bool(self._data.item())
 
     def __float__(self):

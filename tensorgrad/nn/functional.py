@@ -467,6 +467,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     log_probabilities = _log_softmax(input, class_dim)  # (checked above: input is a Tensor)
     reduction = _reduction(size_average, reduce, reduction)
     if target.dtype.is_floating_point and target._data.shape == input._data.shape:
+        if ignore_index >= 0:  # (no class to ignore among probabilities: PyTorch refuses it)
+            raise RuntimeError("ignore_index is not supported for floating point target")
         if label_smoothing:  # the probabilities moved towards uniform ones
             target = target * (1 - label_smoothing) + label_smoothing / input.shape[class_dim]
         if weight is not None:

@@ -11,6 +11,7 @@ from collections import OrderedDict
 from .. import arguments, creation, numpy_errors
 from ..arguments import Real, checked
 from ..core.tensor import Tensor, _normalize_dim
+from ..device import check_device
 from . import functional as F
 from . import init
 from .module import Module
@@ -25,7 +26,8 @@ class Linear(Module):
 
     def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
         super().__init__()
-        arguments.check("empty", ((out_features, in_features),), {"dtype": dtype})
+        arguments.check("empty", ((out_features, in_features),), {"dtype": dtype, "device": device})
+        check_device(device)  # (PyTorch makes the weight on that device: "cuda" fails here)
         self.in_features = in_features
         self.out_features = out_features
         self.weight = Parameter(creation.empty(out_features, in_features, dtype=dtype))
@@ -288,6 +290,14 @@ class Flatten(Module):
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
 
 
+def _unflatten(dim: int, sizes: arguments.Ints):
+    """Tensor.unflatten's parameters (after the tensor), as PyTorch declares them: Unflatten's
+    forward is checked against them, as PyTorch's calls input.unflatten(dim, sizes)."""
+
+
+_UNFLATTEN = arguments.declare(_unflatten, name="unflatten", python=True)
+
+
 class Unflatten(Module):
     """Splits dim `dim` into the shape `unflattened_size`."""
 
@@ -306,6 +316,7 @@ class Unflatten(Module):
     def forward(self, input):  # noqa: A002
         if not isinstance(input, Tensor):  # PyTorch's forward calls input.unflatten(...)
             raise AttributeError(f"'{type(input).__name__}' object has no attribute 'unflatten'")
+        _UNFLATTEN.match((self.dim, self.unflattened_size))  # (its checks, and their words)
         dim = _normalize_dim(self.dim, input.dim())
         shape = tuple(input.shape)
         return input.reshape(shape[:dim] + tuple(self.unflattened_size) + shape[dim + 1:])
@@ -346,7 +357,8 @@ class BatchNorm1d(Module):
     def __init__(self, num_features, eps=1e-05, momentum=0.1, affine=True,
                  track_running_stats=True, device=None, dtype=None):
         super().__init__()
-        arguments.check("empty", (num_features,), {"dtype": dtype})  # PyTorch's torch.empty
+        arguments.check("empty", (num_features,), {"dtype": dtype, "device": device})  # torch.empty's
+        check_device(device)
         self.num_features = num_features
         self.eps = eps
         self.momentum = momentum

@@ -36,6 +36,8 @@ def check_operand(value):
         return value
     if isinstance(value, (complex, np.complexfloating)):  # (PyTorch: a complex tensor)
         raise TypeError(messages.NO_COMPLEX.format(type_name=type(value).__name__))
+    if isinstance(value, np.bool_):  # PyTorch's Scalar takes a NumPy bool as a double
+        return float(value)
     if isinstance(value, OPERAND_TYPES):
         return value
     raise TypeError(
@@ -181,7 +183,7 @@ def _times(value, alpha):
     """The values of alpha·value, for the forward pass only (backward uses the alpha attribute)."""
     if isinstance(value, Tensor):
         return Tensor._make(binary_data(np.multiply, Tensor._make(value._data), alpha))
-    return value * alpha
+    return check_operand(value) * alpha  # (a NumPy bool as the float PyTorch takes it for)
 
 
 @declared
@@ -206,7 +208,7 @@ def refuse_bool_subtraction(a, b):
 def _is_bool(value):
     if isinstance(value, Tensor):
         return value._data.dtype.kind == "b"
-    return isinstance(value, (bool, np.bool_))
+    return isinstance(value, bool)  # (a NumPy bool is a float number to PyTorch)
 
 
 def rsub(x, number):
@@ -420,6 +422,10 @@ def clamp(input, min=None, max=None):
             check_broadcast(input, bound)
     # The bounds take part in type promotion: an int64 tensor clamped to 0.5 is float32
     dtype = dtypes.result_type(input, *[bound for bound in (min, max) if bound is not None]).numpy
+    if dtype == np.bool_ and not isinstance(min, Tensor) and not isinstance(max, Tensor):
+        kernel = "clamp_scalar_cpu" if min is not None and max is not None else \
+            "clamp_min_scalar_cpu" if min is not None else "clamp_max_scalar_cpu"
+        raise NotImplementedError(messages.NOT_IMPLEMENTED_FOR.format(kernel=kernel, dtype="Bool"))
     for bound in (min, max):
         check_value_fits(bound, dtype)  # (2 ** 63 for an int64 result, 1e308 for a float32 one)
     low, high = (None if v is None else _values(v) for v in (min, max))
@@ -723,10 +729,11 @@ def _remainder(x, y):
 
 
 def check_integer_division(a, b, kernel):
-    """As PyTorch: no integer division by zero (NumPy gives 0 and a warning), none of bools."""
+    """As PyTorch: no integer division by zero (NumPy gives 0 and a warning; `t // False` too),
+    none of bools."""
     if _is_bool(a) and _is_bool(b):
         raise NotImplementedError(messages.NOT_IMPLEMENTED_FOR.format(kernel=kernel, dtype="Bool"))
-    if _is_integer(a) and _is_integer(b) and not np.all(_values(b)):
+    if (_is_integer(a) or a is False) and (_is_integer(b) or b is False) and not np.all(_values(b)):
         raise RuntimeError(messages.INTEGER_DIVISION_BY_ZERO)
 
 

@@ -53,6 +53,8 @@ def to_numpy_index(index):
             converted.append(item)
             kinds.add("advanced")
         elif isinstance(item, (int, np.integer)):
+            if not -2 ** 63 <= item < 2 ** 63:  # (PyTorch reads it as a C long long)
+                raise ValueError(messages.INT_OVERFLOW)
             converted.append(int(item))
             kinds.add("select")
         elif item is None:
@@ -88,7 +90,7 @@ def _holds_an_index_of_its_own(index):
         or item is Ellipsis for item in index)
 
 
-def _check_bounds(x, numpy_index):
+def _check_bounds(x, numpy_index, check_arrays=True):
     """Refuse an index that does not fit the tensor, in PyTorch's words (NumPy's name axes and
     arrays). As in PyTorch, integers select first: a mask is checked against the shape that is
     left, and an index array's dimension is counted among the index arrays."""
@@ -122,9 +124,11 @@ def _check_bounds(x, numpy_index):
             kept += shape[dim:dim + item.ndim]
             dim += item.ndim
         else:  # a slice, or an array of integers
-            if isinstance(item, np.ndarray):
+            if isinstance(item, np.ndarray):  # (check_arrays=False: index_put looks later)
                 outside = (item < -shape[dim]) | (item >= shape[dim])
-                if outside.any():
+                if check_arrays and outside.any() and not shape[dim]:  # (words for an empty dim)
+                    raise IndexError("index is out of bounds for dimension with size 0")
+                if check_arrays and outside.any():
                     raise IndexError(f"index {item[outside].flat[0]} is out of bounds for dimension "
                                      f"{arrays} with size {shape[dim]}")
                 arrays += 1
@@ -182,22 +186,39 @@ def select(input: Tensor, dim: int, index: int):
 
 
 # -- writing --------------------------------------------------------------------------------------
-def setitem(x, index, value):
-    numpy_index, kind = to_numpy_index(index)
-    _check_bounds(x, numpy_index)
-    if isinstance(value, complex):  # PyTorch takes it into a bool tensor only
+def _value_to_write(x, value):
+    """The value of `x[index] = value` as PyTorch takes it, or its error: a tensor or a number
+    that fits x's dtype (a complex number only into a bool tensor; a NumPy scalar only where it
+    is a Python float or reads as an index)."""
+    if isinstance(value, complex):
         if x._data.dtype != bool:
-            raise RuntimeError(messages.COMPLEX_VALUE.format(
-                type_name=messages.C_SCALAR_NAMES[x._data.dtype.name]))
-        value = bool(value)
-    # (PyTorch takes a NumPy scalar only where it is a Python float or reads as an index)
+            name = messages.C_SCALAR_NAMES[x._data.dtype.name]
+            raise RuntimeError(messages.COMPLEX_VALUE.format(type_name=name))
+        return bool(value)
     if not isinstance(value, OPERAND_TYPES) or isinstance(value, (np.bool_, np.floating)) \
             and not isinstance(value, float):
         raise TypeError(f"can't assign a {type_name(value)} to a {x.type()}")
+    if isinstance(value, np.unsignedinteger) and value >= 2 ** 63:  # (read as a long long)
+        raise ValueError(messages.INT_OVERFLOW)
     inplace.check_scalar_fits(x, value)
-    view_message = kind != "advanced"  # PyTorch writes through a view for basic indexing
+    return value
+
+
+def setitem(x, index, value):
+    """`x[index] = value`, checked in PyTorch's order: the value, the index, the value's shape,
+    the in-place rules, and (for index_put) the value's dtype."""
+    value = _value_to_write(x, value)  # PyTorch converts the value first, then reads the index
+    if x._data.ndim == 0:
+        _check_index_of_0_dim(index)
+    numpy_index, kind = to_numpy_index(index)
+    _check_bounds(x, numpy_index, check_arrays=kind != "advanced")  # (index_put: after dtypes)
 
     def compute():
+        if kind == "advanced":  # index_put: after the in-place rules, the dtypes, then the indices
+            if isinstance(value, Tensor) and value.dtype is not x.dtype:
+                raise RuntimeError(messages.INDEX_PUT_DTYPES.format(
+                    destination=x.dtype.scalar_name, source=value.dtype.scalar_name))
+            _check_bounds(x, numpy_index)
         data = x._data.copy()
         values = value._data if isinstance(value, Tensor) else value
         try:
@@ -208,6 +229,41 @@ def setitem(x, index, value):
         node = IndexPutBackward0 if kind == "advanced" else CopySlices
         return record(node, data, (x, value), saved={"index": numpy_index})
 
-    if view_message:
-        inplace.check_allowed(x, leaf_message=messages.VIEW_OF_LEAF_IN_PLACE)
+    if kind != "advanced":  # PyTorch copies into a view: the value's shape first, then whether
+        if isinstance(value, Tensor):  # the view may be written (`x[:]`, `x[...]`: x itself)
+            _check_fits(value, np.shape(x._data[numpy_index]))
+        inplace.check_allowed(x, leaf_message=messages.LEAF_IN_PLACE if _is_whole(index)
+                              else messages.VIEW_OF_LEAF_IN_PLACE)
     return inplace.apply(x, compute, (value,))
+
+
+def _check_fits(value, target):
+    """The value broadcasts to the indexed places (leading 1s aside, as NumPy and PyTorch take
+    them); else expand's error, in PyTorch's words."""
+    shape = value._data.shape
+    while len(shape) > len(target) and shape[0] == 1:
+        shape = shape[1:]
+    try:
+        fits = np.broadcast_shapes(shape, target) == tuple(target)
+    except ValueError:
+        fits = False
+    if not fits:
+        expand(value, target)
+
+
+def _is_whole(index):
+    """`x[:]` or `x[...]`: PyTorch's indexing gives x itself, not a view of it."""
+    return index is Ellipsis or index == slice(None) if not isinstance(index, Tensor) else False
+
+
+def _check_index_of_0_dim(index):
+    """Writing into a 0-d tensor: an int, a slice or anything but None, `...` and a bool is
+    refused as PyTorch's index_put refuses it (reading says "invalid index of a 0-dim tensor")."""
+    for item in index if isinstance(index, tuple) else (index,):
+        if item is None or item is Ellipsis or type(item) is bool:
+            continue
+        if isinstance(item, (int, np.integer)):
+            raise IndexError(f"index {item} is out of bounds for dimension 0 with size 0")
+        if isinstance(item, slice):
+            raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+        raise IndexError("too many indices for tensor of dimension 0")

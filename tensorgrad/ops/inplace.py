@@ -159,7 +159,8 @@ def apply_arithmetic(tensor, ufunc, other, alpha, compute):
         if other._data.dtype != data.dtype:
             return _write(tensor, compute)
         values = other._data
-    elif type(other) in (float, int) and (data.dtype.kind == "f" or type(other) is int):
+    elif type(other) in (float, int) and (data.dtype.kind == "f" or type(other) is int) and (
+            type(other) is float or -2 ** 63 <= other < 2 ** 63):  # (2 ** 63: the general path)
         values = other
     else:
         return _write(tensor, compute)
@@ -255,6 +256,9 @@ def fill_(input, value):
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
                                f"{value._data.ndim} dimensions.")
         value = value.item()
+    if type(value) is int and 2 ** 63 <= value < 2 ** 64:  # (fill_'s Scalar holds a uint64:
+        check_value_fits(value, input._data.dtype)       # a float or bool tensor takes it)
+        value = bool(value) if input._data.dtype == np.bool_ else float(value)
     check_scalar_fits(input, value)
     return apply(input, lambda: record(FillBackward0, np.full_like(input._data, value), (input,)))
 

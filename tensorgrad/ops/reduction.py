@@ -6,6 +6,8 @@ the winner. The gradient arrives with the *reduced* shape, so each rule first pu
 reduced dimensions (derivatives.py: `restore_dims`) and then lets broadcasting spread it out.
 """
 
+import warnings
+
 import numpy as np
 
 from .. import dtypes
@@ -120,8 +122,10 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
         return record(MeanBackward0, data, (input,), self_sym_sizes=input._data.shape,
                       self_sym_numel=input._data.size)
     dims = normalize_dims(dim, input._data.ndim)
-    data = np.mean(values, axis=dims, keepdims=keepdim, dtype=values.dtype)
     count = int(np.prod([input._data.shape[d] for d in dims])) if input._data.ndim else 1
+    with np.errstate(divide="ignore", invalid="ignore"):  # (an empty mean is nan, silently)
+        data = np.asarray(np.add.reduce(values, axis=dims, keepdims=keepdim) / count,
+                          dtype=values.dtype)
     return record(MeanBackward1, data, (input,), dim=dims, keepdim=keepdim,
                   self_sym_sizes=input._data.shape, count=count)
 
@@ -364,11 +368,23 @@ def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     _require_floating_point(input)
     dim, correction = _correction(dim, unbiased, correction)
     dims = normalize_dims(dim, input._data.ndim)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        data = np.var(input._data, axis=dims, ddof=correction, keepdims=keepdim).astype(input._data.dtype)
+    data = _variance(input._data, dims, correction, keepdim, "var")
     return record(VarBackward0, data, (input,), saved={"self": input}, dim=dims, keepdim=keepdim,
                   correction=correction, self_sym_sizes=input._data.shape,
                   whole=dim is None or input._data.ndim == 0)
+
+
+def _variance(values, dims, correction, keepdim, name):
+    """Σ(x - mean)² / (N - correction) over `dims`, as np.var computes it, but with PyTorch's
+    warning where N - correction <= 0 (the result is then inf or nan), not NumPy's."""
+    count = int(np.prod([values.shape[d] for d in dims])) if values.ndim else 1
+    if (count if values.size else 0) - correction <= 0:  # (PyTorch's factor: numel in / out)
+        warnings.warn(messages.DEGREES_OF_FREEDOM.format(name=name), UserWarning, stacklevel=4)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean = np.add.reduce(values, axis=dims, keepdims=True) / values.dtype.type(count)
+        squares = np.add.reduce(np.square(values - mean), axis=dims, keepdims=keepdim)
+        degrees = count - correction if count > correction else 0  # (`max` is the op here)
+        return np.asarray(squares / values.dtype.type(degrees), dtype=values.dtype)
 
 
 @declared(like=var)
@@ -376,8 +392,7 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     _require_floating_point(input)
     dim, correction = _correction(dim, unbiased, correction)
     dims = normalize_dims(dim, input._data.ndim)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        data = np.std(input._data, axis=dims, ddof=correction, keepdims=keepdim).astype(input._data.dtype)
+    data = np.sqrt(_variance(input._data, dims, correction, keepdim, "std"))
     return record(StdBackward0, data, (input,),
                   saved={"self": input, "result": OUTPUT}, dim=dims, keepdim=keepdim,
                   correction=correction, self_sym_sizes=input._data.shape,
@@ -393,7 +408,8 @@ _LINALG_VECTOR_NORM = declare(linalg_vector_norm)
 
 
 @declared(python=True)  # (torch.norm is written in Python; linalg_vector_norm checks the rest)
-def norm(input: Tensor, p: object = "fro", dim: object = None, keepdim: object = False):  # noqa: A002
+def norm(input: Tensor, p: object = "fro", dim: object = None, keepdim: object = False,  # noqa: A002
+         *, dtype: object = None):
     if isinstance(p, str) and p != "fro":
         raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
     if isinstance(p, str) or p is None:
@@ -402,15 +418,32 @@ def norm(input: Tensor, p: object = "fro", dim: object = None, keepdim: object =
         dim = [dim]  # (as torch.norm passes it on: one dim as a list of one)
     elif isinstance(dim, Tensor) and dim.dim():
         dim = dim.tolist()  # (a tensor of dims: torch.norm passes it on, read as ints)
-    elif dim is not None and not isinstance(dim, (list, tuple)):  # torch.norm takes its len()
-        raise TypeError(messages.LEN_OF_0D if isinstance(dim, Tensor) and not dim.dim()
-                        else messages.NO_LEN.format(type_name=arguments_type_name(dim)))
-    # (checked, and p taken, as linalg_vector_norm's Scalar ord: a 0-d tensor as its number)
+    elif isinstance(dim, Tensor):
+        raise TypeError(messages.LEN_OF_0D)
+    elif isinstance(dim, np.ndarray) and not dim.ndim:  # (torch.norm takes its len(): NumPy's
+        raise TypeError(messages.LEN_OF_UNSIZED)           # words; a str passes to the parser)
+    elif dim is not None and not isinstance(dim, (list, tuple, str, np.ndarray)):
+        raise TypeError(messages.NO_LEN.format(type_name=arguments_type_name(dim)))
+    # (checked, and p taken, as linalg_vector_norm's Scalar ord: a 0-d tensor as its number;
+    # Python's `complex` is a dtype to PyTorch, one tensorgrad has not: refused below)
+    complex_dtype = dtype is complex
     _, p, dim, keepdim = converted(_LINALG_VECTOR_NORM.match((input, p, dim, keepdim)),
                                    (input, p, dim, keepdim), {})[0]
+    if dtype is not None and not complex_dtype:
+        dtype = converted(_LINALG_VECTOR_NORM.match((input,), {"dtype": dtype}), (input,),
+                          {"dtype": dtype})[1]["dtype"]
     if not input.dtype.is_floating_point:
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
                            f"input. Got {input.dtype.scalar_name}")
+    if complex_dtype:
+        raise RuntimeError("linalg.vector_norm: dtype should be real for real inputs, but got "
+                           "ComplexDouble")
+    if dtype is not None and not dtype.is_floating_point:
+        raise RuntimeError("linalg.vector_norm: dtype should be floating point or complex, but "
+                           f"got {dtype.scalar_name}")
+    if dtype is not None and dtype is not input.dtype:
+        input = input.to(dtype)  # noqa: A001  (PyTorch computes in the dtype asked for)
+    _check_empty_norm(input, p, dim)
     dims = normalize_dims(dim, input._data.ndim)
     values = np.abs(input._data)
     if p == float("inf"):
@@ -425,6 +458,23 @@ def norm(input: Tensor, p: object = "fro", dim: object = None, keepdim: object =
     return record(LinalgVectorNormBackward0, data, (input,),
                   saved={"self": input, "result": OUTPUT}, ord=p, dim=dims,
                   keepdim=keepdim, self_sym_sizes=input._data.shape)
+
+
+def _check_empty_norm(input, p, dim):
+    """A negative or infinite order has no value over no elements (the minimum or maximum of
+    nothing): PyTorch refuses it, where NumPy would give inf or fail in its own words."""
+    if not (p < 0 or p == float("inf")) or input._data.size:
+        return
+    order = int(p) if isinstance(p, float) and p.is_integer() else p
+    shape = input._data.shape
+    if dim is None or not shape:
+        raise RuntimeError(f"linalg.vector_norm cannot compute the {order} norm on an empty "
+                           "tensor because the operation does not have an identity")
+    for d in normalize_dims(dim, len(shape)):
+        if shape[d] == 0:  # (PyTorch's text lacks the space before "because")
+            raise RuntimeError(f"linalg.vector_norm cannot compute the {order} norm on the "
+                               f"dimension {d}because this dimension is empty and the operation "
+                               "does not have an identity")
 
 
 # -- softmax and log-softmax ----------------------------------------------------------------
