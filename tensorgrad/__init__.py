@@ -46,7 +46,7 @@ from .ops.elementwise import (abs, add, allclose, clamp, clip, clone, cos, div, 
                               minimum, mul, ne, neg, pow, reciprocal, relu, sigmoid, sign, sin,
                               sqrt, square, sub, tanh, where)
 from .ops.elementwise import rsub as _rsub
-from .ops.indexing import select
+from .ops.indexing import masked_fill, select
 from .ops.linalg import bmm, dot, matmul, mm, mv, outer
 from .ops.inplace import clamp_, fill_
 from .ops.reduction import (all, amax, amin, any, argmax, argmin, gather, log_softmax, logsumexp,

@@ -258,6 +258,20 @@ WhereBackward0 = rule(
     self=lambda grad, condition: where(condition, grad, 0),
     other=lambda grad, condition: where(condition, 0, grad))
 
+# y = x.masked_fill(mask, v): y is v where the mask holds, x elsewhere. So x gets the gradient off
+# the mask, and a 0-d tensor v (MaskedFillBackward1) the gradient of every place it was written
+# to (summed by the engine, as for any input broadcast to the output's shape)
+MaskedFillBackward0 = rule(
+    "MaskedFillBackward0", saves=("mask",), local="0 where the mask holds, else 1",
+    elementwise=True,
+    self=lambda grad, mask: where(mask, 0, grad))
+MaskedFillBackward1 = rule(
+    "MaskedFillBackward1", saves=("mask",), local=("0 where the mask holds, else 1",
+                                                   "1 where the mask holds, else 0"),
+    elementwise=True,
+    self=lambda grad, mask: where(mask, 0, grad),
+    value=lambda grad, mask: where(mask, grad, 0))
+
 
 # -- copies and casts: the gradient passes unchanged --------------------------------------------
 CloneBackward0 = rule("CloneBackward0", local="1", elementwise=True, self=lambda grad: grad)

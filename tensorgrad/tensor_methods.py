@@ -384,7 +384,7 @@ class TensorMethods:
             _shape.unsqueeze, _shape.squeeze, _shape.expand, _shape.expand_as, _shape.repeat,
             _shape.flip, _shape.unbind, _shape.chunk))
     t = takes_no_arguments(_shape.t)
-    select = method(_indexing.select)
+    select, masked_fill = method(_indexing.select), method(_indexing.masked_fill)
     roll = method(_shape.roll)
 
     @checked(method=True)
@@ -446,6 +446,7 @@ class TensorMethods:
             "bitwise_left_shift", "bitwise_right_shift"))
 
     clamp_, fill_ = method(_inplace.clamp_), method(_inplace.fill_)
+    masked_fill_ = method(_indexing.masked_fill_)
     neg_, exp_, log_, sqrt_, tanh_, sigmoid_, relu_, sin_, cos_, abs_, reciprocal_, square_, \
         sign_ = (in_place_form(name) for name in IN_PLACE_OF)
     __iadd__, __isub__, __imul__, __itruediv__, __ifloordiv__, __imod__, __ipow__ = (

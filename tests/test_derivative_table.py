@@ -107,6 +107,8 @@ PROGRAMS = {
     "MaximumBackward0": (lambda a, b: tg.maximum(a, b), lambda: [spread(4), values(4) * 0.1]),
     "MinimumBackward0": (lambda a, b: tg.minimum(a, b), lambda: [spread(4), values(4) * 0.1]),
     "WhereBackward0": (lambda a, b: tg.where(a > 0, a * a, b), lambda: [spread(4), values(4)]),
+    "MaskedFillBackward0": (lambda a: a.masked_fill(a > 0, 2.0) * a, lambda: [spread(4)]),
+    "MaskedFillBackward1": (lambda a, v: a.masked_fill(a > 0, v) * a, lambda: [spread(4), values()]),
     "CloneBackward0": (lambda a: a.clone() * a, lambda: [values(3)]),
     # (through float32: differences of 1e-3, and a tolerance to match the rounding)
     "ToCopyBackward0": (lambda a: a.float().double() * a, lambda: [values(3)],

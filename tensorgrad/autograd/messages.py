@@ -454,3 +454,10 @@ NON_TUPLE_INDEX = (
     "pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be interpreted as "
     "tensor index, x[tensorgrad.tensor(seq)], which will result either in an error or a different "
     "result")
+# t.masked_fill(mask, value): the mask must be bool, a tensor value 0-d (C type names of the mask)
+MASKED_FILL_MASK = "masked_fill_ only supports boolean masks, but got mask with dtype {c_type}"
+MASKED_FILL_VALUE = ("masked_fill_ only supports a 0-dimensional value tensor, but got tensor "
+                     "with {ndim} dimension(s).")
+C_TYPE_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "bool": "bool"}
+# a tensor that requires grad written into an integer result (`int_t.masked_fill(m, w)`)
+AUTOGRAD_DTYPE = "Autograd not support dtype: {dtype}"

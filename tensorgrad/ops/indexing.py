@@ -11,14 +11,16 @@ import warnings
 import numpy as np
 
 from .. import dtypes
-from ..arguments import declared, type_name
+from ..arguments import Number, declared, overload, type_name
 from ..autograd import messages
 from ..core.tensor import Tensor, _normalize_dim
 from . import inplace
+from ..creation import check_value_fits
 from ..derivatives import (CopySlices, IndexBackward0, IndexPutBackward0,
-                           IndexUnsqueezeBackward0, SelectBackward0, SliceBackward0)
+                           IndexUnsqueezeBackward0, MaskedFillBackward0, MaskedFillBackward1,
+                           SelectBackward0, SliceBackward0)
 from ..core.record import record
-from .elementwise import OPERAND_TYPES
+from .elementwise import OPERAND_TYPES, broadcast_error
 from .shape import as_view, expand
 
 
@@ -211,3 +213,70 @@ def setitem(x, index, value):
     if view_message:
         inplace.check_allowed(x, leaf_message=messages.VIEW_OF_LEAF_IN_PLACE)
     return inplace.apply(x, compute, (value,))
+
+
+# -- writing where a mask holds -------------------------------------------------------------------
+@overload
+def masked_fill(input: Tensor, mask: Tensor, value: Tensor): ...
+@overload
+def masked_fill(input: Tensor, mask: Tensor, value: Number): ...
+@declared
+def masked_fill(input, mask, value):
+    """`value` where the bool `mask` holds, `input` elsewhere (mask and input broadcast together).
+    The value takes the input's dtype, as a cast does (2.5 into an int64 tensor is 2), and must
+    fit it; a tensor value must be 0-d, and gets a gradient (MaskedFillBackward1). PyTorch's
+    order of checks: the shapes, the value's dims, the mask's dtype, the value's range."""
+    _broadcast_mask(input, mask)
+    number = _fill_number(value)
+    _check_mask(mask)
+    dtype = input._data.dtype
+    check_value_fits(number, dtype)  # (nan into int64, 1e39 into float32)
+    data = np.where(mask._data, np.asarray(number).astype(dtype), input._data)
+    if dtype.kind != "f":  # integer and bool tensors never require grad
+        if isinstance(value, Tensor) and value.requires_grad:
+            raise RuntimeError(messages.AUTOGRAD_DTYPE.format(dtype=input.dtype.scalar_name))
+        return Tensor._make(data)
+    if isinstance(value, Tensor):
+        return record(MaskedFillBackward1, data, (input, value), saved={"mask": mask})
+    return record(MaskedFillBackward0, data, (input,), saved={"mask": mask})
+
+
+@overload
+def masked_fill_(input: Tensor, mask: Tensor, value: Tensor): ...
+@overload
+def masked_fill_(input: Tensor, mask: Tensor, value: Number): ...
+@declared
+def masked_fill_(input, mask, value):
+    """masked_fill, written into `input`: the mask may not make it grow (checked before the
+    value's range, as PyTorch does, and after the mask's dtype)."""
+    def compute():
+        _fill_number(value)
+        _check_mask(mask)
+        shape = _broadcast_mask(input, mask)
+        if shape != input._data.shape:
+            raise inplace._cannot_grow(input, shape)
+        return masked_fill(input, mask, value)
+
+    return inplace.apply(input, compute, (mask, value))
+
+
+def _fill_number(value):
+    """The number a masked_fill writes: a Number, or the one element of a 0-d tensor."""
+    if not isinstance(value, Tensor):
+        return value
+    if value._data.ndim:
+        raise RuntimeError(messages.MASKED_FILL_VALUE.format(ndim=value._data.ndim))
+    return value._data.item()
+
+
+def _broadcast_mask(input, mask):
+    try:
+        return np.broadcast_shapes(mask._data.shape, input._data.shape)
+    except ValueError:
+        raise RuntimeError(broadcast_error(mask._data.shape, input._data.shape)) from None
+
+
+def _check_mask(mask):
+    if mask.dtype is not dtypes.bool_:
+        raise RuntimeError(messages.MASKED_FILL_MASK.format(
+            c_type=messages.C_TYPE_NAMES[mask._data.dtype.name]))

@@ -1,0 +1,136 @@
+"""Names learners use that PyTorch has and tensorgrad lacked (issue 29, an outside attacker's
+MISSING API cases), each run on both libraries (PyTorch 2.13.0, measured): `masked_fill` and
+`masked_fill_`, the `new_*` constructors, rounding (`round` with `decimals=`, `floor`, `ceil`,
+`trunc`), a tensor's memory layout (`stride`, `is_contiguous`, `element_size`,
+`storage_offset`), `inference_mode`, and `nn.ParameterList` / `nn.ModuleDict`.
+"""
+
+import numpy as np
+import pytest
+
+from .conftest import raises_exactly, show
+
+MASK = [True, False, True]
+
+
+# -- masked_fill ----------------------------------------------------------------------------------
+@pytest.mark.parametrize("call, text", [
+    (lambda tg, x, m: x.masked_fill(m, 0), "tensor([0., 2., 0.])"),
+    (lambda tg, x, m: x.masked_fill(m, value=-1.5), "tensor([-1.5000,  2.0000, -1.5000])"),
+    (lambda tg, x, m: x.masked_fill(mask=m, value=True), "tensor([1., 2., 1.])"),
+    (lambda tg, x, m: tg.masked_fill(x, m, 7), "tensor([7., 2., 7.])"),
+    (lambda tg, x, m: x.masked_fill(m, tg.tensor(5.)), "tensor([5., 2., 5.])"),
+    (lambda tg, x, m: x.masked_fill(m, np.float64(2.5)), "tensor([2.5000, 2.0000, 2.5000])"),
+    (lambda tg, x, m: x.masked_fill(m, float("nan")), "tensor([nan, 2., nan])"),
+    (lambda tg, x, m: x.masked_fill(m, 2 ** 63), "tensor([9.2234e+18, 2.0000e+00, 9.2234e+18])"),
+    (lambda tg, x, m: x.masked_fill(m, 1e-50), "tensor([0., 2., 0.])"),
+    (lambda tg, x, m: x.masked_fill(tg.tensor(True), 7), "tensor([7., 7., 7.])"),
+    (lambda tg, x, m: x.masked_fill(tg.tensor([[True], [False]]), 0),
+     "tensor([[0., 0., 0.],\n        [1., 2., 3.]])"),
+    (lambda tg, x, m: tg.tensor(1.).masked_fill(m, 7), "tensor([7., 1., 7.])"),
+    (lambda tg, x, m: tg.tensor([1, 2, 3]).masked_fill(m, 2.5), "tensor([2, 2, 2])"),
+    (lambda tg, x, m: tg.tensor([1, 2, 3]).masked_fill(m, -2 ** 63),
+     "tensor([-9223372036854775808,                    2, -9223372036854775808])"),
+    (lambda tg, x, m: tg.tensor([1, 2, 3]).masked_fill(m, tg.tensor(2.5)), "tensor([2, 2, 2])"),
+    (lambda tg, x, m: tg.tensor(MASK).masked_fill(m, float("nan")), "tensor([ True, False,  True])"),
+    (lambda tg, x, m: tg.tensor([True, False]).masked_fill(tg.tensor([False, True]), 5),
+     "tensor([True, True])"),
+    (lambda tg, x, m: tg.ones(2, dtype=tg.float64).masked_fill(tg.ones(2) > 0, 1e308),
+     "tensor([1.0000e+308, 1.0000e+308], dtype=tensorgrad.float64)"),
+])
+def test_masked_fill(tg, call, text):
+    assert show(call(tg, tg.tensor([1., 2., 3.]), tg.tensor(MASK))) == text
+
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda tg, x, m: x.masked_fill(tg.tensor([1, 0, 1]), 0), RuntimeError,
+     "masked_fill_ only supports boolean masks, but got mask with dtype long int"),
+    (lambda tg, x, m: x.masked_fill(tg.tensor([1., 0., 1.]), 0), RuntimeError,
+     "masked_fill_ only supports boolean masks, but got mask with dtype float"),
+    (lambda tg, x, m: x.masked_fill(m, tg.tensor([5.])), RuntimeError,
+     "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with 1 dimension(s)."),
+    (lambda tg, x, m: x.masked_fill(m, tg.tensor([[2.]])), RuntimeError,
+     "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with 2 dimension(s)."),
+    (lambda tg, x, m: x.masked_fill(tg.tensor([True, False]), 0), RuntimeError,
+     "The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 0"),
+    (lambda tg, x, m: x.masked_fill(m, 1e39), RuntimeError,
+     "value cannot be converted to type float without overflow"),
+    (lambda tg, x, m: x.masked_fill(m, tg.tensor(1e39, dtype=tg.float64)), RuntimeError,
+     "value cannot be converted to type float without overflow"),
+    (lambda tg, x, m: tg.tensor([1, 2, 3]).masked_fill(m, float("inf")), RuntimeError,
+     "value cannot be converted to type int64_t without overflow"),
+    (lambda tg, x, m: tg.tensor([1, 2, 3]).masked_fill(m, 2 ** 63), RuntimeError,
+     "value cannot be converted to type int64_t without overflow"),
+    (lambda tg, x, m: x.masked_fill(m, 2 ** 64), OverflowError, "int too big to convert"),
+    (lambda tg, x, m: x.masked_fill(m, -2 ** 63 - 1), OverflowError,
+     "can't convert negative int to unsigned"),
+    (lambda tg, x, m: x.masked_fill(tg.tensor([1, 0]), tg.tensor([1.])), RuntimeError,
+     "The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 0"),
+    (lambda tg, x, m: x.masked_fill(tg.tensor([1., 0., 1.]), tg.tensor([1.])), RuntimeError,
+     "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with 1 dimension(s)."),
+    (lambda tg, x, m: x.masked_fill(tg.tensor([1, 0]), 1e39), RuntimeError,
+     "The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 0"),
+    (lambda tg, x, m: x.masked_fill(tg.tensor([1, 0, 1]), 1e39), RuntimeError,
+     "masked_fill_ only supports boolean masks, but got mask with dtype long int"),
+    (lambda tg, x, m: tg.tensor([1, 2, 3]).masked_fill(m, tg.tensor(2., requires_grad=True)),
+     RuntimeError, "Autograd not support dtype: Long"),
+    (lambda tg, x, m: x.masked_fill(m), TypeError,
+     "masked_fill() received an invalid combination of arguments - got (Tensor), but expected one of:\n"
+     " * (Tensor mask, Tensor value)\n * (Tensor mask, Number value)\n"),
+])
+def test_masked_fill_refusals(tg, call, error, message):
+    with raises_exactly(tg, error, message):
+        call(tg, tg.tensor([1., 2., 3.]), tg.tensor(MASK))
+
+
+def test_masked_fill_gradients(tg):
+    x = tg.tensor([1., 2., 3.], requires_grad=True)
+    value = tg.tensor(2., requires_grad=True)
+    y = x.masked_fill(tg.tensor(MASK), 0)
+    assert show(y) == "tensor([0., 2., 0.], grad_fn=<MaskedFillBackward0>)"
+    assert show(y.grad_fn._saved_mask) == "tensor([ True, False,  True])"
+    z = x.masked_fill(tg.tensor(MASK), value)
+    assert show(z) == "tensor([2., 2., 2.], grad_fn=<MaskedFillBackward1>)"
+    (y * tg.tensor([1., 2., 3.]) + z).sum().backward()
+    assert show(x.grad) == "tensor([0., 3., 0.])"
+    assert show(value.grad) == "tensor(2.)"
+    # a smaller input broadcast to the mask: its gradient is summed back to its shape
+    w = tg.ones(2, 1, requires_grad=True)
+    w.masked_fill(tg.tensor(MASK), 5.).sum().backward()
+    assert show(w.grad) == "tensor([[1.],\n        [1.]])"
+
+
+def test_masked_fill_in_place(tg):
+    x = tg.tensor([1., 2., 3.], requires_grad=True)
+    y = x * 1
+    alias = y
+    assert y.masked_fill_(tg.tensor(MASK), 0) is alias
+    assert show(y) == "tensor([0., 2., 0.], grad_fn=<MaskedFillBackward0>)"
+    y.sum().backward()
+    assert show(x.grad) == "tensor([0., 1., 0.])"
+    i = tg.tensor([1, 2, 3])
+    i.masked_fill_(tg.tensor(MASK), 2.5)
+    assert show(i) == "tensor([2, 2, 2])"
+
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda tg, x: x.masked_fill_(tg.tensor(MASK), 0), RuntimeError,
+     "a leaf Variable that requires grad is being used in an in-place operation."),
+    (lambda tg, x: tg.ones(3).masked_fill_(tg.ones(2, 3) > 0, 1), RuntimeError,
+     "output with shape [3] doesn't match the broadcast shape [2, 3]"),
+    (lambda tg, x: x.masked_fill_(tg.tensor([True]), tg.tensor([1.])), RuntimeError,
+     "a leaf Variable that requires grad is being used in an in-place operation."),
+    (lambda tg, x: tg.ones(3).masked_fill_(tg.ones(2, 3) > 0, 1e39), RuntimeError,
+     "output with shape [3] doesn't match the broadcast shape [2, 3]"),
+    (lambda tg, x: tg.ones(3).masked_fill_(tg.ones(2, 3), 1), RuntimeError,
+     "masked_fill_ only supports boolean masks, but got mask with dtype float"),
+    (lambda tg, x: tg.ones(3).masked_fill_(tg.ones(2, 3) > 0, tg.tensor([1.])), RuntimeError,
+     "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with 1 dimension(s)."),
+    (lambda tg, x: tg.ones(3).masked_fill_(tg.tensor([1, 0, 1]), 1), RuntimeError,
+     "masked_fill_ only supports boolean masks, but got mask with dtype long int"),
+    (lambda tg, x: tg.ones(3).masked_fill_(tg.tensor(MASK), 1e39), RuntimeError,
+     "value cannot be converted to type float without overflow"),
+])
+def test_masked_fill_in_place_refusals(tg, call, error, message):
+    with raises_exactly(tg, error, message):
+        call(tg, tg.tensor([1., 2., 3.], requires_grad=True))
