@@ -144,6 +144,8 @@ def _checked_scalar(value, integer):
         raise _NotANumber(type(value).__name__)
     if isinstance(value, (str, bytes)):
         raise TypeError(messages.INVALID_DATA_TYPE.format(type_name=type(value).__name__))
+    if integer is not None:  # a dtype was asked for: PyTorch converts to it, and says what is no number
+        raise _NotANumber(type_name(value))
     raise RuntimeError(messages.CANNOT_INFER_DTYPE.format(type_name=type_name(value)))
 
 

@@ -11,6 +11,7 @@ operation, and each layer of the library imports only the layers below it
 
 import inspect
 import types
+import warnings
 
 import numpy as np
 
@@ -28,7 +29,7 @@ from .ops import inplace as _inplace
 from .ops import linalg as _linalg
 from .ops import reduction as _red
 from .ops import shape as _shape
-from .arguments import (Device, Dtype, Generator, Ints, MemoryFormat, Number, Signatures, checked, method,
+from .arguments import (Device, Dtype, Generator, Ints, Layout, MemoryFormat, Number, Signatures, checked, method,
                         check_scalar_range, overload, takes_no_arguments)
 from .core.tensor import Tensor, read_only
 
@@ -52,6 +53,17 @@ def _requires_grad_(self, requires_grad: bool = True):
 def _copy_(self, other: Tensor, non_blocking: bool = False): ...
 def _normal_(self, mean: float = 0, std: float = 1, *, generator: Generator = None): ...
 def _uniform_(self, from_: float = 0, to: float = 1, *, generator: Generator = None): ...
+def _new_full(self, size: Ints, fill_value: Number, *, dtype: Dtype = None, layout: Layout = None,
+              device: Device = None, pin_memory: bool | None = False,
+              requires_grad: bool | None = False): ...
+def _new_zeros(self, *size: Ints, dtype: Dtype = None, layout: Layout = None, device: Device = None,
+               pin_memory: bool | None = False, requires_grad: bool | None = False): ...
+def _new_ones(self, *size: Ints, dtype: Dtype = None, layout: Layout = None, device: Device = None,
+              pin_memory: bool | None = False, requires_grad: bool | None = False): ...
+def _new_empty(self, *size: Ints, dtype: Dtype = None, layout: Layout = None, device: Device = None,
+               pin_memory: bool | None = False, requires_grad: bool | None = False): ...
+def _new_tensor(self, data: object, *, dtype: Dtype = None, device: Device = None,
+                requires_grad: bool | None = False): ...
 
 
 def in_place_binary_form(name):
@@ -499,14 +511,36 @@ class TensorMethods:
             raise NotImplementedError(messages.NOT_IMPLEMENTED_FOR.format(
                 kernel=kernel, dtype=self.dtype.scalar_name))
 
-    def new_tensor(self, data, dtype=None, requires_grad=False):
-        return creation.tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
+    # -- new tensors like this one: its dtype (and its device, the CPU) unless told otherwise -------
+    @checked(method=True, like=_new_full)
+    def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
+        """A tensor of `size` holding `fill_value`, in this tensor's dtype (the value does not
+        choose it, as it does in `full`): `x.new_full((2,), 3)` is float32 for a float32 x."""
+        return _new_filled(self, (tuple(size),), fill_value, dtype, device, requires_grad)
 
-    def new_zeros(self, *size, dtype=None, requires_grad=False):
-        return creation.zeros(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+    @checked(method=True, like=_new_zeros)
+    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
+        """Zeros of `size` (one tuple, or the sizes one by one), in this tensor's dtype."""
+        return _new_filled(self, size, 0, dtype, device, requires_grad)
 
-    def new_ones(self, *size, dtype=None, requires_grad=False):
-        return creation.ones(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+    @checked(method=True, like=_new_ones)
+    def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
+        """Ones of `size`, in this tensor's dtype."""
+        return _new_filled(self, size, 1, dtype, device, requires_grad)
+
+    @checked(method=True, like=_new_empty)
+    def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
+        """Like new_zeros: tensorgrad never hands out uninitialised memory."""
+        return _new_filled(self, size, 0, dtype, device, requires_grad)
+
+    @checked(method=True, like=_new_tensor)
+    def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
+        """`tensorgrad.tensor(data)` in this tensor's dtype: a copy, whatever `data` is."""
+        if isinstance(data, Tensor):
+            warnings.warn(messages.COPY_CONSTRUCT_NEW, UserWarning, stacklevel=2)
+            data = data._data
+        return creation.tensor(data, dtype=dtype or self.dtype, device=device,
+                               requires_grad=requires_grad)
 
     def _copy_for_grad(self):
         """`.grad` under create_graph: a recorded copy (core/node.py: AccumulateGrad.apply)."""
@@ -525,6 +559,16 @@ class TensorMethods:
 
 _OPERAND_TYPES = frozenset((Tensor, int, float, bool))  # tested first: the common case
 _INT64 = 2 ** 63
+
+
+def _new_filled(tensor, size, value, dtype, device, requires_grad):
+    """new_full, new_zeros, new_ones: `value` in every element, in `tensor`'s dtype unless
+    `dtype` is given (the value must fit it: 2 ** 63 into int64 is refused)."""
+    check_device(device)
+    dtype = dtype or tensor.dtype
+    creation.check_value_fits(value, dtype.numpy)
+    data = np.full(creation._size_arg(size), value, dtype=dtype.numpy)
+    return creation._finish(data, None, requires_grad)
 
 
 def _qualified(cls):

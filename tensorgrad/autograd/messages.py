@@ -461,3 +461,5 @@ MASKED_FILL_VALUE = ("masked_fill_ only supports a 0-dimensional value tensor, b
 C_TYPE_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "bool": "bool"}
 # a tensor that requires grad written into an integer result (`int_t.masked_fill(m, w)`)
 AUTOGRAD_DTYPE = "Autograd not support dtype: {dtype}"
+# x.new_tensor(a_tensor): COPY_CONSTRUCT, with the method's name
+COPY_CONSTRUCT_NEW = COPY_CONSTRUCT.replace("tensorgrad.tensor(", "tensor.new_tensor(")

@@ -134,3 +134,112 @@ def test_masked_fill_in_place(tg):
 def test_masked_fill_in_place_refusals(tg, call, error, message):
     with raises_exactly(tg, error, message):
         call(tg, tg.tensor([1., 2., 3.], requires_grad=True))
+
+
+# -- new_full, new_zeros, new_ones, new_empty, new_tensor ------------------------------------------
+@pytest.mark.parametrize("call, text", [
+    (lambda tg, x, i: x.new_full((2,), 3), "tensor([3., 3.])"),
+    (lambda tg, x, i: x.new_full([2, 3], 1.5),
+     "tensor([[1.5000, 1.5000, 1.5000],\n        [1.5000, 1.5000, 1.5000]])"),
+    (lambda tg, x, i: x.new_full(size=(2,), fill_value=True), "tensor([1., 1.])"),
+    (lambda tg, x, i: x.new_full((2,), 3, dtype=tg.int64), "tensor([3, 3])"),
+    (lambda tg, x, i: x.new_full((2,), 3, dtype=float), "tensor([3., 3.], dtype=tensorgrad.float64)"),
+    (lambda tg, x, i: i.new_full((2,), 2.5), "tensor([2, 2])"),
+    (lambda tg, x, i: x.new_full((2,), 2 ** 63), "tensor([9.2234e+18, 9.2234e+18])"),
+    (lambda tg, x, i: x.new_full((2,), tg.tensor(True)), "tensor([1., 1.])"),
+    (lambda tg, x, i: x.new_full((2,), np.int8(3)), "tensor([3., 3.])"),
+    (lambda tg, x, i: x.new_full((2,), float("nan"), device="cpu"), "tensor([nan, nan])"),
+    (lambda tg, x, i: x.new_full((2,), 3, requires_grad=True), "tensor([3., 3.], requires_grad=True)"),
+    (lambda tg, x, i: x.new_zeros(2, 3), "tensor([[0., 0., 0.],\n        [0., 0., 0.]])"),
+    (lambda tg, x, i: x.new_zeros([1, 2]), "tensor([[0., 0.]])"),
+    (lambda tg, x, i: x.new_zeros(size=(2,), dtype=tg.int64), "tensor([0, 0])"),
+    (lambda tg, x, i: x.new_zeros(tg.tensor(2), requires_grad=True), "tensor([0., 0.], requires_grad=True)"),
+    (lambda tg, x, i: i.new_ones(2), "tensor([1, 1])"),
+    (lambda tg, x, i: x.new_ones((2,), dtype=tg.bool), "tensor([True, True])"),
+    (lambda tg, x, i: (x.new_empty(2, 3).shape, x.new_empty((2,), dtype=tg.int64).dtype),
+     "(tensorgrad.Size([2, 3]), tensorgrad.int64)"),
+    (lambda tg, x, i: x.new_tensor([1, 2]), "tensor([1., 2.])"),
+    (lambda tg, x, i: i.new_tensor([1.5, 2]), "tensor([1, 2])"),
+    (lambda tg, x, i: x.new_tensor(data=3, dtype=tg.float64, requires_grad=True),
+     "tensor(3., dtype=tensorgrad.float64, requires_grad=True)"),
+    (lambda tg, x, i: x.new_tensor(np.array([1, 2])), "tensor([1., 2.])"),
+])
+def test_new_tensors_take_this_tensors_dtype(tg, call, text):
+    assert show(call(tg, tg.zeros(2, 2), tg.tensor([1, 2]))) == text
+
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda tg, x, i: x.new_full(2, 3), TypeError,
+     "new_full(): argument 'size' (position 1) must be tuple of ints, not int"),
+    (lambda tg, x, i: x.new_full((2,)), TypeError,
+     'new_full() missing 1 required positional arguments: "fill_value"'),
+    (lambda tg, x, i: x.new_full((2,), 3, 4), TypeError,
+     "new_full() takes 2 positional arguments but 3 were given"),
+    (lambda tg, x, i: x.new_full((2,), "a"), TypeError,
+     "new_full(): argument 'fill_value' (position 2) must be Number, not str"),
+    (lambda tg, x, i: x.new_full((2,), tg.tensor([3])), TypeError,
+     "new_full(): argument 'fill_value' (position 2) must be Number, not Tensor"),
+    (lambda tg, x, i: x.new_full((2,), tg.tensor(2.5, requires_grad=True)), TypeError,
+     "new_full(): argument 'fill_value' (position 2) must be Number, not Tensor"),
+    (lambda tg, x, i: x.new_full((2,), 1e39), RuntimeError,
+     "value cannot be converted to type float without overflow"),
+    (lambda tg, x, i: i.new_full((2,), 2 ** 63), RuntimeError,
+     "value cannot be converted to type int64_t without overflow"),
+    (lambda tg, x, i: x.new_full((2,), 2 ** 64), OverflowError, "int too big to convert"),
+    (lambda tg, x, i: x.new_full((-1,), 3), RuntimeError,
+     "Trying to create tensor with negative dimension -1: [-1]"),
+    (lambda tg, x, i: i.new_full((2,), 3, requires_grad=True), RuntimeError,
+     "Only Tensors of floating point and complex dtype can require gradients"),
+    (lambda tg, x, i: x.new_zeros(), TypeError, 'new_zeros() missing 1 required positional arguments: "size"'),
+    (lambda tg, x, i: x.new_zeros(-1), RuntimeError,
+     "Trying to create tensor with negative dimension -1: [-1]"),
+    (lambda tg, x, i: x.new_zeros(2.5), TypeError,
+     "new_zeros(): argument 'size' (position 1) must be tuple of ints, not float"),
+    (lambda tg, x, i: x.new_zeros((2,), 3), TypeError,
+     "new_zeros() takes 1 positional argument but 2 were given"),
+    (lambda tg, x, i: i.new_ones(2, requires_grad=True), RuntimeError,
+     "Only Tensors of floating point and complex dtype can require gradients"),
+    (lambda tg, x, i: x.new_ones(2, dtype="float"), TypeError,
+     "new_ones(): argument 'dtype' must be tensorgrad.dtype, not str"),
+    (lambda tg, x, i: x.new_empty(-2), RuntimeError,
+     "Trying to create tensor with negative dimension -2: [-2]"),
+    (lambda tg, x, i: x.new_tensor(), TypeError,
+     'new_tensor() missing 1 required positional arguments: "data"'),
+    (lambda tg, x, i: x.new_tensor([1, 2], tg.int64), TypeError,
+     "new_tensor() takes 1 positional argument but 2 were given"),
+    (lambda tg, x, i: x.new_tensor("a"), TypeError, "new(): invalid data type 'str'"),
+    (lambda tg, x, i: x.new_tensor([[1], [2, 3]]), ValueError,
+     "expected sequence of length 1 at dim 1 (got 2)"),
+])
+def test_new_tensors_refusals(tg, call, error, message):
+    with raises_exactly(tg, error, message):
+        call(tg, tg.zeros(2, 2), tg.tensor([1, 2]))
+
+
+def test_new_tensor_of_a_tensor_warns_and_copies(tg):
+    from .conftest import warns_exactly
+
+    x, i = tg.zeros(2), tg.tensor([1, 2])
+    with warns_exactly(tg, UserWarning, "To copy construct from a tensor, it is recommended to use "
+                       "sourceTensor.detach().clone() or sourceTensor.detach().clone()."
+                       "requires_grad_(True), rather than tensor.new_tensor(sourceTensor)."):
+        copy = x.new_tensor(i)
+    assert show(copy) == "tensor([1., 2.])"
+    with raises_exactly(tg, TypeError, "new_tensor() got an unexpected keyword argument 'pin_memory'"):
+        x.new_tensor([1.], pin_memory=False)
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda tg, x: x.new_tensor(None), "must be real number, not NoneType"),
+    (lambda tg, x: x.new_tensor([1, {}]), "must be real number, not dict"),
+    (lambda tg, x: x.new_tensor(tg.float32), "must be real number, not tensorgrad.dtype"),
+    (lambda tg, x: x.new_tensor(1j), "must be real number, not complex"),
+    (lambda tg, x: tg.tensor(None, dtype=tg.float64), "must be real number, not NoneType"),
+    (lambda tg, x: tg.tensor([object()], dtype=tg.int64), "'object' object cannot be interpreted as an integer"),
+    (lambda tg, x: tg.tensor(None, dtype=tg.bool), "'NoneType' object cannot be interpreted as an integer"),
+])
+def test_data_that_is_no_number_in_a_dtype_asked_for(tg, call, message):
+    """With a dtype given (new_tensor always gives its own), PyTorch converts each element to it
+    and says which is no number; without one it cannot infer a dtype."""
+    with raises_exactly(tg, TypeError, message):
+        call(tg, tg.zeros(2))
