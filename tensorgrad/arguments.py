@@ -786,7 +786,7 @@ def _bind(name, overload, args, kwargs, raise_error):
         least = sum(not p.has_default for p in params if not p.keyword_only)
         raise TypeError(messages.TAKES_POSITIONAL.format(
             name=name, count=most if least == most else f"from {least} to {most}",
-            s="" if most == 1 else "s", given=nargs, were="was" if nargs == 1 else "were"))
+            s="" if most == 1 and least == most else "s", given=nargs, were="was" if nargs == 1 else "were"))
     used_kwargs = 0
     for position, param in enumerate(params):
         if position < nargs and not param.keyword_only:

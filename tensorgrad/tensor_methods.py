@@ -31,7 +31,7 @@ from .ops import reduction as _red
 from .ops import shape as _shape
 from .arguments import (Device, Dtype, Generator, Ints, Layout, MemoryFormat, Number, Signatures, checked, method,
                         check_scalar_range, overload, takes_no_arguments)
-from .core.tensor import Tensor, read_only
+from .core.tensor import Tensor, _normalize_dim, read_only
 
 # The operations themselves, as the library calls them (their checked forms are tensorgrad.mul and
 # so on): an operator tests its operand's type itself, and runs only the operation.
@@ -53,6 +53,8 @@ def _requires_grad_(self, requires_grad: bool = True):
 def _copy_(self, other: Tensor, non_blocking: bool = False): ...
 def _normal_(self, mean: float = 0, std: float = 1, *, generator: Generator = None): ...
 def _uniform_(self, from_: float = 0, to: float = 1, *, generator: Generator = None): ...
+def _stride(self, dim: int | None = None): ...
+def _is_contiguous(self, *, memory_format: MemoryFormat = "contiguous_format"): ...
 def _new_full(self, size: Ints, fill_value: Number, *, dtype: Dtype = None, layout: Layout = None,
               device: Device = None, pin_memory: bool | None = False,
               requires_grad: bool | None = False): ...
@@ -511,6 +513,48 @@ class TensorMethods:
             raise NotImplementedError(messages.NOT_IMPLEMENTED_FOR.format(
                 kernel=kernel, dtype=self.dtype.scalar_name))
 
+    # -- how the elements lie in memory, counted in elements as PyTorch counts (NumPy: bytes) ------
+    @checked(method=True, like=_stride)
+    def stride(self, dim=None):
+        """The step in memory from one element to the next along each dim (a tuple), or along
+        `dim`: (3, 1) for a 2x3 tensor, (1, 3) for its transpose, 0 along an expanded dim."""
+        steps = _steps_in_elements(self._data)
+        if dim is None:
+            return steps
+        if not steps:
+            raise IndexError(messages.NO_DIMENSIONS.format(dim=dim))
+        return steps[_normalize_dim(dim, len(steps))]
+
+    @checked(method=True, like=_is_contiguous)
+    def is_contiguous(self, *, memory_format="contiguous_format"):
+        """Do the elements lie in memory in row order, without gaps? Dims of size 1 do not
+        count (their step is never taken); a transpose or a slice with a step is not."""
+        if memory_format != "contiguous_format":
+            return False  # (channels_last and the like: tensorgrad has only row order)
+        if self._data.size == 0:
+            return True  # (no element to lie anywhere)
+        expected = 1
+        for size, step in reversed(list(zip(self._data.shape, _steps_in_elements(self._data)))):
+            if size != 1 and step != expected:
+                return False
+            expected *= size
+        return True
+
+    @takes_no_arguments
+    def element_size(self):
+        """The bytes one element takes: 4 for float32, 8 for float64 and int64, 1 for bool."""
+        return self._data.itemsize
+
+    @takes_no_arguments
+    def storage_offset(self):
+        """Where this tensor's first element lies in the memory it shares with the tensor it is
+        a view of, in elements: 1 for `x[1:]` of a 1-d x, 0 for a tensor of its own."""
+        owner = self._data
+        while isinstance(owner.base, np.ndarray):
+            owner = owner.base
+        start = self._data.__array_interface__["data"][0]
+        return (start - owner.__array_interface__["data"][0]) // self._data.itemsize
+
     # -- new tensors like this one: its dtype (and its device, the CPU) unless told otherwise -------
     @checked(method=True, like=_new_full)
     def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
@@ -559,6 +603,20 @@ class TensorMethods:
 
 _OPERAND_TYPES = frozenset((Tensor, int, float, bool))  # tested first: the common case
 _INT64 = 2 ** 63
+
+
+def _steps_in_elements(data):
+    """A NumPy array's strides as PyTorch's: in elements, not bytes; an empty array's as a fresh
+    tensor's (its memory is never read); and a dim of size 1 that NumPy added with step 0
+    (`x[None]`) with the step PyTorch's unsqueeze gives it, the size times the step of the dim
+    after it."""
+    steps = [step // data.itemsize for step in data.strides]
+    after = 1  # (the step after the last dim)
+    for d in reversed(range(data.ndim)):
+        if data.size == 0 or data.shape[d] == 1 and steps[d] == 0:
+            steps[d] = after
+        after = steps[d] * max(data.shape[d], 1)
+    return tuple(steps)
 
 
 def _new_filled(tensor, size, value, dtype, device, requires_grad):

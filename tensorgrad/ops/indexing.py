@@ -164,8 +164,8 @@ def getitem(x, index):
     except IndexError as error:  # only a refused index pays for finding PyTorch's words
         _check_bounds(x, numpy_index)
         raise IndexError(str(error)) from None
-    if kind == "advanced":
-        return record(IndexBackward0, data, (x,), saved={"index": numpy_index},
+    if kind == "advanced":  # (a copy, laid out in row order as PyTorch's: NumPy's may not be)
+        return record(IndexBackward0, np.ascontiguousarray(data), (x,), saved={"index": numpy_index},
                       self_sym_sizes=x._data.shape)
     result = record(_NODE_FOR_KIND[kind], data, (x,), index=numpy_index,
                     self_sym_sizes=x._data.shape)

@@ -243,3 +243,62 @@ def test_data_that_is_no_number_in_a_dtype_asked_for(tg, call, message):
     and says which is no number; without one it cannot infer a dtype."""
     with raises_exactly(tg, TypeError, message):
         call(tg, tg.zeros(2))
+
+
+# -- how a tensor lies in memory: stride, is_contiguous, element_size, storage_offset --------------
+@pytest.mark.parametrize("make, text", [
+    (lambda x, tg: x, "((12, 4, 1), True, 0)"),
+    (lambda x, tg: x.transpose(0, 2), "((1, 4, 12), False, 0)"),
+    (lambda x, tg: x.permute(2, 0, 1), "((1, 12, 4), False, 0)"),
+    (lambda x, tg: x[:, ::2], "((12, 8, 1), False, 0)"),
+    (lambda x, tg: x[1:], "((12, 4, 1), True, 12)"),
+    (lambda x, tg: x[:, 1], "((12, 1), False, 4)"),
+    (lambda x, tg: x[..., 1:3], "((12, 4, 1), False, 1)"),
+    (lambda x, tg: x[0].expand(5, 3, 4), "((0, 4, 1), False, 0)"),
+    (lambda x, tg: x.unsqueeze(1), "((12, 12, 4, 1), True, 0)"),
+    (lambda x, tg: x[None], "((24, 12, 4, 1), True, 0)"),
+    (lambda x, tg: x[:, None], "((12, 12, 4, 1), True, 0)"),
+    (lambda x, tg: x[:, :, 0:1], "((12, 4, 1), False, 0)"),
+    (lambda x, tg: x.reshape(6, 4), "((4, 1), True, 0)"),
+    (lambda x, tg: x.transpose(0, 1).contiguous(), "((8, 4, 1), True, 0)"),
+    (lambda x, tg: x.transpose(0, 1).clone(), "((4, 12, 1), False, 0)"),
+    (lambda x, tg: x.flip(0), "((12, 4, 1), True, 0)"),
+    (lambda x, tg: x.chunk(2, 2)[1], "((12, 4, 1), False, 2)"),
+    (lambda x, tg: x[:, [0, 2]], "((8, 4, 1), True, 0)"),
+    (lambda x, tg: tg.ones(3, 1).expand(3, 4), "((1, 0), False, 0)"),
+    (lambda x, tg: tg.zeros(0, 3), "((3, 1), True, 0)"),
+    (lambda x, tg: tg.zeros(3, 0), "((1, 1), True, 0)"),
+    (lambda x, tg: tg.tensor(2.), "((), True, 0)"),
+])
+def test_stride_contiguity_and_offset(tg, make, text):
+    y = make(tg.arange(24.).reshape(2, 3, 4), tg)
+    assert str((y.stride(), y.is_contiguous(), y.storage_offset())) == text
+
+
+@pytest.mark.parametrize("call, text", [
+    (lambda x, tg: x.stride(0), "12"),
+    (lambda x, tg: x.stride(dim=-1), "1"),
+    (lambda x, tg: x.stride(None), "(12, 4, 1)"),
+    (lambda x, tg: x.stride(tg.tensor(1)), "4"),
+    (lambda x, tg: x.stride(np.int64(1)), "4"),
+    (lambda x, tg: (x.element_size(), x.double().element_size(), tg.tensor([1]).element_size(),
+                    tg.tensor([True]).element_size()), "(4, 8, 8, 1)"),
+])
+def test_stride_of_one_dim_and_element_size(tg, call, text):
+    assert str(call(tg.arange(24.).reshape(2, 3, 4), tg)) == text
+
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda x, tg: x.stride(3), IndexError,
+     "Dimension out of range (expected to be in range of [-3, 2], but got 3)"),
+    (lambda x, tg: x.stride(1.5), TypeError, "stride(): argument 'dim' (position 1) must be int, not float"),
+    (lambda x, tg: x.stride(0, 1), TypeError, "stride() takes from 0 to 1 positional arguments but 2 were given"),
+    (lambda x, tg: x.size(0, 1), TypeError, "size() takes from 0 to 1 positional arguments but 2 were given"),
+    (lambda x, tg: tg.tensor(2.).stride(0), IndexError, "Dimension specified as 0 but tensor has no dimensions"),
+    (lambda x, tg: x.is_contiguous(1), TypeError, "is_contiguous() takes 0 positional arguments but 1 was given"),
+    (lambda x, tg: x.element_size(1), TypeError, "TensorBase.element_size() takes no arguments (1 given)"),
+    (lambda x, tg: x.storage_offset(1), TypeError, "TensorBase.storage_offset() takes no arguments (1 given)"),
+])
+def test_memory_layout_refusals(tg, call, error, message):
+    with raises_exactly(tg, error, message):
+        call(tg.arange(24.).reshape(2, 3, 4), tg)
