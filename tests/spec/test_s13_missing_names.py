@@ -302,3 +302,87 @@ def test_stride_of_one_dim_and_element_size(tg, call, text):
 def test_memory_layout_refusals(tg, call, error, message):
     with raises_exactly(tg, error, message):
         call(tg.arange(24.).reshape(2, 3, 4), tg)
+
+
+# -- nn.ParameterList and nn.ModuleDict ------------------------------------------------------------
+def _model(tg):
+    class M(tg.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.ps = tg.nn.ParameterList([tg.nn.Parameter(tg.ones(2))])
+            self.d = tg.nn.ModuleDict({"a": tg.nn.Linear(2, 1), "b": tg.nn.ReLU()})
+
+        def forward(self, x):
+            return self.d["b"](self.d["a"](x * self.ps[0]))
+
+    tg.manual_seed(0)
+    return M()
+
+
+def test_parameter_list_and_module_dict_show_their_contents(tg):
+    m = _model(tg)
+    assert show(m) == ("M(\n  (ps): ParameterList(  (0): Parameter containing: [tensorgrad.float32 of size 2])\n"
+                       "  (d): ModuleDict(\n    (a): Linear(in_features=2, out_features=1, bias=True)\n"
+                       "    (b): ReLU()\n  )\n)")
+    assert [name for name, _ in m.named_parameters()] == ["ps.0", "d.a.weight", "d.a.bias"]
+    assert list(m.state_dict()) == ["ps.0", "d.a.weight", "d.a.bias"]
+    opt = tg.optim.SGD(m.parameters(), lr=0.1)
+    m(tg.ones(3, 2)).sum().backward()
+    opt.step()
+    assert show(m.ps[0]) == "Parameter containing:\ntensor([1., 1.], requires_grad=True)"  # (ReLU: 0 here)
+    m.eval()
+    assert (m.training, m.d.training, m.ps.training) == (False, False, False)
+
+
+def test_parameter_list_as_a_list(tg):
+    nn = tg.nn
+    ps = nn.ParameterList([nn.Parameter(tg.ones(2)), tg.zeros(2, 3), 5])
+    assert show(ps) == ("ParameterList(\n    (0): Parameter containing: [tensorgrad.float32 of size 2]\n"
+                        "    (1): Parameter containing: [tensorgrad.float32 of size 2x3]\n"
+                        "    (2): Object of type: int\n)")
+    assert [type(v).__name__ for v in ps] == ["Parameter", "Parameter", "int"]
+    assert show(ps[-3]) == "Parameter containing:\ntensor([1., 1.], requires_grad=True)"
+    assert show(ps[1:]) == ("ParameterList(\n    (0): Parameter containing: [tensorgrad.float32 of size 2x3]\n"
+                            "    (1): Object of type: int\n)")
+    assert ps.append(tg.ones(1)) is ps and len(ps) == 4
+    assert [name for name, _ in ps.named_parameters()] == ["0", "1", "3"]
+    assert show(nn.ParameterList()) == "ParameterList()"
+
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda nn, tg, ps: ps[3], IndexError, "index 3 is out of range"),
+    (lambda nn, tg, ps: ps["a"], TypeError, "'str' object cannot be interpreted as an integer"),
+    (lambda nn, tg, ps: ps(1), RuntimeError, "ParameterList should not be called."),
+    (lambda nn, tg, ps: ps.extend(tg.ones(2)), TypeError,
+     "ParameterList.extend should be called with an iterable, but got Tensor"),
+    (lambda nn, tg, ps: nn.ParameterList([tg.tensor([1, 2])]), RuntimeError,
+     "Only Tensors of floating point and complex dtype can require gradients"),
+    (lambda nn, tg, ps: nn.ModuleDict({"a": nn.ReLU()})["c"], KeyError, "'c'"),
+    (lambda nn, tg, ps: nn.ModuleDict(3), TypeError,
+     "ModuleDict.update should be called with an iterable of key/value pairs, but got int"),
+    (lambda nn, tg, ps: nn.ModuleDict([1]), TypeError,
+     "ModuleDict update sequence element #0 should be Iterable; isint"),
+    (lambda nn, tg, ps: nn.ModuleDict([("x",)]), ValueError,
+     "ModuleDict update sequence element #0 has length 1; 2 is required"),
+    (lambda nn, tg, ps: nn.ModuleDict({1: nn.ReLU()}), TypeError, "module name should be a string. Got int"),
+    (lambda nn, tg, ps: nn.ModuleDict({"a": 3}), TypeError, "int is not a Module subclass"),
+    (lambda nn, tg, ps: nn.ModuleDict({"a": nn.ReLU()})(tg.ones(2)), NotImplementedError,
+     'Module [ModuleDict] is missing the required "forward" function'),
+])
+def test_parameter_list_and_module_dict_refusals(tg, call, error, message):
+    with raises_exactly(tg, error, message):
+        call(tg.nn, tg, tg.nn.ParameterList([tg.nn.Parameter(tg.ones(2))]))
+
+
+def test_module_dict_as_a_dict(tg):
+    nn = tg.nn
+    d = nn.ModuleDict([("x", nn.Tanh()), ["y", nn.ReLU()]])
+    assert list(d) == ["x", "y"] and "x" in d and len(d) == 2
+    assert show(d.pop("x")) == "Tanh()"
+    d.update({"z": nn.Sigmoid()})
+    assert [(k, show(v)) for k, v in d.items()] == [("y", "ReLU()"), ("z", "Sigmoid()")]
+    d["w"] = nn.Tanh()
+    del d["y"]
+    assert show(d) == "ModuleDict(\n  (z): Sigmoid()\n  (w): Tanh()\n)"
+    d.clear()
+    assert show(d) == "ModuleDict()"
