@@ -217,6 +217,20 @@ SignBackward0 = rule(
     self=lambda grad: grad * 0)
 
 
+# y = round(x), ⌊x⌋, ⌈x⌉, trunc(x): steps, flat between them, so dy/dx = 0 wherever it exists
+def flat(grad):
+    """The gradient of a step function: zeros (PyTorch's zeros_like(grad), so an infinite
+    incoming gradient gives no nan, as grad * 0 would)."""
+    return creation.zeros_like(grad)
+
+
+RoundBackward0 = rule("RoundBackward0", local="0", elementwise=True, self=flat)
+RoundBackward1 = rule("RoundBackward1", local="0", elementwise=True, self=flat)
+FloorBackward0 = rule("FloorBackward0", local="0", elementwise=True, self=flat)
+CeilBackward0 = rule("CeilBackward0", local="0", elementwise=True, self=flat)
+TruncBackward0 = rule("TruncBackward0", local="0", elementwise=True, self=flat)
+
+
 def clamp_rule(grad, self, min, max):  # noqa: A002  (PyTorch's names)
     """y = clamp(x, lo, hi):  dy/dx = 1 where lo ≤ x ≤ hi, else 0."""
     inside = self == self  # all True, with x's shape

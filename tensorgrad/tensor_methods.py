@@ -113,7 +113,7 @@ def in_place_form(name):
 
 # The functions of one tensor that have an in-place form as a method (`x.exp_()`).
 IN_PLACE_OF = ("neg", "exp", "log", "sqrt", "tanh", "sigmoid", "relu", "sin", "cos", "abs",
-               "reciprocal", "square", "sign")
+               "reciprocal", "square", "sign", "floor", "ceil", "trunc")
 
 
 def binary_operator(operation, reflected=False):
@@ -368,6 +368,8 @@ class TensorMethods:
             _ew.square, _ew.neg, _ew.reciprocal, _ew.exp, _ew.log, _ew.log1p, _ew.expm1,
             _ew.sqrt, _ew.sin, _ew.cos, _ew.tanh, _ew.sigmoid, _ew.relu, _ew.abs, _ew.sign,
             _ew.logical_not))
+    floor, ceil, trunc = (takes_no_arguments(f) for f in (_ew.floor, _ew.ceil, _ew.trunc))
+    round = method(_ew.round)
 
     @overload
     def where(self, condition: Tensor, other: Tensor): ...
@@ -462,7 +464,16 @@ class TensorMethods:
     clamp_, fill_ = method(_inplace.clamp_), method(_inplace.fill_)
     masked_fill_ = method(_indexing.masked_fill_)
     neg_, exp_, log_, sqrt_, tanh_, sigmoid_, relu_, sin_, cos_, abs_, reciprocal_, square_, \
-        sign_ = (in_place_form(name) for name in IN_PLACE_OF)
+        sign_, floor_, ceil_, trunc_ = (in_place_form(name) for name in IN_PLACE_OF)
+
+    @overload
+    def round_(self): ...
+    @overload
+    def round_(self, *, decimals: int): ...
+    @checked(method=True)
+    def round_(self, *, decimals=None):
+        """In place: x becomes round(x) (to `decimals` places, if given)."""
+        return _inplace.apply(self, lambda: _ew.round(self, decimals=decimals))
     __iadd__, __isub__, __imul__, __itruediv__, __ifloordiv__, __imod__, __ipow__ = (
         binary_operator(f) for f in (add_, sub_, mul_, div_, floor_divide_, remainder_, pow_))
     __iand__, __ior__, __ixor__, __ilshift__, __irshift__ = (binary_operator(f) for f in (

@@ -386,3 +386,64 @@ def test_module_dict_as_a_dict(tg):
     assert show(d) == "ModuleDict(\n  (z): Sigmoid()\n  (w): Tanh()\n)"
     d.clear()
     assert show(d) == "ModuleDict()"
+
+
+# -- rounding: round (halves to even, decimals=), floor, ceil, trunc -------------------------------
+VALUES = [0.5, 1.5, 2.5, -0.5, -1.5, 1.25, -2.675, 2.675, 1234.5678, float("nan"), float("inf"), -0.0]
+
+
+@pytest.mark.parametrize("call, text", [
+    (lambda tg, x: x.round(), "tensor([ 0.0000e+00,  2.0000e+00,  2.0000e+00, -0.0000e+00, -2.0000e+00,\n"
+     "         1.0000e+00, -3.0000e+00,  3.0000e+00,  1.2350e+03,         nan,\n                inf, -0.0000e+00])"),
+    (lambda tg, x: tg.round(x, decimals=2), "tensor([ 5.0000e-01,  1.5000e+00,  2.5000e+00, -5.0000e-01, -1.5000e+00,\n"
+     "         1.2500e+00, -2.6800e+00,  2.6800e+00,  1.2346e+03,         nan,\n                inf, -0.0000e+00])"),
+    (lambda tg, x: x.double().round(decimals=2)[6:8], "tensor([-2.6700,  2.6700], dtype=tensorgrad.float64)"),
+    (lambda tg, x: x.round(decimals=-2)[8], "tensor(1200.)"),
+    (lambda tg, x: x[:3].round(decimals=40), "tensor([nan, nan, nan])"),
+    (lambda tg, x: x[:3].round(decimals=-40), "tensor([nan, nan, nan])"),
+    (lambda tg, x: tg.tensor(1e30).round(decimals=10), "tensor(inf)"),
+    (lambda tg, x: x.floor()[:6], "tensor([ 0.,  1.,  2., -1., -2.,  1.])"),
+    (lambda tg, x: x.ceil()[:6], "tensor([ 1.,  2.,  3., -0., -1.,  2.])"),
+    (lambda tg, x: tg.trunc(x)[:6], "tensor([ 0.,  1.,  2., -0., -1.,  1.])"),
+    (lambda tg, x: tg.tensor([-17, 25]).round(), "tensor([-17,  25])"),
+    (lambda tg, x: tg.tensor([-17, 25]).floor(), "tensor([-17,  25])"),
+    (lambda tg, x: tg.round_(x[:3].clone(), decimals=0), "tensor([0., 2., 2.])"),
+    (lambda tg, x: tg.floor_(x[:3].clone()), "tensor([0., 1., 2.])"),
+])
+def test_rounding(tg, call, text):
+    assert show(call(tg, tg.tensor(VALUES))) == text
+
+
+def test_rounding_records_a_flat_gradient(tg):
+    x = tg.tensor([0.4, 1.6, -2.5], requires_grad=True)
+    for name, node in [("round", "RoundBackward0"), ("floor", "FloorBackward0"),
+                       ("ceil", "CeilBackward0"), ("trunc", "TruncBackward0")]:
+        y = getattr(x, name)()
+        assert type(y.grad_fn).__name__ == node
+        assert show(tg.autograd.grad(y.sum(), x)[0]) == "tensor([0., 0., 0.])"
+    assert type(x.round(decimals=1).grad_fn).__name__ == "RoundBackward1"
+    z = x * 1
+    assert z.round_(decimals=1) is z and type(z.grad_fn).__name__ == "RoundBackward1"
+
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda tg, x, i, b: x.round(decimals=1.5), TypeError, "round(): argument 'decimals' must be int, not float"),
+    (lambda tg, x, i, b: x.round(decimals=True), TypeError, "round(): argument 'decimals' must be int, not bool"),
+    (lambda tg, x, i, b: tg.round(x, 1), TypeError,
+     "round() received an invalid combination of arguments - got (Tensor, int), but expected one of:\n"
+     " * (Tensor input, *, Tensor out = None)\n * (Tensor input, *, int decimals, Tensor out = None)\n"),
+    (lambda tg, x, i, b: i.round(decimals=1), NotImplementedError, "\"round_cpu\" not implemented for 'Long'"),
+    (lambda tg, x, i, b: i.round(decimals=0), NotImplementedError, "\"round_vml_cpu\" not implemented for 'Long'"),
+    (lambda tg, x, i, b: b.round(), NotImplementedError, "\"round_vml_cpu\" not implemented for 'Bool'"),
+    (lambda tg, x, i, b: b.floor(), NotImplementedError, "\"floor_vml_cpu\" not implemented for 'Bool'"),
+    (lambda tg, x, i, b: b.ceil(), NotImplementedError, "\"ceil_vml_cpu\" not implemented for 'Bool'"),
+    (lambda tg, x, i, b: b.trunc(), NotImplementedError, "\"trunc_vml_cpu\" not implemented for 'Bool'"),
+    (lambda tg, x, i, b: x.floor(1), TypeError, "TensorBase.floor() takes no arguments (1 given)"),
+    (lambda tg, x, i, b: tg.floor(x, 1), TypeError, "floor() takes 1 positional argument but 2 were given"),
+    (lambda tg, x, i, b: tg.round(1.5), TypeError, "round(): argument 'input' (position 1) must be Tensor, not float"),
+    (lambda tg, x, i, b: x.requires_grad_().round_(), RuntimeError,
+     "a leaf Variable that requires grad is being used in an in-place operation."),
+])
+def test_rounding_refusals(tg, call, error, message):
+    with raises_exactly(tg, error, message):
+        call(tg, tg.tensor([1.25, 2.5]), tg.tensor([1, 2]), tg.tensor([True]))
