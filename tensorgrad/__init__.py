@@ -39,14 +39,14 @@ from .dtypes import (bool_ as bool, double, dtype, float32, float64, get_default
                      long, set_default_dtype)
 from .dtypes import float as float  # noqa: PLC0414  (tg.float is float32, as torch.float)
 from .ops.elementwise import ceil, expm1, floor, log1p, round, trunc  # noqa: A004  (round: torch's)
-from .ops.reduction import cumsum
-from .ops.shape import flip, roll
+from .ops.reduction import argsort, cumsum, sort
+from .ops.shape import flip, ravel, roll, swapaxes
 from .ops.elementwise import (abs, add, allclose, clamp, clip, clone, cos, div, eq, equal, exp, ge, gt,
                               isclose, le, log, logical_and, logical_not, logical_or, lt, maximum,
                               minimum, mul, ne, neg, pow, reciprocal, relu, sigmoid, sign, sin,
                               sqrt, square, sub, tanh, where)
 from .ops.elementwise import rsub as _rsub
-from .ops.indexing import masked_fill, select
+from .ops.indexing import index_select, masked_fill, nonzero, select
 from .ops.linalg import bmm, dot, matmul, mm, mv, outer
 from .ops.inplace import clamp_, fill_
 from .ops.reduction import (all, amax, amin, any, argmax, argmin, gather, log_softmax, logsumexp,

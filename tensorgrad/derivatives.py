@@ -529,6 +529,17 @@ GatherBackward0 = rule(
                                                                       self_sym_sizes),
     jvp=lambda self_t, index, dim: self_t.gather(dim, index))
 
+# y = sort(x) along dim, with the indices i it reports: y = gather(x, dim, i), and i is a
+# permutation, so each element's gradient goes back to the place it came from
+SortBackward0 = rule(
+    "SortBackward0", saves=("indices",),
+    self=lambda grad, indices, dim, self_sym_sizes: scatter_along(grad, indices, dim,
+                                                                  self_sym_sizes),
+    jvp=lambda self_t, indices, dim: self_t.gather(dim, indices))
+SortBackward1 = rule(  # (sort(stable=True): the same rule, PyTorch's other name)
+    "SortBackward1", saves=("indices",), self=SortBackward0.formulas[0][1],
+    jvp=SortBackward0.jvp_formula)
+
 # the scatters that gather's and max(dim)'s rules use: their derivative picks the places back out
 ScatterAlongBackward = rule(
     "ScatterAlongBackward", saves=("index",),
@@ -663,6 +674,14 @@ IndexUnsqueezeBackward0 = rule("UnsqueezeBackward0", self=back_into_zeros,
 # after they are freed raises)
 IndexBackward0 = rule("IndexBackward0", saves=("index",), self=back_into_zeros,
                       jvp=lambda self_t, index: self_t[index])
+
+# y = x.index_select(dim, i): the rows (along dim) of x at i; each row's gradient goes back to
+# where it was read, added up where i repeats it
+IndexSelectBackward0 = rule(
+    "IndexSelectBackward0", saves=("index",),
+    self=lambda grad, index, dim, self_sym_sizes: index_put_into_zeros(
+        grad, (slice(None),) * dim + (index._data,), self_sym_sizes),
+    jvp=lambda self_t, index, dim: self_t.index_select(dim, index))
 
 # the scatter into zeros that indexing's rule uses: its derivative reads the same places back
 IndexPutIntoZerosBackward = rule(

@@ -9,6 +9,7 @@ operation, and each layer of the library imports only the layers below it
 (docs/reading-the-source.md).
 """
 
+import builtins
 import inspect
 import types
 import warnings
@@ -387,6 +388,7 @@ class TensorMethods:
                             _red.any))
     logsumexp, softmax, log_softmax, cumsum, gather = (method(f) for f in (
         _red.logsumexp, _red.softmax, _red.log_softmax, _red.cumsum, _red.gather))
+    sort, argsort = method(_red.sort), method(_red.argsort)
 
     def norm(self, p="fro", dim=None, keepdim=False):
         return _red.norm(self, p, dim, keepdim)
@@ -399,7 +401,19 @@ class TensorMethods:
             _shape.reshape, _shape.view, _shape.flatten, _shape.transpose, _shape.permute,
             _shape.unsqueeze, _shape.squeeze, _shape.expand, _shape.expand_as, _shape.repeat,
             _shape.flip, _shape.unbind, _shape.chunk))
-    t = takes_no_arguments(_shape.t)
+    t, ravel = takes_no_arguments(_shape.t), takes_no_arguments(_shape.ravel)
+    swapaxes = method(_shape.swapaxes)
+    index_select = method(_indexing.index_select)
+
+    @overload
+    def nonzero(self): ...
+    @overload
+    def nonzero(self, *, as_tuple: builtins.bool): ...  # (in here, `bool` is Tensor.bool)
+    @checked(method=True)
+    def nonzero(self, *, as_tuple=False):
+        """(PyTorch's method has two forms, where its function has one: as_tuple is asked for
+        by keyword or not at all.)"""
+        return _indexing.nonzero(self, as_tuple=as_tuple)
     select, masked_fill = method(_indexing.select), method(_indexing.masked_fill)
     roll = method(_shape.roll)
 

@@ -463,3 +463,9 @@ C_TYPE_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "b
 AUTOGRAD_DTYPE = "Autograd not support dtype: {dtype}"
 # x.new_tensor(a_tensor): COPY_CONSTRUCT, with the method's name
 COPY_CONSTRUCT_NEW = COPY_CONSTRUCT.replace("tensorgrad.tensor(", "tensor.new_tensor(")
+# t.index_select(dim, index): PyTorch's checks, in its order
+INDEX_SELECT_VECTOR = "index_select(): Index is supposed to be a vector"
+INDEX_SELECT_DTYPE = "index_select(): Expected dtype int32 or int64 for index"
+INDEX_SELECT_BOUNDS = "INDICES element is out of DATA bounds, id={index} axis_dim={size}"
+INDEX_SELECT_SCALAR = "index_select(): Index to scalar can have only 1 value, got {count} value(s)"
+INDEX_OUT_OF_RANGE_IN_SELF = "index out of range in self"

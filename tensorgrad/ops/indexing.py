@@ -16,7 +16,7 @@ from ..autograd import messages
 from ..core.tensor import Tensor, _normalize_dim
 from . import inplace
 from ..creation import check_value_fits
-from ..derivatives import (CopySlices, IndexBackward0, IndexPutBackward0,
+from ..derivatives import (CopySlices, IndexBackward0, IndexPutBackward0, IndexSelectBackward0,
                            IndexUnsqueezeBackward0, MaskedFillBackward0, MaskedFillBackward1,
                            SelectBackward0, SliceBackward0)
 from ..core.record import record
@@ -181,6 +181,45 @@ def select(input: Tensor, dim: int, index: int):
         raise IndexError(f"select(): index {index} out of range for tensor of size "
                          f"{list(input._data.shape)} at dimension {d}")
     return getitem(input, (slice(None),) * d + (index,))
+
+
+@declared
+def index_select(input: Tensor, dim: int, index: Tensor, *, out: Tensor = None):
+    """The slices of `input` along `dim` at the positions in `index` (a vector of ints, in
+    range: no negative positions, unlike `x[:, index]`), in the index's order."""
+    d = _normalize_dim(dim, input._data.ndim)
+    positions = index._data
+    if positions.ndim > 1:
+        raise IndexError(messages.INDEX_SELECT_VECTOR)
+    if positions.dtype != np.int64:
+        raise RuntimeError(messages.INDEX_SELECT_DTYPE)
+    if input._data.ndim == 0:  # a 0-d input: one position, 0, and the result stays 0-d
+        if positions.size != 1:
+            raise RuntimeError(messages.INDEX_SELECT_SCALAR.format(count=positions.size))
+        if positions.reshape(()) != 0:
+            raise IndexError(messages.INDEX_OUT_OF_RANGE_IN_SELF)
+        data = input._data.copy()
+    else:
+        size = input._data.shape[d]
+        outside = positions.reshape(-1)[(positions.reshape(-1) < 0) | (positions.reshape(-1) >= size)]
+        if outside.size:
+            raise RuntimeError(messages.INDEX_SELECT_BOUNDS.format(index=outside[0], size=size))
+        data = np.take(input._data, positions.reshape(-1), axis=d)
+    return record(IndexSelectBackward0, data, (input,), saved={"index": index}, dim=d,
+                  self_sym_sizes=input._data.shape)
+
+
+@declared
+def nonzero(input: Tensor, *, out: Tensor = None, as_tuple: bool = False):
+    """Where the tensor is not zero: one row of indices per such element (an N x ndim int64
+    tensor), or with as_tuple=True one index tensor per dim, as `x[x.nonzero(as_tuple=True)]`
+    wants them (a 0-d tensor counts as one element there)."""
+    values = input._data
+    if as_tuple:
+        return tuple(Tensor._make(i.astype(np.int64)) for i in np.nonzero(np.atleast_1d(values)))
+    if values.ndim == 0:
+        return Tensor._make(np.zeros((int(values != 0), 0), dtype=np.int64))
+    return Tensor._make(np.argwhere(values).astype(np.int64))
 
 
 # -- writing --------------------------------------------------------------------------------------

@@ -447,3 +447,110 @@ def test_rounding_records_a_flat_gradient(tg):
 def test_rounding_refusals(tg, call, error, message):
     with raises_exactly(tg, error, message):
         call(tg, tg.tensor([1.25, 2.5]), tg.tensor([1, 2]), tg.tensor([True]))
+
+
+
+
+# -- sort, argsort, index_select, nonzero, ravel, swapaxes (texts measured on PyTorch 2.13.0) -----
+SORTING_AND_SELECTING = {
+    'x.sort()':
+        'tensorgrad.return_types.sort(\nvalues=tensor([[ 0.0000,  0.0000,  1.5000],\n        [-1.0000,  0.0000,  2.0000]], grad_fn=<SortBackward0>),\nindices=tensor([[0, 2, 1],\n        [2, 1, 0]]))',
+    'x.sort(dim=0, descending=True)':
+        'tensorgrad.return_types.sort(\nvalues=tensor([[ 2.0000,  1.5000,  0.0000],\n        [ 0.0000,  0.0000, -1.0000]], grad_fn=<SortBackward0>),\nindices=tensor([[1, 0, 0],\n        [0, 1, 1]]))',
+    'x.sort(stable=True)':
+        'tensorgrad.return_types.sort(\nvalues=tensor([[ 0.0000,  0.0000,  1.5000],\n        [-1.0000,  0.0000,  2.0000]], grad_fn=<SortBackward1>),\nindices=tensor([[0, 2, 1],\n        [2, 1, 0]]))',
+    'L.sort(x, 1)':
+        'tensorgrad.return_types.sort(\nvalues=tensor([[ 0.0000,  0.0000,  1.5000],\n        [-1.0000,  0.0000,  2.0000]], grad_fn=<SortBackward0>),\nindices=tensor([[0, 2, 1],\n        [2, 1, 0]]))',
+    'x.sort(0, True)':
+        'tensorgrad.return_types.sort(\nvalues=tensor([[ 2.0000,  1.5000,  0.0000],\n        [ 0.0000,  0.0000, -1.0000]], grad_fn=<SortBackward0>),\nindices=tensor([[1, 0, 0],\n        [0, 1, 1]]))',
+    'x.argsort()':
+        'tensor([[0, 2, 1],\n        [2, 1, 0]])',
+    'L.argsort(x, dim=0, descending=True)':
+        'tensor([[1, 0, 0],\n        [0, 1, 1]])',
+    'x.argsort(stable=True)':
+        'tensor([[0, 2, 1],\n        [2, 1, 0]])',
+    'x.argsort(0, True)':
+        'tensor([[1, 0, 0],\n        [0, 1, 1]])',
+    'L.tensor(3.).sort()':
+        'tensorgrad.return_types.sort(\nvalues=tensor(3.),\nindices=tensor(0))',
+    'L.tensor([1, 3, 2]).sort()':
+        'tensorgrad.return_types.sort(\nvalues=tensor([1, 2, 3]),\nindices=tensor([0, 2, 1]))',
+    'L.tensor([True, False]).sort()':
+        'tensorgrad.return_types.sort(\nvalues=tensor([False,  True]),\nindices=tensor([1, 0]))',
+    "L.tensor([2., float('nan'), 1.]).sort()":
+        'tensorgrad.return_types.sort(\nvalues=tensor([1., 2., nan]),\nindices=tensor([2, 0, 1]))',
+    "L.tensor([2., float('nan'), 1.]).sort(descending=True)":
+        'tensorgrad.return_types.sort(\nvalues=tensor([nan, 2., 1.]),\nindices=tensor([1, 0, 2]))',
+    'L.tensor([2., 1., 2., 1.]).argsort()':
+        'tensor([1, 3, 0, 2])',
+    'L.tensor([2., 1., 2., 1.]).argsort(descending=True)':
+        'tensor([0, 2, 1, 3])',
+    'L.autograd.grad((x.sort(dim=1).values * L.tensor([1., 2., 3.])).sum(), x)':
+        '(tensor([[1., 3., 2.],\n        [3., 2., 1.]]),)',
+    'x.index_select(1, L.tensor([2, 0]))':
+        'tensor([[ 0.,  0.],\n        [-1.,  2.]], grad_fn=<IndexSelectBackward0>)',
+    'L.index_select(x, 0, L.tensor([1, 1]))':
+        'tensor([[ 2.,  0., -1.],\n        [ 2.,  0., -1.]], grad_fn=<IndexSelectBackward0>)',
+    'x.index_select(1, L.tensor(1))':
+        'tensor([[1.5000],\n        [0.0000]], grad_fn=<IndexSelectBackward0>)',
+    'L.tensor(3.).index_select(0, L.tensor([0]))':
+        'tensor(3.)',
+    'x.index_select(1, L.tensor([], dtype=L.int64))':
+        'tensor([], size=(2, 0), grad_fn=<IndexSelectBackward0>)',
+    'L.autograd.grad(x.index_select(1, L.tensor([2, 0, 2])).sum(), x)':
+        '(tensor([[1., 0., 2.],\n        [1., 0., 2.]]),)',
+    'x.nonzero()':
+        'tensor([[0, 1],\n        [1, 0],\n        [1, 2]])',
+    'L.nonzero(x, as_tuple=True)':
+        '(tensor([0, 1, 1]), tensor([1, 0, 2]))',
+    'L.tensor(5.).nonzero()':
+        'tensor([], size=(1, 0), dtype=tensorgrad.int64)',
+    'L.tensor(0.).nonzero()':
+        'tensor([], size=(0, 0), dtype=tensorgrad.int64)',
+    'L.tensor(5.).nonzero(as_tuple=True)':
+        '(tensor([0]),)',
+    'L.zeros(0, 2).nonzero()':
+        'tensor([], size=(0, 2), dtype=tensorgrad.int64)',
+    'L.tensor([True, False]).nonzero()':
+        'tensor([[0]])',
+    'x.ravel()':
+        'tensor([ 0.0000,  1.5000,  0.0000,  2.0000,  0.0000, -1.0000],\n       grad_fn=<ViewBackward0>)',
+    'L.ravel(x.t())':
+        'tensor([ 0.0000,  2.0000,  1.5000,  0.0000,  0.0000, -1.0000],\n       grad_fn=<ViewBackward0>)',
+    'x.swapaxes(0, 1)':
+        'tensor([[ 0.0000,  2.0000],\n        [ 1.5000,  0.0000],\n        [ 0.0000, -1.0000]], grad_fn=<TransposeBackward0>)',
+    'L.swapaxes(x, 1, 0)':
+        'tensor([[ 0.0000,  2.0000],\n        [ 1.5000,  0.0000],\n        [ 0.0000, -1.0000]], grad_fn=<TransposeBackward0>)',
+}
+
+
+@pytest.mark.parametrize("call", list(SORTING_AND_SELECTING))
+def test_sorting_selecting_and_reshaping(tg, call):
+    x = tg.tensor([[0., 1.5, 0.], [2., 0., -1.]], requires_grad=True)
+    assert show(eval(call, {"L": tg, "x": x})) == SORTING_AND_SELECTING[call]  # noqa: S307
+
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda tg, x: x.sort(dim=2), IndexError, "Dimension out of range (expected to be in range of [-2, 1], but got 2)"),
+    (lambda tg, x: x.sort(descending=1), TypeError,
+     "sort() received an invalid combination of arguments - got (descending=int, ), but expected one of:\n"
+     " * (*, bool stable, int dim = -1, bool descending = False)\n * (int dim = -1, bool descending = False)\n"),
+    (lambda tg, x: x.index_select(1, tg.tensor([3])), RuntimeError, "INDICES element is out of DATA bounds, id=3 axis_dim=3"),
+    (lambda tg, x: x.index_select(1, tg.tensor([-1])), RuntimeError, "INDICES element is out of DATA bounds, id=-1 axis_dim=3"),
+    (lambda tg, x: x.index_select(1, tg.tensor([[0]])), IndexError, "index_select(): Index is supposed to be a vector"),
+    (lambda tg, x: x.index_select(1, tg.tensor([0.])), RuntimeError, "index_select(): Expected dtype int32 or int64 for index"),
+    (lambda tg, x: x.index_select(5, tg.tensor([[0.]])), IndexError,
+     "Dimension out of range (expected to be in range of [-2, 1], but got 5)"),
+    (lambda tg, x: x.index_select(1, [0]), TypeError, "index_select(): argument 'index' (position 2) must be Tensor, not list"),
+    (lambda tg, x: tg.tensor(3.).index_select(0, tg.tensor([1])), IndexError, "index out of range in self"),
+    (lambda tg, x: tg.tensor(3.).index_select(0, tg.tensor([0, 0])), RuntimeError,
+     "index_select(): Index to scalar can have only 1 value, got 2 value(s)"),
+    (lambda tg, x: x.nonzero(as_tuple=1), TypeError, "nonzero(): argument 'as_tuple' must be bool, not int"),
+    (lambda tg, x: tg.nonzero([1]), TypeError, "nonzero(): argument 'input' (position 1) must be Tensor, not list"),
+    (lambda tg, x: x.ravel(0), TypeError, "TensorBase.ravel() takes no arguments (1 given)"),
+    (lambda tg, x: x.swapaxes(0, 2), IndexError, "Dimension out of range (expected to be in range of [-2, 1], but got 2)"),
+    (lambda tg, x: x.swapaxes(0), TypeError, 'swapaxes() missing 1 required positional arguments: "axis1"'),
+])
+def test_sorting_selecting_and_reshaping_refusals(tg, call, error, message):
+    with raises_exactly(tg, error, message):
+        call(tg, tg.tensor([[0., 1.5, 0.], [2., 0., -1.]]))
