@@ -54,6 +54,7 @@ from .ops.reduction import (all, amax, amin, any, argmax, argmin, gather, log_so
 from .ops.shape import (broadcast_to, cat, chunk, concatenate, detach, expand_copy, flatten, numel,
                         permute, reshape, split, squeeze, stack, t, transpose, unbind, unsqueeze)
 from .printing import set_printoptions
+from .type_info import finfo, iinfo
 from .random import Generator, manual_seed
 from .size import Size
 from .device import cuda, device

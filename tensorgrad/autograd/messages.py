@@ -469,3 +469,9 @@ INDEX_SELECT_DTYPE = "index_select(): Expected dtype int32 or int64 for index"
 INDEX_SELECT_BOUNDS = "INDICES element is out of DATA bounds, id={index} axis_dim={size}"
 INDEX_SELECT_SCALAR = "index_select(): Index to scalar can have only 1 value, got {count} value(s)"
 INDEX_OUT_OF_RANGE_IN_SELF = "index out of range in self"
+# tensorgrad.finfo / iinfo of a dtype of the other kind
+FINFO_NOT_FLOAT = ("tensorgrad.finfo() requires a floating point input type. Use tensorgrad.iinfo "
+                   "to handle 'tensorgrad.finfo'")
+IINFO_NOT_INTEGER = ("tensorgrad.iinfo() requires an integer input type. Use tensorgrad.finfo to "
+                     "handle 'tensorgrad.iinfo'")
+IINFO_BOOL = "tensorgrad.bool is not supported by tensorgrad.iinfo"

@@ -554,3 +554,39 @@ def test_sorting_selecting_and_reshaping(tg, call):
 def test_sorting_selecting_and_reshaping_refusals(tg, call, error, message):
     with raises_exactly(tg, error, message):
         call(tg, tg.tensor([[0., 1.5, 0.], [2., 0., -1.]]))
+
+
+# -- finfo and iinfo -------------------------------------------------------------------------------
+@pytest.mark.parametrize("call, text", [
+    (lambda tg: tg.finfo(tg.float32), "finfo(resolution=1e-06, min=-3.40282e+38, max=3.40282e+38, "
+     "eps=1.19209e-07, smallest_normal=1.17549e-38, tiny=1.17549e-38, dtype=float32)"),
+    (lambda tg: tg.finfo(float), "finfo(resolution=1e-15, min=-1.79769e+308, max=1.79769e+308, "
+     "eps=2.22045e-16, smallest_normal=2.22507e-308, tiny=2.22507e-308, dtype=float64)"),
+    (lambda tg: tg.finfo().dtype, "'float32'"),
+    (lambda tg: tg.iinfo(tg.int64), "iinfo(min=-9.22337e+18, max=9.22337e+18, dtype=int64)"),
+    (lambda tg: (tg.finfo(tg.float32).eps, tg.finfo(type=tg.float32).tiny, tg.finfo(tg.float64).max,
+                 tg.finfo(tg.float32).resolution, tg.finfo(tg.float32).bits),
+     "(1.1920928955078125e-07, 1.1754943508222875e-38, 1.7976931348623157e+308, 1e-06, 32)"),
+    (lambda tg: (tg.iinfo(int).min, tg.iinfo(tg.int64).max, tg.iinfo(tg.int64).bits),
+     "(-9223372036854775808, 9223372036854775807, 64)"),
+    (lambda tg: tg.finfo(tg.float32) == tg.finfo(tg.float32), "True"),
+])
+def test_finfo_and_iinfo(tg, call, text):
+    assert show(call(tg)) == text
+
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda tg: tg.finfo(tg.int64), TypeError,
+     "tensorgrad.finfo() requires a floating point input type. Use tensorgrad.iinfo to handle 'tensorgrad.finfo'"),
+    (lambda tg: tg.iinfo(tg.float32), TypeError,
+     "tensorgrad.iinfo() requires an integer input type. Use tensorgrad.finfo to handle 'tensorgrad.iinfo'"),
+    (lambda tg: tg.iinfo(tg.bool), TypeError, "tensorgrad.bool is not supported by tensorgrad.iinfo"),
+    (lambda tg: tg.finfo("float32"), TypeError, "finfo(): argument 'type' (position 1) must be tensorgrad.dtype, not str"),
+    (lambda tg: tg.iinfo(), TypeError, 'iinfo() missing 1 required positional arguments: "type"'),
+    (lambda tg: tg.finfo(tg.float32, 1), TypeError,
+     "finfo() received an invalid combination of arguments - got (tensorgrad.dtype, int), but expected one of:\n"
+     " * (tensorgrad.dtype type)\n * ()\n"),
+])
+def test_finfo_and_iinfo_refusals(tg, call, error, message):
+    with raises_exactly(tg, error, message):
+        call(tg)
