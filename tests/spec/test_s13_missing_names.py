@@ -432,6 +432,11 @@ def test_rounding_records_a_flat_gradient(tg):
     (lambda tg, x, i, b: tg.round(x, 1), TypeError,
      "round() received an invalid combination of arguments - got (Tensor, int), but expected one of:\n"
      " * (Tensor input, *, Tensor out = None)\n * (Tensor input, *, int decimals, Tensor out = None)\n"),
+    (lambda tg, x, i, b: x.round(1), TypeError, "round() takes from 1 to 0 positional arguments but 1 were given"),
+    (lambda tg, x, i, b: x.nonzero(True), TypeError,
+     "nonzero() takes from 1 to 0 positional arguments but 1 were given"),
+    (lambda tg, x, i, b: x.sort(0, True, 1), TypeError, "sort() takes from 1 to 0 positional arguments but 3 were given"),
+    (lambda tg, x, i, b: tg.round_(x, 1), TypeError, "round_() takes from 2 to 1 positional arguments but 2 were given"),
     (lambda tg, x, i, b: i.round(decimals=1), NotImplementedError, "\"round_cpu\" not implemented for 'Long'"),
     (lambda tg, x, i, b: i.round(decimals=0), NotImplementedError, "\"round_vml_cpu\" not implemented for 'Long'"),
     (lambda tg, x, i, b: b.round(), NotImplementedError, "\"round_vml_cpu\" not implemented for 'Bool'"),
