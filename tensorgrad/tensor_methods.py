@@ -414,6 +414,7 @@ class TensorMethods:
         """(PyTorch's method has two forms, where its function has one: as_tuple is asked for
         by keyword or not at all.)"""
         return _indexing.nonzero(self, as_tuple=as_tuple)
+
     select, masked_fill = method(_indexing.select), method(_indexing.masked_fill)
     roll = method(_shape.roll)
 
@@ -488,6 +489,7 @@ class TensorMethods:
     def round_(self, *, decimals=None):
         """In place: x becomes round(x) (to `decimals` places, if given)."""
         return _inplace.apply(self, lambda: _ew.round(self, decimals=decimals))
+
     __iadd__, __isub__, __imul__, __itruediv__, __ifloordiv__, __imod__, __ipow__ = (
         binary_operator(f) for f in (add_, sub_, mul_, div_, floor_divide_, remainder_, pow_))
     __iand__, __ior__, __ixor__, __ilshift__, __irshift__ = (binary_operator(f) for f in (

@@ -200,11 +200,11 @@ def index_select(input: Tensor, dim: int, index: Tensor, *, out: Tensor = None):
             raise IndexError(messages.INDEX_OUT_OF_RANGE_IN_SELF)
         data = input._data.copy()
     else:
-        size = input._data.shape[d]
-        outside = positions.reshape(-1)[(positions.reshape(-1) < 0) | (positions.reshape(-1) >= size)]
+        size, flat = input._data.shape[d], positions.reshape(-1)  # (a 0-d index is one position)
+        outside = flat[(flat < 0) | (flat >= size)]
         if outside.size:
             raise RuntimeError(messages.INDEX_SELECT_BOUNDS.format(index=outside[0], size=size))
-        data = np.take(input._data, positions.reshape(-1), axis=d)
+        data = np.take(input._data, flat, axis=d)
     return record(IndexSelectBackward0, data, (input,), saved={"index": index}, dim=d,
                   self_sym_sizes=input._data.shape)
 
