@@ -165,7 +165,8 @@ def getitem(x, index):
         _check_bounds(x, numpy_index)
         raise IndexError(str(error)) from None
     if kind == "advanced":  # (a copy, laid out in row order as PyTorch's: NumPy's may not be)
-        return record(IndexBackward0, np.ascontiguousarray(data), (x,), saved={"index": numpy_index},
+        data = data if data.flags.c_contiguous else data.copy(order="C")  # (0-d stays 0-d)
+        return record(IndexBackward0, data, (x,), saved={"index": numpy_index},
                       self_sym_sizes=x._data.shape)
     result = record(_NODE_FOR_KIND[kind], data, (x,), index=numpy_index,
                     self_sym_sizes=x._data.shape)

@@ -595,3 +595,10 @@ def test_finfo_and_iinfo(tg, call, text):
 def test_finfo_and_iinfo_refusals(tg, call, error, message):
     with raises_exactly(tg, error, message):
         call(tg)
+
+
+def test_advanced_indexing_in_row_order_keeps_a_0d_result(tg):
+    """x[np.array(1)] is 0-d (made row-ordered, an advanced index's result must keep its shape)."""
+    a = tg.tensor([1., 2., 3.])
+    assert show(a[np.array(1)]) == "tensor(2.)"
+    assert a.reshape(3, 1)[[0, 2]].T.stride() == (1, 1)
