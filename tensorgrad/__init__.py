@@ -38,15 +38,15 @@ from .creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, fu
 from .dtypes import (bool_ as bool, double, dtype, float32, float64, get_default_dtype, int64,
                      long, set_default_dtype)
 from .dtypes import float as float  # noqa: PLC0414  (tg.float is float32, as torch.float)
-from .ops.elementwise import expm1, log1p
-from .ops.reduction import cumsum
-from .ops.shape import flip, roll
+from .ops.elementwise import ceil, expm1, floor, log1p, round, trunc  # noqa: A004  (round: torch's)
+from .ops.reduction import argsort, cumsum, sort
+from .ops.shape import flip, ravel, roll, swapaxes
 from .ops.elementwise import (abs, add, allclose, clamp, clip, clone, cos, div, eq, equal, exp, ge, gt,
                               isclose, le, log, logical_and, logical_not, logical_or, lt, maximum,
                               minimum, mul, ne, neg, pow, reciprocal, relu, sigmoid, sign, sin,
                               sqrt, square, sub, tanh, where)
 from .ops.elementwise import rsub as _rsub
-from .ops.indexing import select
+from .ops.indexing import index_select, masked_fill, nonzero, select
 from .ops.linalg import bmm, dot, matmul, mm, mv, outer
 from .ops.inplace import clamp_, fill_
 from .ops.reduction import (all, amax, amin, any, argmax, argmin, gather, log_softmax, logsumexp,
@@ -54,6 +54,7 @@ from .ops.reduction import (all, amax, amin, any, argmax, argmin, gather, log_so
 from .ops.shape import (broadcast_to, cat, chunk, concatenate, detach, expand_copy, flatten, numel,
                         permute, reshape, split, squeeze, stack, t, transpose, unbind, unsqueeze)
 from .printing import set_printoptions
+from .type_info import finfo, iinfo
 from .random import Generator, manual_seed
 from .size import Size
 from .device import cuda, device
@@ -95,6 +96,16 @@ for _name in ("is_floating_point", "detach_", "zero_",
               *[name + "_" for name in _IN_PLACE_OF if name != "sign"]):
     globals()[_name] = _function_form(_name)
 del _name
+
+
+@_arguments.overload
+def round_(input: Tensor): ...  # noqa: A002  (PyTorch's argument name)
+@_arguments.overload
+def round_(input: Tensor, *, decimals: int): ...  # noqa: A002
+@_arguments.checked
+def round_(input, *, decimals=None):  # noqa: A002
+    """`tensorgrad.round_(x, decimals=1)`: the method `x.round_(decimals=1)` as a function."""
+    return input.round_() if decimals is None else input.round_(decimals=decimals)
 
 
 def FloatTensor(*args):  # noqa: N802  (the legacy PyTorch constructor, still in old tutorials)

@@ -801,11 +801,15 @@ def _bind(name, overload, args, kwargs, raise_error):
     if nargs > overload.max_positional and not varargs:
         if not raise_error:
             return False
+        # (PyTorch's min_args counts the required keyword-only parameters too, and its range
+        # form always says "arguments" and "were": `x.round(1)` "takes from 1 to 0 positional
+        # arguments but 1 were given", of round's overload with a required `decimals`)
         most = overload.max_positional
-        least = sum(not p.has_default for p in params if not p.keyword_only)
+        least = sum(not p.has_default for p in params)
         raise TypeError(messages.TAKES_POSITIONAL.format(
             name=name, count=most if least == most else f"from {least} to {most}",
-            s="" if most == 1 else "s", given=nargs, were="was" if nargs == 1 else "were"))
+            s="" if most == 1 and least == most else "s", given=nargs,
+            were="was" if nargs == 1 and least == most else "were"))
     used_kwargs = 0
     for position, param in enumerate(params):
         if position < nargs and not param.keyword_only:

@@ -217,6 +217,20 @@ SignBackward0 = rule(
     self=lambda grad: grad * 0)
 
 
+# y = round(x), ⌊x⌋, ⌈x⌉, trunc(x): steps, flat between them, so dy/dx = 0 wherever it exists
+def flat(grad):
+    """The gradient of a step function: zeros (PyTorch's zeros_like(grad), so an infinite
+    incoming gradient gives no nan, as grad * 0 would)."""
+    return zeros_like(grad)
+
+
+RoundBackward0 = rule("RoundBackward0", local="0", elementwise=True, self=flat)
+RoundBackward1 = rule("RoundBackward1", local="0", elementwise=True, self=flat)
+FloorBackward0 = rule("FloorBackward0", local="0", elementwise=True, self=flat)
+CeilBackward0 = rule("CeilBackward0", local="0", elementwise=True, self=flat)
+TruncBackward0 = rule("TruncBackward0", local="0", elementwise=True, self=flat)
+
+
 def clamp_rule(grad, self, min, max):  # noqa: A002  (PyTorch's names)
     """y = clamp(x, lo, hi):  dy/dx = 1 where lo ≤ x ≤ hi, else 0."""
     inside = self == self  # all True, with x's shape
@@ -257,6 +271,20 @@ WhereBackward0 = rule(
     "WhereBackward0", saves=("condition",), elementwise=True,
     self=lambda grad, condition: where(condition, grad, 0),
     other=lambda grad, condition: where(condition, 0, grad))
+
+# y = x.masked_fill(mask, v): y is v where the mask holds, x elsewhere. So x gets the gradient off
+# the mask, and a 0-d tensor v (MaskedFillBackward1) the gradient of every place it was written
+# to (summed by the engine, as for any input broadcast to the output's shape)
+MaskedFillBackward0 = rule(
+    "MaskedFillBackward0", saves=("mask",), local="0 where the mask holds, else 1",
+    elementwise=True,
+    self=lambda grad, mask: where(mask, 0, grad))
+MaskedFillBackward1 = rule(
+    "MaskedFillBackward1", saves=("mask",), local=("0 where the mask holds, else 1",
+                                                   "1 where the mask holds, else 0"),
+    elementwise=True,
+    self=lambda grad, mask: where(mask, 0, grad),
+    value=lambda grad, mask: where(mask, grad, 0))
 
 
 # -- copies and casts: the gradient passes unchanged --------------------------------------------
@@ -501,6 +529,17 @@ GatherBackward0 = rule(
                                                                       self_sym_sizes),
     jvp=lambda self_t, index, dim: self_t._gather(dim, index))
 
+# y = sort(x) along dim, with the indices i it reports: y = gather(x, dim, i), and i is a
+# permutation, so each element's gradient goes back to the place it came from
+SortBackward0 = rule(
+    "SortBackward0", saves=("indices",),
+    self=lambda grad, indices, dim, self_sym_sizes: scatter_along(grad, indices, dim,
+                                                                  self_sym_sizes),
+    jvp=lambda self_t, indices, dim: self_t.gather(dim, indices))
+SortBackward1 = rule(  # (sort(stable=True): the same rule, PyTorch's other name)
+    "SortBackward1", saves=("indices",), self=SortBackward0.formulas[0][1],
+    jvp=SortBackward0.jvp_formula)
+
 # the scatters that gather's and max(dim)'s rules use: their derivative picks the places back out
 ScatterAlongBackward = rule(
     "ScatterAlongBackward", saves=("index",),
@@ -635,6 +674,14 @@ IndexUnsqueezeBackward0 = rule("UnsqueezeBackward0", self=back_into_zeros,
 # after they are freed raises)
 IndexBackward0 = rule("IndexBackward0", saves=("index",), self=back_into_zeros,
                       jvp=lambda self_t, index: self_t[index])
+
+# y = x.index_select(dim, i): the rows (along dim) of x at i; each row's gradient goes back to
+# where it was read, added up where i repeats it
+IndexSelectBackward0 = rule(
+    "IndexSelectBackward0", saves=("index",),
+    self=lambda grad, index, dim, self_sym_sizes: index_put_into_zeros(
+        grad, (slice(None),) * dim + (index._data,), self_sym_sizes),
+    jvp=lambda self_t, index, dim: self_t.index_select(dim, index))
 
 # the scatter into zeros that indexing's rule uses: its derivative reads the same places back
 IndexPutIntoZerosBackward = rule(

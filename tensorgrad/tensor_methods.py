@@ -9,8 +9,10 @@ operation, and each layer of the library imports only the layers below it
 (docs/reading-the-source.md).
 """
 
+import builtins
 import inspect
 import types
+import warnings
 
 import numpy as np
 
@@ -28,9 +30,9 @@ from .ops import inplace as _inplace
 from .ops import linalg as _linalg
 from .ops import reduction as _red
 from .ops import shape as _shape
-from .arguments import (Device, Dtype, Generator, Ints, MemoryFormat, Number, Signatures, checked, method,
-                        check_scalar_range, overload, takes_no_arguments, type_name)
-from .core.tensor import Tensor, read_only
+from .arguments import (Device, Dtype, Generator, Ints, Layout, MemoryFormat, Number, Signatures, checked,
+                        method, check_scalar_range, overload, takes_no_arguments, type_name)
+from .core.tensor import Tensor, _normalize_dim, read_only
 
 # The operations themselves, as the library calls them (their checked forms are tensorgrad.mul and
 # so on): an operator tests its operand's type itself, and runs only the operation.
@@ -52,6 +54,19 @@ def _requires_grad_(self, requires_grad: bool = True):
 def _copy_(self, other: Tensor, non_blocking: bool = False): ...
 def _normal_(self, mean: float = 0, std: float = 1, *, generator: Generator = None): ...
 def _uniform_(self, from_: float = 0, to: float = 1, *, generator: Generator = None): ...
+def _stride(self, dim: int | None = None): ...
+def _is_contiguous(self, *, memory_format: MemoryFormat = "contiguous_format"): ...
+def _new_full(self, size: Ints, fill_value: Number, *, dtype: Dtype = None, layout: Layout = None,
+              device: Device = None, pin_memory: bool | None = False,
+              requires_grad: bool | None = False): ...
+def _new_zeros(self, *size: Ints, dtype: Dtype = None, layout: Layout = None, device: Device = None,
+               pin_memory: bool | None = False, requires_grad: bool | None = False): ...
+def _new_ones(self, *size: Ints, dtype: Dtype = None, layout: Layout = None, device: Device = None,
+              pin_memory: bool | None = False, requires_grad: bool | None = False): ...
+def _new_empty(self, *size: Ints, dtype: Dtype = None, layout: Layout = None, device: Device = None,
+               pin_memory: bool | None = False, requires_grad: bool | None = False): ...
+def _new_tensor(self, data: object, *, dtype: Dtype = None, device: Device = None,
+                requires_grad: bool | None = False): ...
 
 
 def in_place_binary_form(name):
@@ -99,7 +114,7 @@ def in_place_form(name):
 
 # The functions of one tensor that have an in-place form as a method (`x.exp_()`).
 IN_PLACE_OF = ("neg", "exp", "log", "sqrt", "tanh", "sigmoid", "relu", "sin", "cos", "abs",
-               "reciprocal", "square", "sign")
+               "reciprocal", "square", "sign", "floor", "ceil", "trunc")
 
 
 def plain_method(function):
@@ -166,11 +181,6 @@ def _unsigned_operand(operation, tensor, value, reflected):
     if operation is _div and (reflected or tensor._data.dtype.kind != "b"):
         return float(value)
     return _ew.unsigned_as_pytorch(value, tensor)[0]
-
-
-def _new_filled(self, *size: Ints, dtype: Dtype = None, requires_grad: bool | None = False):
-    """new_zeros' and new_ones' parameters, as PyTorch declares them (those tensorgrad takes):
-    their calls are checked under their own names ("new_ones(): argument 'size' ...")."""
 
 
 class TensorMethods:
@@ -402,6 +412,8 @@ class TensorMethods:
             _ew.square, _ew.neg, _ew.reciprocal, _ew.exp, _ew.log, _ew.log1p, _ew.expm1,
             _ew.sqrt, _ew.sin, _ew.cos, _ew.tanh, _ew.sigmoid, _ew.relu, _ew.abs, _ew.sign,
             _ew.logical_not))
+    floor, ceil, trunc = (takes_no_arguments(f) for f in (_ew.floor, _ew.ceil, _ew.trunc))
+    round = method(_ew.round)
 
     @overload
     def where(self, condition: Tensor, other: Tensor): ...
@@ -419,6 +431,7 @@ class TensorMethods:
                             _red.any))
     logsumexp, softmax, log_softmax, cumsum, gather = (method(f) for f in (
         _red.logsumexp, _red.softmax, _red.log_softmax, _red.cumsum, _red.gather))
+    sort, argsort = method(_red.sort), method(_red.argsort)
 
     def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
         return _red.norm(self, p, dim, keepdim, dtype=dtype)
@@ -431,8 +444,21 @@ class TensorMethods:
             _shape.reshape, _shape.view, _shape.flatten, _shape.transpose, _shape.permute,
             _shape.unsqueeze, _shape.squeeze, _shape.expand, _shape.expand_as, _shape.repeat,
             _shape.flip, _shape.unbind, _shape.chunk))
-    t = takes_no_arguments(_shape.t)
-    select = method(_indexing.select)
+    t, ravel = takes_no_arguments(_shape.t), takes_no_arguments(_shape.ravel)
+    swapaxes = method(_shape.swapaxes)
+    index_select = method(_indexing.index_select)
+
+    @overload
+    def nonzero(self): ...
+    @overload
+    def nonzero(self, *, as_tuple: builtins.bool): ...  # (in here, `bool` is Tensor.bool)
+    @checked(method=True)
+    def nonzero(self, *, as_tuple=False):
+        """(PyTorch's method has two forms, where its function has one: as_tuple is asked for
+        by keyword or not at all.)"""
+        return _indexing.nonzero(self, as_tuple=as_tuple)
+
+    select, masked_fill = method(_indexing.select), method(_indexing.masked_fill)
     roll = method(_shape.roll)
 
     @checked(method=True)
@@ -492,8 +518,19 @@ class TensorMethods:
             "bitwise_left_shift", "bitwise_right_shift"))
 
     clamp_, fill_ = method(_inplace.clamp_), method(_inplace.fill_)
+    masked_fill_ = method(_indexing.masked_fill_)
     neg_, exp_, log_, sqrt_, tanh_, sigmoid_, relu_, sin_, cos_, abs_, reciprocal_, square_, \
-        sign_ = (in_place_form(name) for name in IN_PLACE_OF)
+        sign_, floor_, ceil_, trunc_ = (in_place_form(name) for name in IN_PLACE_OF)
+
+    @overload
+    def round_(self): ...
+    @overload
+    def round_(self, *, decimals: int): ...
+    @checked(method=True)
+    def round_(self, *, decimals=None):
+        """In place: x becomes round(x) (to `decimals` places, if given)."""
+        return _inplace.apply(self, lambda: _ew.round(self, decimals=decimals))
+
     # (`a += b` has its operand checked by binary_operator, so it calls the plain in-place
     # functions, checked once, as `a + b` does)
     __iadd__, __isub__, __imul__, __itruediv__ = (binary_operator(f) for f in (
@@ -550,16 +587,78 @@ class TensorMethods:
             raise NotImplementedError(messages.NOT_IMPLEMENTED_FOR.format(
                 kernel=kernel, dtype=self.dtype.scalar_name))
 
-    def new_tensor(self, data, dtype=None, requires_grad=False):
-        return creation.tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
+    # -- how the elements lie in memory, counted in elements as PyTorch counts (NumPy: bytes) ------
+    @checked(method=True, like=_stride)
+    def stride(self, dim=None):
+        """The step in memory from one element to the next along each dim (a tuple), or along
+        `dim`: (3, 1) for a 2x3 tensor, (1, 3) for its transpose, 0 along an expanded dim."""
+        steps = _steps_in_elements(self._data)
+        if dim is None:
+            return steps
+        if not steps:
+            raise IndexError(messages.NO_DIMENSIONS.format(dim=dim))
+        return steps[_normalize_dim(dim, len(steps))]
 
-    @checked(method=True, like=_new_filled)
-    def new_zeros(self, *size, dtype=None, requires_grad=False):
-        return creation.zeros(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+    @checked(method=True, like=_is_contiguous)
+    def is_contiguous(self, *, memory_format="contiguous_format"):
+        """Do the elements lie in memory in row order, without gaps? Dims of size 1 do not
+        count (their step is never taken); a transpose or a slice with a step is not."""
+        if memory_format != "contiguous_format":
+            return False  # (channels_last and the like: tensorgrad has only row order)
+        if self._data.size == 0:
+            return True  # (no element to lie anywhere)
+        expected = 1
+        for size, step in reversed(list(zip(self._data.shape, _steps_in_elements(self._data)))):
+            if size != 1 and step != expected:
+                return False
+            expected *= size
+        return True
 
-    @checked(method=True, like=_new_filled)
-    def new_ones(self, *size, dtype=None, requires_grad=False):
-        return creation.ones(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+    @takes_no_arguments
+    def element_size(self):
+        """The bytes one element takes: 4 for float32, 8 for float64 and int64, 1 for bool."""
+        return self._data.itemsize
+
+    @takes_no_arguments
+    def storage_offset(self):
+        """Where this tensor's first element lies in the memory it shares with the tensor it is
+        a view of, in elements: 1 for `x[1:]` of a 1-d x, 0 for a tensor of its own."""
+        owner = self._data
+        while isinstance(owner.base, np.ndarray):
+            owner = owner.base
+        start = self._data.__array_interface__["data"][0]
+        return (start - owner.__array_interface__["data"][0]) // self._data.itemsize
+
+    # -- new tensors like this one: its dtype (and its device, the CPU) unless told otherwise -------
+    @checked(method=True, like=_new_full)
+    def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
+        """A tensor of `size` holding `fill_value`, in this tensor's dtype (the value does not
+        choose it, as it does in `full`): `x.new_full((2,), 3)` is float32 for a float32 x."""
+        return _new_filled(self, (tuple(size),), fill_value, dtype, device, requires_grad)
+
+    @checked(method=True, like=_new_zeros)
+    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
+        """Zeros of `size` (one tuple, or the sizes one by one), in this tensor's dtype."""
+        return _new_filled(self, size, 0, dtype, device, requires_grad)
+
+    @checked(method=True, like=_new_ones)
+    def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
+        """Ones of `size`, in this tensor's dtype."""
+        return _new_filled(self, size, 1, dtype, device, requires_grad)
+
+    @checked(method=True, like=_new_empty)
+    def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
+        """Like new_zeros: tensorgrad never hands out uninitialised memory."""
+        return _new_filled(self, size, 0, dtype, device, requires_grad)
+
+    @checked(method=True, like=_new_tensor)
+    def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
+        """`tensorgrad.tensor(data)` in this tensor's dtype: a copy, whatever `data` is."""
+        if isinstance(data, Tensor):
+            warnings.warn(messages.COPY_CONSTRUCT_NEW, UserWarning, stacklevel=2)
+            data = data._data
+        return creation.tensor(data, dtype=dtype or self.dtype, device=device,
+                               requires_grad=requires_grad)
 
     def _copy_for_grad(self):
         """`.grad` under create_graph: a recorded copy (core/node.py: AccumulateGrad.apply)."""
@@ -595,6 +694,30 @@ class TensorMethods:
 
 _OPERAND_TYPES = frozenset((Tensor, int, float, bool))  # tested first: the common case
 _INT64 = 2 ** 63
+
+
+def _steps_in_elements(data):
+    """A NumPy array's strides as PyTorch's: in elements, not bytes; an empty array's as a fresh
+    tensor's (its memory is never read); and a dim of size 1 that NumPy added with step 0
+    (`x[None]`) with the step PyTorch's unsqueeze gives it, the size times the step of the dim
+    after it."""
+    steps = [step // data.itemsize for step in data.strides]
+    after = 1  # (the step after the last dim)
+    for d in reversed(range(data.ndim)):
+        if data.size == 0 or data.shape[d] == 1 and steps[d] == 0:
+            steps[d] = after
+        after = steps[d] * max(data.shape[d], 1)
+    return tuple(steps)
+
+
+def _new_filled(tensor, size, value, dtype, device, requires_grad):
+    """new_full, new_zeros, new_ones: `value` in every element, in `tensor`'s dtype unless
+    `dtype` is given (the value must fit it: 2 ** 63 into int64 is refused)."""
+    check_device(device)
+    dtype = dtype or tensor.dtype
+    creation.check_value_fits(value, dtype.numpy)
+    data = np.full(creation._size_arg(size), value, dtype=dtype.numpy)
+    return creation._finish(data, None, requires_grad)
 
 
 def _qualified(cls):

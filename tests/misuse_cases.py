@@ -367,7 +367,7 @@ def namespace_cases(tg):
         cases.add(f"t.{name}(out=t)")  # a method takes no out= (one that took it ignored it)
     for name in ("Linear", "ReLU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax", "MSELoss",
                  "BCELoss", "NLLLoss", "CrossEntropyLoss", "BCEWithLogitsLoss", "Flatten",
-                 "Dropout", "BatchNorm1d", "ModuleList", "Unflatten"):
+                 "Dropout", "BatchNorm1d", "ModuleList", "Unflatten", "ParameterList", "ModuleDict"):
         for bad in _FIRST_ARGUMENTS:
             cases.add(f"nn.{name}({bad})")
         if name != "Linear":

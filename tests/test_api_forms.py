@@ -6,7 +6,7 @@ import pytest
 from parity import lib, raises, show  # noqa: F401  (lib is a fixture)
 
 IN_PLACE = ["neg_", "exp_", "log_", "sqrt_", "tanh_", "sigmoid_", "relu_", "sin_", "cos_", "abs_",
-            "reciprocal_", "square_"]
+            "reciprocal_", "square_", "floor_", "ceil_", "trunc_", "round_"]
 
 
 @pytest.mark.parametrize("name", IN_PLACE)

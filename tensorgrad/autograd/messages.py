@@ -476,3 +476,24 @@ NON_TUPLE_INDEX = (
     "pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be interpreted as "
     "tensor index, x[tensorgrad.tensor(seq)], which will result either in an error or a different "
     "result")
+# t.masked_fill(mask, value): the mask must be bool, a tensor value 0-d (C type names of the mask)
+MASKED_FILL_MASK = "masked_fill_ only supports boolean masks, but got mask with dtype {c_type}"
+MASKED_FILL_VALUE = ("masked_fill_ only supports a 0-dimensional value tensor, but got tensor "
+                     "with {ndim} dimension(s).")
+C_TYPE_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "bool": "bool"}
+# a tensor that requires grad written into an integer result (`int_t.masked_fill(m, w)`)
+AUTOGRAD_DTYPE = "Autograd not support dtype: {dtype}"
+# x.new_tensor(a_tensor): COPY_CONSTRUCT, with the method's name
+COPY_CONSTRUCT_NEW = COPY_CONSTRUCT.replace("tensorgrad.tensor(", "tensor.new_tensor(")
+# t.index_select(dim, index): PyTorch's checks, in its order
+INDEX_SELECT_VECTOR = "index_select(): Index is supposed to be a vector"
+INDEX_SELECT_DTYPE = "index_select(): Expected dtype int32 or int64 for index"
+INDEX_SELECT_BOUNDS = "INDICES element is out of DATA bounds, id={index} axis_dim={size}"
+INDEX_SELECT_SCALAR = "index_select(): Index to scalar can have only 1 value, got {count} value(s)"
+INDEX_OUT_OF_RANGE_IN_SELF = "index out of range in self"
+# tensorgrad.finfo / iinfo of a dtype of the other kind
+FINFO_NOT_FLOAT = ("tensorgrad.finfo() requires a floating point input type. Use tensorgrad.iinfo "
+                   "to handle 'tensorgrad.finfo'")
+IINFO_NOT_INTEGER = ("tensorgrad.iinfo() requires an integer input type. Use tensorgrad.finfo to "
+                     "handle 'tensorgrad.iinfo'")
+IINFO_BOOL = "tensorgrad.bool is not supported by tensorgrad.iinfo"

@@ -4,11 +4,13 @@
     parameter.py   Parameter: a tensor registered as a learnable weight
     modules.py     Linear, Sequential, ModuleList, activations, the losses, Flatten, Dropout,
                    BatchNorm1d, DataParallel (which, with no GPU, runs its module)
+    containers.py  ParameterList and ModuleDict: weights in a list, layers by name
     functional.py  the functions behind them: linear, relu, softmax, mse_loss, cross_entropy, ...
     init.py        weight initialisation (uniform, normal, Xavier, Kaiming)
 """
 
 from . import functional, init
+from .containers import ModuleDict, ParameterList
 from .module import Module
 from .modules import (BatchNorm1d, BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, DataParallel,
                       Dropout, Flatten, Identity, Linear, LogSoftmax, ModuleList, MSELoss, NLLLoss, ReLU,
@@ -18,4 +20,4 @@ from .parameter import Parameter
 __all__ = ["Module", "Parameter", "Linear", "Sequential", "ReLU", "Tanh", "Sigmoid", "Softmax",
            "LogSoftmax", "Identity", "MSELoss", "BCELoss", "NLLLoss", "CrossEntropyLoss",
            "BCEWithLogitsLoss", "ModuleList", "Flatten", "Unflatten", "Dropout", "BatchNorm1d",
-           "DataParallel", "functional", "init"]
+           "DataParallel", "ParameterList", "ModuleDict", "functional", "init"]

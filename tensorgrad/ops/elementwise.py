@@ -15,13 +15,14 @@ from ..arguments import MemoryFormat, Number, declared, overload
 from ..autograd import messages
 from ..core.tensor import Tensor
 from ..creation import check_value_fits
-from ..derivatives import (AbsBackward0, AddBackward0, ClampBackward1, CloneBackward0,
-                           CopyBackwards, CosBackward0, DivBackward0, ExpBackward0, Expm1Backward0,
-                           Log1PBackward0, LogBackward0, MaximumBackward0, MinimumBackward0,
+from ..derivatives import (AbsBackward0, AddBackward0, CeilBackward0, ClampBackward1,
+                           CloneBackward0, CopyBackwards, CosBackward0, DivBackward0, ExpBackward0,
+                           Expm1Backward0, FloorBackward0, Log1PBackward0, LogBackward0, MaximumBackward0, MinimumBackward0,
                            MulBackward0, NegBackward0, PowBackward0, PowBackward1, PowBackward2,
-                           ReciprocalBackward0, ReluBackward0, RemainderBackward0, RsubBackward1,
-                           SigmoidBackward0, SignBackward0, SinBackward0, SqrtBackward0,
-                           SubBackward0, TanhBackward0, ToCopyBackward0, WhereBackward0)
+                           ReciprocalBackward0, ReluBackward0, RemainderBackward0, RoundBackward0,
+                           RoundBackward1, RsubBackward1, SigmoidBackward0, SignBackward0,
+                           SinBackward0, SqrtBackward0, SubBackward0, TanhBackward0,
+                           ToCopyBackward0, TruncBackward0, WhereBackward0)
 from ..core.record import OUTPUT, record
 
 _NUMBER_TYPES = (bool, int, float, np.number, np.bool_)
@@ -404,6 +405,61 @@ def sign(input: Tensor, *, out: Tensor = None):
     # As PyTorch, (x > 0) - (x < 0): so nan gives 0 (np.sign gives nan), and -0. gives 0.
     data = (values > 0).astype(values.dtype) - (values < 0).astype(values.dtype)
     return record(SignBackward0, data, (input,))
+
+
+# -- rounding: steps, whose derivative is zero wherever it exists ----------------------------------
+@overload
+def round(input: Tensor, *, out: Tensor = None): ...  # noqa: A001  (the PyTorch name)
+@overload
+def round(input: Tensor, *, decimals: int, out: Tensor = None): ...  # noqa: A001
+@declared
+def round(input, *, decimals=None):  # noqa: A001
+    """To the nearest integer, a half to the even one (0.5 -> 0, 1.5 -> 2, 2.5 -> 2), or to
+    `decimals` places: rint(x·10^d) / 10^d (d < 0: rint(x / 10^-d) · 10^-d), in the tensor's
+    own dtype as PyTorch computes it, so that float32's 2.675 (2.67499995...) gives 2.68 and
+    float64's 2.67, and a 10^d beyond the dtype's range gives nan."""
+    values = input._data
+    if decimals is None:
+        return _step(input, np.rint, RoundBackward0, "round_vml_cpu")
+    if values.dtype.kind != "f":
+        kernel = "round_vml_cpu" if decimals == 0 else "round_cpu"
+        raise NotImplementedError(messages.NOT_IMPLEMENTED_FOR.format(
+            kernel=kernel, dtype=input.dtype.scalar_name))
+    with np.errstate(all="ignore"):  # (10^40 is inf in float32: nan, as in PyTorch)
+        places = -decimals if decimals < 0 else decimals  # (`abs` here is the operation)
+        power = np.asarray(np.float64(10.0) ** places).astype(values.dtype)  # 10^d in double, as torch
+        if decimals < 0:
+            data = np.rint(values / power) * power
+        else:
+            data = np.rint(values * power) / power
+    return record(RoundBackward1, data, (input,))
+
+
+@declared
+def floor(input: Tensor, *, out: Tensor = None):
+    return _step(input, np.floor, FloorBackward0, "floor_vml_cpu")
+
+
+@declared
+def ceil(input: Tensor, *, out: Tensor = None):
+    return _step(input, np.ceil, CeilBackward0, "ceil_vml_cpu")
+
+
+@declared
+def trunc(input: Tensor, *, out: Tensor = None):
+    """Toward zero: the integer part (-1.5 -> -1)."""
+    return _step(input, np.trunc, TruncBackward0, "trunc_vml_cpu")
+
+
+def _step(input, ufunc, node, kernel):
+    """round, floor, ceil, trunc: of floats, the step function; of integers, a copy (they are
+    whole already); of bools, PyTorch's kernel refuses."""
+    values = input._data
+    if values.dtype == np.bool_:
+        raise NotImplementedError(messages.NOT_IMPLEMENTED_FOR.format(kernel=kernel, dtype="Bool"))
+    if values.dtype.kind != "f":
+        return Tensor._make(values.copy())
+    return record(node, ufunc(values), (input,))
 
 
 @overload

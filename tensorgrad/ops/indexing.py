@@ -11,14 +11,16 @@ import warnings
 import numpy as np
 
 from .. import dtypes
-from ..arguments import declared, type_name
+from ..arguments import Number, declared, overload, type_name
 from ..autograd import messages
 from ..core.tensor import Tensor, _normalize_dim
 from . import inplace
-from ..derivatives import (CopySlices, IndexBackward0, IndexPutBackward0,
-                           IndexUnsqueezeBackward0, SelectBackward0, SliceBackward0)
+from ..creation import check_value_fits
+from ..derivatives import (CopySlices, IndexBackward0, IndexPutBackward0, IndexSelectBackward0,
+                           IndexUnsqueezeBackward0, MaskedFillBackward0, MaskedFillBackward1,
+                           SelectBackward0, SliceBackward0)
 from ..core.record import record
-from .elementwise import OPERAND_TYPES
+from .elementwise import OPERAND_TYPES, broadcast_error
 from .shape import as_view, expand
 
 
@@ -166,7 +168,8 @@ def getitem(x, index):
     except IndexError as error:  # only a refused index pays for finding PyTorch's words
         _check_bounds(x, numpy_index)
         raise IndexError(str(error)) from None
-    if kind == "advanced":
+    if kind == "advanced":  # (a copy, laid out in row order as PyTorch's: NumPy's may not be)
+        data = data if data.flags.c_contiguous else data.copy(order="C")  # (0-d stays 0-d)
         return record(IndexBackward0, data, (x,), saved={"index": numpy_index},
                       self_sym_sizes=x._data.shape)
     result = record(_NODE_FOR_KIND[kind], data, (x,), index=numpy_index,
@@ -183,6 +186,45 @@ def select(input: Tensor, dim: int, index: int):
         raise IndexError(f"select(): index {index} out of range for tensor of size "
                          f"{list(input._data.shape)} at dimension {d}")
     return getitem(input, (slice(None),) * d + (index,))
+
+
+@declared
+def index_select(input: Tensor, dim: int, index: Tensor, *, out: Tensor = None):
+    """The slices of `input` along `dim` at the positions in `index` (a vector of ints, in
+    range: no negative positions, unlike `x[:, index]`), in the index's order."""
+    d = _normalize_dim(dim, input._data.ndim)
+    positions = index._data
+    if positions.ndim > 1:
+        raise IndexError(messages.INDEX_SELECT_VECTOR)
+    if positions.dtype != np.int64:
+        raise RuntimeError(messages.INDEX_SELECT_DTYPE)
+    if input._data.ndim == 0:  # a 0-d input: one position, 0, and the result stays 0-d
+        if positions.size != 1:
+            raise RuntimeError(messages.INDEX_SELECT_SCALAR.format(count=positions.size))
+        if positions.reshape(()) != 0:
+            raise IndexError(messages.INDEX_OUT_OF_RANGE_IN_SELF)
+        data = input._data.copy()
+    else:
+        size, flat = input._data.shape[d], positions.reshape(-1)  # (a 0-d index is one position)
+        outside = flat[(flat < 0) | (flat >= size)]
+        if outside.size:
+            raise RuntimeError(messages.INDEX_SELECT_BOUNDS.format(index=outside[0], size=size))
+        data = np.take(input._data, flat, axis=d)
+    return record(IndexSelectBackward0, data, (input,), saved={"index": index}, dim=d,
+                  self_sym_sizes=input._data.shape)
+
+
+@declared
+def nonzero(input: Tensor, *, out: Tensor = None, as_tuple: bool = False):
+    """Where the tensor is not zero: one row of indices per such element (an N x ndim int64
+    tensor), or with as_tuple=True one index tensor per dim, as `x[x.nonzero(as_tuple=True)]`
+    wants them (a 0-d tensor counts as one element there)."""
+    values = input._data
+    if as_tuple:
+        return tuple(Tensor._make(i.astype(np.int64)) for i in np.nonzero(np.atleast_1d(values)))
+    if values.ndim == 0:
+        return Tensor._make(np.zeros((int(values != 0), 0), dtype=np.int64))
+    return Tensor._make(np.argwhere(values).astype(np.int64))
 
 
 # -- writing --------------------------------------------------------------------------------------
@@ -267,3 +309,70 @@ def _check_index_of_0_dim(index):
         if isinstance(item, slice):
             raise IndexError("slice() cannot be applied to a 0-dim tensor.")
         raise IndexError("too many indices for tensor of dimension 0")
+
+
+# -- writing where a mask holds -------------------------------------------------------------------
+@overload
+def masked_fill(input: Tensor, mask: Tensor, value: Tensor): ...
+@overload
+def masked_fill(input: Tensor, mask: Tensor, value: Number): ...
+@declared
+def masked_fill(input, mask, value):
+    """`value` where the bool `mask` holds, `input` elsewhere (mask and input broadcast together).
+    The value takes the input's dtype, as a cast does (2.5 into an int64 tensor is 2), and must
+    fit it; a tensor value must be 0-d, and gets a gradient (MaskedFillBackward1). PyTorch's
+    order of checks: the shapes, the value's dims, the mask's dtype, the value's range."""
+    _broadcast_mask(input, mask)
+    number = _fill_number(value)
+    _check_mask(mask)
+    dtype = input._data.dtype
+    check_value_fits(number, dtype)  # (nan into int64, 1e39 into float32)
+    data = np.where(mask._data, np.asarray(number).astype(dtype), input._data)
+    if dtype.kind != "f":  # integer and bool tensors never require grad
+        if isinstance(value, Tensor) and value.requires_grad:
+            raise RuntimeError(messages.AUTOGRAD_DTYPE.format(dtype=input.dtype.scalar_name))
+        return Tensor._make(data)
+    if isinstance(value, Tensor):
+        return record(MaskedFillBackward1, data, (input, value), saved={"mask": mask})
+    return record(MaskedFillBackward0, data, (input,), saved={"mask": mask})
+
+
+@overload
+def masked_fill_(input: Tensor, mask: Tensor, value: Tensor): ...
+@overload
+def masked_fill_(input: Tensor, mask: Tensor, value: Number): ...
+@declared
+def masked_fill_(input, mask, value):
+    """masked_fill, written into `input`: the mask may not make it grow (checked before the
+    value's range, as PyTorch does, and after the mask's dtype)."""
+    def compute():
+        _fill_number(value)
+        _check_mask(mask)
+        shape = _broadcast_mask(input, mask)
+        if shape != input._data.shape:
+            raise inplace._cannot_grow(input, shape)
+        return masked_fill(input, mask, value)
+
+    return inplace.apply(input, compute, (mask, value))
+
+
+def _fill_number(value):
+    """The number a masked_fill writes: a Number, or the one element of a 0-d tensor."""
+    if not isinstance(value, Tensor):
+        return value
+    if value._data.ndim:
+        raise RuntimeError(messages.MASKED_FILL_VALUE.format(ndim=value._data.ndim))
+    return value._data.item()
+
+
+def _broadcast_mask(input, mask):
+    try:
+        return np.broadcast_shapes(mask._data.shape, input._data.shape)
+    except ValueError:
+        raise RuntimeError(broadcast_error(mask._data.shape, input._data.shape)) from None
+
+
+def _check_mask(mask):
+    if mask.dtype is not dtypes.bool_:
+        raise RuntimeError(messages.MASKED_FILL_MASK.format(
+            c_type=messages.C_TYPE_NAMES[mask._data.dtype.name]))

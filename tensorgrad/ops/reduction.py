@@ -20,7 +20,8 @@ from ..derivatives import (AmaxBackward0, AminBackward0, CumsumBackward0, Gather
                            LinalgVectorNormBackward0, LogSoftmaxBackward0, LogsumexpBackward0,
                            MaxBackward0, MaxBackward1, MeanBackward0, MeanBackward1, MinBackward0,
                            MinBackward1, ProdBackward0, ProdBackward1, SoftmaxBackward0,
-                           StdBackward0, SumBackward0, SumBackward1, VarBackward0)
+                           SortBackward0, SortBackward1, StdBackward0, SumBackward0, SumBackward1,
+                           VarBackward0)
 from ..core.record import OUTPUT, record
 from .shape import _shape_arg, view
 
@@ -216,6 +217,56 @@ def min(input, dim=None, keepdim=False):  # noqa: A001
     if isinstance(dim, Tensor):
         return ew.minimum(input, dim)
     return _extreme(input, dim, keepdim, np.min, np.argmin, MinBackward1, MinBackward0, min_return, "min")
+
+
+# -- sorting -------------------------------------------------------------------------------------
+class sort_return(_ReturnTypeBase):
+    __slots__ = ()
+    _name = "sort"
+
+
+@overload
+def sort(input: Tensor, *, stable: bool | None, dim: int = -1, descending: bool = False,
+         out: Tensors = None): ...
+@overload
+def sort(input: Tensor, dim: int = -1, descending: bool = False, *, out: Tensors = None): ...
+@declared
+def sort(input, dim=-1, descending=False, *, stable=None):
+    """The values along `dim` in order, and where each came from: (values, indices). Equal
+    values keep their order (PyTorch's CPU sort is stable either way), nan sorts as the
+    largest; the gradient goes back through the indices (SortBackward0)."""
+    d = _normalize_dim(dim, input._data.ndim)
+    indices = _sorted_indices(input._data, d, descending)
+    values = np.take_along_axis(input._data, indices, axis=d) if input._data.ndim else \
+        input._data.copy()
+    index_tensor = Tensor._make(indices)
+    node = SortBackward0 if stable is None else SortBackward1
+    values = record(node, values, (input,), saved={"indices": index_tensor}, dim=d,
+                    self_sym_sizes=input._data.shape)
+    return sort_return(values, index_tensor)
+
+
+@overload
+def argsort(input: Tensor, *, stable: bool, dim: int = -1, descending: bool = False,
+            out: Tensor = None): ...
+@overload
+def argsort(input: Tensor, dim: int = -1, descending: bool = False): ...
+@declared
+def argsort(input, dim=-1, descending=False, *, stable=False):
+    """sort's indices alone."""
+    return Tensor._make(_sorted_indices(input._data, _normalize_dim(dim, input._data.ndim),
+                                        descending))
+
+
+def _sorted_indices(values, dim, descending):
+    """A stable sort's indices along `dim` (int64). Descending: the stable ascending order of
+    the array read backwards, read backwards again, so equal values keep their order."""
+    if values.ndim == 0:
+        return np.zeros((), dtype=np.int64)
+    if not descending:
+        return np.argsort(values, axis=dim, kind="stable").astype(np.int64)
+    backwards = np.argsort(np.flip(values, dim), axis=dim, kind="stable")
+    return (values.shape[dim] - 1 - np.flip(backwards, dim)).astype(np.int64)
 
 
 @declared

@@ -126,6 +126,13 @@ def unsafe_view(x, shape):
     return record(UnsafeViewBackward0, x._data.reshape(shape), (x,), self_sym_sizes=x._data.shape)
 
 
+@declared
+def ravel(input: Tensor):
+    """The elements in one row, in row order: a view when the memory allows (`view(-1)` of the
+    tensor made contiguous first)."""
+    return view(contiguous(input), -1)
+
+
 # -- transpose / permute ------------------------------------------------------------------
 @declared
 def transpose(input: Tensor, dim0: int, dim1: int):
@@ -133,6 +140,12 @@ def transpose(input: Tensor, dim0: int, dim1: int):
     d1 = _normalize_dim(dim1, input._data.ndim)
     data = np.swapaxes(input._data, d0, d1) if input._data.ndim else input._data
     return as_view(record(TransposeBackward0, data, (input,), dim0=d0, dim1=d1), input)
+
+
+@declared
+def swapaxes(input: Tensor, axis0: int, axis1: int):
+    """NumPy's name for transpose, which PyTorch has too."""
+    return transpose(input, axis0, axis1)
 
 
 @declared
