@@ -665,6 +665,48 @@ def test_backward_inputs_with_a_non_leaf(lib_name):
     assert x.grad is None
 
 
+@pytest.mark.parametrize("lib_name", LIBRARIES)
+@pytest.mark.parametrize("how", ["retained", "listed_twice", "retained_two_backwards"])
+def test_a_non_leaf_named_in_inputs_accumulates_once_per_backward(lib_name, how):
+    """Retained, or named twice, a non-leaf in backward(inputs=) still takes its gradient once
+    per backward, as in PyTorch (where inputs= retains the non-leaf's gradient)."""
+    lib = library(lib_name)
+    a = lib.tensor([1.0, 2.0], requires_grad=True)
+    b = lib.tensor([3.0, 4.0], requires_grad=True)
+    h = a * b
+    out = (h * h).sum()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if how != "listed_twice":
+            h.retain_grad()
+        out.backward(inputs=[h, h] if how == "listed_twice" else [h], retain_graph=True)
+        if how == "retained_two_backwards":
+            out.backward(inputs=[h])
+        expected = [12.0, 32.0] if how == "retained_two_backwards" else [6.0, 16.0]
+        np.testing.assert_allclose(as_numpy(h.grad), expected)
+    assert h.retains_grad and a.grad is None and b.grad is None
+
+
+@pytest.mark.parametrize("lib_name", LIBRARIES)
+def test_a_retained_gradient_is_a_copy_of_the_one_given(lib_name):
+    """Under create_graph, a retained non-leaf's first .grad is a copy of the gradient given to
+    backward, as a leaf's is: the user's tensor is neither aliased nor written into later."""
+    lib = library(lib_name)
+    a = lib.tensor([1.0, 2.0], requires_grad=True)
+    h = a * 3
+    h.retain_grad()
+    given = lib.tensor([1.0, 1.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        h.backward(given, create_graph=True, retain_graph=True)
+        assert h.grad is not given
+        h.backward(given)
+    np.testing.assert_allclose(as_numpy(a.grad.detach()), [6.0, 6.0])
+    np.testing.assert_allclose(as_numpy(given), [1.0, 1.0])
+    given.mul_(10)
+    np.testing.assert_allclose(as_numpy(h.grad.detach()), [2.0, 2.0])
+
+
 @pytest.mark.parametrize("accumulate", [True, False])
 def test_the_engine_decides_what_a_captured_input_accumulates(accumulate):
     """The engine takes the tensors to capture and decides, once, what accumulates: with

@@ -105,26 +105,25 @@ class Capture:
 
     def __init__(self, roots, capture, accumulate):
         self.accumulate = accumulate
-        self.tensors = capture
         self.captured = [None] * len(capture)
         self.slots = {}  # node -> [(output_nr, index in captured)]
         for index, tensor in enumerate(capture):
             node, output_nr = gradient_edge(tensor)  # (autograd/backward_and_grad.py checked it)
             self.slots.setdefault(node, []).append((output_nr, index))
+            if accumulate:  # a non-leaf then keeps its gradient as retain_grad() does, as in
+                tensor.retain_grad()  # PyTorch: once, however often it is named (a leaf: no-op)
         self.needed = nodes_leading_to(roots, self.slots)
 
     def take(self, node, grads):
         """Keep the gradients wanted at `node`; False if the node need not run after that: a leaf
         runs (adding into its `.grad`) only if asked to accumulate, any other node only if
-        something wanted lies behind it. Asked to accumulate, a non-leaf adds its gradient into
-        its `.grad` here, as its leaf's AccumulateGrad would (backward(inputs=[h]))."""
+        something wanted lies behind it. (Asked to accumulate, a non-leaf retains its gradient,
+        stored by run_tensor_pre_hooks before this: see __init__.)"""
         if node not in self.slots:
             return True
         for output_nr, index in self.slots[node]:
             grad = grads[output_nr] if output_nr < len(grads) else None
             self.captured[index] = grad
-            if self.accumulate and grad is not None and type(node) is not AccumulateGrad:
-                AccumulateGrad(self.tensors[index]).apply([grad])
         if type(node) is AccumulateGrad:
             return self.accumulate
         return any(next_node in self.needed for next_node, _ in node.next_functions
@@ -221,18 +220,8 @@ def run_tensor_pre_hooks(node, grads):
         for output_nr, tensor_ref in node._retained_outputs.items():
             tensor = tensor_ref()
             if tensor is not None and output_nr < len(grads) and grads[output_nr] is not None:
-                store_retained_grad(tensor, grads[output_nr])
+                AccumulateGrad(tensor).apply([grads[output_nr]])  # as a leaf's: one copy rule
     return grads
-
-
-def store_retained_grad(tensor, grad):
-    """retain_grad(): keep the gradient that reached a non-leaf, summed over backwards, as a
-    leaf's AccumulateGrad does; only a first gradient being recorded (create_graph=True) is
-    kept as it is, without a copy."""
-    if tensor._grad is None and grad_mode._grad_enabled:
-        tensor._grad = grad
-    else:
-        AccumulateGrad(tensor).apply([grad])
 
 
 def call_hooks(hooks, grad):
