@@ -301,6 +301,11 @@ ZeroBackward0 = rule("ZeroBackward0", self=lambda grad: zeros_like(grad),
                      jvp=lambda self_t: zeros_like(self_t))
 FillBackward0 = rule("FillBackward0", self=lambda grad: zeros_like(grad),
                      jvp=lambda self_t: zeros_like(self_t))
+# random fills (normal_, uniform_): the new values do not depend on the old ones
+NormalBackward0 = rule("NormalBackward0", self=lambda grad: zeros_like(grad),
+                       jvp=lambda self_t: zeros_like(self_t))
+UniformBackward0 = rule("UniformBackward0", self=lambda grad: zeros_like(grad),
+                        jvp=lambda self_t: zeros_like(self_t))
 
 
 # -- reductions: the gradient goes back to every element that contributed ------------------------

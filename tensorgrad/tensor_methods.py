@@ -17,13 +17,13 @@ import warnings
 import numpy as np
 
 from . import creation, dtypes, numpy_errors, printing
+from . import derivatives as _derivatives
 from . import random as _random
 from .autograd import backward_and_grad as _backward_and_grad
 from .device import check_device
 from .autograd import forward_ad as _forward_ad
 from .autograd import messages
 from .core.grad_mode import is_grad_enabled
-from .core.grad_mode import no_grad as _no_grad
 from .ops import elementwise as _ew
 from .ops import indexing as _indexing
 from .ops import inplace as _inplace
@@ -553,18 +553,17 @@ class TensorMethods:
         return _inplace.copy_(self, other)
     @checked(method=True, like=_normal_)
     def normal_(self, mean=0.0, std=1.0, *, generator=None):
-        """Fill with normal samples (no graph: used to initialise weights)."""
+        """Fill with normal samples (recorded as NormalBackward0, whose gradient is zero)."""
 
         if not std >= 0:  # nan too
             raise RuntimeError(messages.NEGATIVE_STD.format(std=std))
         self._check_random_fill("normal_kernel_cpu")
-        with _no_grad():
-            return _inplace.copy_(self, Tensor._make(
-                _random.normal_array(self.shape, mean, std, self._data.dtype)))
+        return _inplace.random_fill_(self, _derivatives.NormalBackward0,
+                                     _random.normal_array(self.shape, mean, std, self._data.dtype))
 
     @checked(method=True, like=_uniform_)
     def uniform_(self, from_=0.0, to=1.0, *, generator=None):
-        """Fill with uniform samples in [from, to) (no graph: used to initialise weights)."""
+        """Fill with uniform samples in [from, to) (recorded as UniformBackward0: zero gradient)."""
 
         limit = np.finfo(self._data.dtype).max if self.dtype.is_floating_point else None
         for name, value in (("from", from_), ("to", to)):
@@ -573,9 +572,8 @@ class TensorMethods:
         if from_ > to:
             raise RuntimeError(messages.UNIFORM_RANGE.format(a=from_, b=to))
         self._check_random_fill("check_uniform_bounds")
-        with _no_grad():
-            return _inplace.copy_(self, Tensor._make(
-                _random.uniform_array(self.shape, from_, to, self._data.dtype)))
+        return _inplace.random_fill_(self, _derivatives.UniformBackward0,
+                                     _random.uniform_array(self.shape, from_, to, self._data.dtype))
 
     def _check_random_fill(self, kernel):
         """A random fill is an in-place change: refused on a leaf that requires grad, unless

@@ -69,6 +69,17 @@ def _fill(x):
     return y * x
 
 
+def _random_fill(fill):
+    """y = x * 1 refilled at random (the same values at every call: gradcheck calls it often),
+    times x: the fill's gradient is zero, so only the factor x carries one."""
+    def program(x):
+        y = x * 1
+        tg.manual_seed(0)
+        getattr(y, fill)()
+        return y * x
+    return program
+
+
 def _zero(x):
     y = x * 1
     y.zero_()
@@ -126,6 +137,8 @@ PROGRAMS = {
     "CopyBackwards": (lambda a: _copy_of_grad(a), lambda: [values(3)]),
     "FillBackward0": (_fill, lambda: [values(3)]),
     "ZeroBackward0": (_zero, lambda: [values(3)]),
+    "NormalBackward0": (_random_fill("normal_"), lambda: [values(3)]),
+    "UniformBackward0": (_random_fill("uniform_"), lambda: [values(3)]),
     "SumBackward0": (lambda a: (a * a).sum(), lambda: [values(2, 3)]),
     "SumBackward1": (lambda a: (a * a).sum(dim=1), lambda: [values(2, 3)]),
     "MeanBackward0": (lambda a: (a * a).mean(), lambda: [values(2, 3)]),

@@ -241,6 +241,13 @@ def check_scalar_fits(tensor, value):
     check_value_fits(value, tensor._data.dtype)  # nan into int64, 1e308 into float32
 
 
+def random_fill_(tensor, node_class, data):
+    """`normal_`, `uniform_`: new values that do not depend on the old ones. Recorded all the
+    same (a node whose gradient is zero), as PyTorch does: a non-leaf must not keep its old node,
+    or backward would run as if the fill had not happened. Under no_grad nothing is recorded."""
+    return apply(tensor, lambda: record(node_class, data, (tensor,)))
+
+
 def zero_(tensor):
     return apply(tensor, lambda: record(ZeroBackward0, np.zeros_like(tensor._data), (tensor,)))
 

@@ -1,0 +1,88 @@
+"""An in-place write leaves the tensor with the node PyTorch leaves, never its old one (issue 30,
+outside review s13, N1). Before, an in-place op that recorded no node kept the tensor's old
+grad_fn and tangent, and backward ran as if the write had not happened: wrong gradients, no
+error. Each case runs on both libraries (PyTorch 2.13.0, measured).
+"""
+
+import pytest
+
+from .conftest import raises_exactly, show
+
+
+def _scaled(tg):
+    a = tg.tensor([1.0, 2.0], requires_grad=True)
+    return a, a * 1.5
+
+
+# -- a random fill: its own node, whose gradient is zero ------------------------------------------
+@pytest.mark.parametrize("fill, node", [
+    (lambda x: x.normal_(), "NormalBackward0"),
+    (lambda x: x.uniform_(), "UniformBackward0"),
+])
+def test_a_random_fill_of_a_non_leaf_records_a_zero_gradient_node(tg, fill, node):
+    a, x = _scaled(tg)
+    fill(x)
+    assert type(x.grad_fn).__name__ == node
+    assert show(x.grad_fn.next_functions[0][0].name()) == "'MulBackward0'"
+    x.sum().backward()
+    assert show(a.grad) == "tensor([0., 0.])"
+
+
+def test_a_random_fill_under_no_grad_keeps_the_node(tg):
+    a, x = _scaled(tg)
+    with tg.no_grad():
+        x.normal_()
+    assert type(x.grad_fn).__name__ == "MulBackward0"
+
+
+def test_a_random_fill_of_a_plain_tensor_records_nothing(tg):
+    x = tg.zeros(2)
+    x.uniform_()
+    assert x.grad_fn is None and not x.requires_grad
+
+
+# -- floor_divide_: PyTorch has no derivative, and says so at backward time ------------------------
+def test_floor_divide_in_place_has_no_derivative(tg):
+    a, x = _scaled(tg)
+    x.floor_divide_(tg.tensor([2.0, 2.0]))
+    assert x.requires_grad
+    assert x.grad_fn.next_functions[0][0].name() == "MulBackward0"
+    with raises_exactly(tg, RuntimeError, "derivative for aten::floor_divide_ is not implemented"):
+        x.sum().backward()
+    assert a.grad is None
+
+
+def test_floor_divide_in_place_of_a_plain_tensor_records_nothing(tg):
+    x = tg.tensor([3.0, 5.0])
+    x.floor_divide_(tg.tensor([2.0, 2.0]))
+    assert show(x) == "tensor([1., 2.])"
+    assert x.grad_fn is None
+
+
+# -- fill_ with a 0-d tensor: the value's gradient is the sum of the gradient -----------------------
+def test_fill_with_a_tensor_passes_the_gradient_to_the_value(tg):
+    a, x = _scaled(tg)
+    b = tg.tensor([1.0, 2.0], requires_grad=True)
+    x.fill_(b[0])
+    assert type(x.grad_fn).__name__ == "FillBackward3"
+    x.sum().backward()
+    assert show(b.grad) == "tensor([2., 0.])"
+    assert show(a.grad) == "tensor([0., 0.])"
+
+
+def test_fill_of_a_plain_tensor_with_a_value_that_requires_grad(tg):
+    t = tg.tensor(3.0, requires_grad=True)
+    p = tg.zeros(2)
+    p.fill_(t)
+    assert type(p.grad_fn).__name__ == "FillBackward3"
+    (p * tg.tensor([1.0, 4.0])).sum().backward()
+    assert show(t.grad) == "tensor(5.)"
+
+
+# -- forward mode: detach_ drops the tangent --------------------------------------------------------
+def test_detach_in_place_drops_the_tangent(tg):
+    fa = tg.autograd.forward_ad
+    with fa.dual_level():
+        x = fa.make_dual(tg.tensor([1.0, 2.0]), tg.tensor([10.0, 20.0])) * 1
+        x.detach_()
+        assert fa.unpack_dual(x).tangent is None
