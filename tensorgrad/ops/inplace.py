@@ -18,7 +18,7 @@ from ..core import instruments
 from ..dtypes import from_numpy_dtype
 from ..core.grad_mode import is_grad_enabled
 from ..core.node import SavedTensor
-from ..derivatives import FillBackward0, ZeroBackward0
+from ..derivatives import FillBackward0, FillBackward3, ZeroBackward0
 from ..core.tensor import Tensor, _bracketed
 from ..creation import check_value_fits
 from ..core.record import record
@@ -258,16 +258,20 @@ def fill_(input: Tensor, value: Tensor): ...
 def fill_(input: Tensor, value: Number): ...
 @declared
 def fill_(input, value):
+    """Every element becomes `value`. A 0-d tensor value is an input of the graph
+    (FillBackward3: its gradient is the sum of the output's), a number is not (FillBackward0)."""
+    node_class, inputs = FillBackward0, (input,)
     if isinstance(value, Tensor):
         if value._data.ndim:
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
                                f"{value._data.ndim} dimensions.")
-        value = value.item()
+        node_class, inputs = FillBackward3, (input, value)
+        value = value._data.item()  # (0-d)
     if type(value) is int and 2 ** 63 <= value < 2 ** 64:  # (fill_'s Scalar holds a uint64:
         check_value_fits(value, input._data.dtype)       # a float or bool tensor takes it)
         value = bool(value) if input._data.dtype == np.bool_ else float(value)
     check_scalar_fits(input, value)
-    return apply(input, lambda: record(FillBackward0, np.full_like(input._data, value), (input,)))
+    return apply(input, lambda: record(node_class, np.full_like(input._data, value), inputs))
 
 
 @overload

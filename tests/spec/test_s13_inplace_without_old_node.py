@@ -52,6 +52,23 @@ def test_floor_divide_in_place_has_no_derivative(tg):
     assert a.grad is None
 
 
+def test_floor_divide_out_of_place_has_no_derivative(tg):
+    a, x = _scaled(tg)
+    y = x.floor_divide(2.0)
+    assert y.requires_grad and type(y.grad_fn).__name__ == "NotImplemented"
+    with raises_exactly(tg, RuntimeError, "derivative for aten::floor_divide is not implemented"):
+        y.sum().backward()
+
+
+def test_floor_divide_in_place_has_no_forward_derivative(tg):
+    fa = tg.autograd.forward_ad
+    with fa.dual_level():
+        x = fa.make_dual(tg.tensor([1.0, 2.0]), tg.tensor([10.0, 20.0])) * 1
+        with raises_exactly(tg, NotImplementedError, "Trying to use forward AD with "
+                            "aten::floor_divide_ that does not support it."):
+            x.floor_divide_(tg.tensor([2.0, 2.0]))
+
+
 def test_floor_divide_in_place_of_a_plain_tensor_records_nothing(tg):
     x = tg.tensor([3.0, 5.0])
     x.floor_divide_(tg.tensor([2.0, 2.0]))
