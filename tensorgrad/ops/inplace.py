@@ -41,10 +41,11 @@ def check_allowed(tensor, leaf_message=messages.LEAF_IN_PLACE):
             raise RuntimeError(messages.VIEW_OF_LEAF_IN_PLACE)
 
 
-def check_memory(tensor, inputs=()):
+def check_memory(tensor, inputs=(), written=None):
     """Refuse writes PyTorch refuses, with its messages: into memory where several elements are
-    one (an expanded tensor), and from an input that partly overlaps the tensor (it would read
-    values the write has already changed). Read-only NumPy memory gets a clear error too."""
+    one (an expanded tensor), and from an input that partly overlaps the part written (it would
+    read values the write has already changed). Read-only NumPy memory gets a clear error too.
+    `written`: that part's array, when it is not the whole tensor (`t[0] = t[1]` writes t[0])."""
     data = tensor._data
     if data.size and 0 in data.strides and any(
             stride == 0 and size > 1 for stride, size in zip(data.strides, data.shape)):
@@ -52,7 +53,8 @@ def check_memory(tensor, inputs=()):
     if not data.flags.writeable:
         raise RuntimeError(messages.READ_ONLY_MEMORY)
     for value in inputs:
-        if isinstance(value, Tensor) and _partly_overlap(data, value._data):
+        if isinstance(value, Tensor) and _partly_overlap(
+                data if written is None else written, value._data):
             raise RuntimeError(messages.PARTIAL_OVERLAP)
 
 
@@ -92,11 +94,12 @@ def _dense(array):
     return end - start == array.nbytes
 
 
-def apply(tensor, compute, inputs=()):
+def apply(tensor, compute, inputs=(), written=None):
     """Run `compute()` (the out-of-place version) and make its result this tensor's new state.
-    `inputs`: the other tensors the operation reads, checked for overlap with this one."""
+    `inputs`: the other tensors the operation reads, checked for overlap with the part written
+    (`written`, an array; the whole tensor when None)."""
     check_allowed(tensor)
-    check_memory(tensor, inputs)
+    check_memory(tensor, inputs, written)
     return _write(tensor, compute)
 
 

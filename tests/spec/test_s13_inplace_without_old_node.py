@@ -103,3 +103,30 @@ def test_detach_in_place_drops_the_tangent(tg):
         x = fa.make_dual(tg.tensor([1.0, 2.0]), tg.tensor([10.0, 20.0])) * 1
         x.detach_()
         assert fa.unpack_dual(x).tangent is None
+
+
+# -- t[i] = t[j]: the overlap check compares the value with the written part, not all of t (N3a) ----
+@pytest.mark.parametrize("write, text", [
+    (lambda t: t.__setitem__(0, t[1]), "tensor([2., 2., 3., 4.])"),
+    (lambda t: t.__setitem__(slice(None, 2), t[2:]), "tensor([3., 4., 3., 4.])"),
+])
+def test_a_part_written_from_another_part_of_the_same_tensor(tg, write, text):
+    t = tg.tensor([1.0, 2.0, 3.0, 4.0])
+    write(t)
+    assert show(t) == text
+
+
+def test_a_part_written_from_another_part_keeps_the_gradient(tg):
+    a = tg.tensor([1.0, 2.0], requires_grad=True)
+    x = a * 1.5
+    x[0] = x[1]
+    x.sum().backward()
+    assert show(a.grad) == "tensor([0., 3.])"
+
+
+def test_a_part_written_from_a_part_it_overlaps_is_refused(tg):
+    t = tg.tensor([1.0, 2.0, 3.0, 4.0])
+    with raises_exactly(tg, RuntimeError, "unsupported operation: some elements of the input "
+                        "tensor and the written-to tensor refer to a single memory location. "
+                        "Please clone() the tensor before performing the operation."):
+        t[1:] = t[:-1]
