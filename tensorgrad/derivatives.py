@@ -31,6 +31,7 @@ differences, at first and second order, in tests/test_derivatives.py and tests/t
 import numpy as np
 
 from . import dtypes
+from .autograd import messages
 from .core.rule import rule
 from .ops import fused
 from .core.record import record
@@ -301,6 +302,27 @@ ZeroBackward0 = rule("ZeroBackward0", self=lambda grad: zeros_like(grad),
                      jvp=lambda self_t: zeros_like(self_t))
 FillBackward0 = rule("FillBackward0", self=lambda grad: zeros_like(grad),
                      jvp=lambda self_t: zeros_like(self_t))
+# fill_ with a 0-d tensor: every element is the value, so the value gets the sum of the gradient
+FillBackward3 = rule("FillBackward3", self=lambda grad: zeros_like(grad),
+                     value=lambda grad: grad._sum(),
+                     jvp=lambda self_t, value_t: zeros_like(self_t) + value_t)
+# operations PyTorch has no derivative for (floor_divide): the node is recorded all the same, so
+# that an in-place form does not leave the tensor its old node, and it says so when reached
+def no_derivative(grad, aten_name):
+    raise RuntimeError(f"derivative for aten::{aten_name} is not implemented")
+
+
+def no_forward_derivative(self_t, aten_name):
+    raise NotImplementedError(messages.FORWARD_AD_NOT_SUPPORTED.format(name="aten::" + aten_name))
+
+
+NotImplementedBackward = rule("NotImplemented", self=no_derivative, other=no_derivative,
+                              jvp=no_forward_derivative)
+# random fills (normal_, uniform_): the new values do not depend on the old ones
+NormalBackward0 = rule("NormalBackward0", self=lambda grad: zeros_like(grad),
+                       jvp=lambda self_t: zeros_like(self_t))
+UniformBackward0 = rule("UniformBackward0", self=lambda grad: zeros_like(grad),
+                        jvp=lambda self_t: zeros_like(self_t))
 
 
 # -- reductions: the gradient goes back to every element that contributed ------------------------

@@ -17,13 +17,13 @@ import warnings
 import numpy as np
 
 from . import creation, dtypes, numpy_errors, printing
+from . import derivatives as _derivatives
 from . import random as _random
 from .autograd import backward_and_grad as _backward_and_grad
 from .device import check_device
 from .autograd import forward_ad as _forward_ad
 from .autograd import messages
 from .core.grad_mode import is_grad_enabled
-from .core.grad_mode import no_grad as _no_grad
 from .ops import elementwise as _ew
 from .ops import indexing as _indexing
 from .ops import inplace as _inplace
@@ -69,14 +69,18 @@ def _new_tensor(self, data: object, *, dtype: Dtype = None, device: Device = Non
                 requires_grad: bool | None = False): ...
 
 
-def in_place_binary_form(name):
+_detach_from_the_graph = Tensor.detach_  # (tensor.py's, before attach gives Tensor this module's)
+
+
+def in_place_binary_form(name, compute=None):
     """`x.pow_(2)`, `x.floor_divide_(y)`, `x.remainder_(y)`: computes name(x, other) and makes it
     x's new value (the rules of ops/inplace.py: it may not grow x, nor change its dtype), checked
-    as the method `x.name(other)` is."""
+    as the method `x.name(other)` is. `compute(x, other)`: when not name's own function."""
     function = getattr(_ew, name)
+    compute = compute or function
 
     def in_place(self, other):
-        return _inplace.apply(self, lambda: _into(self, function, other), (other,))
+        return _inplace.apply(self, lambda: _into(self, compute, other), (other,))
 
     in_place.__name__ = in_place.__qualname__ = name + "_"
     as_method = [m for m in (o.method_form() for o in function.signatures.overloads) if m]
@@ -481,11 +485,18 @@ class TensorMethods:
 
     size = checked(Tensor.size, method=True, like=_size)  # (tensor.py's own methods, checked)
     requires_grad_ = checked(Tensor.requires_grad_, method=True, like=_requires_grad_)
-    dim, numel, nelement, item, tolist, data_ptr, is_floating_point, detach, detach_, \
+    dim, numel, nelement, item, tolist, data_ptr, is_floating_point, detach, \
         retain_grad = (takes_no_arguments(f) for f in (
             Tensor.dim, Tensor.numel, Tensor.nelement, Tensor.item, Tensor.tolist,
-            Tensor.data_ptr, Tensor.is_floating_point, Tensor.detach, Tensor.detach_,
-            Tensor.retain_grad))
+            Tensor.data_ptr, Tensor.is_floating_point, Tensor.detach, Tensor.retain_grad))
+
+    @takes_no_arguments
+    def detach_(self):
+        """Out of the graph (tensor.py's detach_) and out of forward mode: the tangent goes too,
+        as in PyTorch; kept, it would make the tensor still a dual number."""
+        _detach_from_the_graph(self)
+        self._fw_tangent = None
+        return self
 
     @read_only
     def T(self):  # noqa: N802  (PyTorch's name)
@@ -512,10 +523,12 @@ class TensorMethods:
     def div_(self, other: Tensor):
         return _inplace.div_(self, other)
 
-    pow_, floor_divide_, remainder_, bitwise_and_, bitwise_or_, bitwise_xor_, \
+    pow_, remainder_, bitwise_and_, bitwise_or_, bitwise_xor_, \
         bitwise_left_shift_, bitwise_right_shift_ = (in_place_binary_form(name) for name in (
-            "pow", "floor_divide", "remainder", "bitwise_and", "bitwise_or", "bitwise_xor",
+            "pow", "remainder", "bitwise_and", "bitwise_or", "bitwise_xor",
             "bitwise_left_shift", "bitwise_right_shift"))
+    floor_divide_ = in_place_binary_form("floor_divide", lambda self, other: (
+        _ew.divided_and_floored(self, other, "floor_divide_")))  # (its errors' name)
 
     clamp_, fill_ = method(_inplace.clamp_), method(_inplace.fill_)
     masked_fill_ = method(_indexing.masked_fill_)
@@ -553,18 +566,17 @@ class TensorMethods:
         return _inplace.copy_(self, other)
     @checked(method=True, like=_normal_)
     def normal_(self, mean=0.0, std=1.0, *, generator=None):
-        """Fill with normal samples (no graph: used to initialise weights)."""
+        """Fill with normal samples (recorded as NormalBackward0, whose gradient is zero)."""
 
         if not std >= 0:  # nan too
             raise RuntimeError(messages.NEGATIVE_STD.format(std=std))
         self._check_random_fill("normal_kernel_cpu")
-        with _no_grad():
-            return _inplace.copy_(self, Tensor._make(
-                _random.normal_array(self.shape, mean, std, self._data.dtype)))
+        return _inplace.random_fill_(self, _derivatives.NormalBackward0,
+                                     _random.normal_array(self.shape, mean, std, self._data.dtype))
 
     @checked(method=True, like=_uniform_)
     def uniform_(self, from_=0.0, to=1.0, *, generator=None):
-        """Fill with uniform samples in [from, to) (no graph: used to initialise weights)."""
+        """Fill with uniform samples in [from, to) (recorded as UniformBackward0: zero gradient)."""
 
         limit = np.finfo(self._data.dtype).max if self.dtype.is_floating_point else None
         for name, value in (("from", from_), ("to", to)):
@@ -573,9 +585,8 @@ class TensorMethods:
         if from_ > to:
             raise RuntimeError(messages.UNIFORM_RANGE.format(a=from_, b=to))
         self._check_random_fill("check_uniform_bounds")
-        with _no_grad():
-            return _inplace.copy_(self, Tensor._make(
-                _random.uniform_array(self.shape, from_, to, self._data.dtype)))
+        return _inplace.random_fill_(self, _derivatives.UniformBackward0,
+                                     _random.uniform_array(self.shape, from_, to, self._data.dtype))
 
     def _check_random_fill(self, kernel):
         """A random fill is an in-place change: refused on a leaf that requires grad, unless

@@ -22,6 +22,7 @@ from tensorgrad.nn import functional as F
 
 PACKAGE = pathlib.Path(tg.__file__).parent
 RULES = {cls.__name__ for cls in rule.Rule.__subclasses__()}
+NO_DERIVATIVE = {"NotImplemented"}  # (PyTorch's ops without one: backward raises, see below)
 
 
 def _rng():
@@ -67,6 +68,23 @@ def _fill(x):
     y = x * 1
     y.fill_(2.0)
     return y * x
+
+
+def _fill_with_tensor(x, v):
+    y = x * 1
+    y.fill_(v * v)
+    return y * x
+
+
+def _random_fill(fill):
+    """y = x * 1 refilled at random (the same values at every call: gradcheck calls it often),
+    times x: the fill's gradient is zero, so only the factor x carries one."""
+    def program(x):
+        y = x * 1
+        tg.manual_seed(0)
+        getattr(y, fill)()
+        return y * x
+    return program
 
 
 def _zero(x):
@@ -125,7 +143,10 @@ PROGRAMS = {
                         dict(eps=1e-3, atol=1e-3, rtol=1e-2)),
     "CopyBackwards": (lambda a: _copy_of_grad(a), lambda: [values(3)]),
     "FillBackward0": (_fill, lambda: [values(3)]),
+    "FillBackward3": (_fill_with_tensor, lambda: [values(3), values()]),
     "ZeroBackward0": (_zero, lambda: [values(3)]),
+    "NormalBackward0": (_random_fill("normal_"), lambda: [values(3)]),
+    "UniformBackward0": (_random_fill("uniform_"), lambda: [values(3)]),
     "SumBackward0": (lambda a: (a * a).sum(), lambda: [values(2, 3)]),
     "SumBackward1": (lambda a: (a * a).sum(dim=1), lambda: [values(2, 3)]),
     "MeanBackward0": (lambda a: (a * a).mean(), lambda: [values(2, 3)]),
@@ -214,7 +235,15 @@ def node_types(*tensors):
 
 
 def test_every_rule_has_a_program():
-    assert set(PROGRAMS) == RULES
+    assert set(PROGRAMS) == RULES - NO_DERIVATIVE
+
+
+def test_an_operation_without_derivative_says_so_when_backward_reaches_it():
+    a = tg.tensor([3.0, 5.0], requires_grad=True)
+    y = tg.floor_divide(a * 1, 2)
+    assert type(y.grad_fn) is derivatives.NotImplementedBackward
+    with pytest.raises(RuntimeError, match="derivative for aten::floor_divide is not implemented"):
+        y.sum().backward()
 
 
 def test_no_node_class_outside_the_table():

@@ -235,6 +235,9 @@ FORWARD_AD_NOT_IMPLEMENTED = (
     "implemented yet."
 )
 
+# ... and for an operation PyTorch itself gives no derivative (floor_divide_)
+FORWARD_AD_NOT_SUPPORTED = "Trying to use forward AD with {name} that does not support it."
+
 # -- autograd.functional.jacobian's strategies (tests/test_forward_ad.py) -----------------------
 JACOBIAN_STRATEGY = (
     'Expected strategy to be either "forward-mode" or "reverse-mode". Hint: If your function has '

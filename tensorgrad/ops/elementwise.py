@@ -18,7 +18,8 @@ from ..creation import check_value_fits
 from ..derivatives import (AbsBackward0, AddBackward0, CeilBackward0, ClampBackward1,
                            CloneBackward0, CopyBackwards, CosBackward0, DivBackward0, ExpBackward0,
                            Expm1Backward0, FloorBackward0, Log1PBackward0, LogBackward0, MaximumBackward0, MinimumBackward0,
-                           MulBackward0, NegBackward0, PowBackward0, PowBackward1, PowBackward2,
+                           MulBackward0, NegBackward0, NotImplementedBackward, PowBackward0,
+                           PowBackward1, PowBackward2,
                            ReciprocalBackward0, ReluBackward0, RemainderBackward0, RoundBackward0,
                            RoundBackward1, RsubBackward1, SigmoidBackward0, SignBackward0,
                            SinBackward0, SqrtBackward0, SubBackward0, TanhBackward0,
@@ -735,8 +736,9 @@ def equal(input: Tensor, other: Tensor):
 def divide_and_round(a, b, rounding_mode):
     """div(a, b, rounding_mode="floor" or "trunc"): the quotient rounded, with no gradient
     (its derivative is zero almost everywhere), as PyTorch."""
-    if rounding_mode == "floor":
-        return floor_divide(a, b)
+    if rounding_mode == "floor":  # (floor_divide's values, without its "no derivative" node)
+        check_integer_division(a, b, "div_floor_cpu")
+        return Tensor._make(binary_data(np.floor_divide, a, b))
     if rounding_mode != "trunc":
         raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
                            f"found '{rounding_mode}'")
@@ -756,9 +758,15 @@ def floor_divide(input: Tensor, other: Tensor, *, out: Tensor = None): ...
 def floor_divide(input: Tensor, other: Number): ...
 @declared
 def floor_divide(input, other):
-    """Integer division. Not differentiable (its derivative is zero almost everywhere)."""
+    """Integer division. PyTorch gives it no derivative: backward through it is an error."""
+    return divided_and_floored(input, other, "floor_divide")
+
+
+def divided_and_floored(input, other, aten_name):
+    """floor_divide, and floor_divide_ (`aten_name`: the name its errors give)."""
     check_integer_division(input, other, "div_floor_cpu")
-    return Tensor._make(binary_data(np.floor_divide, input, other))
+    return record(NotImplementedBackward, binary_data(np.floor_divide, input, other),
+                  (input, other), aten_name=aten_name)
 
 
 @overload

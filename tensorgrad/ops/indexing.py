@@ -276,6 +276,7 @@ def setitem(x, index, value):
             _check_fits(value, np.shape(x._data[numpy_index]))
         inplace.check_allowed(x, leaf_message=messages.LEAF_IN_PLACE if _is_whole(index)
                               else messages.VIEW_OF_LEAF_IN_PLACE)
+        return inplace.apply(x, compute, (value,), written=x._data[numpy_index])  # (a view)
     return inplace.apply(x, compute, (value,))
 
 

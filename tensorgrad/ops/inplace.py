@@ -18,7 +18,7 @@ from ..core import instruments
 from ..dtypes import from_numpy_dtype
 from ..core.grad_mode import is_grad_enabled
 from ..core.node import SavedTensor
-from ..derivatives import FillBackward0, ZeroBackward0
+from ..derivatives import FillBackward0, FillBackward3, ZeroBackward0
 from ..core.tensor import Tensor, _bracketed
 from ..creation import check_value_fits
 from ..core.record import record
@@ -41,10 +41,11 @@ def check_allowed(tensor, leaf_message=messages.LEAF_IN_PLACE):
             raise RuntimeError(messages.VIEW_OF_LEAF_IN_PLACE)
 
 
-def check_memory(tensor, inputs=()):
+def check_memory(tensor, inputs=(), written=None):
     """Refuse writes PyTorch refuses, with its messages: into memory where several elements are
-    one (an expanded tensor), and from an input that partly overlaps the tensor (it would read
-    values the write has already changed). Read-only NumPy memory gets a clear error too."""
+    one (an expanded tensor), and from an input that partly overlaps the part written (it would
+    read values the write has already changed). Read-only NumPy memory gets a clear error too.
+    `written`: that part's array, when it is not the whole tensor (`t[0] = t[1]` writes t[0])."""
     data = tensor._data
     if data.size and 0 in data.strides and any(
             stride == 0 and size > 1 for stride, size in zip(data.strides, data.shape)):
@@ -52,7 +53,8 @@ def check_memory(tensor, inputs=()):
     if not data.flags.writeable:
         raise RuntimeError(messages.READ_ONLY_MEMORY)
     for value in inputs:
-        if isinstance(value, Tensor) and _partly_overlap(data, value._data):
+        if isinstance(value, Tensor) and _partly_overlap(
+                data if written is None else written, value._data):
             raise RuntimeError(messages.PARTIAL_OVERLAP)
 
 
@@ -92,11 +94,12 @@ def _dense(array):
     return end - start == array.nbytes
 
 
-def apply(tensor, compute, inputs=()):
+def apply(tensor, compute, inputs=(), written=None):
     """Run `compute()` (the out-of-place version) and make its result this tensor's new state.
-    `inputs`: the other tensors the operation reads, checked for overlap with this one."""
+    `inputs`: the other tensors the operation reads, checked for overlap with the part written
+    (`written`, an array; the whole tensor when None)."""
     check_allowed(tensor)
-    check_memory(tensor, inputs)
+    check_memory(tensor, inputs, written)
     return _write(tensor, compute)
 
 
@@ -241,6 +244,13 @@ def check_scalar_fits(tensor, value):
     check_value_fits(value, tensor._data.dtype)  # nan into int64, 1e308 into float32
 
 
+def random_fill_(tensor, node_class, data):
+    """`normal_`, `uniform_`: new values that do not depend on the old ones. Recorded all the
+    same (a node whose gradient is zero), as PyTorch does: a non-leaf must not keep its old node,
+    or backward would run as if the fill had not happened. Under no_grad nothing is recorded."""
+    return apply(tensor, lambda: record(node_class, data, (tensor,)))
+
+
 def zero_(tensor):
     return apply(tensor, lambda: record(ZeroBackward0, np.zeros_like(tensor._data), (tensor,)))
 
@@ -251,16 +261,20 @@ def fill_(input: Tensor, value: Tensor): ...
 def fill_(input: Tensor, value: Number): ...
 @declared
 def fill_(input, value):
+    """Every element becomes `value`. A 0-d tensor value is an input of the graph
+    (FillBackward3: its gradient is the sum of the output's), a number is not (FillBackward0)."""
+    node_class, inputs = FillBackward0, (input,)
     if isinstance(value, Tensor):
         if value._data.ndim:
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
                                f"{value._data.ndim} dimensions.")
-        value = value.item()
+        node_class, inputs = FillBackward3, (input, value)
+        value = value._data.item()  # (0-d)
     if type(value) is int and 2 ** 63 <= value < 2 ** 64:  # (fill_'s Scalar holds a uint64:
         check_value_fits(value, input._data.dtype)       # a float or bool tensor takes it)
         value = bool(value) if input._data.dtype == np.bool_ else float(value)
     check_scalar_fits(input, value)
-    return apply(input, lambda: record(FillBackward0, np.full_like(input._data, value), (input,)))
+    return apply(input, lambda: record(node_class, np.full_like(input._data, value), inputs))
 
 
 @overload
