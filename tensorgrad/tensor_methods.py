@@ -17,7 +17,6 @@ import warnings
 import numpy as np
 
 from . import creation, dtypes, numpy_errors, printing
-from . import derivatives as _derivatives
 from . import random as _random
 from .autograd import backward_and_grad as _backward_and_grad
 from .device import check_device
@@ -571,7 +570,7 @@ class TensorMethods:
         if not std >= 0:  # nan too
             raise RuntimeError(messages.NEGATIVE_STD.format(std=std))
         self._check_random_fill("normal_kernel_cpu")
-        return _inplace.random_fill_(self, _derivatives.NormalBackward0,
+        return _inplace.random_fill_(self, "normal",
                                      _random.normal_array(self.shape, mean, std, self._data.dtype))
 
     @checked(method=True, like=_uniform_)
@@ -585,7 +584,7 @@ class TensorMethods:
         if from_ > to:
             raise RuntimeError(messages.UNIFORM_RANGE.format(a=from_, b=to))
         self._check_random_fill("check_uniform_bounds")
-        return _inplace.random_fill_(self, _derivatives.UniformBackward0,
+        return _inplace.random_fill_(self, "uniform",
                                      _random.uniform_array(self.shape, from_, to, self._data.dtype))
 
     def _check_random_fill(self, kernel):

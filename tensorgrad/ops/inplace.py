@@ -18,7 +18,7 @@ from ..core import instruments
 from ..dtypes import from_numpy_dtype
 from ..core.grad_mode import is_grad_enabled
 from ..core.node import SavedTensor
-from ..derivatives import FillBackward0, FillBackward3, ZeroBackward0
+from ..derivatives import FillBackward0, FillBackward3, NormalBackward0, UniformBackward0, ZeroBackward0
 from ..core.tensor import Tensor, _bracketed
 from ..creation import check_value_fits
 from ..core.record import record
@@ -244,11 +244,15 @@ def check_scalar_fits(tensor, value):
     check_value_fits(value, tensor._data.dtype)  # nan into int64, 1e308 into float32
 
 
-def random_fill_(tensor, node_class, data):
-    """`normal_`, `uniform_`: new values that do not depend on the old ones. Recorded all the
-    same (a node whose gradient is zero), as PyTorch does: a non-leaf must not keep its old node,
-    or backward would run as if the fill had not happened. Under no_grad nothing is recorded."""
-    return apply(tensor, lambda: record(node_class, data, (tensor,)))
+RANDOM_FILLS = {"normal": NormalBackward0, "uniform": UniformBackward0}
+
+
+def random_fill_(tensor, kind, data):
+    """`normal_`, `uniform_` (`kind`): new values that do not depend on the old ones. Recorded
+    all the same (a node whose gradient is zero), as PyTorch does: a non-leaf must not keep its
+    old node, or backward would run as if the fill had not happened. Under no_grad nothing is
+    recorded."""
+    return apply(tensor, lambda: record(RANDOM_FILLS[kind], data, (tensor,)))
 
 
 def zero_(tensor):
@@ -263,12 +267,14 @@ def fill_(input: Tensor, value: Number): ...
 def fill_(input, value):
     """Every element becomes `value`. A 0-d tensor value is an input of the graph
     (FillBackward3: its gradient is the sum of the output's), a number is not (FillBackward0)."""
-    node_class, inputs = FillBackward0, (input,)
+    node_class = FillBackward0
+    inputs = (input,)
     if isinstance(value, Tensor):
         if value._data.ndim:
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
                                f"{value._data.ndim} dimensions.")
-        node_class, inputs = FillBackward3, (input, value)
+        node_class = FillBackward3
+        inputs = (input, value)
         value = value._data.item()  # (0-d)
     if type(value) is int and 2 ** 63 <= value < 2 ** 64:  # (fill_'s Scalar holds a uint64:
         check_value_fits(value, input._data.dtype)       # a float or bool tensor takes it)
