@@ -326,6 +326,11 @@ def masked_fill(input, mask, value):
     _broadcast_mask(input, mask)
     number = _fill_number(value)
     _check_mask(mask)
+    return _masked_fill(input, mask, value, number)
+
+
+def _masked_fill(input, mask, value, number):
+    """masked_fill once its arguments are checked (masked_fill_ checks them in its own order)."""
     dtype = input._data.dtype
     check_value_fits(number, dtype)  # (nan into int64, 1e39 into float32)
     data = np.where(mask._data, np.asarray(number).astype(dtype), input._data)
@@ -347,12 +352,12 @@ def masked_fill_(input, mask, value):
     """masked_fill, written into `input`: the mask may not make it grow (checked before the
     value's range, as PyTorch does, and after the mask's dtype)."""
     def compute():
-        _fill_number(value)
+        number = _fill_number(value)
         _check_mask(mask)
         shape = _broadcast_mask(input, mask)
         if shape != input._data.shape:
             raise inplace._cannot_grow(input, shape)
-        return masked_fill(input, mask, value)
+        return _masked_fill(input, mask, value, number)
 
     return inplace.apply(input, compute, (mask, value))
 
