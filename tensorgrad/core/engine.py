@@ -122,8 +122,7 @@ class Capture:
         if node not in self.slots:
             return True
         for output_nr, index in self.slots[node]:
-            grad = grads[output_nr] if output_nr < len(grads) else None
-            self.captured[index] = grad
+            self.captured[index] = grads[output_nr] if output_nr < len(grads) else None
         if type(node) is AccumulateGrad:
             return self.accumulate
         return any(next_node in self.needed for next_node, _ in node.next_functions
