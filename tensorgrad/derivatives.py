@@ -749,10 +749,21 @@ DotBackward0 = rule(
          "tensor": lambda tensor_t, self: self._dot(tensor_t)})
 
 # C = A B:  ∂L/∂A = G Bᵀ,  ∂L/∂B = Aᵀ G
+def mat2_gradient(mat1, grad, mat2_sym_sizes, mat2_sym_strides):
+    """∂L/∂B = Aᵀ G for C = A B, laid out in memory as B is (PyTorch's mm_mat2_backward). When B
+    is stored column after column, as nn.Linear's Wᵀ is, it is computed as (Gᵀ A)ᵀ, the same
+    numbers: then the transpose's rule (TBackward0) hands W a fresh matrix in W's own layout,
+    which W.grad takes without a copy (core/node.py: AccumulateGrad)."""
+    if mat2_sym_strides[0] == 1 and mat2_sym_strides[1] == mat2_sym_sizes[0]:  # column-major
+        return grad._t()._mm(mat1)._t()
+    return mat1._t()._mm(grad)
+
+
 MmBackward0 = rule(
     "MmBackward0", saves=("self", "mat2"), computes="{a} @ {b}",
     self=lambda grad, mat2: grad._mm(mat2._t()),
-    mat2=lambda grad, self: self._t()._mm(grad),
+    mat2=lambda grad, self, mat2_sym_sizes, mat2_sym_strides:
+        mat2_gradient(self, grad, mat2_sym_sizes, mat2_sym_strides),
     jvp={"self": lambda self_t, mat2: self_t._mm(mat2),  # product rule: one term per input
          "mat2": lambda mat2_t, self: self._mm(mat2_t)})
 
@@ -778,7 +789,8 @@ AddmmBackward0 = rule(
     "AddmmBackward0", saves=("mat1", "mat2"),
     self=lambda grad: grad,
     mat1=lambda grad, mat2: grad._mm(mat2._t()),
-    mat2=lambda grad, mat1: mat1._t()._mm(grad),
+    mat2=lambda grad, mat1, mat2_sym_sizes, mat2_sym_strides:
+        mat2_gradient(mat1, grad, mat2_sym_sizes, mat2_sym_strides),
     jvp=lambda self_t, mat1_t, mat2_t, mat1, mat2: self_t + mat1_t._mm(mat2) + mat1._mm(mat2_t))
 
 

@@ -52,6 +52,41 @@ def test_a_fresh_gradient_nobody_holds_is_taken_without_a_copy():
     assert np.allclose(w.grad._data, x._data.T @ ((x._data @ w._data) > 0))
 
 
+@pytest.mark.parametrize("layer", ["nn.Linear without bias (mm)", "F.linear, a constant bias (addmm)"])
+def test_a_linear_layers_weight_gradient_is_taken_in_its_layout(layer):
+    """y = x Wᵀ: the product's rule computes W's gradient as (Gᵀ x)ᵀ, so that the transpose's
+    rule hands W a matrix in W's own layout (the transpose of a transpose of a fresh array),
+    which W.grad takes without a copy, as PyTorch does (784x128 floats in an MNIST MLP)."""
+    x = tg.randn(5, 4)
+    if layer.startswith("nn.Linear"):
+        module = tg.nn.Linear(4, 3, bias=False)
+        w, forward = module.weight, module
+    else:
+        w, b = tg.randn(3, 4, requires_grad=True), tg.randn(3)
+        forward = lambda x: F.linear(x, w, b)  # noqa: E731
+    loss = forward(x).relu().sum()
+    assert copies_made_by_accumulate_grad(loss.backward) == 0
+    assert w.grad._data.flags.c_contiguous and w.grad.stride() == w.stride()
+    expected = (((forward(x) > 0).float()).t() @ x)._data
+    assert np.allclose(w.grad._data, expected)
+    assert not any(shares(w.grad, t) for t in (x, w))
+
+
+def test_a_linear_weight_gradient_whose_transpose_a_hook_kept_is_copied():
+    """The hook on Wᵀ keeps the gradient that reaches Wᵀ, a view of the array W's gradient is
+    made from: that array is then not taken."""
+    x = tg.randn(5, 4)
+    w = tg.randn(3, 4, requires_grad=True)
+    kept = []
+    wt = w.t()
+    wt.register_hook(kept.append)
+    (x @ wt).sum().backward()
+    assert not shares(w.grad, kept[0])
+    with tg.no_grad():
+        w.grad.add_(100)
+    assert np.allclose(kept[0]._data, (x.t() @ tg.ones(5, 3))._data)
+
+
 # -- copied: anything else may hold it ------------------------------------------------------------
 def test_a_gradient_the_user_gave_is_copied():
     a = tg.randn(3, requires_grad=True)
@@ -104,6 +139,7 @@ def test_a_tensor_a_hook_returns_is_copied(on):
 
 class ReturnsWhatItKeeps(tg.autograd.Function):
     kept = None
+    transposed_twice = False
 
     @staticmethod
     def forward(ctx, x):
@@ -111,7 +147,8 @@ class ReturnsWhatItKeeps(tg.autograd.Function):
 
     @staticmethod
     def backward(ctx, grad_output):
-        return ReturnsWhatItKeeps.kept  # a tensor the Function holds on to
+        kept = ReturnsWhatItKeeps.kept  # a tensor the Function holds on to, or a view of all of it
+        return kept.t().t() if ReturnsWhatItKeeps.transposed_twice else kept
 
 
 def test_a_tensor_a_custom_function_keeps_is_copied():
@@ -122,6 +159,22 @@ def test_a_tensor_a_custom_function_keeps_is_copied():
     with tg.no_grad():
         a.grad.add_(1)
     assert ReturnsWhatItKeeps.kept.tolist() == [1., 1., 1.]
+
+
+def test_a_view_of_all_of_a_tensor_someone_holds_is_copied():
+    """The view is all of the array under it, in its layout, as nn.Linear's weight gradient is;
+    but the Function keeps the tensor under it, so the array is not taken."""
+    a = tg.randn(2, 3, requires_grad=True)
+    kept = ReturnsWhatItKeeps.kept = tg.ones(2, 3)
+    ReturnsWhatItKeeps.transposed_twice = True
+    try:
+        ReturnsWhatItKeeps.apply(a).sum().backward()
+    finally:
+        ReturnsWhatItKeeps.transposed_twice = False
+    assert not shares(a.grad, kept)
+    with tg.no_grad():
+        a.grad.add_(1)
+    assert kept.tolist() == [[1., 1., 1.]] * 2
 
 
 class ReturnsAnArrayItKeeps(tg.autograd.Function):

@@ -148,13 +148,15 @@ class AccumulateGrad(Node):
 
         The first gradient becomes `.grad`, which must share memory with nothing else. A fresh
         array that nobody else holds (what a derivative formula just computed) is taken as it
-        is, as PyTorch's AccumulateGrad "steals" it; any other (one a hook returned, one the
-        user gave to backward, a view, one another tensor holds) is copied in. Later ones are
-        added in place, so `g = x.grad` keeps seeing the total, except while a graph is being
-        built (`create_graph=True`, grad mode on): then `.grad` must be a recorded operation, a
-        copy or a sum, that can be differentiated again. A leaf that no longer requires grad
-        (`requires_grad_(False)` after the forward pass) takes nothing, as in PyTorch: its
-        `.grad` stays as it was."""
+        is, as PyTorch's AccumulateGrad "steals" it, and so is the fresh array under a view
+        that is all of it, in its layout (the transpose of a transpose: nn.Linear's weight
+        gradient, see derivatives.py's mat2_gradient); any other (one a hook returned, one the user gave to
+        backward, a view of an array others hold, one another tensor holds) is copied in.
+        Later ones are added in place, so `g = x.grad` keeps seeing the total, except while a
+        graph is being built (`create_graph=True`, grad mode on): then `.grad` must be a
+        recorded operation, a copy or a sum, that can be differentiated again. A leaf that no
+        longer requires grad (`requires_grad_(False)` after the forward pass) takes nothing, as
+        in PyTorch: its `.grad` stays as it was."""
         leaf, grad = self.variable, grads[0]
         # A leaf no longer requiring grad takes nothing. (`_requires_grad` is a leaf's own flag:
         # a non-leaf named in backward(inputs=) has it False, and accumulates all the same.)
@@ -167,6 +169,13 @@ class AccumulateGrad(Node):
                   and sys.getrefcount(grad._data) <= UNSHARED_DATA
                   and grad._data.flags.c_contiguous):
                 leaf._grad = type(grad)._make(grad._data)  # nobody else holds it: taken
+            elif (sys.getrefcount(grad) <= UNSHARED_TENSOR and (base := grad._base) is not None
+                  and grad._data.base is base._data  # (so that array owns its memory)
+                  and grad._data.__array_interface__ == base._data.__array_interface__
+                  and sys.getrefcount(grad._data) <= UNSHARED_DATA
+                  and sys.getrefcount(base) <= UNSHARED_BASE
+                  and sys.getrefcount(base._data) <= UNSHARED_BASE_DATA):
+                leaf._grad = type(grad)._make(base._data)  # a view of all of it, as it lies: taken
             else:
                 leaf._grad = type(grad)._make(grad._data.copy())
         elif grad_mode._grad_enabled:
@@ -177,18 +186,24 @@ class AccumulateGrad(Node):
         return ()
 
 
-def _references_when_unshared(grads):
+def _references_when_unshared():
     """The reference counts AccumulateGrad.apply sees for a gradient that nobody else holds, read
-    the same way (the list's first item into a local, then its `_data`): the engine's list and
-    the local hold the Tensor, that Tensor alone holds the array, and each count adds its own
-    argument, as this Python counts them (3.14 borrows some references where 3.11 counts them).
-    Anything more (the user, a hook, a saved value, another tensor or a view sharing the array)
-    makes apply copy the gradient."""
+    the same way (the list's first item into a local, then its `_data`; its `_base` into a
+    local, then its `_data`): the engine's list and the local hold the Tensor, that Tensor alone
+    holds its array; for a view, the view alone holds its base tensor (and the local), the base
+    tensor and the view's array hold the base's array. Each count adds its own argument, as this
+    Python counts them (3.14 borrows some references where 3.11 counts them). Anything more (the
+    user, a hook, a saved value, another tensor or a view sharing the array) makes apply copy."""
+    array = object()  # (a list holds it, as a NumPy view holds the array under it)
+    grads = [types.SimpleNamespace(_data=[array], _base=types.SimpleNamespace(_data=array))]
+    del array
     grad = grads[0]
-    return sys.getrefcount(grad), sys.getrefcount(grad._data)
+    base = grad._base
+    return (sys.getrefcount(grad), sys.getrefcount(grad._data), sys.getrefcount(base),
+            sys.getrefcount(base._data))
 
 
-UNSHARED_TENSOR, UNSHARED_DATA = _references_when_unshared([types.SimpleNamespace(_data=object())])
+UNSHARED_TENSOR, UNSHARED_DATA, UNSHARED_BASE, UNSHARED_BASE_DATA = _references_when_unshared()
 
 
 class _Freed:
@@ -269,17 +284,12 @@ class SavedTensor:
             name = _name_in_messages(producer)
         data = self._data if self._tensor is None else self._tensor._data
         dtype_name = from_numpy_dtype(data.dtype)._legacy_name
-        origin = ""
-        if name is not None:
-            origin = f", which is output {output_nr} of {name},"
+        origin = "" if name is None else f", which is output {output_nr} of {name},"
         return messages.VERSION_MISMATCH.format(
             # PyTorch's own quirk, measured: a bool tensor is named "CPUBoolType" here
             type_name="CPUBoolType" if data.dtype == bool else f"tensorgrad.{dtype_name}",
-            shape=", ".join(str(s) for s in data.shape),
-            origin=origin,
-            current=current,
-            expected=self._saved_version,
-        )
+            shape=", ".join(str(s) for s in data.shape), origin=origin, current=current,
+            expected=self._saved_version)
 
 
 def _name_in_messages(node_class):

@@ -34,7 +34,7 @@ from ..ops import reduction
 from ..ops import shape as _shape
 from ..ops.inplace import check_castable
 from ..core.record import record
-from ..ops.linalg import matmul
+from ..ops.linalg import element_strides, matmul
 from ..core.tensor import Tensor
 from .. import random as _random
 
@@ -208,7 +208,8 @@ def addmm(bias, mat1, mat2):
     data = (mat1._data @ mat2._data + bias._data).astype(mat1._data.dtype, copy=False)
     return record(AddmmBackward0, data, (bias, mat1, mat2),  # d/dmat2 reads mat1, d/dmat1 mat2
                   saved={"mat1": mat1 if _requires_grad(mat2) else None,
-                         "mat2": mat2 if _requires_grad(mat1) else None})
+                         "mat2": mat2 if _requires_grad(mat1) else None},
+                  mat2_sym_sizes=mat2._data.shape, mat2_sym_strides=element_strides(mat2._data))
 
 
 def _compute_linear(input, weight, bias=None):  # noqa: A002

@@ -71,7 +71,16 @@ def mm(input: Tensor, mat2: Tensor, *, out: Tensor = None):
     _check_same_dtype(input, mat2)
     _refuse_bool(input, "addmm_impl_cpu_", input._data.shape + mat2._data.shape[1:])
     return record(MmBackward0, input._data @ mat2._data, (input, mat2),
-                  saved={"self": input, "mat2": mat2})
+                  saved={"self": input, "mat2": mat2}, mat2_sym_sizes=mat2._data.shape,
+                  mat2_sym_strides=element_strides(mat2._data))
+
+
+def element_strides(matrix):
+    """A matrix's strides as PyTorch counts them, in elements (NumPy's are in bytes): mm and
+    addmm keep mat2's, so that its gradient comes out in its layout (derivatives.py:
+    mat2_gradient)."""
+    step0, step1 = matrix.strides
+    return step0 // matrix.itemsize, step1 // matrix.itemsize
 
 
 @declared
