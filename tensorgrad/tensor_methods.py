@@ -680,7 +680,7 @@ class TensorMethods:
     # ops/shape.py's `expand(grad, size)`: the public `grad.expand(size)` without its argument
     # check, which is for the learner's calls; the library's own values are right.
     def _sum_to(self, shape):
-        return _red.sum_to_size(self, shape)
+        return _red.sum_to(self, shape)
 
     def _cast(self, numpy_dtype):
         return _ew.to_dtype(self, dtypes.from_numpy_dtype(numpy_dtype))

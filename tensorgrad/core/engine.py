@@ -189,9 +189,10 @@ def fit_gradient(grad, shape, dtype):
 
     This is the one place in tensorgrad where broadcasting is undone, so no derivative rule
     has to think about it. Leading dimensions that broadcasting added are summed away;
-    dimensions that were 1 in the input are summed with keepdim (`Tensor.sum_to_size`, in
+    dimensions that were 1 in the input are summed with keepdim (`sum_to`, in
     ops/reduction.py, as PyTorch's engine calls its `sum_to`). Both through Tensor's plain
-    `_sum_to` and `_cast` (tensor_methods.py): the public methods would check their arguments.
+    `_sum_to` and `_cast` (tensor_methods.py): the public methods (`Tensor.sum_to_size`,
+    `Tensor.to`) would check their arguments.
     """
     if grad._data.shape != shape:
         grad = grad._sum_to(shape)

@@ -23,7 +23,7 @@ from ..derivatives import (AmaxBackward0, AminBackward0, CumsumBackward0, Gather
                            SortBackward0, SortBackward1, StdBackward0, SumBackward0, SumBackward1,
                            VarBackward0)
 from ..core.record import OUTPUT, record
-from .shape import _shape_arg, view
+from .shape import _shape_arg, view_of
 
 
 def normalize_dims(dim, ndim):
@@ -59,7 +59,11 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001
     if dim is None and not keepdim:  # (keepdim=True: dim=None is every dim, kept)
         data = np.add.reduce(input._data, axis=None, dtype=sum_dtype)
         return record(SumBackward0, data, (input,), self_sym_sizes=input._data.shape)
-    dims = normalize_dims(dim, input._data.ndim)
+    return _sum_over(input, normalize_dims(dim, input._data.ndim), keepdim, sum_dtype)
+
+
+def _sum_over(input, dims, keepdim, sum_dtype):  # noqa: A002
+    """sum's computation over `dims`, a sorted tuple of dims that exist (SumBackward1)."""
     data = np.add.reduce(input._data, axis=dims, keepdims=keepdim, dtype=sum_dtype)
     return record(SumBackward1, data, (input,), dim=dims, keepdim=keepdim,
                   self_sym_sizes=input._data.shape)
@@ -67,20 +71,27 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001
 
 @declared
 def sum_to_size(input: Tensor, *size: Ints):
-    """Sum a tensor down to `size`, a shape that broadcasting stretches to the tensor's: one sum,
-    with keepdim, over the dims broadcasting put in front or repeated, then a view without those
-    in front (PyTorch's `Tensor.sum_to_size`, and its `sum_to`). The engine undoes broadcasting
-    with it (core/engine.py: fit_gradient), so the graph create_graph=True records is
-    PyTorch's."""
+    """Sum a tensor down to `size`, a shape that broadcasting stretches to the tensor's
+    (PyTorch's `Tensor.sum_to_size`): checked here, summed by `sum_to`."""
     shape = _shape_arg(size)
     sizes = input._data.shape
     if not _is_expandable_to(shape, sizes):
         raise RuntimeError(f"size {{{list(shape)}}} is not expandable to size {{{list(sizes)}}}.")
+    return sum_to(input, shape)
+
+
+def sum_to(input, shape):  # noqa: A002
+    """Sum a tensor down to `shape` (a tuple of ints that broadcasting stretches to the tensor's
+    shape): one sum, with keepdim, over the dims broadcasting put in front or repeated, then a
+    view without those in front (PyTorch's `sum_to`). The engine undoes broadcasting with it
+    (core/engine.py: fit_gradient), so the graph create_graph=True records is PyTorch's; its
+    shapes are the graph's own, right by construction, so nothing here checks them again."""
+    sizes = input._data.shape
     if not shape:
         return sum(input)
     dims = broadcast_dims(shape, sizes)
-    summed = sum(input, dims, True) if dims else input
-    return view(summed, shape) if len(sizes) > len(shape) else summed
+    summed = _sum_over(input, dims, True, _sum_dtype(input)) if dims else input
+    return view_of(summed, summed._data.reshape(shape)) if len(sizes) > len(shape) else summed
 
 
 def broadcast_dims(shape, sizes):

@@ -96,6 +96,12 @@ def view(input, *size):
             "view size is not compatible with input tensor's size and stride (at least one "
             "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
         )
+    return view_of(input, data)
+
+
+def view_of(input, data):  # noqa: A002
+    """`input` as `data`, an array NumPy reshaped from it without a copy: view's node
+    (ViewBackward0), for view and for the library's own views of a shape known to fit."""
     return as_view(record(ViewBackward0, data, (input,), self_sym_sizes=input._data.shape), input)
 
 
