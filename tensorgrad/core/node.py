@@ -150,13 +150,14 @@ class AccumulateGrad(Node):
         array that nobody else holds (what a derivative formula just computed) is taken as it
         is, as PyTorch's AccumulateGrad "steals" it, and so is the fresh array under a view
         that is all of it, in its layout (the transpose of a transpose: nn.Linear's weight
-        gradient, see derivatives.py's mat2_gradient); any other (one a hook returned, one the user gave to
-        backward, a view of an array others hold, one another tensor holds) is copied in.
-        Later ones are added in place, so `g = x.grad` keeps seeing the total, except while a
-        graph is being built (`create_graph=True`, grad mode on): then `.grad` must be a
-        recorded operation, a copy or a sum, that can be differentiated again. A leaf that no
-        longer requires grad (`requires_grad_(False)` after the forward pass) takes nothing, as
-        in PyTorch: its `.grad` stays as it was."""
+        gradient, see derivatives.py's mat2_gradient; an array that is a view's `.base` owns
+        its memory); any other (one a hook returned, one the user gave to backward, a view of
+        an array others hold, one another tensor holds) is copied in. Later ones are added in
+        place, so `g = x.grad` keeps seeing the total, except while a graph is being built
+        (`create_graph=True`, grad mode on): then `.grad` must be a recorded operation, a copy
+        or a sum, that can be differentiated again. A leaf that no longer requires grad
+        (`requires_grad_(False)` after the forward pass) takes nothing, as in PyTorch: its
+        `.grad` stays as it was."""
         leaf, grad = self.variable, grads[0]
         # A leaf no longer requiring grad takes nothing. (`_requires_grad` is a leaf's own flag:
         # a non-leaf named in backward(inputs=) has it False, and accumulates all the same.)
@@ -170,7 +171,7 @@ class AccumulateGrad(Node):
                   and grad._data.flags.c_contiguous):
                 leaf._grad = type(grad)._make(grad._data)  # nobody else holds it: taken
             elif (sys.getrefcount(grad) <= UNSHARED_TENSOR and (base := grad._base) is not None
-                  and grad._data.base is base._data  # (so that array owns its memory)
+                  and grad._data.base is base._data and grad._data.shape == base._data.shape
                   and grad._data.__array_interface__ == base._data.__array_interface__
                   and sys.getrefcount(grad._data) <= UNSHARED_DATA
                   and sys.getrefcount(base) <= UNSHARED_BASE
