@@ -3,6 +3,7 @@ MLP step at batch 32 (issue 11, "Performance").
 
     .venv/bin/python bench/profile_core.py              # counts and timings, a minute or two
     .venv/bin/python bench/profile_core.py --cprofile   # also cProfile's top functions
+    .venv/bin/python bench/profile_core.py --loss own   # the MLP step with F.cross_entropy
 
 It prints three kinds of figures, from the most to the least repeatable:
   * Python function calls per operation, per backward node and per MLP step (cProfile's
@@ -73,7 +74,9 @@ def chain_call_counts(n=999):
     return counts
 
 
-def _mlp(batch=32):
+def _mlp(batch=32, loss="engine"):
+    """The MLP step's parts: its cross-entropy written with core ops ("engine", the benchmark's
+    log_softmax row) or `F.cross_entropy` ("own", what learners write: its own-loss row)."""
     x, y, params = bench_core.mlp_data(batch)
     x, y = tg.from_numpy(x), tg.from_numpy(y)
     ps = [tg.from_numpy(p.copy()).requires_grad_() for p in params]
@@ -82,6 +85,8 @@ def _mlp(batch=32):
 
     def forward():
         h = (x @ w1 + b1).relu()
+        if loss == "own":
+            return tg.nn.functional.cross_entropy(h @ w2 + b2, y)
         return -(h @ w2 + b2).log_softmax(dim=1)[rows, y].mean()
 
     def update():
@@ -93,9 +98,9 @@ def _mlp(batch=32):
     return forward, update
 
 
-def mlp_call_counts(batch=32, steps=20):
+def mlp_call_counts(batch=32, steps=20, loss="engine"):
     """Python calls per MLP step: forward, backward, update."""
-    forward, update = _mlp(batch)
+    forward, update = _mlp(batch, loss)
     totals = {"forward": 0, "backward": 0, "update": 0}
     for _ in range(steps):
         holder = {}
@@ -150,9 +155,9 @@ def _backward_per_node(step, n=2000, rounds=9):
     return best / n * 1e6
 
 
-def mlp_node_timings(batch=32, steps=360):
+def mlp_node_timings(batch=32, steps=360, loss="engine"):
     """Median microseconds of each forward op and backward node inside real MLP steps."""
-    forward, update = _mlp(batch)
+    forward, update = _mlp(batch, loss)
     samples = {}
 
     def add(key, seconds):
@@ -198,8 +203,8 @@ def mlp_node_timings(batch=32, steps=360):
             update()
             t3 = clock()
             if i >= 5:  # warm-up steps are not counted
-                add("forward (9 ops)", t1 - t0)
-                add("backward total (13 nodes)", t2 - t1)
+                add("forward (every op)", t1 - t0)
+                add("backward total (every node)", t2 - t1)
                 add("backward: the engine around the rules (walk, buffers, fitting)",
                     t2 - t1 - inside[0])
                 add("update (4 parameters)", t3 - t2)
@@ -211,23 +216,26 @@ def mlp_node_timings(batch=32, steps=360):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cprofile", action="store_true", help="also print cProfile's top functions")
+    parser.add_argument("--loss", choices=["engine", "own"], default="engine",
+                        help="the MLP step's cross-entropy: core ops (engine) or F.cross_entropy (own)")
     args = parser.parse_args(argv)
     print(f"tensorgrad {tg.__file__}; load average {os.getloadavg()}")
     print("\nPython calls, per-op chain (a chain of one op, 999 long):")
     for name, (fwd, bwd) in chain_call_counts().items():
         print(f"  {name:5s} forward {fwd:5.1f} per op, backward {bwd:5.1f} per node")
-    print("Python calls per MLP step, batch 32: " + ", ".join(
-        f"{k} {v:.0f}" for k, v in mlp_call_counts().items()))
+    print(f"Python calls per MLP step, batch 32, {args.loss} cross-entropy: " + ", ".join(
+        f"{k} {v:.0f}" for k, v in mlp_call_counts(loss=args.loss).items()))
     print("\nParts of one chain step, timed alone (CPU us, best of 7):")
     for name, us in chain_part_timings().items():
         print(f"  {name:55s} {us:6.2f}")
-    print("\nMLP step at batch 32, inside real steps (CPU us, median of 360 steps):")
-    for name, us in mlp_node_timings().items():
+    print(f"\nMLP step at batch 32, {args.loss} cross-entropy, inside real steps (CPU us, median"
+          " of 360 steps):")
+    for name, us in mlp_node_timings(loss=args.loss).items():
         print(f"  {name:55s} {us:7.1f}")
     if args.cprofile:
         ops = bench_core.chain_ops(2000)
         x, seed = _leaf(), tg.ones(4)
-        forward, update = _mlp(32)
+        forward, update = _mlp(32, args.loss)
 
         def mlp_steps():
             for _ in range(100):

@@ -60,6 +60,8 @@ def test_profile_counts_the_calls_of_each_op_and_of_an_mlp_step():
     assert counts["mul"][1] > counts["add"][1]  # mul's rule is a Tensor op, add's is not
     steps = profile_core.mlp_call_counts(steps=2)
     assert set(steps) == {"forward", "backward", "update"} and min(steps.values()) > 20
+    own = profile_core.mlp_call_counts(steps=2, loss="own")  # F.cross_entropy: fewer nodes
+    assert set(own) == set(steps) and 20 < own["backward"] < steps["backward"]
 
 
 @pytest.mark.parametrize("lib_name", ["tensorgrad", "torch"])
