@@ -1108,10 +1108,11 @@ REWORDED_GIVE_AWAYS = [
     ("01_computation_graphs", "01_computation_graphs", "cell-f3c56929",
      "- **`None`** stands for the constant `1` in `w + 1`. A constant needs no gradient, so nothing is\n"
      "  recorded for it.", "- **`None`** 代表 `w + 1` 里的常数 `1`。常数不需要梯度，所以不为它记录任何东西。"),
+    # (lesson 3's second prediction now asks about a graph lesson 2's formulas do not cover, the s13
+    # review: its closed forms, multiplied out and written above it, are what would answer it now)
     ("03_chain_rule", "03_chain_rule", "cell-9b044184",
-     "This agrees with lesson 2, where we multiplied out $y = xw + x + w^2 + w$ and got\n"
-     "$\\partial y / \\partial w = x + 2w + 1 = 2 + 2 + 1 = 5$.",
-     "当时把 $y$ 展开成 $y = xw + x + w^2 + w$，得到 $\\partial y / \\partial w = x + 2w + 1 = 2 + 2 + 1 = 5$。"),
+     "Multiplied out, $y = (x + w) \\cdot xw = x^2 w + x w^2$, so $\\partial y / \\partial w = x^2 + 2xw$.",
+     "展开相乘，$y = (x + w) \\cdot xw = x^2 w + x w^2$，所以 $\\partial y / \\partial w = x^2 + 2xw$。"),
     ("07_backward_no_grad_detach", "03_chain_rule", "cell-7dbbe815",
      "`detach()` returns a tensor with the same values but **no history**, so the graph is cut at that\n"
      "point and no gradient flows through it.",
