@@ -1156,6 +1156,12 @@ REWORDED_GIVE_AWAYS = [
     ("06_autograd_grad_higher_derivatives", "06_autograd_grad_higher_derivatives", "cell-606239ea",
      "$$f'(x) = 4x^3, \\qquad f''(x) = 12x^2, \\qquad f'''(x) = 24x .$$",
      "$$f'(x) = 4x^3, \\qquad f''(x) = 12x^2, \\qquad f'''(x) = 24x .$$"),
+    # the s13 review (session 14): lesson 4's pointers to lesson 5 that made "it fails" the natural
+    # guess for a vector output (the prediction now also asks about a one-element vector)
+    ("05_vector_backward", "04_scalar_backward", "cell-2a692dc3",
+     "Lesson 5 turns to outputs with more than one\n  element.", "输出不止一个元素的情形，第 5 课再讲。"),
+    ("05_vector_backward", "04_scalar_backward", "cell-c30e4e57",
+     "The tutorial is right: for a scalar output the argument is optional.", "教程说得对：输出是标量时，这个参数可以省略。"),
     ("13_forward_mode", "13_forward_mode", "c52dfe5a",
      "the output's tangent is the **Jacobian-vector product** $J u$: a weighted sum of the Jacobian's *columns*",
      "输出的切向量就是**雅可比-向量积**（Jacobian-vector product，JVP）$J u$，即雅可比矩阵各*列*的加权和"),
