@@ -1162,6 +1162,9 @@ REWORDED_GIVE_AWAYS = [
      "Lesson 5 turns to outputs with more than one\n  element.", "输出不止一个元素的情形，第 5 课再讲。"),
     ("05_vector_backward", "04_scalar_backward", "cell-c30e4e57",
      "The tutorial is right: for a scalar output the argument is optional.", "教程说得对：输出是标量时，这个参数可以省略。"),
+    # ... lesson 6's old heading (the first review), for the prediction that now also asks which node
+    ("06_autograd_grad_higher_derivatives", "06_autograd_grad_higher_derivatives", "cell-d3685a34",
+     "## 2. A matrix example, and a gradient that has a `grad_fn`", "## 2. 矩阵的例子，以及带 `grad_fn` 的梯度"),
     ("13_forward_mode", "13_forward_mode", "c52dfe5a",
      "the output's tangent is the **Jacobian-vector product** $J u$: a weighted sum of the Jacobian's *columns*",
      "输出的切向量就是**雅可比-向量积**（Jacobian-vector product，JVP）$J u$，即雅可比矩阵各*列*的加权和"),
