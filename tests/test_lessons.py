@@ -1108,10 +1108,11 @@ REWORDED_GIVE_AWAYS = [
     ("01_computation_graphs", "01_computation_graphs", "cell-f3c56929",
      "- **`None`** stands for the constant `1` in `w + 1`. A constant needs no gradient, so nothing is\n"
      "  recorded for it.", "- **`None`** 代表 `w + 1` 里的常数 `1`。常数不需要梯度，所以不为它记录任何东西。"),
+    # (lesson 3's second prediction now asks about a graph lesson 2's formulas do not cover, the s13
+    # review: its closed forms, multiplied out and written above it, are what would answer it now)
     ("03_chain_rule", "03_chain_rule", "cell-9b044184",
-     "This agrees with lesson 2, where we multiplied out $y = xw + x + w^2 + w$ and got\n"
-     "$\\partial y / \\partial w = x + 2w + 1 = 2 + 2 + 1 = 5$.",
-     "当时把 $y$ 展开成 $y = xw + x + w^2 + w$，得到 $\\partial y / \\partial w = x + 2w + 1 = 2 + 2 + 1 = 5$。"),
+     "Multiplied out, $y = (x + w) \\cdot xw = x^2 w + x w^2$, so $\\partial y / \\partial w = x^2 + 2xw$.",
+     "展开相乘，$y = (x + w) \\cdot xw = x^2 w + x w^2$，所以 $\\partial y / \\partial w = x^2 + 2xw$。"),
     ("07_backward_no_grad_detach", "03_chain_rule", "cell-7dbbe815",
      "`detach()` returns a tensor with the same values but **no history**, so the graph is cut at that\n"
      "point and no gradient flows through it.",
@@ -1155,6 +1156,15 @@ REWORDED_GIVE_AWAYS = [
     ("06_autograd_grad_higher_derivatives", "06_autograd_grad_higher_derivatives", "cell-606239ea",
      "$$f'(x) = 4x^3, \\qquad f''(x) = 12x^2, \\qquad f'''(x) = 24x .$$",
      "$$f'(x) = 4x^3, \\qquad f''(x) = 12x^2, \\qquad f'''(x) = 24x .$$"),
+    # the s13 review (session 14): lesson 4's pointers to lesson 5 that made "it fails" the natural
+    # guess for a vector output (the prediction now also asks about a one-element vector)
+    ("05_vector_backward", "04_scalar_backward", "cell-2a692dc3",
+     "Lesson 5 turns to outputs with more than one\n  element.", "输出不止一个元素的情形，第 5 课再讲。"),
+    ("05_vector_backward", "04_scalar_backward", "cell-c30e4e57",
+     "The tutorial is right: for a scalar output the argument is optional.", "教程说得对：输出是标量时，这个参数可以省略。"),
+    # ... lesson 6's old heading (the first review), for the prediction that now also asks which node
+    ("06_autograd_grad_higher_derivatives", "06_autograd_grad_higher_derivatives", "cell-d3685a34",
+     "## 2. A matrix example, and a gradient that has a `grad_fn`", "## 2. 矩阵的例子，以及带 `grad_fn` 的梯度"),
     ("13_forward_mode", "13_forward_mode", "c52dfe5a",
      "the output's tangent is the **Jacobian-vector product** $J u$: a weighted sum of the Jacobian's *columns*",
      "输出的切向量就是**雅可比-向量积**（Jacobian-vector product，JVP）$J u$，即雅可比矩阵各*列*的加权和"),
