@@ -22,7 +22,9 @@ SKIP = re.compile(r"\byou (can|may|might|could)( safely)? (skip|ignore|skim|pass
 GIVE_AWAY = {
     "l10-19": ["exactly once", "runs once", "run once", "a.grad is 4", "恰好运行一次", "只运行一次"],
     "l10-30": ["r, q, p, x", "r q p x", "newest first", "newest node first", "newest-first", "the newest runs first",
-               "最新的优先", "最新的节点优先", "最新节点优先", "最新的先运行"],
+               "最新的优先", "最新的节点优先", "最新节点优先", "最新的先运行",
+               # the prompt's own code once said which node came first and which last (s13 review)
+               "created first", "created last", "最先创建", "最后创建"],
 }
 
 
