@@ -1155,6 +1155,12 @@ REWORDED_GIVE_AWAYS = [
     ("06_autograd_grad_higher_derivatives", "06_autograd_grad_higher_derivatives", "cell-606239ea",
      "$$f'(x) = 4x^3, \\qquad f''(x) = 12x^2, \\qquad f'''(x) = 24x .$$",
      "$$f'(x) = 4x^3, \\qquad f''(x) = 12x^2, \\qquad f'''(x) = 24x .$$"),
+    # the s13 review: the counts of P13d were the rule stated in lessons 5 and 13, applied to sizes the
+    # prose gave; the prediction now asks about a batch whose sizes the learner works out, and a
+    # sentence that gave them would answer it
+    ("13_forward_mode", "13_forward_mode", "5b7db44e",
+     "The third, `per_example_losses`, has $n = 60$ inputs and $m = 12$ outputs.",
+     "第三个函数 `per_example_losses` 有 $n = 60$ 个输入、$m = 12$ 个输出。"),
     ("13_forward_mode", "13_forward_mode", "c52dfe5a",
      "the output's tangent is the **Jacobian-vector product** $J u$: a weighted sum of the Jacobian's *columns*",
      "输出的切向量就是**雅可比-向量积**（Jacobian-vector product，JVP）$J u$，即雅可比矩阵各*列*的加权和"),
