@@ -55,7 +55,6 @@ KNOWN = {
     ("05_exercises_vector_backward.ipynb", "05-09"): "05_vector_backward.ipynb cell-da1eed53",
     ("06_exercises_grad_and_higher_derivatives.ipynb", "06-12"):
         "06_autograd_grad_higher_derivatives.ipynb cell-71f88531",
-    ("10_exercises_inside_the_engine.ipynb", "10-06"): "10_inside_the_engine.ipynb l10-13",
     ("11_exercises_training.ipynb", "11-09"): "11_training.ipynb f16f82de",
     ("11_exercises_training.ipynb", "11-18"): "11_training.ipynb f80f4350",
 }
