@@ -185,6 +185,8 @@ def table(rows: list[dict], roles: list[str]) -> str:
         add("WHOLE submission (wall)", at("end") - at("start"))
         add("kernel CPU (utime+stime)", row["kernel_cpu"] or 0.0)
         add("grading process CPU", row["grader_cpu"])
+        add("waiting: wall not covered by kernel or grader CPU",
+            at("end") - at("start") - (row["kernel_cpu"] or 0.0) - row["grader_cpu"])
     lines = [f"{'step':55s} {'median ms':>10s} {'min':>8s} {'max':>8s}"]
     for name, values in steps.items():
         lines.append(f"{name:55s} {statistics.median(values):10.1f} {min(values):8.1f} {max(values):8.1f}")
