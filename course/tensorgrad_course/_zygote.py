@@ -206,32 +206,6 @@ def _spawn_isolated(request: dict) -> tuple[int, int]:
     return int(answer.split()[1]), middle
 
 
-def _wait_for_exit(pid: int, timeout: float) -> None:
-    """Return once our child ``pid`` has ended (it is left to reap), or after ``timeout`` s.
-
-    A pidfd wakes this process at the exit itself; where there is none (Linux before 5.3),
-    the child is looked at every 5 ms.
-    """
-    import select
-
-    try:
-        fd = os.pidfd_open(pid)
-    except (AttributeError, OSError):
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            try:
-                if os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None:
-                    return
-            except ChildProcessError:  # (not our child, or reaped already)
-                return
-            time.sleep(0.005)
-        return
-    try:
-        select.select([fd], [], [], timeout)
-    finally:
-        os.close(fd)
-
-
 def _returncode(status: int) -> int:
     if os.WIFSIGNALED(status):
         return -os.WTERMSIG(status)
@@ -276,11 +250,11 @@ def main() -> None:
             elif op == "poll":
                 reply = {"returncode": reap(int(request["pid"]))}
             elif op == "wait":
-                pid = int(request["pid"])
-                code = reap(pid)
-                if code is None:
-                    _wait_for_exit(parents.get(pid, pid), float(request.get("timeout", 5.0)))
-                    code = reap(pid)
+                end = time.monotonic() + float(request.get("timeout", 5.0))
+                code = reap(int(request["pid"]))
+                while code is None and time.monotonic() < end:
+                    time.sleep(0.005)
+                    code = reap(int(request["pid"]))
                 reply = {"returncode": code}
             else:
                 reply = {"error": f"unknown op {op!r}"}

@@ -45,7 +45,6 @@ Starting kernels fast
     launched through :mod:`._launch_limited`, which sets the same limits and
     then execs ``python -m ipykernel_launcher``. The client side skips
     jupyter_client's fixed 0.2 s wait at start-up (:class:`_QuickClient`).
-    The fork server wakes on a kernel's exit (a pidfd), not on a 5 ms poll.
     ``bench/grading_timeline.py`` shows where a submission's time goes.
 
 The sandbox
