@@ -234,7 +234,7 @@ def call_hooks(hooks, grad):
         name = getattr(hook, "__name__", type(hook).__name__)
         if result.dtype is not grad.dtype:
             raise RuntimeError(messages.HOOK_CHANGED_TYPE.format(
-                name=name, was=grad.type(), got=result.type()))
+                name=name, was=grad.dtype._legacy_name, got=result.dtype._legacy_name))
         if result.shape != grad.shape:
             raise RuntimeError(messages.HOOK_CHANGED_SIZE.format(name=name))
         grad = result
