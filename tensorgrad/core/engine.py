@@ -219,7 +219,9 @@ def run_tensor_pre_hooks(node, grads):
         for output_nr, tensor_ref in node._retained_outputs.items():
             tensor = tensor_ref()
             if tensor is not None and output_nr < len(grads) and grads[output_nr] is not None:
-                AccumulateGrad(tensor).apply([grads[output_nr]])  # as a leaf's: one copy rule
+                grad = grads[output_nr]  # as PyTorch's retain_grad: a copy, then new sums, so
+                tensor._grad = grad._clone() if tensor._grad is None else tensor._grad + grad
+                # (a .grad made under create_graph keeps its graph only while graphs are made)
     return grads
 
 
