@@ -22,6 +22,10 @@ What an entry holds, besides its formulas:
     same_as      where the formula is a fused NumPy formulation (ops/fused.py), for speed and to
                  record the same graph as PyTorch under create_graph=True: the plain formula it
                  computes, which tests check it against (tests/test_derivative_table.py)
+    jvp          the forward-mode rule: the output's tangent from the inputs' tangents
+                 (`self_t`, `other_t`, ...), for autograd.forward_ad
+    full_name    the name PyTorch's `grad_fn.name()` gives, where it is not the class name
+                 ("tensorgrad::autograd::CopySlices")
 
 Broadcasting is undone in one place for all of them (core/engine.py: fit_gradient), so no
 formula sums a gradient back to its input's shape. Every rule is checked against finite

@@ -300,12 +300,12 @@ class TensorMethods:
         return object.__format__(self, spec)
 
     # -- operators: each forwards to an operation in tensorgrad.ops ---------------------------
-    # (binary_operator, below the class: a Tensor or a number on the other side, else
+    # (binary_operator, above the class: a Tensor or a number on the other side, else
     # NotImplemented, and Python says "unsupported operand type(s)", as with torch)
-    __add__ = __radd__ = binary_operator(_add)
+    __add__, __radd__ = binary_operator(_add), binary_operator(_add)  # (each its own name)
     __sub__ = binary_operator(_sub)
     __rsub__ = binary_operator(_ew.rsub)
-    __mul__ = __rmul__ = binary_operator(_mul)
+    __mul__, __rmul__ = binary_operator(_mul), binary_operator(_mul)
     __truediv__ = binary_operator(_div)
     _divide_into = binary_operator(_div, reflected=True)
 
@@ -333,9 +333,9 @@ class TensorMethods:
     __eq__ = binary_operator(_eq, arrays=True)
     __ne__, __lt__, __le__, __gt__, __ge__ = (binary_operator(f) for f in (
         _ne, _lt, _le, _gt, _ge))
-    __and__ = __rand__ = binary_operator(_ew.bitwise_and)
-    __or__ = __ror__ = binary_operator(_ew.bitwise_or)
-    __xor__ = __rxor__ = binary_operator(_ew.bitwise_xor)
+    __and__, __rand__, __or__, __ror__, __xor__, __rxor__ = (binary_operator(f) for f in (
+        _ew.bitwise_and, _ew.bitwise_and, _ew.bitwise_or, _ew.bitwise_or, _ew.bitwise_xor,
+        _ew.bitwise_xor))
     __lshift__ = binary_operator(_ew.bitwise_left_shift)
     __rlshift__ = binary_operator(_ew.bitwise_left_shift, reflected=True)
     __rshift__ = binary_operator(_ew.bitwise_right_shift)
