@@ -70,12 +70,14 @@ from . import func  # grad, vjp, jvp, jacrev, jacfwd, hessian, vmap: as torch.fu
 from . import viz  # pictures of graphs
 from .serialization import load, save  # (a Parameter comes back as one: uses nn)
 
-# The door: the operations imported above from ops/ are declared where they are defined, and
-# their checked forms are made here, where their public names are exported. `tg.mul(a, [1])`
-# fails as in PyTorch; inside, the library calls the plain functions (tg.ops.elementwise.mul).
+# The door: the operations imported above from ops/ and creation.py are declared where they are
+# defined, and their checked forms are made here, where their public names are exported.
+# `tg.mul(a, [1])` and `tg.zeros("2")` fail as in PyTorch; inside, the library calls the plain
+# functions (tg.ops.elementwise.mul, tg.creation.zeros). nn.functional and nn.init make theirs
+# the same way, at the end of their modules.
 for _name, _function in list(globals().items()):
-    if getattr(_function, "__module__", "").startswith("tensorgrad.ops.") and hasattr(
-            _function, "signatures"):
+    if getattr(_function, "__module__", "").startswith(("tensorgrad.ops.", "tensorgrad.creation")) \
+            and hasattr(_function, "signatures"):
         globals()[_name] = _arguments.checked(_function)
 del _name, _function
 

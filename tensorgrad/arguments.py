@@ -11,9 +11,10 @@ argument and what was expected. tensorgrad does the same, with the declarations 
             other: Tensor, *,       PyTorch's messages print (Tensor, int, Number, Ints, ...).
             out: Tensor = None):    The function stays as it is: the library calls it directly
     checked(mul)                    the checked form, made once, where the public name is
-                                    exported (tensorgrad/__init__.py: `tg.mul`); `@checked` on
-                                    a public function that is defined where it is exported
-                                    (creation, nn.functional)
+                                    exported (tensorgrad/__init__.py: `tg.mul`, `tg.zeros`; the
+                                    door at the end of nn/functional.py and nn/init.py:
+                                    `F.softmax`); `@checked` on a public function that nothing
+                                    in the library calls (`tg.round_`, Tensor's own methods)
     @overload                       an operation with several of PyTorch's overloads declares
     def max(input: Tensor): ...     each as a stub first; `@declared` (or `@checked`) on the
                                     real function collects them, once, at definition
@@ -22,7 +23,7 @@ argument and what was expected. tensorgrad does the same, with the declarations 
                                     overloads of its own)
     declare(stub)                   a declaration checked by hand: `.match(args, kwargs)`
                                     (nn.functional, nn.Linear, ...)
-    @checked(python=True)           a function PyTorch writes in Python (F.mse_loss, init.ones_,
+    @declared(python=True)          a function PyTorch writes in Python (F.mse_loss, init.ones_,
                                     torch.norm): its tensors declared `Tensor`, what PyTorch's
                                     Python code takes loosely `object`, a setting it compares
                                     without a check `Real`; where PyTorch fails inside with an

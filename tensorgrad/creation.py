@@ -2,6 +2,10 @@
 
 Python floats become float32 (the default dtype), Python ints int64, bools bool. NumPy arrays
 keep their dtype, so `tensor(np.array([1.0]))` is float64, as in PyTorch.
+
+Each function is declared here and left unchecked: its checked form is made where its public name
+is exported (tensorgrad/__init__.py, "The door"), and the library (nn, autograd, Tensor's
+methods) calls these plain functions, whose arguments it has made right itself.
 """
 
 import warnings
@@ -10,7 +14,7 @@ import numpy as np
 
 from . import dtypes
 from . import random as _random
-from .arguments import (Device, Dtype, Generator, Ints, Layout, MemoryFormat, Names, Number, checked,
+from .arguments import (Device, Dtype, Generator, Ints, Layout, MemoryFormat, Names, Number, declared,
                         overload, type_name)
 from .autograd import messages
 from .device import check_device
@@ -170,7 +174,7 @@ def _cast_python_data(data, dtype):
 @overload
 def tensor(data: object, *, dtype: Dtype = None, device: Device = None,
            pin_memory: bool = False, requires_grad: bool = False, names: Names = None): ...
-@checked
+@declared
 def tensor(data, *, dtype=None, device=None, requires_grad=False):
     """A new leaf tensor holding a *copy* of `data` (a number, nested lists, or an array)."""
     check_device(device)
@@ -192,7 +196,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):
 
 @overload
 def as_tensor(data: object, *, dtype: Dtype = None, device: Device = None): ...
-@checked
+@declared
 def as_tensor(data, dtype=None, *, device=None):
     """Like `tensor`, but shares memory with a NumPy array (or returns a tensor unchanged)."""
     check_device(device)
@@ -262,14 +266,14 @@ def _random_dtype(dtype, kernel):
 @overload
 def ones(*size: Ints, out: Tensor = None, dtype: Dtype = None, layout: Layout = None, device: Device = None,
          pin_memory: bool | None = False, requires_grad: bool | None = False): ...
-@checked
+@declared
 def ones(*size, dtype=None, requires_grad=False, device=None):
     check_device(device)
     return _finish(_allocated(np.ones, _size_arg(size), _float_dtype(dtype).numpy), None,
                    requires_grad)
 
 
-@checked(like=ones)
+@declared(like=ones)
 def zeros(*size, dtype=None, requires_grad=False, device=None):
     check_device(device)
     return _zeros(_size_arg(size, negative="zeros: Dimension size must be non-negative."), dtype,
@@ -296,7 +300,7 @@ def _allocated(make, shape, np_dtype):
 @overload
 def empty(*size: Ints, memory_format: MemoryFormat = None, out: Tensor = None, dtype: Dtype = None, layout: Layout = None, device: Device = None,
          pin_memory: bool | None = False, requires_grad: bool | None = False): ...
-@checked
+@declared
 def empty(*size, dtype=None, requires_grad=False, device=None):
     """Like zeros: tensorgrad never hands out uninitialised memory."""
     check_device(device)
@@ -328,7 +332,7 @@ def check_value_fits(value, np_dtype):
 @overload
 def full(size: Ints, fill_value: Number, *, out: Tensor = None, dtype: Dtype = None, layout: Layout = None, device: Device = None,
          pin_memory: bool | None = False, requires_grad: bool | None = False): ...
-@checked
+@declared
 def full(size, fill_value, *, dtype=None, requires_grad=False, device=None):
     check_device(device)
     if dtype is None:
@@ -350,7 +354,7 @@ def full(size, fill_value, *, dtype=None, requires_grad=False, device=None):
 def ones_like(input: Tensor, *, dtype: Dtype = None, layout: Layout = None, device: Device = None,
          pin_memory: bool | None = False, requires_grad: bool | None = False,
          memory_format: MemoryFormat = None): ...
-@checked
+@declared
 def ones_like(input, *, dtype=None, requires_grad=False):
     return _finish(np.ones(input._data.shape, dtype=(dtype or input.dtype).numpy), None, requires_grad)
 
@@ -359,7 +363,7 @@ def ones_like(input, *, dtype=None, requires_grad=False):
 def zeros_like(input: Tensor, *, dtype: Dtype = None, layout: Layout = None, device: Device = None,
          pin_memory: bool | None = False, requires_grad: bool | None = False,
          memory_format: MemoryFormat = None): ...
-@checked
+@declared
 def zeros_like(input, *, dtype=None, requires_grad=False):
     return _finish(np.zeros(input._data.shape, dtype=(dtype or input.dtype).numpy), None, requires_grad)
 
@@ -368,7 +372,7 @@ def zeros_like(input, *, dtype=None, requires_grad=False):
 def full_like(input: Tensor, fill_value: Number, *, dtype: Dtype = None, layout: Layout = None, device: Device = None,
          pin_memory: bool | None = False, requires_grad: bool | None = False,
          memory_format: MemoryFormat = None): ...
-@checked
+@declared
 def full_like(input, fill_value, *, dtype=None, requires_grad=False):
     check_value_fits(fill_value, (dtype or input.dtype).numpy)
     if (dtype or input.dtype) is dtypes.bool_:
@@ -381,7 +385,7 @@ def full_like(input, fill_value, *, dtype=None, requires_grad=False):
 def empty_like(input: Tensor, *, dtype: Dtype = None, layout: Layout = None, device: Device = None,
          pin_memory: bool | None = False, requires_grad: bool | None = False,
          memory_format: MemoryFormat = None): ...
-@checked
+@declared
 def empty_like(input, *, dtype=None, requires_grad=False):
     return zeros_like(input, dtype=dtype, requires_grad=requires_grad)
 
@@ -395,7 +399,7 @@ def arange(start: Number, end: Number, *, dtype: Dtype = None, layout: Layout = 
 @overload
 def arange(start: Number, end: Number, step: Number = 1, *, out: Tensor = None, dtype: Dtype = None, layout: Layout = None, device: Device = None,
          pin_memory: bool | None = False, requires_grad: bool | None = False): ...
-@checked
+@declared
 def arange(start, end=None, step=1, *, dtype=None, requires_grad=False, device=None):
     check_device(device)
     if end is None:
@@ -439,7 +443,7 @@ def linspace(start: Tensor, end: Number, steps: int, *, out: Tensor = None, dtyp
 @overload
 def linspace(start: Number, end: Number, steps: int, *, out: Tensor = None, dtype: Dtype = None, layout: Layout = None, device: Device = None,
          pin_memory: bool | None = False, requires_grad: bool | None = False): ...
-@checked
+@declared
 def linspace(start, end, steps, *, dtype=None, requires_grad=False, device=None):
     check_device(device)
     for name, value in (("start", start), ("end", end)):
@@ -483,7 +487,7 @@ def eye(n: int, *, out: Tensor = None, dtype: Dtype = None, layout: Layout = Non
 @overload
 def eye(n: int, m: int, *, out: Tensor = None, dtype: Dtype = None, layout: Layout = None, device: Device = None,
          pin_memory: bool | None = False, requires_grad: bool | None = False): ...
-@checked
+@declared
 def eye(n, m=None, *, dtype=None, requires_grad=False, device=None):
     check_device(device)
     for name, value in (("n", n), ("m", m)):
@@ -498,7 +502,7 @@ def rand(*size: Ints, generator: Generator, out: Tensor = None, dtype: Dtype = N
 @overload
 def rand(*size: Ints, out: Tensor = None, dtype: Dtype = None, layout: Layout = None, device: Device = None,
          pin_memory: bool | None = False, requires_grad: bool | None = False): ...
-@checked
+@declared
 def rand(*size, dtype=None, requires_grad=False, device=None):
     """Uniform samples in [0, 1). The stream differs from PyTorch's (see tensorgrad.random)."""
     check_device(device)
@@ -507,7 +511,7 @@ def rand(*size, dtype=None, requires_grad=False, device=None):
     return _finish(data, None, requires_grad)
 
 
-@checked(like=rand)
+@declared(like=rand)
 def randn(*size, dtype=None, requires_grad=False, device=None):
     """Standard normal samples. The stream differs from PyTorch's (see tensorgrad.random)."""
     check_device(device)
@@ -528,7 +532,7 @@ def randint(low: int, high: int, size: Ints, *, generator: Generator, out: Tenso
 @overload
 def randint(low: int, high: int, size: Ints, *, out: Tensor = None, dtype: Dtype = None, layout: Layout = None, device: Device = None,
          pin_memory: bool | None = False, requires_grad: bool | None = False): ...
-@checked
+@declared
 def randint(low, high=None, size=None, *, dtype=None, requires_grad=False, device=None):
     """Integers in [low, high). `randint(high, size)` starts from 0, as in PyTorch."""
     check_device(device)
@@ -552,12 +556,12 @@ def rand_like(input: Tensor, *, generator: Generator, memory_format: MemoryForma
 def rand_like(input: Tensor, *, memory_format: MemoryFormat = None, dtype: Dtype = None,
          layout: Layout = None, device: Device = None, pin_memory: bool | None = False,
          requires_grad: bool | None = False): ...
-@checked
+@declared
 def rand_like(input, *, dtype=None, requires_grad=False):
     return rand(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
 
 
-@checked(like=rand_like)
+@declared(like=rand_like)
 def randn_like(input, *, dtype=None, requires_grad=False):
     return randn(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
 
@@ -568,7 +572,7 @@ def randperm(n: int, *, generator: Generator, out: Tensor = None, dtype: Dtype =
 @overload
 def randperm(n: int, *, out: Tensor = None, dtype: Dtype = None, layout: Layout = None, device: Device = None,
          pin_memory: bool | None = False, requires_grad: bool | None = False): ...
-@checked
+@declared
 def randperm(n, *, dtype=None, requires_grad=False):
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")

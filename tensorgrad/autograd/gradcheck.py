@@ -224,7 +224,7 @@ def numerical_jacobian(func, inputs, eps):
     array. Each input element is moved in place by -eps and +eps, then put back exactly."""
     diff_inputs = _requiring_grad(inputs)
     reference = [out._data for out in _tensor_outputs(_as_tuple(func(*inputs)))]
-    jacobians = [[np.zeros((x.numel(), ref.size), dtype=ref.dtype) for x in diff_inputs]
+    jacobians = [[np.zeros((x._data.size, ref.size), dtype=ref.dtype) for x in diff_inputs]
                  for ref in reference]
     for input_index, x in enumerate(diff_inputs):
         for row, position in enumerate(np.ndindex(x._data.shape)):
@@ -250,9 +250,10 @@ def analytical_jacobian(inputs, output):
     column j is the gradient that the unit vector eⱼ at the output sends to the input."""
     Tensor = _tensor_class()
     diff_inputs = _requiring_grad(inputs)
-    jacobians = [np.zeros((x.numel(), output.numel()), dtype=x._data.dtype) for x in diff_inputs]
+    jacobians = [np.zeros((x._data.size, output._data.size), dtype=x._data.dtype)
+                 for x in diff_inputs]
     dtypes_ok = True
-    for column in range(output.numel()):
+    for column in range(output._data.size):
         unit = np.zeros(output._data.size, dtype=output._data.dtype)
         unit[column] = 1
         grads = autograd_grad(output, diff_inputs, Tensor._make(unit.reshape(output._data.shape)),

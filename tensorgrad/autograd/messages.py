@@ -117,7 +117,8 @@ RETAIN_GRAD_NO_REQUIRES = "can't retain_grad on Tensor that has requires_grad=Fa
 HOOK_NO_REQUIRES = "cannot register a hook on a tensor that doesn't require gradient"
 # tests/spec/test_s5_modes_inplace_hooks.py::test_hook_changing_size_raises_at_backward
 HOOK_CHANGED_SIZE = "hook '{name}' has changed the size of value"
-HOOK_CHANGED_TYPE = "hook '{name}' has changed the type of value (was {was} got {got})"
+HOOK_CHANGED_TYPE = ("hook '{name}' has changed the type of value (was tensorgrad.{was} got "
+                     "tensorgrad.{got})")  # (the legacy type names: Tensor.type())
 # tests/spec/test_s5_modes_inplace_hooks.py::test_hook_returning_non_tensor_raises
 HOOK_BAD_RETURN = "expected Variable, but hook returned '{type_name}'"
 

@@ -165,7 +165,7 @@ class AccumulateGrad(Node):
             return ()
         if leaf._grad is None:
             if grad_mode._grad_enabled:
-                leaf._grad = grad._copy_for_grad()
+                leaf._grad = grad._copy_for_grad()  # (tensor_methods.py: a recorded copy)
             elif (sys.getrefcount(grad) <= UNSHARED_TENSOR and grad._data.base is None
                   and sys.getrefcount(grad._data) <= UNSHARED_DATA
                   and grad._data.flags.c_contiguous):

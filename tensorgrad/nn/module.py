@@ -17,7 +17,9 @@ from ..core.grad_mode import no_grad
 from .. import arguments
 from ..autograd import messages
 from ..core.tensor import Tensor
-from ..tensor_methods import to_arguments
+from ..ops import inplace as _inplace
+from ..ops import shape as _shape
+from ..tensor_methods import _as_dtype, detach_in_place, to_arguments
 from ..utils.hooks import RemovableHandle
 from . import hooks
 from .parameter import Parameter
@@ -56,10 +58,10 @@ def zero_grads(params, set_to_none=True):
             param.grad = None
         else:
             if param.grad.grad_fn is not None:
-                param.grad.detach_()
+                detach_in_place(param.grad)
             else:
-                param.grad.requires_grad_(False)
-            param.grad.zero_()
+                param.grad._set_requires_grad(False, messages.INT_REQUIRES_GRAD_METHOD)
+            _inplace.zero_(param.grad)
 
 
 class Module:
@@ -298,8 +300,9 @@ class Module:
         return self.train(False)
 
     def requires_grad_(self, requires_grad=True):
+        arguments.check("requires_grad_", (requires_grad,), method=True)  # (Tensor's, once)
         for param in self.parameters():
-            param.requires_grad_(requires_grad)
+            param._set_requires_grad(requires_grad, messages.INT_REQUIRES_GRAD_METHOD)
         return self
 
     def apply(self, fn):
@@ -319,9 +322,9 @@ class Module:
             raise TypeError(messages.MODULE_TO_DTYPE.format(dtype=dtype))
         for tensor in list(self.parameters()) + list(self.buffers()):
             if tensor.dtype.is_floating_point:
-                tensor.data = tensor.data.to(dtype)
+                tensor.data = _as_dtype(tensor.data, dtype)
                 if tensor._grad is not None:
-                    tensor._grad = tensor._grad.to(dtype)
+                    tensor._grad = _as_dtype(tensor._grad, dtype)
         return self
 
     def double(self):
@@ -339,11 +342,11 @@ class Module:
             dotted = module_prefix + ("." if module_prefix else "")
             for name, param in module._parameters.items():
                 if param is not None:
-                    destination[dotted + name] = param if keep_vars else param.detach()
+                    destination[dotted + name] = param if keep_vars else _shape.detach(param)
             skipped = module.__dict__.get("_non_persistent_buffers", set())
             for name, buffer in module._buffers.items():
                 if buffer is not None and name not in skipped:
-                    destination[dotted + name] = buffer if keep_vars else buffer.detach()
+                    destination[dotted + name] = buffer if keep_vars else _shape.detach(buffer)
         return destination
 
     def load_state_dict(self, state_dict, strict=True, assign=False):
@@ -381,7 +384,7 @@ class Module:
                     f"(shape {target.shape}). Convert the value first, for example with .float().")
             else:
                 with no_grad():
-                    target.copy_(value)
+                    _inplace.copy_(target, value)
         unexpected_keys = [key for key in state_dict if key not in own]
         if strict:
             if unexpected_keys:

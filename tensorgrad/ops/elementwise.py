@@ -15,12 +15,13 @@ from ..arguments import MemoryFormat, Number, declared, overload
 from ..autograd import messages
 from ..core.tensor import Tensor
 from ..creation import check_value_fits
-from ..derivatives import (AbsBackward0, AddBackward0, CeilBackward0, ClampBackward1,
+from ..derivatives import (AbsBackward0, AddBackward0, CeilBackward0, ClampBackward0, ClampBackward1,
                            CloneBackward0, CopyBackwards, CosBackward0, DivBackward0, ExpBackward0,
                            Expm1Backward0, FloorBackward0, Log1PBackward0, LogBackward0, MaximumBackward0, MinimumBackward0,
                            MulBackward0, NegBackward0, NotImplementedBackward, PowBackward0,
                            PowBackward1, PowBackward2,
-                           ReciprocalBackward0, ReluBackward0, RemainderBackward0, RoundBackward0,
+                           ReciprocalBackward0, ReluBackward0, RemainderBackward0, RemainderBackward1,
+                           RoundBackward0,
                            RoundBackward1, RsubBackward1, SigmoidBackward0, SignBackward0,
                            SinBackward0, SqrtBackward0, SubBackward0, TanhBackward0,
                            ToCopyBackward0, TruncBackward0, WhereBackward0)
@@ -487,7 +488,8 @@ def clamp(input, min=None, max=None):
         check_value_fits(bound, dtype)  # (2 ** 63 for an int64 result, 1e308 for a float32 one)
     low, high = (None if v is None else _values(v) for v in (min, max))
     data = np.clip(input._data.astype(dtype, copy=False), low, high).astype(dtype, copy=False)
-    return record(ClampBackward1, data, (input,), saved={"self": input}, min=min, max=max)
+    node = ClampBackward0 if isinstance(min, Tensor) or isinstance(max, Tensor) else ClampBackward1
+    return record(node, data, (input,), saved={"self": input}, min=min, max=max)
 
 
 @declared(like=clamp)
@@ -778,8 +780,12 @@ def remainder(input: Tensor, other: Number, *, out: Tensor = None): ...
 @declared
 def remainder(input, other):
     check_integer_division(input, other, "remainder_cpu")
-    return record(RemainderBackward0, binary_data(_remainder, input, other), (input, other),
-                  saved={"other": other, "self": input})
+    data = binary_data(_remainder, input, other)
+    if not isinstance(input, Tensor):  # `2 % x`: PyTorch has no derivative for that form
+        return record(NotImplementedBackward, data, (input, other), aten_name="remainder")
+    if not isinstance(other, Tensor):  # (a number: PyTorch's Scalar form, no second input)
+        return record(RemainderBackward0, data, (input,))
+    return record(RemainderBackward1, data, (input, other), saved={"other": other, "self": input})
 
 
 def _remainder(x, y):

@@ -19,6 +19,7 @@ from ..autograd import messages
 from ..core.grad_mode import enable_grad, no_grad
 from ..core.tensor import Tensor
 from ..nn.module import zero_grads
+from ..tensor_methods import _as_dtype
 
 
 class Optimizer:
@@ -189,7 +190,7 @@ def _take_names(param_group):
 def _like_param(value, param, key):
     """A loaded state tensor in the parameter's dtype (but Adam's step count as it is)."""
     if isinstance(value, Tensor) and key != "step" and value.dtype.is_floating_point:
-        return value.to(param.dtype)
+        return _as_dtype(value, param.dtype)  # (Tensor.to's work, unchecked)
     return value
 
 
