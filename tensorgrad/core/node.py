@@ -79,8 +79,7 @@ class Node:
         saved = self._for_backward
         if saved is FREED:
             raise RuntimeError(messages.SECOND_BACKWARD)
-        return tuple([value.unpack(self) if isinstance(value, SavedTensor) else value
-                      for value in saved])
+        return tuple([value.unpack(self) if isinstance(value, SavedTensor) else value for value in saved])
 
     def __dir__(self):
         return sorted(set(super().__dir__()) | {"_saved_" + n for n in type(self).saved_names})
