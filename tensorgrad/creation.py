@@ -419,12 +419,27 @@ def arange(start, end=None, step=1, *, dtype=None, requires_grad=False, device=N
         start, end, step = (int(v) for v in values)
         if step == 0:  # (a fractional step truncated to 0)
             raise ValueError("step must be nonzero")
+        count = _int64_range_size(start, end, step)
+        data = start + step * np.arange(count, dtype=np.int64)  # (in int64, as PyTorch)
+        return _finish(data, None, requires_grad)
     count = np.ceil((end - start) / step)  # (in double, as PyTorch counts)
     if count > 2 ** 63 - 1:
         raise RuntimeError(messages.ARANGE_SIZE)
     count = max(0, int(count))
     data = (start + step * np.arange(count, dtype=np.float64)).astype(dtype.numpy)
     return _finish(data, None, requires_grad)
+
+
+def _int64_range_size(start, end, step):
+    """How many values an int64 arange has, counted as PyTorch counts them: in int64, which
+    wraps, `(end - start + step - sign(step)) / step` truncated. A count that wrapped below zero
+    is its "invalid size" (`arange(0, 2 ** 63 - 1, 10 ** 17)`); a difference that wrapped
+    to -1 counts nothing (`arange(-2 ** 63, 2 ** 63 - 1, 2 ** 62)` is empty)."""
+    span = (end - start + step - (1 if step > 0 else -1) + 2 ** 63) % 2 ** 64 - 2 ** 63
+    count = abs(span) // abs(step) * (1 if (span < 0) == (step < 0) else -1)
+    if count < 0:
+        raise RuntimeError(messages.ARANGE_SIZE)
+    return count
 
 
 @overload

@@ -69,6 +69,13 @@ DivBackward0 = rule(
     self=lambda grad, other: grad / other,
     other=lambda grad, other, self: -grad * ((self / other) / other))
 
+# z = a / b rounded (div's rounding_mode "floor" or "trunc"): a staircase, flat between its steps;
+# PyTorch's formula is `grad * 0` for both inputs (so an inf or nan gradient stays nan)
+DivBackward2 = rule(
+    "DivBackward2", computes="{a} / {b} rounded", local=("0", "0"), elementwise=True,
+    self=lambda grad: grad * 0,
+    other=lambda grad: grad * 0)
+
 # z = a mod b = a - ⌊a/b⌋·b:  ∂z/∂a = 1,  ∂z/∂b = -⌊a/b⌋ (the floor is flat between its steps)
 RemainderBackward0 = rule(
     "RemainderBackward0", saves=("other", "self"), computes="{a} % {b}", local=("1", "-⌊{a}/{b}⌋"),
@@ -300,7 +307,7 @@ CopyBackwards = rule("CopyBackwards", local=("0", "1"), elementwise=True,
 # x.zero_() and x.fill_(v): the old values no longer matter, so their gradient is zero
 ZeroBackward0 = rule("ZeroBackward0", self=lambda grad: zeros_like(grad),
                      jvp=lambda self_t: zeros_like(self_t))
-FillBackward0 = rule("FillBackward0", self=lambda grad: zeros_like(grad),
+FillBackward2 = rule("FillBackward2", self=lambda grad: zeros_like(grad),
                      jvp=lambda self_t: zeros_like(self_t))
 # fill_ with a 0-d tensor: every element is the value, so the value gets the sum of the gradient
 FillBackward3 = rule("FillBackward3", self=lambda grad: zeros_like(grad),

@@ -518,9 +518,15 @@ class TensorMethods:
     def mul_(self, other: Tensor):
         return _inplace.mul_(self, other)
 
+    @overload
+    def div_(self, other: Tensor): ...
+    @overload
+    def div_(self, other: Tensor, *, rounding_mode: str | None): ...
+    @overload
+    def div_(self, other: Number, *, rounding_mode: str | None): ...
     @checked(method=True)
-    def div_(self, other: Tensor):
-        return _inplace.div_(self, other)
+    def div_(self, other, *, rounding_mode=None):
+        return _inplace.div_(self, other, rounding_mode)
 
     pow_, remainder_, bitwise_and_, bitwise_or_, bitwise_xor_, \
         bitwise_left_shift_, bitwise_right_shift_ = (in_place_binary_form(name) for name in (

@@ -451,6 +451,8 @@ BATCH_NORM_PARAMETER_DTYPE = "mixed dtype (CPU): expect parameter to have scalar
 BATCH_NORM_MIXED_DTYPES = "mixed dtype (CPU): all inputs must share same datatype."
 # Adam's betas (optim/adam.py): PyTorch's Python code takes floats (or tensors)
 ADAM_BETAS = "betas must be either both floats or both Tensors"
+CAPTURABLE_DEVICES = ("If capturable=True, params and state_steps must be on supported devices: "
+                      "['cuda', 'xpu', 'hpu', 'privateuseone', 'xla'].")
 # F.linear of a 0-d tensor (nn/functional.py)
 LINEAR_0D = "both arguments to linear need to be at least 1D, but they are {a}D and {b}D"
 # Tensor.roll (ops/shape.py)

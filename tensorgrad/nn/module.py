@@ -77,20 +77,23 @@ class Module:
         object.__setattr__(self, "_parameters", {})
         object.__setattr__(self, "_buffers", {})
         object.__setattr__(self, "_modules", {})
+        # {handle id: hook}, made when the first hook is registered. Set here, not on the class:
+        # a subclass whose __init__ skips super().__init__() fails when called, on the first
+        # of them that __call__ reads, as in PyTorch ("no attribute '_backward_hooks'")
+        object.__setattr__(self, "_backward_hooks", None)
+        object.__setattr__(self, "_forward_hooks", None)
+        object.__setattr__(self, "_forward_pre_hooks", None)
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError(
             f'Module [{type(self).__name__}] is missing the required "forward" function')
 
     def __call__(self, *args, **kwargs):
-        if self._forward_hooks or self._forward_pre_hooks or self._backward_hooks:
+        if self._backward_hooks or self._forward_hooks or self._forward_pre_hooks:
             return hooks.call_with_hooks(self, args, kwargs)
         return self.forward(*args, **kwargs)
 
     # -- hooks: functions called around forward, or when gradients reach the module --------------
-    _forward_pre_hooks = None  # {handle id: hook}, made when the first hook is registered
-    _forward_hooks = None
-    _backward_hooks = None
 
     def register_forward_pre_hook(self, hook):
         """hook(module, args) runs before forward; it may return new args."""
