@@ -6,6 +6,7 @@ insert, and the nodes PyTorch names (div with a rounding_mode, fill_ with a numb
 on both libraries (PyTorch 2.13.0, measured).
 """
 
+import numpy as np
 import pytest
 
 from .conftest import raises_exactly, show
@@ -214,3 +215,36 @@ def test_fill_with_a_number_records_fillbackward2(tg):
     z = x * 1
     z.fill_(tg.tensor(3.0))
     assert show(z) == "tensor([3., 3.], grad_fn=<FillBackward3>)"
+
+
+# -- numbers where PyTorch's parser takes them for tensors: its list adds floor_divide ------------
+@pytest.mark.parametrize("call, text", [
+    (lambda tg: tg.floor_divide(3, tg.tensor([1, 2])), "tensor([3, 1])"),
+    (lambda tg: tg.floor_divide(2.5, tg.tensor([1, 2])), "tensor([2., 1.])"),
+    (lambda tg: tg.floor_divide(True, tg.tensor([1., 2.])), "tensor([1., 0.])"),
+    (lambda tg: tg.floor_divide(3, 2), "tensor(1)"),
+    (lambda tg: tg.tensor([5., 3.]).floor_divide_(2), "tensor([2., 1.])"),
+])
+def test_floor_divide_takes_numbers_for_tensors(tg, call, text):
+    assert show(call(tg)) == text
+
+
+def test_floor_divide_of_a_number_by_a_bool_tensor_divides_by_zero(tg):
+    with raises_exactly(tg, RuntimeError, "ZeroDivisionError"):
+        tg.floor_divide(3, tg.tensor([True, False]))
+
+
+# -- an int of any size is a bool, where a bool tensor is made ------------------------------------
+@pytest.mark.parametrize("call, text", [
+    (lambda tg: tg.tensor(2 ** 63, dtype=tg.bool), "tensor(True)"),
+    (lambda tg: tg.tensor([2 ** 70, 0, -2 ** 80], dtype=tg.bool), "tensor([ True, False,  True])"),
+    (lambda tg: tg.ones(2, dtype=tg.bool).new_tensor(-2 ** 63 - 1), "tensor(True)"),
+    (lambda tg: tg.tensor(np.uint64(2 ** 64 - 1), dtype=tg.bool), "tensor(True)"),
+])
+def test_any_int_is_a_bool_in_a_bool_tensor(tg, call, text):
+    assert show(call(tg)) == text
+
+
+def test_an_int_beyond_64_bits_still_overflows_an_int64_tensor(tg):
+    with raises_exactly(tg, ValueError, "Overflow when unpacking long long"):
+        tg.tensor([2 ** 63], dtype=tg.int64)
