@@ -330,6 +330,37 @@ class Module:
     def double(self):
         return self.to(dtypes.float64)
 
+    def cpu(self):
+        """The module itself: every tensor is on the CPU, tensorgrad's one device."""
+        return self._apply(lambda tensor: tensor.cpu())
+
+    def cuda(self, device=None):
+        """As PyTorch without CUDA: refused by the first tensor (a module with none is itself)."""
+        return self._apply(lambda tensor: tensor.cuda(device))
+
+    def type(self, dst_type):
+        """Convert every parameter and buffer, integer ones too, to `dst_type` (a dtype or a
+        legacy name such as "torch.DoubleTensor"), as Tensor.type converts one; returns self."""
+        return self._apply(lambda tensor: tensor.type(dst_type))
+
+    def _apply(self, convert):
+        """Each parameter's values (and its `.grad`'s) and each buffer replaced by `convert` of
+        it, in this module and every one inside, as PyTorch's Module._apply: a parameter keeps
+        its identity (`param.data = ...`, which refuses an integer dtype where it requires grad,
+        in PyTorch's words); a buffer is replaced."""
+        for module in self.modules():
+            for param in module._parameters.values():
+                if param is None:
+                    continue
+                with no_grad():
+                    param.data = convert(param)
+                    if param.grad is not None:
+                        param.grad.data = convert(param.grad)
+            for name, buffer in module._buffers.items():
+                if buffer is not None:
+                    module._buffers[name] = convert(buffer)
+        return self
+
     def float(self):
         return self.to(dtypes.float32)
 

@@ -248,3 +248,36 @@ def test_any_int_is_a_bool_in_a_bool_tensor(tg, call, text):
 def test_an_int_beyond_64_bits_still_overflows_an_int64_tensor(tg):
     with raises_exactly(tg, ValueError, "Overflow when unpacking long long"):
         tg.tensor([2 ** 63], dtype=tg.int64)
+
+
+# -- Module.cpu(), cuda() and type(): every parameter and buffer converted, as Tensor's are ---------
+def test_module_cpu_is_the_module_and_cuda_is_refused_by_its_first_tensor(tg):
+    model = tg.nn.Linear(2, 1)
+    assert model.cpu() is model
+    assert show(tg.nn.ReLU().cuda()) == "ReLU()"  # (no tensor to refuse)
+    with raises_exactly(tg, AssertionError, "tensorgrad not compiled with CUDA enabled"):
+        model.cuda()
+
+
+@pytest.mark.parametrize("dst_type", ["float64", "tensorgrad.DoubleTensor"])
+def test_module_type_converts_every_parameter_buffer_and_grad(tg, dst_type):
+    dst_type = getattr(tg, dst_type) if dst_type == "float64" else dst_type.replace(
+        "tensorgrad", tg.__name__)
+    model = tg.nn.Sequential(tg.nn.Linear(2, 1), tg.nn.BatchNorm1d(1))
+    weight = model[0].weight
+    model(tg.ones(3, 2)).sum().backward()
+    assert model.type(dst_type) is model
+    assert model[0].weight is weight and weight.requires_grad
+    assert show(weight.grad.dtype) == "tensorgrad.float64"
+    assert [show(t.dtype) for t in model.state_dict().values()] == ["tensorgrad.float64"] * 7
+
+
+@pytest.mark.parametrize("dst_type, error, text", [
+    ("int64", RuntimeError,
+     "data set to a tensor that requires gradients must be floating point or complex dtype"),
+    (float, ValueError, "invalid type: 'float'"),
+])
+def test_module_type_refuses_what_tensor_type_and_data_refuse(tg, dst_type, error, text):
+    dst_type = getattr(tg, dst_type) if isinstance(dst_type, str) else dst_type
+    with raises_exactly(tg, error, text):
+        tg.nn.Linear(2, 1).type(dst_type)
