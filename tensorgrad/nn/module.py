@@ -128,7 +128,7 @@ class Module:
         elif params is not None and name in params:
             if value is not None:
                 raise TypeError(
-                    f"cannot assign '{_typename(value)}' as parameter '{name}' "
+                    f"cannot assign '{typename(value)}' as parameter '{name}' "
                     "(tensorgrad.nn.Parameter or None expected)")
             params[name] = None
         elif isinstance(value, Module):
@@ -139,13 +139,13 @@ class Module:
         elif modules is not None and name in modules:
             if value is not None:
                 raise TypeError(
-                    f"cannot assign '{_typename(value)}' as child module '{name}' "
+                    f"cannot assign '{typename(value)}' as child module '{name}' "
                     "(tensorgrad.nn.Module or None expected)")
             modules[name] = None
         elif buffers is not None and name in buffers:
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(
-                    f"cannot assign '{_typename(value)}' as buffer '{name}' "
+                    f"cannot assign '{typename(value)}' as buffer '{name}' "
                     "(tensorgrad.Tensor or None expected)")
             buffers[name] = value
         else:
@@ -188,7 +188,7 @@ class Module:
             raise KeyError(f"attribute '{name}' already exists")
         if param is not None and not isinstance(param, Parameter):
             raise TypeError(
-                f"cannot assign '{_typename(param)}' object to parameter '{name}' "
+                f"cannot assign '{typename(param)}' object to parameter '{name}' "
                 "(tensorgrad.nn.Parameter or None required)")
         if param is not None and param.grad_fn is not None:
             raise ValueError(
@@ -206,7 +206,7 @@ class Module:
             raise KeyError(f"attribute '{name}' already exists")
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(
-                f"cannot assign '{_typename(tensor)}' object to buffer '{name}' "
+                f"cannot assign '{typename(tensor)}' object to buffer '{name}' "
                 "(tensorgrad Tensor or None required)")
         self._buffers[name] = tensor
         if not persistent:
@@ -215,7 +215,7 @@ class Module:
     def add_module(self, name, module):
         """Add a child module under `name` (what `self.name = module` does)."""
         if module is not None and not isinstance(module, Module):
-            raise TypeError(f"{_typename(module)} is not a Module subclass")
+            raise TypeError(f"{typename(module)} is not a Module subclass")
         _check_name(name, "module")
         if hasattr(self, name) and name not in self._modules:
             raise KeyError(f"attribute '{name}' already exists")
@@ -452,16 +452,21 @@ class Module:
         return text + ")"
 
 
-def _typename(value):
-    """PyTorch's `torch.typename`: `tensorgrad.FloatTensor` for a tensor, else the class path."""
+def typename(value):
+    """PyTorch's `torch.typename`: `tensorgrad.FloatTensor` for a tensor; else the object's own
+    qualified name where it has one (a class, a function, a generator: `Module.parameters`),
+    or its class's (`float`, `numpy.float64`), with its module but "builtins"."""
     if isinstance(value, Tensor):
         return value.type()
-    cls = type(value)
-    if cls.__module__ == "builtins":
-        return cls.__qualname__
-    if cls.__module__ in ("tensorgrad.device", "tensorgrad.dtypes", "tensorgrad.size"):
-        return f"tensorgrad.{cls.__qualname__}"  # torch.device, torch.dtype, torch.Size
-    return f"{cls.__module__}.{cls.__qualname__}"
+    module = getattr(value, "__module__", "") or ""
+    qualname = getattr(value, "__qualname__", None)
+    if qualname is None:
+        qualname = getattr(value, "__name__", None)
+    if qualname is None:
+        module, qualname = type(value).__module__ or "", type(value).__qualname__
+    if module in ("tensorgrad.device", "tensorgrad.dtypes", "tensorgrad.size"):
+        module = "tensorgrad"  # torch.device, torch.dtype, torch.Size
+    return qualname if module in ("", "builtins") else f"{module}.{qualname}"
 
 
 def _check_name(name, kind):

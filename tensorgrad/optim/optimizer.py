@@ -19,7 +19,7 @@ from ..arguments import check_scalar_range
 from ..autograd import messages
 from ..core.grad_mode import enable_grad, no_grad
 from ..core.tensor import Tensor
-from ..nn.module import zero_grads
+from ..nn.module import typename, zero_grads
 
 
 class Optimizer:
@@ -61,7 +61,7 @@ class Optimizer:
         for param in param_group["params"]:
             if not isinstance(param, Tensor):
                 raise TypeError("optimizer can only optimize Tensors, but one of the params is "
-                                + type(param).__qualname__)
+                                + typename(param))
             if not (param.is_leaf or param.retains_grad):
                 raise ValueError("can't optimize a non-leaf Tensor")
         for name, default in self.defaults.items():

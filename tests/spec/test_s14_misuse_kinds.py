@@ -281,3 +281,39 @@ def test_module_type_refuses_what_tensor_type_and_data_refuse(tg, dst_type, erro
     dst_type = getattr(tg, dst_type) if isinstance(dst_type, str) else dst_type
     with raises_exactly(tg, error, text):
         tg.nn.Linear(2, 1).type(dst_type)
+
+
+# -- PyTorch's order of checks, and its names for what was given -------------------------------------
+@pytest.mark.parametrize("call, error, text", [
+    (lambda tg: tg.nn.NLLLoss()(tg.tensor([[0.1, 0.9], [0.8, 0.2]]), tg.tensor([[0., 1.], [1., 0.]])),
+     RuntimeError, "0D or 1D target tensor expected, multi-target not supported"),
+    (lambda tg: tg.nn.CrossEntropyLoss()(tg.tensor([0.2, 0.7]), tg.tensor([[1., 0.]])),
+     RuntimeError, "0D or 1D target tensor expected, multi-target not supported"),
+    (lambda tg: tg.nn.functional.nll_loss(tg.ones(2, 3), tg.ones(4)), ValueError,
+     "Expected input batch_size (2) to match target batch_size (4)."),
+    (lambda tg: tg.nn.functional.nll_loss(tg.ones(2, 3, 4), tg.ones(3, 4)), ValueError,
+     "Expected input batch_size (2) to match target batch_size (3)."),
+    (lambda tg: tg.nn.functional.nll_loss(tg.ones(3), tg.ones(2)), RuntimeError,
+     "expected target dtype to be Long or Byte, but got Float"),
+    (lambda tg: tg.tensor(1.).chunk(0, 0), RuntimeError,
+     "chunk expects at least a 1-dimensional tensor"),
+    (lambda tg: tg.set_default_dtype(float), TypeError,
+     "invalid dtype object: only floating-point types are supported as the default type"),
+    (lambda tg: tg.set_default_dtype(tg.int64), TypeError,
+     "only floating-point types are supported as the default type"),
+])
+def test_the_first_check_pytorch_makes_decides(tg, call, error, text):
+    with raises_exactly(tg, error, text):
+        call(tg)
+
+
+@pytest.mark.parametrize("param, name", [
+    (lambda tg: tg.nn.Linear(1, 1).parameters(), "Module.parameters"),  # (a generator's name)
+    (lambda tg: np.float64(3), "numpy.float64"),
+    (lambda tg: 3.0, "float"),
+    (lambda tg: None, "NoneType"),
+])
+def test_an_optimizer_names_what_is_not_a_tensor_as_torch_typename_does(tg, param, name):
+    with raises_exactly(tg, TypeError,
+                        f"optimizer can only optimize Tensors, but one of the params is {name}"):
+        tg.optim.SGD([param(tg)], lr=0.1)
