@@ -362,11 +362,19 @@ class TensorMethods:
             return NotImplemented
         return numpy_errors.quietly(_matmul, other, self)
 
+    _NO_SUCH_DTYPE_ADVICE = {"f": "convert the tensor first, for example with t.float()",
+                             "c": "tensorgrad computes with real numbers only"}
+
     def __array_wrap__(self, array, context=None, return_scalar=False):
         """What a NumPy ufunc makes of a tensor (`np.exp(t)`, `t + np.ones(3)`, where the tensor's
         operator declines the array): NumPy computes on the tensor's data (`__array__`, which
         refuses a tensor that requires grad, in PyTorch's words) and hands its result back here,
-        to be a tensor again, as torch does. NumPy's arithmetic is not recorded in any graph."""
+        to be a tensor again, as torch does. NumPy's arithmetic is not recorded in any graph.
+        A result in a dtype tensorgrad has not (np.exp of a bool tensor is float16 in NumPy, a
+        complex operand makes it complex) is refused in words that say where it came from."""
+        if array.dtype.kind == "c" or array.dtype == np.float16:  # (NumPy retries a TypeError
+            raise TypeError(messages.NUMPY_RESULT_DTYPE.format(  # here without context: none used)
+                dtype=array.dtype, advice=self._NO_SUCH_DTYPE_ADVICE[array.dtype.kind]))
         return creation.from_numpy(array)
 
     def __invert__(self):

@@ -435,6 +435,10 @@ EMPTY_REDUCTION = {
 EMPTY_REDUCTION_DIM = "{name}(): Expected reduction dim {dim} to have non-zero size."
 # tensorgrad's own: it has no complex dtypes (PyTorch makes a complex tensor)
 NO_COMPLEX = "tensorgrad has no complex dtypes: a {type_name} cannot be combined with a tensor"
+# a NumPy function of a tensor whose result NumPy computed in a dtype tensorgrad has not
+# (tensor_methods.py, Tensor.__array_wrap__: np.exp of a bool tensor is float16 in NumPy)
+NUMPY_RESULT_DTYPE = ("NumPy computed this result from a tensor in {dtype}, which tensorgrad does "
+                      "not have (its dtypes are float32, float64, int64 and bool): {advice}")
 # torch.norm's Python code takes len(dim) of a dim that is not a Python int
 NO_LEN = "object of type '{type_name}' has no len()"
 LEN_OF_0D = "len() of a 0-d tensor"

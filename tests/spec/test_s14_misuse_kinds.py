@@ -317,3 +317,18 @@ def test_an_optimizer_names_what_is_not_a_tensor_as_torch_typename_does(tg, para
     with raises_exactly(tg, TypeError,
                         f"optimizer can only optimize Tensors, but one of the params is {name}"):
         tg.optim.SGD([param(tg)], lr=0.1)
+
+
+# -- a NumPy function of a tensor that NumPy computes in a dtype tensorgrad has not ----------------
+@pytest.mark.parametrize("call, dtype", [
+    (lambda tg: np.exp(tg.tensor([True])), "float16"),  # (NumPy's dtype for a bool's exp)
+    (lambda tg: tg.tensor([1.]) + np.array([1j]), "complex128"),
+])
+def test_a_numpy_result_in_a_dtype_tensorgrad_has_not_is_refused_saying_so(tg, call, dtype):
+    if tg.__name__ == "torch":  # (torch has these dtypes: the tensor is made)
+        assert str(call(tg).dtype) == f"torch.{dtype}"
+        return
+    with pytest.raises(TypeError) as refusal:  # (not an internal error: where it came from)
+        call(tg)
+    assert str(refusal.value).startswith(f"NumPy computed this result from a tensor in {dtype}, "
+                                         "which tensorgrad does not have")
