@@ -97,6 +97,10 @@ def _into(tensor, function, other):
         shape = np.broadcast_shapes(tensor._data.shape, other._data.shape)
         if shape != tensor._data.shape:
             raise _inplace._cannot_grow(tensor, shape)
+    if isinstance(other, complex):  # (a complex result, which no tensor here can hold)
+        raise RuntimeError(messages.CANNOT_CAST.format(
+            result="ComplexDouble" if tensor._data.dtype == np.float64 else "ComplexFloat",
+            output=tensor.dtype.scalar_name))
     if function is not _pow:
         _inplace.check_castable(dtypes.result_type(tensor, other).numpy, tensor._data.dtype)
     return function(tensor, other)

@@ -332,3 +332,13 @@ def test_a_numpy_result_in_a_dtype_tensorgrad_has_not_is_refused_saying_so(tg, c
         call(tg)
     assert str(refusal.value).startswith(f"NumPy computed this result from a tensor in {dtype}, "
                                          "which tensorgrad does not have")
+
+
+@pytest.mark.parametrize("dtype, text", [
+    ("float32", "result type ComplexFloat can't be cast to the desired output type Float"),
+    ("float64", "result type ComplexDouble can't be cast to the desired output type Double"),
+    ("int64", "result type ComplexFloat can't be cast to the desired output type Long"),
+])
+def test_floor_divide_in_place_by_a_complex_number_cannot_cast(tg, dtype, text):
+    with raises_exactly(tg, RuntimeError, text):
+        tg.ones(2, dtype=getattr(tg, dtype)).floor_divide_(1j)
