@@ -794,14 +794,9 @@ MODULE_STEP_CASES = [
                         "optim.Adam(m.parameters(), lr=2 ** 70, weight_decay=2 ** 70)",
                         "optim.Adam(m.parameters(), betas=(0.9, 0.99, 0.9))",
                         "optim.Adam(m.parameters(), capturable=True)")],
-    # a module whose __init__ skipped Module.__init__(): assigned, printed, called
-    *[f"type('M', (nn.Module,), {{'__init__': {init}, 'forward': lambda self, x: x}})(){after}"
-      for init in ("lambda self: None", "lambda self: setattr(self, 'w', t)",
-                   "lambda self: setattr(self, 'l', nn.Linear(3, 2))")
-      for after in ("", "(t)", ".parameters().__next__()", ".__repr__()")],
     # ModuleList's +, += and insert; Module's cpu, cuda and type
     *[f"(lambda n: ({step}, n)[-1])(nn.ModuleList([nn.Linear(3, 4), nn.ReLU()]))"
-      for step in ("n + nn.ModuleList([nn.Tanh()])", "n + [nn.Tanh()]", "n + [3]", "n + 3",
+      for step in ("n + nn.ModuleList([nn.Tanh()])", "n + [nn.Tanh()]", "n + [3]",
                    "n.__iadd__([nn.Tanh()])", "n.insert(1, nn.Tanh())", "n.insert(0, 3)",
                    "n.insert(-1, nn.Tanh())", "n.insert(np.int64(1), nn.Tanh())")],
     *[f"(lambda m: ({step}, m(t.double()).dtype)[-1])(nn.Linear(3, 2))"
