@@ -205,7 +205,8 @@ _STUBS = {}  # (module, qualified name) -> the @overload stubs waiting for their
 
 # Operations whose Tensor arguments may also be Python numbers (`t.add(2)`), as in PyTorch's
 # should_allow_numbers_as_tensors.
-NUMBERS_AS_TENSORS = {"add", "sub", "mul", "div", "add_", "sub_", "mul_", "div_", "copy_"}
+NUMBERS_AS_TENSORS = {"add", "sub", "mul", "div", "add_", "sub_", "mul_", "div_", "copy_",
+                      "floor_divide", "floor_divide_"}
 # Operations with overloads that PyTorch keeps but does not show (the deprecated
 # add(Tensor input, Number alpha, Tensor other)): with them, a call that fits no overload by its
 # number of arguments gets "received an invalid combination of arguments", as in PyTorch.

@@ -83,7 +83,7 @@ def nested_values(data, integer=None):
     turned into numbers: every row as long as the first, numbers (or one-element tensors) at the
     bottom, ints within int64. Raises PyTorch's error otherwise; NumPy would give an object
     array, a wrapped-around integer or its own message. `integer`: is the dtype asked for an
-    integer one (None: none asked for, the data decide)."""
+    integer one (None: none asked for, the data decide; AS_BOOL: bool, which takes any int)."""
     shape = _nested_shape(data)
     if 0 in shape:  # nothing to store: PyTorch does not look at the other rows either
         return np.zeros(shape)
@@ -93,6 +93,9 @@ def nested_values(data, integer=None):
         kind = "an integer" if integer or integer is None and _all_integers(data) else \
             "a real number"
         raise TypeError(messages.NOT_A_NUMBER[kind].format(type_name=error.args[0])) from None
+
+
+AS_BOOL = "bool"  # nested_values' `integer` for a bool dtype: an integer kind, of any size
 
 
 class _NotANumber(TypeError):
@@ -138,6 +141,8 @@ def _checked_scalar(value, integer):
         if value._data.size != 1:
             raise ValueError(messages.ONE_ELEMENT_TENSORS)
         return value._data.reshape(())
+    if isinstance(value, (int, np.uint64)) and integer is AS_BOOL:
+        return bool(value)  # (PyTorch reads an int into a bool tensor whatever its size)
     if isinstance(value, np.uint64) and integer is not False:  # (read as a C long long)
         if integer is None:  # (PyTorch infers no dtype for it)
             raise TypeError(messages.INTEGER_REQUIRED)
@@ -161,8 +166,10 @@ def _checked_scalar(value, integer):
 
 def _cast_python_data(data, dtype):
     """`tensor(data, dtype=...)`: converted to `dtype`; nan, inf or too large values into an
-    integer dtype are refused, as PyTorch does (NumPy would wrap around or give garbage)."""
-    values = nested_values(data, integer=not dtype.is_floating_point)
+    integer dtype are refused, as PyTorch does (NumPy would wrap around or give garbage); any
+    int is a bool (one beyond 64 bits True, as PyTorch reads it)."""
+    values = nested_values(data, integer=AS_BOOL if dtype is dtypes.bool_ else
+                           not dtype.is_floating_point)
     if dtype is dtypes.int64:
         array = np.array(values)
         if array.dtype.kind == "f" and not np.all((array >= -2.0 ** 63) & (array < 2.0 ** 63)):
@@ -423,12 +430,27 @@ def arange(start, end=None, step=1, *, dtype=None, requires_grad=False, device=N
         start, end, step = (int(v) for v in values)
         if step == 0:  # (a fractional step truncated to 0)
             raise ValueError("step must be nonzero")
+        count = _int64_range_size(start, end, step)
+        data = start + step * np.arange(count, dtype=np.int64)  # (in int64, as PyTorch)
+        return _finish(data, None, requires_grad)
     count = np.ceil((end - start) / step)  # (in double, as PyTorch counts)
     if count > 2 ** 63 - 1:
         raise RuntimeError(messages.ARANGE_SIZE)
     count = max(0, int(count))
     data = (start + step * np.arange(count, dtype=np.float64)).astype(dtype.numpy)
     return _finish(data, None, requires_grad)
+
+
+def _int64_range_size(start, end, step):
+    """How many values an int64 arange has, counted as PyTorch counts them: in int64, which
+    wraps, `(end - start + step - sign(step)) / step` truncated. A count that wrapped below zero
+    is its "invalid size" (`arange(0, 2 ** 63 - 1, 10 ** 17)`); a difference that wrapped
+    to -1 counts nothing (`arange(-2 ** 63, 2 ** 63 - 1, 2 ** 62)` is empty)."""
+    span = (end - start + step - (1 if step > 0 else -1) + 2 ** 63) % 2 ** 64 - 2 ** 63
+    count = abs(span) // abs(step) * (1 if (span < 0) == (step < 0) else -1)
+    if count < 0:
+        raise RuntimeError(messages.ARANGE_SIZE)
+    return count
 
 
 @overload

@@ -73,6 +73,13 @@ DivBackward0 = rule(
     self=lambda grad, other: grad / other,
     other=lambda grad, other, self: -grad * ((self / other) / other))
 
+# z = a / b rounded (div's rounding_mode "floor" or "trunc"): a staircase, flat between its steps;
+# PyTorch's formula is `grad * 0` for both inputs (so an inf or nan gradient stays nan)
+DivBackward2 = rule(
+    "DivBackward2", computes="{a} / {b} rounded", local=("0", "0"), elementwise=True,
+    self=lambda grad: grad * 0,
+    other=lambda grad: grad * 0)
+
 # z = a mod b = a - ⌊a/b⌋·b:  ∂z/∂a = 1,  ∂z/∂b = -⌊a/b⌋ (the floor is flat between its steps);
 # PyTorch's two nodes: b a number (RemainderBackward0, a's gradient only) or a tensor (...1)
 RemainderBackward0 = rule(

@@ -97,6 +97,10 @@ def _into(tensor, function, other):
         shape = np.broadcast_shapes(tensor._data.shape, other._data.shape)
         if shape != tensor._data.shape:
             raise _inplace._cannot_grow(tensor, shape)
+    if isinstance(other, complex):  # (a complex result, which no tensor here can hold)
+        raise RuntimeError(messages.CANNOT_CAST.format(
+            result="ComplexDouble" if tensor._data.dtype == np.float64 else "ComplexFloat",
+            output=tensor.dtype.scalar_name))
     if function is not _pow:
         _inplace.check_castable(dtypes.result_type(tensor, other).numpy, tensor._data.dtype)
     return function(tensor, other)
@@ -362,11 +366,19 @@ class TensorMethods:
             return NotImplemented
         return numpy_errors.quietly(_matmul, other, self)
 
+    _NO_SUCH_DTYPE_ADVICE = {"f": "convert the tensor first, for example with t.float()",
+                             "c": "tensorgrad computes with real numbers only"}
+
     def __array_wrap__(self, array, context=None, return_scalar=False):
         """What a NumPy ufunc makes of a tensor (`np.exp(t)`, `t + np.ones(3)`, where the tensor's
         operator declines the array): NumPy computes on the tensor's data (`__array__`, which
         refuses a tensor that requires grad, in PyTorch's words) and hands its result back here,
-        to be a tensor again, as torch does. NumPy's arithmetic is not recorded in any graph."""
+        to be a tensor again, as torch does. NumPy's arithmetic is not recorded in any graph.
+        A result in a dtype tensorgrad has not (np.exp of a bool tensor is float16 in NumPy, a
+        complex operand makes it complex) is refused in words that say where it came from."""
+        if array.dtype.kind == "c" or array.dtype == np.float16:  # (NumPy retries a TypeError
+            raise TypeError(messages.NUMPY_RESULT_DTYPE.format(  # here without context: none used)
+                dtype=array.dtype, advice=self._NO_SUCH_DTYPE_ADVICE[array.dtype.kind]))
         return creation.from_numpy(array)
 
     def __invert__(self):
@@ -516,9 +528,15 @@ class TensorMethods:
     def mul_(self, other: Tensor):
         return _inplace.mul_(self, other)
 
+    @overload
+    def div_(self, other: Tensor): ...
+    @overload
+    def div_(self, other: Tensor, *, rounding_mode: str | None): ...
+    @overload
+    def div_(self, other: Number, *, rounding_mode: str | None): ...
     @checked(method=True)
-    def div_(self, other: Tensor):
-        return _inplace.div_(self, other)
+    def div_(self, other, *, rounding_mode=None):
+        return _inplace.div_(self, other, rounding_mode)
 
     pow_, remainder_, bitwise_and_, bitwise_or_, bitwise_xor_, \
         bitwise_left_shift_, bitwise_right_shift_ = (in_place_binary_form(name) for name in (

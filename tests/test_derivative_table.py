@@ -102,6 +102,8 @@ PROGRAMS = {
     "DivBackward0": (lambda a, b: a / b, lambda: [values(3), positive(3)]),
     "RemainderBackward0": (lambda a: a % 1.5, lambda: [values(3)]),
     "RemainderBackward1": (lambda a, b: a % b, lambda: [values(3), positive(3)]),
+    "DivBackward2": (lambda a, b: tg.div(a, b, rounding_mode="floor") * a,
+                     lambda: [spread(4), positive(4)]),
     "ReciprocalBackward0": (lambda a: a.reciprocal(), lambda: [positive(3)]),
     "NegBackward0": (lambda a: -a, lambda: [values(3)]),
     "PowBackward0": (lambda a: a ** 3, lambda: [values(3)]),

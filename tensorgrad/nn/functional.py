@@ -399,12 +399,12 @@ def _nll_at_every_position(log_probabilities, target, weight, ignore_index, redu
     flattened into rows, as PyTorch flattens them; 'none' gives the losses back in the
     target's shape."""
     x = log_probabilities
-    if target.dtype is not dtypes.int64:
-        raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
-                           f"{target.dtype.scalar_name}")
     if target.ndim == 0 or x.shape[0] != target.shape[0]:
         raise ValueError(f"Expected input batch_size ({x.shape[0]}) to match target batch_size "
                          f"({target.shape[0] if target.ndim else 0}).")
+    if target.dtype is not dtypes.int64:
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
+                           f"{target.dtype.scalar_name}")
     if tuple(target.shape[1:]) != tuple(x.shape[2:]):
         raise RuntimeError(f"Expected target size {[x.shape[0], *x.shape[2:]]}, got "
                            f"{list(target.shape)}")
@@ -426,20 +426,20 @@ def _check_targets_in_range(classes, num_classes):
 
 
 def _check_nll_shapes(input, target, weight):  # noqa: A002  (PyTorch's name)
-    if target.dtype is not dtypes.int64:
-        raise RuntimeError(
-            "expected target dtype to be Long or Byte, but got "
-            f"{target.dtype.scalar_name}")
     shape, target_shape = input._data.shape, target._data.shape  # (read once: called per step)
     ndim, target_ndim = len(shape), len(target_shape)
     if ndim == 0:
         raise ValueError("Expected 1 or more dimensions (got 0)")
-    if target_ndim > 1:
-        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
     if ndim == 2 and shape[0] != (target_shape[0] if target_ndim else 0):
         raise ValueError(  # (a 0-d target's batch size reads 0 in PyTorch's message)
             f"Expected input batch_size ({shape[0]}) to match target batch_size "
             f"({target_shape[0] if target_ndim else 0}).")
+    if target_ndim > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if target.dtype is not dtypes.int64:  # (PyTorch: after the batch sizes and the target's dims)
+        raise RuntimeError(
+            "expected target dtype to be Long or Byte, but got "
+            f"{target.dtype.scalar_name}")
     if ndim == 1 and target_ndim == 1 and target_shape[0] != 1:
         raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: "
                          f"{target_shape[0]}")

@@ -4,6 +4,7 @@ Each is a thin Module around a function of `nn.functional`: the Module holds the
 the settings, such as `reduction`), the function does the computation.
 """
 
+import itertools
 import math
 import operator
 from collections import OrderedDict
@@ -154,6 +155,24 @@ class ModuleList(_NumberedChildren):
     @staticmethod
     def _of(items):
         return ModuleList([module for _, module in items])
+
+    def __add__(self, other):
+        """`a + b`: a new ModuleList of a's modules then b's (any iterable of modules)."""
+        combined = ModuleList()
+        for module in itertools.chain(self, other):
+            combined.append(module)
+        return combined
+
+    def __iadd__(self, modules):
+        return self.extend(modules)
+
+    def insert(self, index, module):
+        """Put `module` before position `index`, moving those from there one place on. As in
+        PyTorch, `index` is used as it is: the keys from len(self) down to index + 1 take their
+        predecessor's module (so a negative or too large index is not refused)."""
+        for number in range(len(self._modules), index, -1):
+            self._modules[str(number)] = self._modules[str(number - 1)]
+        self._modules[str(index)] = module
 
 
 # -- activations --------------------------------------------------------------------------------

@@ -16,7 +16,8 @@ from ..autograd import messages
 from ..core.tensor import Tensor
 from ..creation import check_value_fits
 from ..derivatives import (AbsBackward0, AddBackward0, CeilBackward0, ClampBackward0, ClampBackward1,
-                           CloneBackward0, CopyBackwards, CosBackward0, DivBackward0, ExpBackward0,
+                           CloneBackward0, CopyBackwards, CosBackward0, DivBackward0, DivBackward2,
+                           ExpBackward0,
                            Expm1Backward0, FloorBackward0, Log1PBackward0, LogBackward0, MaximumBackward0, MinimumBackward0,
                            MulBackward0, NegBackward0, NotImplementedBackward, PowBackward0,
                            PowBackward1, PowBackward2,
@@ -736,22 +737,25 @@ def equal(input: Tensor, other: Tensor):
 
 
 def divide_and_round(a, b, rounding_mode):
-    """div(a, b, rounding_mode="floor" or "trunc"): the quotient rounded, with no gradient
-    (its derivative is zero almost everywhere), as PyTorch."""
+    """div(a, b, rounding_mode="floor" or "trunc"): the quotient rounded. Its node is
+    DivBackward2, whose gradient is zero (the derivative of a staircase), as PyTorch's."""
     if rounding_mode == "floor":  # (floor_divide's values, without its "no derivative" node)
         check_integer_division(a, b, "div_floor_cpu")
-        return Tensor._make(binary_data(np.floor_divide, a, b))
-    if rounding_mode != "trunc":
+        data = binary_data(np.floor_divide, a, b)
+    elif rounding_mode != "trunc":
         raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
                            f"found '{rounding_mode}'")
-    check_integer_division(a, b, "div_trunc_cpu")
-    if _is_integer(a) and _is_integer(b):
+    elif _is_integer(a) and _is_integer(b):
+        check_integer_division(a, b, "div_trunc_cpu")
         quotient = binary_data(np.floor_divide, a, b)
         remainder_data = binary_data(np.remainder, a, b)
         # (a quotient below zero rounds up; by sign tests, which bools pass too, not np.sign)
         negative = (remainder_data != 0) & (np.less(_values(a), 0) != np.less(_values(b), 0))
-        return Tensor._make(np.asarray(quotient + negative, dtype=quotient.dtype))
-    return Tensor._make(np.trunc(binary_data(np.true_divide, a, b, true_division=True)))
+        data = np.asarray(quotient + negative, dtype=quotient.dtype)
+    else:
+        check_integer_division(a, b, "div_trunc_cpu")
+        data = np.trunc(binary_data(np.true_divide, a, b, true_division=True))
+    return record(DivBackward2, data, (a, b))
 
 
 @overload

@@ -196,9 +196,9 @@ def mul_(tensor, other):
     return apply_arithmetic(tensor, np.multiply, other, 1, lambda: ew.mul(tensor, other))
 
 
-def div_(tensor, other):
-    """tensor ← tensor / other."""
-    return apply(tensor, lambda: ew.div(tensor, other), (other,))
+def div_(tensor, other, rounding_mode=None):
+    """tensor ← tensor / other (rounded, with rounding_mode "floor" or "trunc")."""
+    return apply(tensor, lambda: ew.div(tensor, other, rounding_mode=rounding_mode), (other,))
 
 
 def _keeping_old_self(tensor):

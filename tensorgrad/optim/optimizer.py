@@ -15,10 +15,11 @@ import warnings
 from collections import defaultdict
 
 from .. import numpy_errors
+from ..arguments import check_scalar_range
 from ..autograd import messages
 from ..core.grad_mode import enable_grad, no_grad
 from ..core.tensor import Tensor
-from ..nn.module import zero_grads
+from ..nn.module import typename, zero_grads
 from ..tensor_methods import _as_dtype
 
 
@@ -61,7 +62,7 @@ class Optimizer:
         for param in param_group["params"]:
             if not isinstance(param, Tensor):
                 raise TypeError("optimizer can only optimize Tensors, but one of the params is "
-                                + type(param).__qualname__)
+                                + typename(param))
             if not (param.is_leaf or param.retains_grad):
                 raise ValueError("can't optimize a non-leaf Tensor")
         for name, default in self.defaults.items():
@@ -172,6 +173,16 @@ def _value(setting):
     """A setting as a number: a learning rate given as a one-element tensor (PyTorch takes one,
     and keeps it in the group as it was given) as the number it holds."""
     return setting._data.item() if isinstance(setting, Tensor) else setting
+
+
+def _scalar(setting):
+    """A setting as PyTorch's update hands it to an operation as a Scalar (SGD's
+    `param.add_(grad, alpha=-lr)`, `buf.mul_(momentum)`): a Python int beyond what a Scalar holds
+    is refused there, with PyTorch's OverflowError (`SGD(lr=2 ** 70)` at its first step)."""
+    value = _value(setting)
+    if type(value) is int:
+        check_scalar_range(value)
+    return value
 
 
 def _take_names(param_group):
