@@ -6,8 +6,9 @@
     x.grad                      # tensor(6.)
 
 Where to look:
-    core/                the part to read first, in the order its __init__ gives: the tensor and
-                         its flags, graph nodes, the rule mechanism, recording, the engine
+    core/                the part to read first, in the order its __init__ gives: the version
+                         counter, grad mode, the tensor and its flags, graph nodes, the rule
+                         mechanism, instruments, recording, the engine
     core/engine.py       the backward pass: the main loop, in dependency order
     derivatives.py       every derivative rule, one short entry per operation ("what is the
                          derivative of tanh?" is answered there)
@@ -45,7 +46,6 @@ from .ops.elementwise import (abs, add, allclose, clamp, clip, clone, cos, div, 
                               isclose, le, log, logical_and, logical_not, logical_or, lt, maximum,
                               minimum, mul, ne, neg, pow, reciprocal, relu, sigmoid, sign, sin,
                               sqrt, square, sub, tanh, where)
-from .ops.elementwise import rsub as _rsub
 from .ops.indexing import index_select, masked_fill, nonzero, select
 from .ops.linalg import bmm, dot, matmul, mm, mv, outer
 from .ops.inplace import clamp_, fill_

@@ -125,7 +125,9 @@ class AccumulateGrad(Node):
     """The end of every path: adds the gradient that reaches a leaf into `leaf.grad`.
 
     One per leaf, shared by all its uses: `AccumulateGrad(leaf)` is the leaf's own node, made
-    the first time it is needed. The leaf holds it only weakly (see the module's docstring).
+    the first time it is needed. The leaf holds it only weakly (see the module's docstring). The
+    engine also makes one for a non-leaf whose `.grad` is kept (`retain_grad()`, or named in
+    `backward(inputs=)`): the same verb stores its gradient.
     """
 
     __slots__ = ("variable",)

@@ -21,8 +21,6 @@ import functools
 from ..core.tensor import Tensor
 from . import display, nodes
 
-SAVED_PREFIX = "_saved_"  # torchviz shows a node's saved values under these names
-
 
 def make_dot(var, params=None, show_attrs=False, show_saved=False, max_attr_chars=50):
     """A `graphviz.Digraph` of the graph that produced `var` (a tensor or tuple of tensors).
