@@ -362,6 +362,15 @@ class TensorMethods:
             return NotImplemented
         return numpy_errors.quietly(_matmul, other, self)
 
+    def __array__(self, dtype=None, copy=None):
+        """The tensor as NumPy sees it, as with PyTorch: `np.asarray(t)` shares the tensor's memory,
+        `np.array(t)` (NumPy passes copy=True) is a copy, `copy=False` is refused (NumPy's
+        message: PyTorch's `__array__` takes no `copy`, so NumPy refuses for it)."""
+        if copy is False:
+            raise ValueError(messages.NUMPY_COPY_REFUSED)
+        dtype = self._data.dtype if dtype is None else dtype
+        return self.numpy().astype(dtype, copy=bool(copy))
+
     def __array_wrap__(self, array, context=None, return_scalar=False):
         """What a NumPy ufunc makes of a tensor (`np.exp(t)`, `t + np.ones(3)`, where the tensor's
         operator declines the array): NumPy computes on the tensor's data (`__array__`, which
