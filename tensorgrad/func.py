@@ -31,7 +31,8 @@ from .core.grad_mode import enable_grad
 from .autograd.jacobians import (jacobian_by_columns, jacobian_by_rows, jacobian_vector_product,
                                  one_hot, stand_in, vector_jacobian_product)
 from .nn.module import Module
-from .ops.shape import stack
+from .ops.indexing import select
+from .ops.shape import detach, stack
 from .core.tensor import Tensor
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap",
@@ -218,7 +219,7 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
         size = _batch_size(name, in_dims, args, dims)
         results = []
         for i in range(size):
-            sliced = [arg if dim is None else arg.select(dim, i) for arg, dim in zip(args, dims)]
+            sliced = [arg if dim is None else select(arg, dim, i) for arg, dim in zip(args, dims)]
             results.append(func(*sliced))
         return _stack_results(name, results, out_dims)
 
@@ -442,7 +443,7 @@ def _gradients(outputs, inputs, cotangents, retain_graph=None):
 
 def _finish(values, outer):
     """Detach the results unless an outer transform differentiates through them."""
-    return list(values) if outer else [v.detach() if isinstance(v, Tensor) else v for v in values]
+    return list(values) if outer else [detach(v) if isinstance(v, Tensor) else v for v in values]
 
 
 def _finish_aux(aux, outer):

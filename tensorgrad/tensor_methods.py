@@ -105,6 +105,12 @@ def _into(tensor, function, other):
 def in_place_form(name):
     """`x.exp_()`: computes exp(x) and makes it x's new value, with the leaf and version rules of
     every in-place operation (ops/inplace.py)."""
+    return takes_no_arguments(plain_in_place(name))
+
+
+def plain_in_place(name):
+    """in_place_form's function without the argument check (`tensorgrad.exp_(x)` runs it, checked
+    where it is exported)."""
     function = getattr(_ew, name)
 
     def in_place(self):
@@ -112,7 +118,12 @@ def in_place_form(name):
 
     in_place.__name__ = in_place.__qualname__ = name + "_"
     in_place.__doc__ = f"In place: x becomes {name}(x)."
-    return takes_no_arguments(in_place)
+    return in_place
+
+
+def round_in_place(tensor, decimals=None):
+    """`x.round_(decimals=...)` without the argument check (the method and tensorgrad.round_)."""
+    return _inplace.apply(tensor, lambda: _ew.round(tensor, decimals=decimals))
 
 
 # The functions of one tensor that have an in-place form as a method (`x.exp_()`).
@@ -550,7 +561,7 @@ class TensorMethods:
     @checked(method=True)
     def round_(self, *, decimals=None):
         """In place: x becomes round(x) (to `decimals` places, if given)."""
-        return _inplace.apply(self, lambda: _ew.round(self, decimals=decimals))
+        return round_in_place(self, decimals)
 
     # (`a += b` has its operand checked by binary_operator, so it calls the plain in-place
     # functions, checked once, as `a + b` does)
@@ -694,6 +705,11 @@ class TensorMethods:
     def _cast(self, numpy_dtype):
         return _ew.to_dtype(self, dtypes.from_numpy_dtype(numpy_dtype))
 
+    # core/tensor.py's requires_grad_ as written there: read before attach() below gives Tensor
+    # its checked form under the public name
+    _requires_grad_ = Tensor.requires_grad_
+    _index_select = plain_method(_indexing.index_select)  # (index_select's forward-mode rule)
+
     _div, _clamp, _where, _clone, _exp, _log, _log1p, _sin, _cos, _abs, _sign, _relu, \
         _sigmoid = (plain_method(f) for f in (
             _ew.div, _ew.clamp, _where_of_self, _ew.clone, _ew.exp, _ew.log, _ew.log1p, _ew.sin,
@@ -703,10 +719,10 @@ class TensorMethods:
     _mm, _mv, _bmm, _dot = (plain_method(f) for f in (
         _linalg.mm, _linalg.mv, _linalg.bmm, _linalg.dot))
     _reshape, _expand, _t, _transpose, _permute, _squeeze, _unsqueeze, _flip, _roll, _repeat, \
-        _select = (plain_method(f) for f in (
+        _select, _view, _detach = (plain_method(f) for f in (
             _shape.reshape, _shape.expand, _shape.t, _shape.transpose, _shape.permute,
             _shape.squeeze, _shape.unsqueeze, _shape.flip, _shape.roll, _shape.repeat,
-            _indexing.select))
+            _indexing.select, _shape.view, _shape.detach))  # (_view, _detach: forward_ad.py's)
 
     __hash__ = object.__hash__  # (defining __eq__ above would otherwise unset it)
 

@@ -75,8 +75,8 @@ def make_dual(tensor, tangent, *, level=None):
     if tangent.shape != tensor.shape:
         raise RuntimeError(messages.TANGENT_SIZE.format(
             size=list(tensor.shape), tangent_size=list(tangent.shape)))
-    dual = tensor.view(tensor.shape) if tensor.requires_grad else tensor.detach()
-    _set_tangent(dual, tangent if _same_layout(tangent, tensor) else tangent.clone())
+    dual = tensor._view(tensor.shape) if tensor.requires_grad else tensor._detach()
+    _set_tangent(dual, tangent if _same_layout(tangent, tensor) else tangent._clone())
     return dual
 
 
@@ -99,7 +99,8 @@ def unpack_dual(tensor, *, level=None):
     """`(primal, tangent)`: a view of the value without its tangent, and the tangent (or None)."""
     if not isinstance(tensor, Tensor):
         return UnpackedDualTensor(tensor, None)  # as PyTorch: anything else has no tangent
-    primal = tensor.view(tensor.shape) if tensor.requires_grad else tensor.detach()
+    primal = tensor._view(tensor.shape) if tensor.requires_grad else tensor._detach()  # (the plain
+    # view and detach: tensor_methods.py's, as this module sits below the operations)
     return UnpackedDualTensor(primal, _tangent_of(tensor))
 
 
@@ -149,7 +150,7 @@ def _propagate(rule, result, inputs, saved, attributes):
     if tangent.shape != result.shape:
         tangent = tangent.expand(result.shape)  # an input that was broadcast
     if tangent.dtype != result.dtype:
-        tangent = tangent.to(result.dtype)
+        tangent = tangent._cast(result._data.dtype)
     _set_tangent(result, tangent)
 
 

@@ -24,7 +24,8 @@ from . import messages
 from ..core.grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
 from .jacobians import (jacobian_by_columns, jacobian_by_rows, jacobian_vector_product, one_hot,
                         stand_in, unit, vector_jacobian_product)
-from ..creation import zeros_like
+from ..creation import _zeros, zeros_like
+from ..ops import shape as _shape
 from ..core.tensor import Tensor
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
@@ -121,7 +122,7 @@ def _jacobian_by_forward_mode(func, inputs):
     """jacobian(strategy="forward-mode"): one forward pass per input element, each giving one
     column J·eⱼ as the tangent of the outputs."""
     is_inputs_tuple, inputs = _prepare_inputs(inputs, False, "jacobian")
-    inputs = tuple(inp.detach() for inp in inputs)
+    inputs = tuple(_shape.detach(inp) for inp in inputs)
     found = {}  # what the last call of func returned: whether a tuple, and the outputs
 
     def call(*duals):
@@ -131,7 +132,7 @@ def _jacobian_by_forward_mode(func, inputs):
     def column(k, j):  # d outputs / d inputs[k][j], by one forward pass
         primals, tangents, _ = jacobian_vector_product(call, inputs, one_hot(inputs, k, j))
         found["outputs"] = primals
-        return tuple(zeros_like(primal.detach()) if tangent is None else tangent.detach()
+        return tuple(zeros_like(primal) if tangent is None else _shape.detach(tangent)
                      for primal, tangent in zip(primals, tangents))
 
     def output_shapes():
@@ -155,11 +156,11 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
         _check_requires_grad(tupled, "outputs", strict=strict)
         if is_out_tuple:
             raise RuntimeError("The function given to hessian should return a single Tensor")
-        if out.nelement() != 1:
+        if out._data.size != 1:
             raise RuntimeError(
                 "The Tensor returned by the function given to hessian should contain a single "
                 "element")
-        return out.squeeze()
+        return _shape.squeeze(out)
 
     def gradient(*args):
         jac = jacobian(scalar_function, args, create_graph=True)
@@ -190,7 +191,7 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
     with enable_grad():
         is_inputs_tuple, is_outputs_tuple, inputs, v, outputs, gradient = (
             _scalar_output_and_gradient(func, inputs, v, create_graph, strict, "hvp"))
-        dummy = tuple(zeros_like(inp, requires_grad=True) for inp in inputs)
+        dummy = tuple(_zeros(inp.shape, inp.dtype, True) for inp in inputs)
         double_back = vector_jacobian_product(gradient, inputs, dummy, create_graph=True)
         _check_requires_grad(gradient, "hessian", strict=strict)
 
@@ -206,7 +207,7 @@ def _scalar_output_and_gradient(func, inputs, v, create_graph, strict, fn_name):
     is_outputs_tuple, outputs = _call(func, inputs, strict, fn_name)
     if is_outputs_tuple:
         raise RuntimeError(f"The function given to {fn_name} should return a single Tensor")
-    if outputs[0].nelement() != 1:
+    if outputs[0]._data.size != 1:
         raise RuntimeError(
             f"The Tensor returned by the function given to {fn_name} should contain a single "
             "element")
@@ -225,7 +226,7 @@ def _prepare_inputs(inputs, create_graph, fn_name):
 def _prepare_v(v, against, is_against_tuple, create_graph, fn_name, none_message):
     """`v` checked against the tensors it multiplies (outputs for vjp, inputs for jvp/hvp)."""
     if v is None:
-        if len(against) != 1 or against[0].nelement() != 1:
+        if len(against) != 1 or against[0]._data.size != 1:
             raise RuntimeError(none_message)
         return v
     _, v = _as_tuple(v, "v", fn_name)
@@ -308,7 +309,7 @@ def _grad_postprocess(values, create_graph):
     if isinstance(values[0], Tensor):
         if create_graph:
             return values
-        return tuple(value.detach() for value in values)
+        return tuple(_shape.detach(value) for value in values)
     return tuple(_grad_postprocess(value, create_graph) for value in values)
 
 
@@ -319,7 +320,7 @@ def _validate_v(v, other, is_other_tuple):
                 f"v is a tuple of invalid length: should be {len(other)} but got {len(v)}.")
         raise RuntimeError("The given v should contain a single Tensor.")
     for index, (element_v, element_other) in enumerate(zip(v, other)):
-        if element_v.size() != element_other.size():
+        if element_v.shape != element_other.shape:
             prefix = f"Entry {index} in " if is_other_tuple else ""
             raise RuntimeError(
                 f"{prefix}v has invalid size: should be {element_other.size()} but got "

@@ -23,10 +23,10 @@ A Hessian is the Jacobian of the gradient: each surface builds it from its own J
 
 import numpy as np
 
-from . import forward_ad
+from . import forward_ad, messages
 from .backward_and_grad import grad as autograd_grad
 from ..creation import from_numpy, zeros, zeros_like
-from ..ops.shape import stack
+from ..ops.shape import detach, stack, view
 
 __all__ = ["vector_jacobian_product", "jacobian_vector_product", "jacobian_by_rows",
            "jacobian_by_columns", "unit", "one_hot", "stand_in"]
@@ -76,7 +76,7 @@ def jacobian_by_rows(vjp_of_unit, outputs, inputs):
     """
     blocks = []
     for i, output in enumerate(outputs):
-        rows = [vjp_of_unit(i, j) for j in range(output.numel())]
+        rows = [vjp_of_unit(i, j) for j in range(output._data.size)]
         blocks.append(tuple(_stack([row[k] for row in rows], output.shape, inp, dim=0)
                             for k, inp in enumerate(inputs)))
     return tuple(blocks)
@@ -90,7 +90,7 @@ def jacobian_by_columns(jvp_of_unit, inputs, output_shapes):
 
     Returns blocks[i][k], of shape output_shapes()[i] + inputs[k].shape.
     """
-    columns = [[jvp_of_unit(k, j) for j in range(inp.numel())] for k, inp in enumerate(inputs)]
+    columns = [[jvp_of_unit(k, j) for j in range(inp._data.size)] for k, inp in enumerate(inputs)]
     return tuple(tuple(_stack([column[i] for column in columns[k]], shape, inp, dim=-1)
                        for k, inp in enumerate(inputs))
                  for i, shape in enumerate(output_shapes()))
@@ -103,12 +103,12 @@ def _stack(pieces, output_shape, inp, dim):
     shape = tuple(output_shape) + tuple(inp.shape)
     if not pieces:
         return zeros(*shape, dtype=inp.dtype)
-    return stack(pieces, dim=dim).view(shape)
+    return view(stack(pieces, dim=dim), shape)
 
 
 def unit(like, index):
     """eᵢ: a tensor of like's shape and dtype, 1 at flat position `index` and 0 elsewhere."""
-    vector = np.zeros(like.numel(), dtype=like.dtype.numpy)
+    vector = np.zeros(like._data.size, dtype=like.dtype.numpy)
     vector[index] = 1
     return from_numpy(vector.reshape(tuple(like.shape)))
 
@@ -129,5 +129,7 @@ def stand_in(value, *, connected, requires_grad=True):
     result can be differentiated again with respect to `value`); otherwise a detached leaf.
     """
     if connected:
-        return value.view_as(value)
-    return value.detach().requires_grad_(requires_grad)
+        return view(value, value.shape)
+    fresh = detach(value)
+    fresh._set_requires_grad(requires_grad, messages.INT_REQUIRES_GRAD_METHOD)
+    return fresh

@@ -345,17 +345,17 @@ class Tensor:
     def __float__(self):
         if self._data.size != 1:
             raise ValueError(messages.ONE_ELEMENT_TENSORS)
-        return float(self.item())
+        return float(self._data.item())
 
     def __int__(self):
         if self._data.size != 1:
             raise ValueError(messages.ONE_ELEMENT_TENSORS)
-        return int(self.item())
+        return int(self._data.item())
 
     def __index__(self):
         if self.dtype.is_floating_point or self._data.size != 1:
             raise TypeError("only integer tensors of a single element can be converted to an index")
-        return int(self.item())
+        return int(self._data.item())
 
     __hash__ = object.__hash__
 

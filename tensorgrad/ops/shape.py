@@ -396,7 +396,7 @@ def unbind(input: Tensor, dim: int = 0):
     d = _normalize_dim(dim, input._data.ndim)
     if input._data.ndim == 0:
         raise IndexError(messages.NO_DIMENSIONS.format(dim=d))
-    return tuple(input.select(d, i) for i in range(input._data.shape[d]))
+    return tuple(input._select(d, i) for i in range(input._data.shape[d]))  # (plain: see below)
 
 
 @declared
@@ -487,16 +487,22 @@ def roll(input: Tensor, shifts: int | Ints, dims: int | Ints | None = ()):
 # -- functions PyTorch offers beside the methods -------------------------------------------------
 @declared
 def numel(input: Tensor):
-    return input.numel()
+    return int(input._data.size)
+
+
+# core/tensor.py's detach, kept before tensor_methods.attach gives Tensor its checked form: this
+# module is imported by tensor_methods.py, so it runs first (`t._select` above, by contrast, is
+# one of tensor_methods.py's plain methods, looked up at call time)
+_detached = Tensor.detach
 
 
 @declared
 def detach(input: Tensor):
-    return input.detach()
+    return _detached(input)
 
 
 @overload
 def expand_copy(input: Tensor, size: Ints, *, implicit: bool = False, out: Tensor = None): ...
 @declared
 def expand_copy(input, *size):
-    return expand(input, *size).clone()
+    return clone(expand(input, *size))
