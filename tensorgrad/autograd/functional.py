@@ -21,10 +21,11 @@ error instead of a block of zeros.
 """
 
 from . import messages
+from ..creation import _zeros  # (zeros_like without its check)
 from ..core.grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
 from .jacobians import (jacobian_by_columns, jacobian_by_rows, jacobian_vector_product, one_hot,
                         stand_in, unit, vector_jacobian_product)
-from ..creation import _zeros, zeros_like
+from ..creation import zeros_like
 from ..ops import shape as _shape
 from ..core.tensor import Tensor
 
