@@ -60,7 +60,8 @@ from .size import Size
 from .device import cuda, device
 from .core.tensor import Tensor
 from .tensor_methods import IN_PLACE_OF as _IN_PLACE_OF  # (and every method of Tensor)
-from .tensor_methods import plain_in_place as _plain_in_place, round_in_place as _round_in_place
+from .tensor_methods import detach_in_place as _detach_in_place, plain_in_place as _plain_in_place
+from .tensor_methods import round_in_place as _round_in_place
 from .ops import inplace as _inplace
 
 from .ops.elementwise import floor_divide, remainder
@@ -72,12 +73,14 @@ from . import func  # grad, vjp, jvp, jacrev, jacfwd, hessian, vmap: as torch.fu
 from . import viz  # pictures of graphs
 from .serialization import load, save  # (a Parameter comes back as one: uses nn)
 
-# The door: the operations imported above from ops/ are declared where they are defined, and
-# their checked forms are made here, where their public names are exported. `tg.mul(a, [1])`
-# fails as in PyTorch; inside, the library calls the plain functions (tg.ops.elementwise.mul).
+# The door: the operations imported above from ops/ and creation.py are declared where they are
+# defined, and their checked forms are made here, where their public names are exported.
+# `tg.mul(a, [1])` and `tg.zeros("2")` fail as in PyTorch; inside, the library calls the plain
+# functions (tg.ops.elementwise.mul, tg.creation.zeros). nn.functional and nn.init make theirs
+# the same way, at the end of their modules.
 for _name, _function in list(globals().items()):
-    if getattr(_function, "__module__", "").startswith("tensorgrad.ops.") and hasattr(
-            _function, "signatures"):
+    if getattr(_function, "__module__", "").startswith(("tensorgrad.ops.", "tensorgrad.creation")) \
+            and hasattr(_function, "signatures"):
         globals()[_name] = _arguments.checked(_function)
 del _name, _function
 
@@ -100,7 +103,7 @@ def _is_floating_point(input):  # noqa: A002
 # Tensor methods that PyTorch also offers as functions (`tensorgrad.exp_(x)` as `x.exp_()`).
 is_floating_point = _function_form("is_floating_point", _is_floating_point)
 zero_ = _function_form("zero_", _inplace.zero_)
-detach_ = _function_form("detach_", Tensor.detach_)  # (the checked method still: no plain form yet)
+detach_ = _function_form("detach_", _detach_in_place)
 for _name in _IN_PLACE_OF:
     if _name != "sign":
         globals()[_name + "_"] = _function_form(_name + "_", _plain_in_place(_name))

@@ -11,9 +11,10 @@ argument and what was expected. tensorgrad does the same, with the declarations 
             other: Tensor, *,       PyTorch's messages print (Tensor, int, Number, Ints, ...).
             out: Tensor = None):    The function stays as it is: the library calls it directly
     checked(mul)                    the checked form, made once, where the public name is
-                                    exported (tensorgrad/__init__.py: `tg.mul`); `@checked` on
-                                    a public function that is defined where it is exported
-                                    (creation, nn.functional)
+                                    exported (tensorgrad/__init__.py: `tg.mul`, `tg.zeros`; the
+                                    door at the end of nn/functional.py and nn/init.py:
+                                    `F.softmax`); `@checked` on a public function that nothing
+                                    in the library calls (`tg.round_`, Tensor's own methods)
     @overload                       an operation with several of PyTorch's overloads declares
     def max(input: Tensor): ...     each as a stub first; `@declared` (or `@checked`) on the
                                     real function collects them, once, at definition
@@ -22,7 +23,7 @@ argument and what was expected. tensorgrad does the same, with the declarations 
                                     overloads of its own)
     declare(stub)                   a declaration checked by hand: `.match(args, kwargs)`
                                     (nn.functional, nn.Linear, ...)
-    @checked(python=True)           a function PyTorch writes in Python (F.mse_loss, init.ones_,
+    @declared(python=True)          a function PyTorch writes in Python (F.mse_loss, init.ones_,
                                     torch.norm): its tensors declared `Tensor`, what PyTorch's
                                     Python code takes loosely `object`, a setting it compares
                                     without a check `Real`; where PyTorch fails inside with an
@@ -204,7 +205,8 @@ _STUBS = {}  # (module, qualified name) -> the @overload stubs waiting for their
 
 # Operations whose Tensor arguments may also be Python numbers (`t.add(2)`), as in PyTorch's
 # should_allow_numbers_as_tensors.
-NUMBERS_AS_TENSORS = {"add", "sub", "mul", "div", "add_", "sub_", "mul_", "div_", "copy_"}
+NUMBERS_AS_TENSORS = {"add", "sub", "mul", "div", "add_", "sub_", "mul_", "div_", "copy_",
+                      "floor_divide", "floor_divide_"}
 # Operations with overloads that PyTorch keeps but does not show (the deprecated
 # add(Tensor input, Number alpha, Tensor other)): with them, a call that fits no overload by its
 # number of arguments gets "received an invalid combination of arguments", as in PyTorch.

@@ -2,6 +2,10 @@
 
 Python floats become float32 (the default dtype), Python ints int64, bools bool. NumPy arrays
 keep their dtype, so `tensor(np.array([1.0]))` is float64, as in PyTorch.
+
+Each function is declared here and left unchecked: its checked form is made where its public name
+is exported (tensorgrad/__init__.py, "The door"), and the library (nn, autograd, Tensor's
+methods) calls these plain functions, whose arguments it has made right itself.
 """
 
 import warnings
@@ -10,7 +14,7 @@ import numpy as np
 
 from . import dtypes
 from . import random as _random
-from .arguments import (Device, Dtype, Generator, Ints, Layout, MemoryFormat, Names, Number, checked,
+from .arguments import (Device, Dtype, Generator, Ints, Layout, MemoryFormat, Names, Number, declared,
                         overload, type_name)
 from .autograd import messages
 from .device import check_device
@@ -79,7 +83,7 @@ def nested_values(data, integer=None):
     turned into numbers: every row as long as the first, numbers (or one-element tensors) at the
     bottom, ints within int64. Raises PyTorch's error otherwise; NumPy would give an object
     array, a wrapped-around integer or its own message. `integer`: is the dtype asked for an
-    integer one (None: none asked for, the data decide)."""
+    integer one (None: none asked for, the data decide; AS_BOOL: bool, which takes any int)."""
     shape = _nested_shape(data)
     if 0 in shape:  # nothing to store: PyTorch does not look at the other rows either
         return np.zeros(shape)
@@ -89,6 +93,9 @@ def nested_values(data, integer=None):
         kind = "an integer" if integer or integer is None and _all_integers(data) else \
             "a real number"
         raise TypeError(messages.NOT_A_NUMBER[kind].format(type_name=error.args[0])) from None
+
+
+AS_BOOL = "bool"  # nested_values' `integer` for a bool dtype: an integer kind, of any size
 
 
 class _NotANumber(TypeError):
@@ -134,6 +141,8 @@ def _checked_scalar(value, integer):
         if value._data.size != 1:
             raise ValueError(messages.ONE_ELEMENT_TENSORS)
         return value._data.reshape(())
+    if isinstance(value, (int, np.uint64)) and integer is AS_BOOL:
+        return bool(value)  # (PyTorch reads an int into a bool tensor whatever its size)
     if isinstance(value, np.uint64) and integer is not False:  # (read as a C long long)
         if integer is None:  # (PyTorch infers no dtype for it)
             raise TypeError(messages.INTEGER_REQUIRED)
@@ -157,8 +166,10 @@ def _checked_scalar(value, integer):
 
 def _cast_python_data(data, dtype):
     """`tensor(data, dtype=...)`: converted to `dtype`; nan, inf or too large values into an
-    integer dtype are refused, as PyTorch does (NumPy would wrap around or give garbage)."""
-    values = nested_values(data, integer=not dtype.is_floating_point)
+    integer dtype are refused, as PyTorch does (NumPy would wrap around or give garbage); any
+    int is a bool (one beyond 64 bits True, as PyTorch reads it)."""
+    values = nested_values(data, integer=AS_BOOL if dtype is dtypes.bool_ else
+                           not dtype.is_floating_point)
     if dtype is dtypes.int64:
         array = np.array(values)
         if array.dtype.kind == "f" and not np.all((array >= -2.0 ** 63) & (array < 2.0 ** 63)):
@@ -170,7 +181,7 @@ def _cast_python_data(data, dtype):
 @overload
 def tensor(data: object, *, dtype: Dtype = None, device: Device = None,
            pin_memory: bool = False, requires_grad: bool = False, names: Names = None): ...
-@checked
+@declared
 def tensor(data, *, dtype=None, device=None, requires_grad=False):
     """A new leaf tensor holding a *copy* of `data` (a number, nested lists, or an array)."""
     check_device(device)
@@ -192,7 +203,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):
 
 @overload
 def as_tensor(data: object, *, dtype: Dtype = None, device: Device = None): ...
-@checked
+@declared
 def as_tensor(data, dtype=None, *, device=None):
     """Like `tensor`, but shares memory with a NumPy array (or returns a tensor unchanged)."""
     check_device(device)
@@ -262,14 +273,14 @@ def _random_dtype(dtype, kernel):
 @overload
 def ones(*size: Ints, out: Tensor = None, dtype: Dtype = None, layout: Layout = None, device: Device = None,
          pin_memory: bool | None = False, requires_grad: bool | None = False): ...
-@checked
+@declared
 def ones(*size, dtype=None, requires_grad=False, device=None):
     check_device(device)
     return _finish(_allocated(np.ones, _size_arg(size), _float_dtype(dtype).numpy), None,
                    requires_grad)
 
 
-@checked(like=ones)
+@declared(like=ones)
 def zeros(*size, dtype=None, requires_grad=False, device=None):
     check_device(device)
     return _zeros(_size_arg(size, negative="zeros: Dimension size must be non-negative."), dtype,
@@ -296,7 +307,7 @@ def _allocated(make, shape, np_dtype):
 @overload
 def empty(*size: Ints, memory_format: MemoryFormat = None, out: Tensor = None, dtype: Dtype = None, layout: Layout = None, device: Device = None,
          pin_memory: bool | None = False, requires_grad: bool | None = False): ...
-@checked
+@declared
 def empty(*size, dtype=None, requires_grad=False, device=None):
     """Like zeros: tensorgrad never hands out uninitialised memory."""
     check_device(device)
@@ -328,7 +339,7 @@ def check_value_fits(value, np_dtype):
 @overload
 def full(size: Ints, fill_value: Number, *, out: Tensor = None, dtype: Dtype = None, layout: Layout = None, device: Device = None,
          pin_memory: bool | None = False, requires_grad: bool | None = False): ...
-@checked
+@declared
 def full(size, fill_value, *, dtype=None, requires_grad=False, device=None):
     check_device(device)
     if dtype is None:
@@ -350,7 +361,7 @@ def full(size, fill_value, *, dtype=None, requires_grad=False, device=None):
 def ones_like(input: Tensor, *, dtype: Dtype = None, layout: Layout = None, device: Device = None,
          pin_memory: bool | None = False, requires_grad: bool | None = False,
          memory_format: MemoryFormat = None): ...
-@checked
+@declared
 def ones_like(input, *, dtype=None, requires_grad=False):
     return _finish(np.ones(input._data.shape, dtype=(dtype or input.dtype).numpy), None, requires_grad)
 
@@ -359,7 +370,7 @@ def ones_like(input, *, dtype=None, requires_grad=False):
 def zeros_like(input: Tensor, *, dtype: Dtype = None, layout: Layout = None, device: Device = None,
          pin_memory: bool | None = False, requires_grad: bool | None = False,
          memory_format: MemoryFormat = None): ...
-@checked
+@declared
 def zeros_like(input, *, dtype=None, requires_grad=False):
     return _finish(np.zeros(input._data.shape, dtype=(dtype or input.dtype).numpy), None, requires_grad)
 
@@ -368,7 +379,7 @@ def zeros_like(input, *, dtype=None, requires_grad=False):
 def full_like(input: Tensor, fill_value: Number, *, dtype: Dtype = None, layout: Layout = None, device: Device = None,
          pin_memory: bool | None = False, requires_grad: bool | None = False,
          memory_format: MemoryFormat = None): ...
-@checked
+@declared
 def full_like(input, fill_value, *, dtype=None, requires_grad=False):
     check_value_fits(fill_value, (dtype or input.dtype).numpy)
     if (dtype or input.dtype) is dtypes.bool_:
@@ -381,7 +392,7 @@ def full_like(input, fill_value, *, dtype=None, requires_grad=False):
 def empty_like(input: Tensor, *, dtype: Dtype = None, layout: Layout = None, device: Device = None,
          pin_memory: bool | None = False, requires_grad: bool | None = False,
          memory_format: MemoryFormat = None): ...
-@checked
+@declared
 def empty_like(input, *, dtype=None, requires_grad=False):
     return zeros_like(input, dtype=dtype, requires_grad=requires_grad)
 
@@ -395,7 +406,7 @@ def arange(start: Number, end: Number, *, dtype: Dtype = None, layout: Layout = 
 @overload
 def arange(start: Number, end: Number, step: Number = 1, *, out: Tensor = None, dtype: Dtype = None, layout: Layout = None, device: Device = None,
          pin_memory: bool | None = False, requires_grad: bool | None = False): ...
-@checked
+@declared
 def arange(start, end=None, step=1, *, dtype=None, requires_grad=False, device=None):
     check_device(device)
     if end is None:
@@ -419,12 +430,27 @@ def arange(start, end=None, step=1, *, dtype=None, requires_grad=False, device=N
         start, end, step = (int(v) for v in values)
         if step == 0:  # (a fractional step truncated to 0)
             raise ValueError("step must be nonzero")
+        count = _int64_range_size(start, end, step)
+        data = start + step * np.arange(count, dtype=np.int64)  # (in int64, as PyTorch)
+        return _finish(data, None, requires_grad)
     count = np.ceil((end - start) / step)  # (in double, as PyTorch counts)
     if count > 2 ** 63 - 1:
         raise RuntimeError(messages.ARANGE_SIZE)
     count = max(0, int(count))
     data = (start + step * np.arange(count, dtype=np.float64)).astype(dtype.numpy)
     return _finish(data, None, requires_grad)
+
+
+def _int64_range_size(start, end, step):
+    """How many values an int64 arange has, counted as PyTorch counts them: in int64, which
+    wraps, `(end - start + step - sign(step)) / step` truncated. A count that wrapped below zero
+    is its "invalid size" (`arange(0, 2 ** 63 - 1, 10 ** 17)`); a difference that wrapped
+    to -1 counts nothing (`arange(-2 ** 63, 2 ** 63 - 1, 2 ** 62)` is empty)."""
+    span = (end - start + step - (1 if step > 0 else -1) + 2 ** 63) % 2 ** 64 - 2 ** 63
+    count = abs(span) // abs(step) * (1 if (span < 0) == (step < 0) else -1)
+    if count < 0:
+        raise RuntimeError(messages.ARANGE_SIZE)
+    return count
 
 
 @overload
@@ -439,7 +465,7 @@ def linspace(start: Tensor, end: Number, steps: int, *, out: Tensor = None, dtyp
 @overload
 def linspace(start: Number, end: Number, steps: int, *, out: Tensor = None, dtype: Dtype = None, layout: Layout = None, device: Device = None,
          pin_memory: bool | None = False, requires_grad: bool | None = False): ...
-@checked
+@declared
 def linspace(start, end, steps, *, dtype=None, requires_grad=False, device=None):
     check_device(device)
     for name, value in (("start", start), ("end", end)):
@@ -483,7 +509,7 @@ def eye(n: int, *, out: Tensor = None, dtype: Dtype = None, layout: Layout = Non
 @overload
 def eye(n: int, m: int, *, out: Tensor = None, dtype: Dtype = None, layout: Layout = None, device: Device = None,
          pin_memory: bool | None = False, requires_grad: bool | None = False): ...
-@checked
+@declared
 def eye(n, m=None, *, dtype=None, requires_grad=False, device=None):
     check_device(device)
     for name, value in (("n", n), ("m", m)):
@@ -498,7 +524,7 @@ def rand(*size: Ints, generator: Generator, out: Tensor = None, dtype: Dtype = N
 @overload
 def rand(*size: Ints, out: Tensor = None, dtype: Dtype = None, layout: Layout = None, device: Device = None,
          pin_memory: bool | None = False, requires_grad: bool | None = False): ...
-@checked
+@declared
 def rand(*size, dtype=None, requires_grad=False, device=None):
     """Uniform samples in [0, 1). The stream differs from PyTorch's (see tensorgrad.random)."""
     check_device(device)
@@ -507,7 +533,7 @@ def rand(*size, dtype=None, requires_grad=False, device=None):
     return _finish(data, None, requires_grad)
 
 
-@checked(like=rand)
+@declared(like=rand)
 def randn(*size, dtype=None, requires_grad=False, device=None):
     """Standard normal samples. The stream differs from PyTorch's (see tensorgrad.random)."""
     check_device(device)
@@ -528,7 +554,7 @@ def randint(low: int, high: int, size: Ints, *, generator: Generator, out: Tenso
 @overload
 def randint(low: int, high: int, size: Ints, *, out: Tensor = None, dtype: Dtype = None, layout: Layout = None, device: Device = None,
          pin_memory: bool | None = False, requires_grad: bool | None = False): ...
-@checked
+@declared
 def randint(low, high=None, size=None, *, dtype=None, requires_grad=False, device=None):
     """Integers in [low, high). `randint(high, size)` starts from 0, as in PyTorch."""
     check_device(device)
@@ -552,12 +578,12 @@ def rand_like(input: Tensor, *, generator: Generator, memory_format: MemoryForma
 def rand_like(input: Tensor, *, memory_format: MemoryFormat = None, dtype: Dtype = None,
          layout: Layout = None, device: Device = None, pin_memory: bool | None = False,
          requires_grad: bool | None = False): ...
-@checked
+@declared
 def rand_like(input, *, dtype=None, requires_grad=False):
     return rand(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
 
 
-@checked(like=rand_like)
+@declared(like=rand_like)
 def randn_like(input, *, dtype=None, requires_grad=False):
     return randn(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
 
@@ -568,7 +594,7 @@ def randperm(n: int, *, generator: Generator, out: Tensor = None, dtype: Dtype =
 @overload
 def randperm(n: int, *, out: Tensor = None, dtype: Dtype = None, layout: Layout = None, device: Device = None,
          pin_memory: bool | None = False, requires_grad: bool | None = False): ...
-@checked
+@declared
 def randperm(n, *, dtype=None, requires_grad=False):
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")

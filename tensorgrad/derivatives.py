@@ -22,6 +22,10 @@ What an entry holds, besides its formulas:
     same_as      where the formula is a fused NumPy formulation (ops/fused.py), for speed and to
                  record the same graph as PyTorch under create_graph=True: the plain formula it
                  computes, which tests check it against (tests/test_derivative_table.py)
+    jvp          the forward-mode rule: the output's tangent from the inputs' tangents
+                 (`self_t`, `other_t`, ...), for autograd.forward_ad
+    full_name    the name PyTorch's `grad_fn.name()` gives, where it is not the class name
+                 ("tensorgrad::autograd::CopySlices")
 
 Broadcasting is undone in one place for all of them (core/engine.py: fit_gradient), so no
 formula sums a gradient back to its input's shape. Every rule is checked against finite
@@ -69,9 +73,20 @@ DivBackward0 = rule(
     self=lambda grad, other: grad / other,
     other=lambda grad, other, self: -grad * ((self / other) / other))
 
-# z = a mod b = a - ⌊a/b⌋·b:  ∂z/∂a = 1,  ∂z/∂b = -⌊a/b⌋ (the floor is flat between its steps)
+# z = a / b rounded (div's rounding_mode "floor" or "trunc"): a staircase, flat between its steps;
+# PyTorch's formula is `grad * 0` for both inputs (so an inf or nan gradient stays nan)
+DivBackward2 = rule(
+    "DivBackward2", computes="{a} / {b} rounded", local=("0", "0"), elementwise=True,
+    self=lambda grad: grad * 0,
+    other=lambda grad: grad * 0)
+
+# z = a mod b = a - ⌊a/b⌋·b:  ∂z/∂a = 1,  ∂z/∂b = -⌊a/b⌋ (the floor is flat between its steps);
+# PyTorch's two nodes: b a number (RemainderBackward0, a's gradient only) or a tensor (...1)
 RemainderBackward0 = rule(
-    "RemainderBackward0", saves=("other", "self"), computes="{a} % {b}", local=("1", "-⌊{a}/{b}⌋"),
+    "RemainderBackward0", computes="{a} % {b}", local="1", elementwise=True,
+    self=lambda grad: grad)
+RemainderBackward1 = rule(
+    "RemainderBackward1", saves=("other", "self"), computes="{a} % {b}", local=("1", "-⌊{a}/{b}⌋"),
     elementwise=True,
     self=lambda grad: grad,
     other=lambda grad, other, self: -grad * self._div(other, rounding_mode="floor"))
@@ -246,6 +261,12 @@ ClampBackward1 = rule(
     "ClampBackward1", saves=("self",), local="1 where {min} ≤ {a} ≤ {max}, else 0",
     elementwise=True,
     self=clamp_rule)
+# the same with tensor bounds, under PyTorch's name for that form (bounds that require grad are
+# refused, see ops/elementwise.py's clamp, so x is the one input)
+ClampBackward0 = rule(
+    "ClampBackward0", saves=("self",), local="1 where {min} ≤ {a} ≤ {max}, else 0",
+    elementwise=True,
+    self=clamp_rule)
 
 
 # -- choosing between inputs --------------------------------------------------------------------
@@ -300,7 +321,7 @@ CopyBackwards = rule("CopyBackwards", local=("0", "1"), elementwise=True,
 # x.zero_() and x.fill_(v): the old values no longer matter, so their gradient is zero
 ZeroBackward0 = rule("ZeroBackward0", self=lambda grad: zeros_like(grad),
                      jvp=lambda self_t: zeros_like(self_t))
-FillBackward0 = rule("FillBackward0", self=lambda grad: zeros_like(grad),
+FillBackward2 = rule("FillBackward2", self=lambda grad: zeros_like(grad),  # (fill_ of a number)
                      jvp=lambda self_t: zeros_like(self_t))
 # fill_ with a 0-d tensor: every element is the value, so the value gets the sum of the gradient
 FillBackward3 = rule("FillBackward3", self=lambda grad: zeros_like(grad),

@@ -97,8 +97,9 @@ def get_default_dtype():
 def set_default_dtype(d):
     """Choose float32 or float64 for new floating-point tensors, as torch.set_default_dtype."""
     global _default_float
-    if d not in (float32, float64):
-        raise TypeError("only floating-point types are supported as the default type")
+    if d not in (float32, float64):  # (what is not a dtype at all is "invalid" first)
+        raise TypeError(("" if isinstance(d, dtype) else "invalid dtype object: ")
+                        + "only floating-point types are supported as the default type")
     _default_float = d
 
 

@@ -65,7 +65,7 @@ def _new_ones(self, *size: Ints, dtype: Dtype = None, layout: Layout = None, dev
 def _new_empty(self, *size: Ints, dtype: Dtype = None, layout: Layout = None, device: Device = None,
                pin_memory: bool | None = False, requires_grad: bool | None = False): ...
 def _new_tensor(self, data: object, *, dtype: Dtype = None, device: Device = None,
-                requires_grad: bool | None = False): ...
+                requires_grad: bool = False): ...  # (not None: PyTorch's parser refuses it)
 
 
 _detach_from_the_graph = Tensor.detach_  # (tensor.py's, before attach gives Tensor this module's)
@@ -97,6 +97,10 @@ def _into(tensor, function, other):
         shape = np.broadcast_shapes(tensor._data.shape, other._data.shape)
         if shape != tensor._data.shape:
             raise _inplace._cannot_grow(tensor, shape)
+    if isinstance(other, complex):  # (a complex result, which no tensor here can hold)
+        raise RuntimeError(messages.CANNOT_CAST.format(
+            result="ComplexDouble" if tensor._data.dtype == np.float64 else "ComplexFloat",
+            output=tensor.dtype.scalar_name))
     if function is not _pow:
         _inplace.check_castable(dtypes.result_type(tensor, other).numpy, tensor._data.dtype)
     return function(tensor, other)
@@ -307,16 +311,16 @@ class TensorMethods:
         # As torch: a 0-d tensor formats as its Python number (f"{t}" -> "2.0"), any other
         # tensor as its repr, and a format spec on those raises TypeError.
         if self._data.ndim == 0:
-            return format(self.item(), spec)
+            return format(self._data.item(), spec)  # (item()'s value, without its check)
         return object.__format__(self, spec)
 
     # -- operators: each forwards to an operation in tensorgrad.ops ---------------------------
-    # (binary_operator, below the class: a Tensor or a number on the other side, else
+    # (binary_operator, above the class: a Tensor or a number on the other side, else
     # NotImplemented, and Python says "unsupported operand type(s)", as with torch)
-    __add__ = __radd__ = binary_operator(_add)
+    __add__, __radd__ = binary_operator(_add), binary_operator(_add)  # (each its own name)
     __sub__ = binary_operator(_sub)
     __rsub__ = binary_operator(_ew.rsub)
-    __mul__ = __rmul__ = binary_operator(_mul)
+    __mul__, __rmul__ = binary_operator(_mul), binary_operator(_mul)
     __truediv__ = binary_operator(_div)
     _divide_into = binary_operator(_div, reflected=True)
 
@@ -344,9 +348,9 @@ class TensorMethods:
     __eq__ = binary_operator(_eq, arrays=True)
     __ne__, __lt__, __le__, __gt__, __ge__ = (binary_operator(f) for f in (
         _ne, _lt, _le, _gt, _ge))
-    __and__ = __rand__ = binary_operator(_ew.bitwise_and)
-    __or__ = __ror__ = binary_operator(_ew.bitwise_or)
-    __xor__ = __rxor__ = binary_operator(_ew.bitwise_xor)
+    __and__, __rand__, __or__, __ror__, __xor__, __rxor__ = (binary_operator(f) for f in (
+        _ew.bitwise_and, _ew.bitwise_and, _ew.bitwise_or, _ew.bitwise_or, _ew.bitwise_xor,
+        _ew.bitwise_xor))
     __lshift__ = binary_operator(_ew.bitwise_left_shift)
     __rlshift__ = binary_operator(_ew.bitwise_left_shift, reflected=True)
     __rshift__ = binary_operator(_ew.bitwise_right_shift)
@@ -382,11 +386,19 @@ class TensorMethods:
         dtype = self._data.dtype if dtype is None else dtype
         return self.numpy().astype(dtype, copy=bool(copy))
 
+    _NO_SUCH_DTYPE_ADVICE = {"f": "convert the tensor first, for example with t.float()",
+                             "c": "tensorgrad computes with real numbers only"}
+
     def __array_wrap__(self, array, context=None, return_scalar=False):
         """What a NumPy ufunc makes of a tensor (`np.exp(t)`, `t + np.ones(3)`, where the tensor's
         operator declines the array): NumPy computes on the tensor's data (`__array__`, which
         refuses a tensor that requires grad, in PyTorch's words) and hands its result back here,
-        to be a tensor again, as torch does. NumPy's arithmetic is not recorded in any graph."""
+        to be a tensor again, as torch does. NumPy's arithmetic is not recorded in any graph.
+        A result in a dtype tensorgrad has not (np.exp of a bool tensor is float16 in NumPy, a
+        complex operand makes it complex) is refused in words that say where it came from."""
+        if array.dtype.kind == "c" or array.dtype == np.float16:  # (NumPy retries a TypeError
+            raise TypeError(messages.NUMPY_RESULT_DTYPE.format(  # here without context: none used)
+                dtype=array.dtype, advice=self._NO_SUCH_DTYPE_ADVICE[array.dtype.kind]))
         return creation.from_numpy(array)
 
     def __invert__(self):
@@ -513,9 +525,7 @@ class TensorMethods:
     def detach_(self):
         """Out of the graph (tensor.py's detach_) and out of forward mode: the tangent goes too,
         as in PyTorch; kept, it would make the tensor still a dual number."""
-        _detach_from_the_graph(self)
-        self._fw_tangent = None
-        return self
+        return detach_in_place(self)
 
     @read_only
     def T(self):  # noqa: N802  (PyTorch's name)
@@ -538,9 +548,15 @@ class TensorMethods:
     def mul_(self, other: Tensor):
         return _inplace.mul_(self, other)
 
+    @overload
+    def div_(self, other: Tensor): ...
+    @overload
+    def div_(self, other: Tensor, *, rounding_mode: str | None): ...
+    @overload
+    def div_(self, other: Number, *, rounding_mode: str | None): ...
     @checked(method=True)
-    def div_(self, other: Tensor):
-        return _inplace.div_(self, other)
+    def div_(self, other, *, rounding_mode=None):
+        return _inplace.div_(self, other, rounding_mode)
 
     pow_, remainder_, bitwise_and_, bitwise_or_, bitwise_xor_, \
         bitwise_left_shift_, bitwise_right_shift_ = (in_place_binary_form(name) for name in (
@@ -586,36 +602,12 @@ class TensorMethods:
     @checked(method=True, like=_normal_)
     def normal_(self, mean=0.0, std=1.0, *, generator=None):
         """Fill with normal samples (recorded as NormalBackward0, whose gradient is zero)."""
-
-        if not std >= 0:  # nan too
-            raise RuntimeError(messages.NEGATIVE_STD.format(std=std))
-        self._check_random_fill("normal_kernel_cpu")
-        return _inplace.random_fill_(self, "normal",
-                                     _random.normal_array(self.shape, mean, std, self._data.dtype))
+        return normal_fill(self, mean, std)
 
     @checked(method=True, like=_uniform_)
     def uniform_(self, from_=0.0, to=1.0, *, generator=None):
         """Fill with uniform samples in [from, to) (recorded as UniformBackward0: zero gradient)."""
-
-        limit = np.finfo(self._data.dtype).max if self.dtype.is_floating_point else None
-        for name, value in (("from", from_), ("to", to)):
-            if limit is not None and not -limit <= value <= limit:  # inf and nan too
-                raise RuntimeError(f"{name} is out of bounds for {self.dtype.scalar_name.lower()}")
-        if from_ > to:
-            raise RuntimeError(messages.UNIFORM_RANGE.format(a=from_, b=to))
-        self._check_random_fill("check_uniform_bounds")
-        return _inplace.random_fill_(self, "uniform",
-                                     _random.uniform_array(self.shape, from_, to, self._data.dtype))
-
-    def _check_random_fill(self, kernel):
-        """A random fill is an in-place change: refused on a leaf that requires grad, unless
-        under no_grad() (as weight initialisation does); and only of floating-point tensors
-        (PyTorch's kernels have no integer or bool versions)."""
-        if is_grad_enabled():
-            _inplace.check_allowed(self)
-        if not self.dtype.is_floating_point:
-            raise NotImplementedError(messages.NOT_IMPLEMENTED_FOR.format(
-                kernel=kernel, dtype=self.dtype.scalar_name))
+        return uniform_fill(self, from_, to)
 
     # -- how the elements lie in memory, counted in elements as PyTorch counts (NumPy: bytes) ------
     @checked(method=True, like=_stride)
@@ -743,6 +735,46 @@ def _steps_in_elements(data):
             steps[d] = after
         after = steps[d] * max(data.shape[d], 1)
     return tuple(steps)
+
+
+def detach_in_place(tensor):
+    """`tensor.detach_()` as the library calls it (Module.zero_grad), without the argument check."""
+    _detach_from_the_graph(tensor)
+    tensor._fw_tangent = None
+    return tensor
+
+
+def normal_fill(tensor, mean, std):
+    """`tensor.normal_(mean, std)` as the library calls it (nn.init), without the argument check."""
+    if not std >= 0:  # nan too
+        raise RuntimeError(messages.NEGATIVE_STD.format(std=std))
+    _check_random_fill(tensor, "normal_kernel_cpu")
+    return _inplace.random_fill_(tensor, "normal",
+                                 _random.normal_array(tensor.shape, mean, std, tensor._data.dtype))
+
+
+def uniform_fill(tensor, from_, to):
+    """`tensor.uniform_(from_, to)` as the library calls it (nn.init), without the argument check."""
+    limit = np.finfo(tensor._data.dtype).max if tensor.dtype.is_floating_point else None
+    for name, value in (("from", from_), ("to", to)):
+        if limit is not None and not -limit <= value <= limit:  # inf and nan too
+            raise RuntimeError(f"{name} is out of bounds for {tensor.dtype.scalar_name.lower()}")
+    if from_ > to:
+        raise RuntimeError(messages.UNIFORM_RANGE.format(a=from_, b=to))
+    _check_random_fill(tensor, "check_uniform_bounds")
+    return _inplace.random_fill_(tensor, "uniform",
+                                 _random.uniform_array(tensor.shape, from_, to, tensor._data.dtype))
+
+
+def _check_random_fill(tensor, kernel):
+    """A random fill is an in-place change: refused on a leaf that requires grad, unless under
+    no_grad() (as weight initialisation does); and only of floating-point tensors (PyTorch's
+    kernels have no integer or bool versions)."""
+    if is_grad_enabled():
+        _inplace.check_allowed(tensor)
+    if not tensor.dtype.is_floating_point:
+        raise NotImplementedError(messages.NOT_IMPLEMENTED_FOR.format(
+            kernel=kernel, dtype=tensor.dtype.scalar_name))
 
 
 def _new_filled(tensor, size, value, dtype, device, requires_grad):

@@ -783,6 +783,25 @@ MODULE_STEP_CASES = [
                         "optim.Adam(m.parameters(), betas=[0.9, 0.99])",
                         "optim.Adam(m.parameters(), betas=(lib.tensor(0.9), lib.tensor(0.99)))",
                         "optim.SGD([('w', m.weight), m.bias], lr=0.1)")],
+    # settings refused only when the step hands them on (an int beyond a Scalar, a third beta,
+    # capturable on the CPU), two steps for momentum's buffer (issue 29, session 14)
+    *[_train("nn.Linear(3, 2)", "t", "o.step()", optimizer=optimizer)
+      for optimizer in ("optim.SGD(m.parameters(), lr=2 ** 70)",
+                        "optim.SGD(m.parameters(), lr=0.1, weight_decay=2 ** 70)",
+                        "optim.SGD(m.parameters(), lr=0.1, momentum=2 ** 70)",
+                        "optim.SGD(m.parameters(), lr=0.1, momentum=0.5, dampening=2 ** 70)",
+                        "optim.SGD(m.parameters(), lr=2 ** 63)",
+                        "optim.Adam(m.parameters(), lr=2 ** 70, weight_decay=2 ** 70)",
+                        "optim.Adam(m.parameters(), betas=(0.9, 0.99, 0.9))",
+                        "optim.Adam(m.parameters(), capturable=True)")],
+    # ModuleList's +, += and insert; Module's cpu, cuda and type
+    *[f"(lambda n: ({step}, n)[-1])(nn.ModuleList([nn.Linear(3, 4), nn.ReLU()]))"
+      for step in ("n + nn.ModuleList([nn.Tanh()])", "n + [nn.Tanh()]", "n + [3]",
+                   "n.__iadd__([nn.Tanh()])", "n.insert(1, nn.Tanh())", "n.insert(0, 3)",
+                   "n.insert(-1, nn.Tanh())", "n.insert(np.int64(1), nn.Tanh())")],
+    *[f"(lambda m: ({step}, m(t.double()).dtype)[-1])(nn.Linear(3, 2))"
+      for step in ("m.cpu()", "m.cuda()", "m.type(lib.float64)", "m.type(lib.int64)",
+                   "m.type(float)", "m.type('a')", "m.type()")],
     "(lambda m: repr(optim.SGD(m.named_parameters(), lr=lib.tensor(0.1))))(nn.Linear(3, 2))",
     "(lambda m: repr(optim.Adam(m.parameters(), betas=[0.9, 0.99, 0.5])))(nn.Linear(3, 2))",
     # the optimizer misused

@@ -22,7 +22,9 @@ SKIP = re.compile(r"\byou (can|may|might|could)( safely)? (skip|ignore|skim|pass
 GIVE_AWAY = {
     "l10-19": ["exactly once", "runs once", "run once", "a.grad is 4", "恰好运行一次", "只运行一次"],
     "l10-30": ["r, q, p, x", "r q p x", "newest first", "newest node first", "newest-first", "the newest runs first",
-               "最新的优先", "最新的节点优先", "最新节点优先", "最新的先运行"],
+               "最新的优先", "最新的节点优先", "最新节点优先", "最新的先运行",
+               # the prompt's own code once said which node came first and which last (s13 review)
+               "created first", "created last", "最先创建", "最后创建"],
 }
 
 
@@ -67,3 +69,61 @@ def test_nothing_before_a_prediction_gives_its_answer(path):
         seen += [text(cell), printed(cell)]
     assert {c["id"] for c in cells(path)} >= set(GIVE_AWAY), "a prediction was renamed: update GIVE_AWAY"
     assert not found, "\n".join(found)
+
+
+# A constant the printed code tests against (`sys.getrefcount(grad) <= UNSHARED_TENSOR`) is a name
+# the learner would have to look up in the library: the prose names each one it prints and says
+# what it is (the s13 review found UNSHARED_TENSOR and UNSHARED_DATA named nowhere).
+CONSTANT = re.compile(r"\b_?[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b|\b[A-Z]{4,}\b")
+
+
+@pytest.mark.parametrize("path", EDITIONS, ids=lambda p: p.parent.name)
+def test_every_constant_the_printed_code_uses_is_named_in_the_prose(path):
+    code = "\n".join(printed(c) for c in cells(path) if c["cell_type"] == "code")
+    prose = "\n".join(text(c) for c in cells(path) if c["cell_type"] == "markdown")
+    unnamed = sorted(name for name in set(CONSTANT.findall(code)) if f"`{name}`" not in prose
+                     and not re.search(rf"`[^`\n]*\b{re.escape(name)}\b[^`\n]*`", prose))
+    assert not unnamed, f"{path.name}: printed, never named in the prose: {unnamed}"
+
+
+def _makes_a_capture(call) -> bool:
+    """Whether `call` (run on a fresh small graph) reaches the engine with a Capture."""
+    import tensorgrad as tg
+    from tensorgrad.core import engine
+    made = []
+    original = engine.Capture
+
+    class Watched(original):
+        def __init__(self, *args, **kwargs):
+            made.append(True)
+            super().__init__(*args, **kwargs)
+
+    engine.Capture = Watched
+    try:
+        a = tg.tensor(2., requires_grad=True)
+        call(a, a * a)
+    finally:
+        engine.Capture = original
+    return bool(made)
+
+
+CALLS = {"`backward()`": lambda a, y: y.backward(),
+         "`backward(inputs=...)`": lambda a, y: y.backward(inputs=[a]),
+         "`tg.autograd.grad`": lambda a, y: tg_grad(y, a)}
+
+
+def tg_grad(y, a):
+    import tensorgrad as tg
+    return tg.autograd.grad(y, a)
+
+
+def test_the_reading_of_execute_says_which_calls_make_a_capture():
+    """Lesson 10's bullet on `wanted` names the calls that give the engine a Capture, all of them
+    (it once said autograd.grad only, and backward(inputs=...) makes one too)."""
+    made = {call: _makes_a_capture(run) for call, run in CALLS.items()}
+    assert made == {"`backward()`": False, "`backward(inputs=...)`": True, "`tg.autograd.grad`": True}
+    bullet = next(part for c in cells(EDITIONS[0]) if c["cell_type"] == "markdown"
+                  for part in text(c).split("\n- ") if part.startswith("`wanted` is"))
+    for call, makes in made.items():
+        if makes:
+            assert call in bullet, f"the bullet on `wanted` does not name {call}: {bullet!r}"

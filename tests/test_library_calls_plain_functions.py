@@ -5,9 +5,13 @@ own math calls the plain functions (issue 30, "Checks at the door").
 For every rule of the table, its program from tests/test_derivative_table.py runs forward,
 backward with create_graph=True and backward again, under a profiler that notes each checked
 wrapper (arguments.py's check_then_call and without_arguments) entered from the library's own
-code: the derivative table, the core, autograd, the operations and Tensor's methods. (nn and
-optim are watched by tests/test_signatures.py.) A call from the program itself is a public call,
-and is not listed.
+code: the derivative table, the core, autograd, the operations and Tensor's methods. A call from
+the program itself is a public call, and is not listed.
+
+Then the rest of the library, public call by public call (creation, nn and nn.init, a Module's
+own methods, optim, autograd.functional, gradcheck, forward_ad, func, Tensor's helpers): each
+enters at most one checked wrapper, its own, and none from inside tensorgrad/; and a model built,
+trained, saved and loaded inside the profiler enters none from inside tensorgrad/ either.
 """
 
 import operator
@@ -116,9 +120,8 @@ def test_a_public_call_enters_no_checked_wrapper_from_the_library(name):
     assert _checked_wrappers_entered_from_the_library(LIBRARY_CALLS[name]) == []
 
 
-@pytest.mark.parametrize("name", ["exp_", "zero_", "sigmoid_", "is_floating_point", "round_",
-                                  pytest.param("detach_", marks=pytest.mark.xfail(strict=True, reason=(
-                                      "Tensor.detach_ has no plain form on this branch yet")))])
+@pytest.mark.parametrize("name", ["exp_", "zero_", "detach_", "sigmoid_", "is_floating_point",
+                                  "round_"])
 def test_a_function_form_is_checked_once(name):
     """`tensorgrad.exp_(x)` is checked where it is exported, and runs the plain method: one
     checked wrapper for the call, not the function's and then the method's."""
@@ -139,3 +142,158 @@ def test_a_public_method_is_checked_once(call):
     tensor = tg.ones(2)
     assert checked_calls_from_the_library(lambda: call(tensor)) == []
 
+
+# -- every public call of nn, nn.init, Module, optim, creation, autograd and Tensor's helpers -----
+def _wrappers_entered(function):
+    """'caller -> wrapper' for every checked wrapper `function()` enters, from any caller (the
+    test's own public call included), and the part of them entered from inside tensorgrad/."""
+    import sys
+    root = os.path.dirname(tg.__file__)
+    arguments_file = os.path.join(root, "arguments.py")
+    entered, from_the_library = [], []
+
+    def profile(frame, event, arg):
+        if event == "call" and frame.f_code.co_name in ("check_then_call", "without_arguments") \
+                and frame.f_code.co_filename == arguments_file:
+            caller = frame.f_back.f_code.co_filename
+            if caller == arguments_file:
+                return  # (a wrapper's own inner frames)
+            where = f"{os.path.relpath(caller, root)}:{frame.f_back.f_lineno}"
+            entered.append(where)
+            if caller.startswith(root):
+                from_the_library.append(where)
+
+    sys.setprofile(profile)
+    try:
+        function()
+    finally:
+        sys.setprofile(None)
+    return entered, from_the_library
+
+
+def _model():
+    return tg.nn.Sequential(tg.nn.Linear(4, 8), tg.nn.BatchNorm1d(8), tg.nn.ReLU(),
+                            tg.nn.Dropout(0.2), tg.nn.Flatten(), tg.nn.Linear(8, 3))
+
+
+def _train_steps(make_optimizer):
+    def steps():
+        model = _model()  # (built inside the profiler: construction and nn.init are watched)
+        optimizer = make_optimizer(model.parameters())
+        x, y = tg.randn(5, 4), tg.tensor([0, 2, 1, 1, 0])
+        for set_to_none in (True, False, False):
+            optimizer.zero_grad(set_to_none=set_to_none)
+            model.zero_grad(set_to_none=set_to_none)
+            tg.nn.functional.cross_entropy(model(x), y).backward()
+            optimizer.step()
+        model.load_state_dict(model.state_dict())
+        optimizer.load_state_dict(optimizer.state_dict())
+        model.eval()
+        model(x)
+        model.requires_grad_(False)
+        model.to(tg.float64)
+    return steps
+
+
+def _square(x):
+    return x * x * 3.  # (operators only: no checked wrapper of the test's own)
+
+
+def _total(x):
+    return tg.ops.reduction.sum(x * x * x)  # (the plain sum: no checked wrapper of the test's)
+
+
+def _forward_ad(primal, tangent):
+    """make_dual and unpack_dual, of a leaf that requires grad (a view) and of a plain tensor."""
+    import tensorgrad.autograd.forward_ad as fwAD
+    with fwAD.dual_level():
+        for value in (primal, tangent):
+            fwAD.unpack_dual(fwAD.make_dual(value, tangent) * 2.)
+
+
+def _public_calls():
+    """name -> a call that is one public call (or, for the scenarios, several of the test's)."""
+    F, init = tg.nn.functional, tg.nn.init
+    t, w, x = tg.ones(2, 3), tg.ones(3, 4), tg.randn(4, 3, requires_grad=True)
+    x64 = tg.randn(3, dtype=tg.float64, requires_grad=True)
+    probabilities, target = tg.ones(4, 3) / 3., tg.zeros(4, 3)
+    running_mean, running_var, t2 = tg.zeros(3), tg.ones(3), tg.ones(4, 3)
+    labels = tg.tensor([0, 2, 1, 1])
+    bn = tg.nn.BatchNorm1d(3)
+    net = tg.nn.Sequential(tg.nn.Linear(3, 2), tg.nn.Flatten())
+    changed = tg.nn.Sequential(tg.nn.Linear(3, 2), tg.nn.BatchNorm1d(2))  # (to, requires_grad_)
+    recorded = tg.nn.Linear(3, 2)
+    tg.ops.reduction.sum(recorded(t) ** 2).backward(create_graph=True)  # (.grad with a grad_fn)
+    calls = {
+        "nn.Linear": lambda: tg.nn.Linear(4, 3), "nn.BatchNorm1d": lambda: tg.nn.BatchNorm1d(3),
+        "nn.Flatten()(x)": lambda: net[1](t), "nn.Linear()(x)": lambda: net[0](t),
+        "BatchNorm1d train": lambda: bn(x), "BatchNorm1d eval": lambda: bn.eval()(x),
+        "nn.Dropout()(x)": lambda: tg.nn.Dropout()(x),
+        "Module.zero_grad(set_to_none=False)": lambda: net.zero_grad(set_to_none=False),
+        "Module.zero_grad of a recorded .grad": lambda: recorded.zero_grad(set_to_none=False),
+        "Module.state_dict": lambda: net.state_dict(),
+        "Module.load_state_dict": lambda: net.load_state_dict(net.state_dict()),
+        "Module.to": lambda: changed.to(tg.float64), "Module.requires_grad_":
+            lambda: changed.requires_grad_(False),
+        "F.cross_entropy probabilities": lambda: F.cross_entropy(x, probabilities),
+        "F.cross_entropy label_smoothing": lambda: F.cross_entropy(x, labels, label_smoothing=.1),
+        "F.cross_entropy probabilities, smoothing": lambda: F.cross_entropy(
+            x, probabilities, label_smoothing=.1, reduction="sum"),
+        "F.softmax": lambda: F.softmax(x, 1), "F.log_softmax": lambda: F.log_softmax(x, 1),
+        "F.mse_loss": lambda: F.mse_loss(x, target),
+        "F.dropout": lambda: F.dropout(x, 0.5),
+        "F.batch_norm": lambda: F.batch_norm(x, running_mean, running_var, training=True),
+        "autograd.functional.jacobian": lambda: tg.autograd.functional.jacobian(_square, x64),
+        "autograd.functional.hessian": lambda: tg.autograd.functional.hessian(_total, x64),
+        "autograd.functional.vjp": lambda: tg.autograd.functional.vjp(_square, x64, x64),
+        "autograd.functional.jvp": lambda: tg.autograd.functional.jvp(_square, x64, x64),
+        "autograd.gradcheck": lambda: tg.autograd.gradcheck(_square, (x64,)),
+        "forward_ad make_dual, unpack_dual": lambda: _forward_ad(x, t2),
+        "func.grad": lambda: tg.func.grad(_total)(x64),
+        "func.vmap": lambda: tg.func.vmap(_square)(x64),
+        "iterating a tensor": lambda: list(x), "tensorgrad.unbind": lambda: tg.unbind(x),
+        "Tensor.unbind": lambda: x.unbind(1),
+        "t.new_zeros": lambda: t.new_zeros(2), "t.new_ones": lambda: t.new_ones(2, 2),
+        "t.new_tensor": lambda: t.new_tensor([1., 2.]),
+        "f'{t:.2f}'": lambda: f"{t[0, 0]:.2f}",
+        "t == array": lambda: t == t._data.copy(),
+        "expand_copy": lambda: tg.expand_copy(t, (3, 2, 3)), "numel": lambda: tg.numel(t),
+        "detach": lambda: tg.detach(x),
+    }
+    for name in ("empty_like", "zeros_like", "ones_like", "rand_like", "randn_like"):
+        calls[f"tensorgrad.{name}"] = lambda name=name: getattr(tg, name)(t)
+    for name in ("empty", "zeros", "ones", "rand", "randn"):
+        calls[f"tensorgrad.{name}"] = lambda name=name: getattr(tg, name)(2, 3)
+    for name in ("uniform_", "normal_", "zeros_", "ones_", "xavier_uniform_", "xavier_normal_",
+                 "kaiming_uniform_", "kaiming_normal_"):
+        calls[f"nn.init.{name}"] = lambda name=name: getattr(init, name)(w)
+    calls["nn.init.constant_"] = lambda: init.constant_(w, 2.)
+    return calls
+
+
+_CALLS = _public_calls()
+
+
+@pytest.mark.parametrize("name", sorted(_CALLS))
+def test_each_public_call_enters_at_most_one_checked_wrapper(name):
+    """One public call enters its own checked wrapper (or none: a module's call, a Python
+    function of autograd), and the library calls plain functions under it: no checked wrapper
+    is entered from inside tensorgrad/, so nothing is checked twice."""
+    tg.manual_seed(0)
+    entered, from_the_library = _wrappers_entered(_CALLS[name])
+    assert from_the_library == []
+    assert len(entered) <= 1, entered
+
+
+@pytest.mark.parametrize("make_optimizer", [
+    lambda params: tg.optim.SGD(params, lr=0.1, momentum=0.9),
+    lambda params: tg.optim.Adam(params, lr=0.01, amsgrad=True),
+], ids=["sgd", "adam"])
+def test_building_and_training_a_model_enters_no_checked_wrapper_inside_the_library(
+        make_optimizer):
+    """A model built, trained (zero_grad with and without set_to_none), saved and loaded (the
+    module's state and the optimizer's), put in eval mode and converted: every checked wrapper
+    is entered from the test's own code, none from inside the library."""
+    tg.manual_seed(0)
+    _, from_the_library = _wrappers_entered(_train_steps(make_optimizer))
+    assert from_the_library == []

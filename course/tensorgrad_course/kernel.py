@@ -45,6 +45,7 @@ Starting kernels fast
     launched through :mod:`._launch_limited`, which sets the same limits and
     then execs ``python -m ipykernel_launcher``. The client side skips
     jupyter_client's fixed 0.2 s wait at start-up (:class:`_QuickClient`).
+    ``bench/grading_timeline.py`` shows where a submission's time goes.
 
 The sandbox
     With ``Limits.sandbox`` (the default) every kernel runs inside bubblewrap
@@ -362,8 +363,10 @@ class _QuickClient(AsyncKernelClient):
 
     ``wait_for_ready`` ends by draining IOPub until it has been silent for 0.2 s:
     a fifth of a second per kernel, a tenth of the whole grading time of a short
-    notebook. Here the drain stops after 20 ms of silence. Nothing is lost:
-    nbclient ignores IOPub messages that do not answer the cell it runs.
+    notebook. Here it ends as soon as the kernel has answered ``kernel_info`` on
+    the shell channel and IOPub has brought a message (so it is connected), with
+    no wait for silence: nbclient ignores IOPub messages that do not answer the
+    cell it runs, so the rest of the start-up's status messages are harmless.
     """
 
     def start_channels(self, *args, **kwargs) -> None:
@@ -389,16 +392,11 @@ class _QuickClient(AsyncKernelClient):
                         pass
                     else:
                         self._handle_kernel_info_reply(msg)
-                        break
+                        return
             if not await self._async_is_alive():
                 raise RuntimeError("Kernel died before replying to kernel_info")
             if time.monotonic() > deadline:
                 raise RuntimeError(f"Kernel didn't respond in {timeout:g} seconds")
-        while True:
-            try:
-                await self.iopub_channel.get_msg(timeout=0.02)
-            except Empty:
-                break
 
     wait_for_ready = _async_wait_for_ready
 

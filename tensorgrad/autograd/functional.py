@@ -324,8 +324,8 @@ def _validate_v(v, other, is_other_tuple):
         if element_v.shape != element_other.shape:
             prefix = f"Entry {index} in " if is_other_tuple else ""
             raise RuntimeError(
-                f"{prefix}v has invalid size: should be {element_other.size()} but got "
-                f"{element_v.size()}.")
+                f"{prefix}v has invalid size: should be {element_other.shape} but got "
+                f"{element_v.shape}.")
 
 
 def _check_requires_grad(values, input_type, strict):

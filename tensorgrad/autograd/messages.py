@@ -127,7 +127,8 @@ RETAIN_GRAD_NO_REQUIRES = "can't retain_grad on Tensor that has requires_grad=Fa
 HOOK_NO_REQUIRES = "cannot register a hook on a tensor that doesn't require gradient"
 # tests/spec/test_s5_modes_inplace_hooks.py::test_hook_changing_size_raises_at_backward
 HOOK_CHANGED_SIZE = "hook '{name}' has changed the size of value"
-HOOK_CHANGED_TYPE = "hook '{name}' has changed the type of value (was {was} got {got})"
+HOOK_CHANGED_TYPE = ("hook '{name}' has changed the type of value (was tensorgrad.{was} got "
+                     "tensorgrad.{got})")  # (the legacy type names: Tensor.type())
 # tests/spec/test_s5_modes_inplace_hooks.py::test_hook_returning_non_tensor_raises
 HOOK_BAD_RETURN = "expected Variable, but hook returned '{type_name}'"
 
@@ -445,6 +446,10 @@ EMPTY_REDUCTION = {
 EMPTY_REDUCTION_DIM = "{name}(): Expected reduction dim {dim} to have non-zero size."
 # tensorgrad's own: it has no complex dtypes (PyTorch makes a complex tensor)
 NO_COMPLEX = "tensorgrad has no complex dtypes: a {type_name} cannot be combined with a tensor"
+# a NumPy function of a tensor whose result NumPy computed in a dtype tensorgrad has not
+# (tensor_methods.py, Tensor.__array_wrap__: np.exp of a bool tensor is float16 in NumPy)
+NUMPY_RESULT_DTYPE = ("NumPy computed this result from a tensor in {dtype}, which tensorgrad does "
+                      "not have (its dtypes are float32, float64, int64 and bool): {advice}")
 # torch.norm's Python code takes len(dim) of a dim that is not a Python int
 NO_LEN = "object of type '{type_name}' has no len()"
 LEN_OF_0D = "len() of a 0-d tensor"
@@ -461,6 +466,8 @@ BATCH_NORM_PARAMETER_DTYPE = "mixed dtype (CPU): expect parameter to have scalar
 BATCH_NORM_MIXED_DTYPES = "mixed dtype (CPU): all inputs must share same datatype."
 # Adam's betas (optim/adam.py): PyTorch's Python code takes floats (or tensors)
 ADAM_BETAS = "betas must be either both floats or both Tensors"
+CAPTURABLE_DEVICES = ("If capturable=True, params and state_steps must be on supported devices: "
+                      "['cuda', 'xpu', 'hpu', 'privateuseone', 'xla'].")
 # F.linear of a 0-d tensor (nn/functional.py)
 LINEAR_0D = "both arguments to linear need to be at least 1D, but they are {a}D and {b}D"
 # Tensor.roll (ops/shape.py)

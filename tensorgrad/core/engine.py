@@ -221,7 +221,9 @@ def run_tensor_pre_hooks(node, grads):
         for output_nr, tensor_ref in node._retained_outputs.items():
             tensor = tensor_ref()
             if tensor is not None and output_nr < len(grads) and grads[output_nr] is not None:
-                AccumulateGrad(tensor).apply([grads[output_nr]])  # as a leaf's: one copy rule
+                grad = grads[output_nr]  # as PyTorch's retain_grad: a copy, then new sums, so
+                tensor._grad = grad._clone() if tensor._grad is None else tensor._grad + grad
+                # (a .grad made under create_graph keeps its graph only while graphs are made)
     return grads
 
 
@@ -236,7 +238,7 @@ def call_hooks(hooks, grad):
         name = getattr(hook, "__name__", type(hook).__name__)
         if result.dtype is not grad.dtype:
             raise RuntimeError(messages.HOOK_CHANGED_TYPE.format(
-                name=name, was=grad.type(), got=result.type()))
+                name=name, was=grad.dtype._legacy_name, got=result.dtype._legacy_name))
         if result.shape != grad.shape:
             raise RuntimeError(messages.HOOK_CHANGED_SIZE.format(name=name))
         grad = result

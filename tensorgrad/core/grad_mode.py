@@ -1,7 +1,9 @@
 """Grad mode: the one switch that decides whether operations record a graph.
 
 `no_grad()`, `enable_grad()` and `set_grad_enabled(mode)` work as context managers and as
-decorators (with or without parentheses for the first two), exactly like PyTorch's.
+decorators (with or without parentheses for the first two), as PyTorch's do, except that a
+generator function cannot be decorated: tensorgrad refuses it with a TypeError, where PyTorch
+switches the mode around each step of the generator (docs/library.md, "Not supported").
 The engine also uses this switch: a plain backward pass runs with grad mode off, while
 `create_graph=True` runs it with grad mode on, so the gradient computation is itself recorded.
 """

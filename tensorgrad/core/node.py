@@ -79,8 +79,7 @@ class Node:
         saved = self._for_backward
         if saved is FREED:
             raise RuntimeError(messages.SECOND_BACKWARD)
-        return tuple([value.unpack(self) if isinstance(value, SavedTensor) else value
-                      for value in saved])
+        return tuple([value.unpack(self) if isinstance(value, SavedTensor) else value for value in saved])
 
     def __dir__(self):
         return sorted(set(super().__dir__()) | {"_saved_" + n for n in type(self).saved_names})
@@ -165,7 +164,7 @@ class AccumulateGrad(Node):
             return ()
         if leaf._grad is None:
             if grad_mode._grad_enabled:
-                leaf._grad = grad._copy_for_grad()
+                leaf._grad = grad._copy_for_grad()  # (tensor_methods.py: a recorded copy)
             elif (sys.getrefcount(grad) <= UNSHARED_TENSOR and grad._data.base is None
                   and sys.getrefcount(grad._data) <= UNSHARED_DATA
                   and grad._data.flags.c_contiguous):

@@ -56,12 +56,12 @@ class Tensor:
     _output_nr = 0  # which output of its grad_fn this tensor is (max(dim) has two)
     _grad = None
     _base = None  # the tensor whose memory this view shares
-    # A view's `(base's grad_fn,)` when the view was taken (see as_view): a tuple, so that a base
-    # without a grad_fn (None) is remembered too.
+    # A view's `(base's grad_fn,)` when the view was taken (see ops/shape.py's as_view): a
+    # tuple, so that a base without a grad_fn (None) is remembered too.
     _view_of_grad_fn = None
     _backward_hooks = None
     _retains_grad = False
-    _accumulator_ref = None
+    _accumulator_ref = None  # a leaf's AccumulateGrad node, held weakly (node.py's accumulator)
     _fw_tangent = None  # (dual level, tangent) in forward-mode AD (autograd/forward_ad.py)
 
     __array_priority__ = 1000  # so that `numpy_value * tensor` is handled by Tensor

@@ -17,12 +17,13 @@ the graph PyTorch prints: NllLossBackward0 -> LogSoftmaxBackward0.
 """
 
 import math
+import types
 import warnings
 
 import numpy as np
 
 from .. import arguments, dtypes
-from ..arguments import Real, checked
+from ..arguments import Real, checked, declared
 from ..autograd import messages
 from ..core.grad_mode import is_grad_enabled, no_grad
 from ..derivatives import (BCE_LOG_FLOOR, AddmmBackward0, BinaryCrossEntropyBackward0,
@@ -33,14 +34,15 @@ from ..ops import elementwise as ew
 from ..ops import inplace as inplace_ops
 from ..ops import reduction
 from ..ops import shape as _shape
-from ..ops.inplace import check_castable
+from ..ops.inplace import add_, check_castable, mul_
 from ..core.record import record
 from ..ops.linalg import element_strides, matmul
 from ..core.tensor import Tensor
 from .. import random as _random
 
 
-_log_softmax = reduction.log_softmax  # (for cross_entropy, whose parameter `reduction` hides the module)
+_log_softmax, _sum = reduction.log_softmax, reduction.sum  # (for cross_entropy, whose parameter
+# `reduction` hides the module)
 
 
 def _reduction(size_average, reduce, reduction):
@@ -153,12 +155,12 @@ def relu(input, inplace=False):  # noqa: A002  (PyTorch's argument name)
     return inplace_ops.apply(input, lambda: ew.relu(input)) if inplace else ew.relu(input)
 
 
-@checked(python=True)
+@declared(python=True)
 def sigmoid(input: Tensor):  # noqa: A002
     return ew.sigmoid(input)
 
 
-@checked(python=True)
+@declared(python=True)
 def tanh(input: Tensor):  # noqa: A002
     return ew.tanh(input)
 
@@ -172,23 +174,23 @@ def _softmax_dim(name, ndim, stacklevel):
     return 0 if ndim in (0, 1, 3) else 1
 
 
-@checked(python=True)
+@declared(python=True)
 def softmax(input: Tensor, dim: object = None, _stacklevel: object = 3,  # noqa: A002
             dtype: object = None):
     """exp(x) / Σ exp(x) along `dim` (computed stably, by subtracting the maximum first).
     (`dim` and `dtype` are checked as PyTorch's method `input.softmax(dim, dtype)` checks them.)"""
     if dim is None:
-        dim = _softmax_dim("softmax", input.dim(), _stacklevel)
+        dim = _softmax_dim("softmax", input.ndim, _stacklevel)
     arguments.check("softmax", (dim,), {} if dtype is None else {"dtype": dtype}, method=True)
     return reduction.softmax(input, dim, dtype)
 
 
-@checked(python=True)
+@declared(python=True)
 def log_softmax(input: Tensor, dim: object = None, _stacklevel: object = 3,  # noqa: A002
                 dtype: object = None):
     """log(softmax(x)) along `dim`, as x - max - log Σ exp(x - max): no overflow, no log(0)."""
     if dim is None:
-        dim = _softmax_dim("log_softmax", input.dim(), _stacklevel)
+        dim = _softmax_dim("log_softmax", input.ndim, _stacklevel)
     arguments.check("log_softmax", (dim,), {} if dtype is None else {"dtype": dtype},
                     method=True)
     return reduction.log_softmax(input, dim, dtype)
@@ -243,7 +245,7 @@ linear.__name__ = linear.__qualname__ = "linear"
 
 
 # -- mean squared error --------------------------------------------------------------------------
-@checked(python=True)
+@declared(python=True)
 def mse_loss(input: Tensor, target: Tensor, size_average: object = None,  # noqa: A002
              reduce: object = None, reduction: object = "mean", weight: Tensor | None = None):
     """Mean squared error. Shapes should match: a mismatch that broadcasts only warns (as in
@@ -260,10 +262,10 @@ def mse_loss(input: Tensor, target: Tensor, size_average: object = None,  # noqa
     if weight is not None:  # weighted: composed of operations, as PyTorch composes it
         if weight.shape != input.shape:
             raise ValueError("Weights and input must have the same size.")
-        weighted = (input - target).pow(2) * weight
+        weighted = ew.pow(input - target, 2) * weight
         if reduction == "none":
             return weighted
-        return weighted.sum() if reduction == "sum" else weighted.sum() / weight.sum()
+        return _sum(weighted) if reduction == "sum" else _sum(weighted) / _sum(weight)
     _check_floating_kernel("mse_cpu", dtypes.result_type(input, target))
     diff = ew.binary_data(np.subtract, input, target)
     squared = diff * diff
@@ -279,7 +281,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average: object = None,  # noqa
 
 
 # -- binary cross-entropy ---------------------------------------------------------------------------
-@checked(python=True)
+@declared(python=True)
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noqa: A002
                          size_average: object = None, reduce: object = None,
                          reduction: object = "mean"):
@@ -366,7 +368,7 @@ def _negative_log_likelihood(log_probabilities, target, weight, ignore_index, re
     _check_nll_shapes(log_probabilities, target, weight)
     x = log_probabilities._data
     if x.ndim == 1 and target._data.ndim == 1:  # one class, one target: as a 0-d one
-        target = target.reshape(())
+        target = _shape.reshape(target, ())
     index = nll_index(target._data, ignore_index)
     _check_targets_in_range(index[-1], x.shape[-1])
     if weight is None:  # every w[t] is 1: nothing to multiply, Σ w[t] is the number of rows
@@ -398,21 +400,22 @@ def _nll_at_every_position(log_probabilities, target, weight, ignore_index, redu
     flattened into rows, as PyTorch flattens them; 'none' gives the losses back in the
     target's shape."""
     x = log_probabilities
+    if target.ndim == 0 or x.shape[0] != target.shape[0]:
+        raise ValueError(f"Expected input batch_size ({x.shape[0]}) to match target batch_size "
+                         f"({target.shape[0] if target.ndim else 0}).")
     if target.dtype is not dtypes.int64:
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
                            f"{target.dtype.scalar_name}")
-    if target.dim() == 0 or x.shape[0] != target.shape[0]:
-        raise ValueError(f"Expected input batch_size ({x.shape[0]}) to match target batch_size "
-                         f"({target.shape[0] if target.dim() else 0}).")
     if tuple(target.shape[1:]) != tuple(x.shape[2:]):
         raise RuntimeError(f"Expected target size {[x.shape[0], *x.shape[2:]]}, got "
                            f"{list(target.shape)}")
-    if weight is not None and weight.numel() != x.shape[1]:
+    if weight is not None and weight._data.size != x.shape[1]:
         raise RuntimeError("weight tensor should be defined either for all or no classes")
     _check_floating_kernel("nll_loss2d_forward_out_frame", x.dtype)
-    rows = x.permute(0, *range(2, x.dim()), 1).reshape(-1, x.shape[1])
-    losses = _negative_log_likelihood(rows, target.reshape(-1), weight, ignore_index, reduction)
-    return losses.reshape(target.shape) if reduction == "none" else losses
+    rows = _shape.reshape(_shape.permute(x, (0, *range(2, x.ndim), 1)), (-1, x.shape[1]))
+    losses = _negative_log_likelihood(rows, _shape.reshape(target, (-1,)), weight, ignore_index,
+                                      reduction)
+    return _shape.reshape(losses, target.shape) if reduction == "none" else losses
 
 
 def _check_targets_in_range(classes, num_classes):
@@ -424,27 +427,27 @@ def _check_targets_in_range(classes, num_classes):
 
 
 def _check_nll_shapes(input, target, weight):  # noqa: A002  (PyTorch's name)
-    if target.dtype is not dtypes.int64:
-        raise RuntimeError(
-            "expected target dtype to be Long or Byte, but got "
-            f"{target.dtype.scalar_name}")
     shape, target_shape = input._data.shape, target._data.shape  # (read once: called per step)
     ndim, target_ndim = len(shape), len(target_shape)
     if ndim == 0:
         raise ValueError("Expected 1 or more dimensions (got 0)")
-    if target_ndim > 1:
-        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
     if ndim == 2 and shape[0] != (target_shape[0] if target_ndim else 0):
         raise ValueError(  # (a 0-d target's batch size reads 0 in PyTorch's message)
             f"Expected input batch_size ({shape[0]}) to match target batch_size "
             f"({target_shape[0] if target_ndim else 0}).")
+    if target_ndim > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if target.dtype is not dtypes.int64:  # (PyTorch: after the batch sizes and the target's dims)
+        raise RuntimeError(
+            "expected target dtype to be Long or Byte, but got "
+            f"{target.dtype.scalar_name}")
     if ndim == 1 and target_ndim == 1 and target_shape[0] != 1:
         raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: "
                          f"{target_shape[0]}")
     if ndim == 1 and target_ndim == 1 and shape[0] != 1:
         raise RuntimeError(f"size mismatch (got input: {list(shape)}, target: "
                            f"{list(target_shape)})")
-    if weight is not None and weight.numel() != shape[-1]:
+    if weight is not None and weight._data.size != shape[-1]:
         raise RuntimeError(
             f"weight tensor should be defined either for all {shape[-1]} classes or no "
             f"classes but got weight tensor of shape: {list(weight.shape)}")
@@ -474,12 +477,12 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         if label_smoothing:  # the probabilities moved towards uniform ones
             target = target * (1 - label_smoothing) + label_smoothing / input.shape[class_dim]
         if weight is not None:
-            log_probabilities = log_probabilities * _per_class(weight, input.dim(), class_dim)
-        losses = -(target * log_probabilities).sum(class_dim)
+            log_probabilities = log_probabilities * _per_class(weight, input.ndim, class_dim)
+        losses = -_sum(target * log_probabilities, class_dim)
         if reduction == "sum":
-            return losses.sum()
+            return _sum(losses)
         if reduction == "mean":
-            return losses.sum() / (input.numel() // input.shape[class_dim] if input.dim() > 1 else 1)
+            return _sum(losses) / (input._data.size // input.shape[class_dim] if input.ndim > 1 else 1)
         return losses
     loss = _negative_log_likelihood(log_probabilities, target, weight, ignore_index, reduction)
     if not label_smoothing:
@@ -491,7 +494,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 
 def _per_class(weight, ndim, class_dim):
     """A class weight shaped to multiply along the class dim of an ndim-d input."""
-    return weight.reshape(*(-1 if dim == class_dim else 1 for dim in range(ndim)))
+    return _shape.reshape(weight, tuple(-1 if dim == class_dim else 1 for dim in range(ndim)))
 
 
 def _smoothing_loss(log_probabilities, target, weight, ignore_index, reduction, class_dim):
@@ -499,21 +502,21 @@ def _smoothing_loss(log_probabilities, target, weight, ignore_index, reduction, 
     target is not ignore_index, reduced as the loss is ('mean': over the same total weight as
     the loss, Σ w[t] over the counted positions), as PyTorch composes it."""
     if weight is not None:
-        log_probabilities = log_probabilities * _per_class(weight, log_probabilities.dim(),
+        log_probabilities = log_probabilities * _per_class(weight, log_probabilities.ndim,
                                                            class_dim)
     counted = target._data != ignore_index
-    smooth = -log_probabilities.sum(class_dim) * Tensor._make(
+    smooth = -_sum(log_probabilities, class_dim) * Tensor._make(
         counted.astype(log_probabilities._data.dtype))
     if reduction == "none":
         return smooth
     if reduction == "sum":
-        return smooth.sum()
+        return _sum(smooth)
     total = counted.sum() if weight is None else weight._data[target._data[counted]].sum()
-    return smooth.sum() / float(total)
+    return _sum(smooth) / float(total)
 
 
 # -- binary cross-entropy on raw scores ------------------------------------------------------------
-@checked(python=True)
+@declared(python=True)
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,  # noqa: A002
                                      weight: object = None, size_average: object = None,
                                      reduce: object = None, reduction: object = "mean",
@@ -554,7 +557,7 @@ def _check_bce_with_logits_dtypes(input, target, pos_weight):  # noqa: A002
 
 
 # -- dropout and batch normalisation ------------------------------------------------------------------
-@checked(python=True)
+@declared(python=True)
 def dropout(input: object, p: Real = 0.5, training: object = True,  # noqa: A002
             inplace: object = False):
     """In training, each element is zeroed with probability p and the others are scaled by
@@ -570,7 +573,7 @@ def dropout(input: object, p: Real = 0.5, training: object = True,  # noqa: A002
     check_castable(np.dtype(np.float32), input._data.dtype)  # (the mask is float: no int input)
     keep = _random.uniform_array(input.shape, 0.0, 1.0, np.float64) >= p
     scale = Tensor._make((keep / (1 - p) if p < 1 else keep * 0.0).astype(input._data.dtype))
-    return input.mul_(scale) if inplace else input * scale
+    return mul_(input, scale) if inplace else input * scale
 
 
 def _check_batch_norm_dtypes(input, parameters):  # noqa: A002
@@ -583,7 +586,7 @@ def _check_batch_norm_dtypes(input, parameters):  # noqa: A002
                            else messages.BATCH_NORM_MIXED_DTYPES)
 
 
-@checked(python=True)
+@declared(python=True)
 def batch_norm(input: object, running_mean: object, running_var: object,  # noqa: A002
                weight: object = None, bias: object = None, training: object = False,
                momentum: object = 0.1, eps: Real = 1e-05):
@@ -607,30 +610,29 @@ def batch_norm(input: object, running_mean: object, running_var: object,  # noqa
                         ("weight", weight), ("bias", bias)):
         if value is None and name.startswith("running") and not training:
             raise RuntimeError(f"{name} must be defined in evaluation mode")
-        if value is not None and value.numel() != input.shape[1]:
+        if value is not None and value._data.size != input.shape[1]:
             raise RuntimeError(f"{name} should contain {input.shape[1]} elements not "
-                               f"{value.numel()}")
+                               f"{value._data.size}")
     _check_batch_norm_dtypes(input, (weight, bias, running_mean, running_var))
-    if input.numel() == 0:  # no values: PyTorch leaves the running statistics as they are and
-        out = input.clone()  # returns a copy, scaled and shifted by the first channel's γ and β
+    if input._data.size == 0:  # no values: PyTorch leaves the running statistics as they are
+        out = ew.clone(input)  # and returns a copy, scaled and shifted by the first channel's γ, β
         if weight is not None:
             out = out * weight[0]
         return out if bias is None else out + bias[0]
-    dims = (0,) + tuple(range(2, input.dim()))
+    dims = (0,) + tuple(range(2, input.ndim))
     x = input._data
     if training:
         mean, var = x.mean(axis=dims), x.var(axis=dims)
         if running_mean is not None:
             count = x.size // x.shape[1]
-            with no_grad():
-                running_mean.mul_(1 - momentum).add_(Tensor._make(mean.astype(x.dtype)),
-                                                     alpha=momentum)
-                running_var.mul_(1 - momentum).add_(
-                    Tensor._make((var * count / max(count - 1, 1)).astype(x.dtype)),
-                    alpha=momentum)
+            with no_grad():  # (x·(1 - momentum) + momentum·batch's, in place)
+                add_(mul_(running_mean, 1 - momentum), Tensor._make(mean.astype(x.dtype)),
+                     momentum)
+                add_(mul_(running_var, 1 - momentum),
+                     Tensor._make((var * count / max(count - 1, 1)).astype(x.dtype)), momentum)
     else:
         mean, var = running_mean._data, running_var._data
-    shape = (1, -1) + (1,) * (input.dim() - 2)
+    shape = (1, -1) + (1,) * (input.ndim - 2)
     data = (x - mean.reshape(shape)) / np.sqrt(var.reshape(shape) + eps)
     if weight is not None:
         data = data * weight._data.reshape(shape)
@@ -641,6 +643,22 @@ def batch_norm(input: object, running_mean: object, running_var: object,  # noqa
                   saved={"self": input, "weight": weight,  # the running statistics: in eval only
                          "running_mean": None if training else running_mean,
                          "running_var": None if training else running_var})
+
+
+# -- the door -----------------------------------------------------------------------------------
+# The functions above are declared where they are defined, and left plain: the library calls
+# them as they are (nn/modules.py's layers, through `plain`, after their own one check). The
+# names this module exports are their checked forms, made here once, as tensorgrad/__init__.py
+# makes the operations'. (linear's is made above, from _compute_linear; relu, nll_loss and
+# cross_entropy check by hand what PyTorch's C functions beneath them check.)
+plain = types.SimpleNamespace(
+    sigmoid=sigmoid, tanh=tanh, softmax=softmax, log_softmax=log_softmax, mse_loss=mse_loss,
+    binary_cross_entropy=binary_cross_entropy, dropout=dropout, batch_norm=batch_norm,
+    binary_cross_entropy_with_logits=binary_cross_entropy_with_logits)
+sigmoid, tanh, softmax, log_softmax, mse_loss, binary_cross_entropy, dropout, batch_norm, \
+    binary_cross_entropy_with_logits = (checked(f) for f in (
+        sigmoid, tanh, softmax, log_softmax, mse_loss, binary_cross_entropy, dropout, batch_norm,
+        binary_cross_entropy_with_logits))
 
 
 __all__ = ["relu", "sigmoid", "tanh", "softmax", "log_softmax", "linear", "addmm", "mse_loss",

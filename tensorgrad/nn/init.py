@@ -10,11 +10,14 @@ that is all the Kaiming and Xavier rules below are about.
 """
 
 import math
+import types
 import warnings
 
-from ..arguments import Real, checked, declare
+from ..arguments import Real, checked, checked_values, declare, declared
 from ..core.grad_mode import no_grad
 from ..core.tensor import Tensor
+from ..ops import inplace
+from ..tensor_methods import normal_fill, uniform_fill
 
 
 def calculate_gain(nonlinearity, param=None):
@@ -42,7 +45,7 @@ def calculate_gain(nonlinearity, param=None):
 
 def _calculate_fan_in_and_fan_out(tensor):
     """fan_in: inputs feeding one output unit (columns of W); fan_out: outputs fed by one input."""
-    if tensor.dim() < 2:
+    if tensor.ndim < 2:
         raise ValueError(
             "Fan in and fan out can not be computed for tensor with fewer than 2 dimensions")
     receptive_field_size = 1
@@ -62,34 +65,52 @@ def _calculate_correct_fan(tensor, mode):
     return fan_in if mode == "fan_in" else fan_out
 
 
-@checked(python=True)
+# PyTorch's functions here are Python that ends in tensor.uniform_(a, b), tensor.normal_(mean,
+# std) or tensor.fill_(val): the numbers are checked as those methods check them (by hand, here:
+# once), the tensor as each function's declaration says
+def _uniform(tensor, a, b):
+    a, b = checked_values("uniform_", (a, b), method=True)[0]
+    with no_grad():
+        return uniform_fill(tensor, a, b)
+
+
+def _normal(tensor, mean, std):
+    mean, std = checked_values("normal_", (mean, std), method=True)[0]
+    with no_grad():
+        return normal_fill(tensor, mean, std)
+
+
+def _constant(tensor, val):
+    val, = checked_values("fill_", (val,), method=True)[0]
+    with no_grad():
+        return inplace.fill_(tensor, val)
+
+
+@declared(python=True)
 def uniform_(tensor: Tensor, a: object = 0.0, b: object = 1.0):
     """Fill with values drawn uniformly from [a, b)."""
-    with no_grad():
-        return tensor.uniform_(a, b)
+    return _uniform(tensor, a, b)
 
 
-@checked(python=True)
+@declared(python=True)
 def normal_(tensor: Tensor, mean: object = 0.0, std: object = 1.0):
     """Fill with values drawn from the normal distribution N(mean, std²)."""
-    with no_grad():
-        return tensor.normal_(mean, std)
+    return _normal(tensor, mean, std)
 
 
-@checked(python=True)
+@declared(python=True)
 def constant_(tensor: Tensor, val: object):
-    with no_grad():
-        return tensor.fill_(val)
+    return _constant(tensor, val)
 
 
-@checked(python=True)
+@declared(python=True)
 def ones_(tensor: Tensor):
-    return constant_(tensor, 1.0)
+    return _constant(tensor, 1.0)
 
 
-@checked(python=True)
+@declared(python=True)
 def zeros_(tensor: Tensor):
-    return constant_(tensor, 0.0)
+    return _constant(tensor, 0.0)
 
 
 def _gain(gain: Real): ...  # the xavier initialisations' gain
@@ -99,26 +120,26 @@ _GAIN = {name: declare(_gain, name=name, python=True) for name in ("xavier_unifo
                                                                    "xavier_normal_")}
 
 
-@checked(python=True)
+@declared(python=True)
 def xavier_uniform_(tensor: Tensor, gain: object = 1.0):
     """U(-a, a) with a = gain·√(6 / (fan_in + fan_out)) (Glorot & Bengio, 2010)."""
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     _GAIN["xavier_uniform_"].match((), {"gain": gain})  # (PyTorch multiplies by it, past the fans)
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
     bound = math.sqrt(3.0) * std  # a uniform on [-a, a] has standard deviation a/√3
-    return uniform_(tensor, -bound, bound)
+    return _uniform(tensor, -bound, bound)
 
 
-@checked(python=True)
+@declared(python=True)
 def xavier_normal_(tensor: Tensor, gain: object = 1.0):
     """N(0, std²) with std = gain·√(2 / (fan_in + fan_out))."""
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     _GAIN["xavier_normal_"].match((), {"gain": gain})  # (PyTorch multiplies by it, past the fans)
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
-    return normal_(tensor, 0.0, std)
+    return _normal(tensor, 0.0, std)
 
 
-@checked(python=True)
+@declared(python=True)
 def kaiming_uniform_(tensor: Tensor, a: object = 0, mode: str = "fan_in",
                      nonlinearity: object = "leaky_relu"):
     """U(-bound, bound) with bound = gain·√(3 / fan) (He et al., 2015).
@@ -132,10 +153,10 @@ def kaiming_uniform_(tensor: Tensor, a: object = 0, mode: str = "fan_in",
     gain = calculate_gain(nonlinearity, a)
     std = gain / math.sqrt(fan)
     bound = math.sqrt(3.0) * std
-    return uniform_(tensor, -bound, bound)
+    return _uniform(tensor, -bound, bound)
 
 
-@checked(python=True)
+@declared(python=True)
 def kaiming_normal_(tensor: Tensor, a: object = 0, mode: str = "fan_in",
                     nonlinearity: object = "leaky_relu"):
     """N(0, std²) with std = gain / √fan."""
@@ -145,7 +166,21 @@ def kaiming_normal_(tensor: Tensor, a: object = 0, mode: str = "fan_in",
     fan = _calculate_correct_fan(tensor, mode)
     gain = calculate_gain(nonlinearity, a)
     std = gain / math.sqrt(fan)
-    return normal_(tensor, 0.0, std)
+    return _normal(tensor, 0.0, std)
+
+
+# -- the door -----------------------------------------------------------------------------------
+# The functions above are declared where they are defined, and left plain: the library calls them
+# as they are (nn.Linear's reset_parameters, through `plain`). The names this module exports are
+# their checked forms, made here once, as tensorgrad/__init__.py makes the operations'.
+plain = types.SimpleNamespace(
+    uniform_=uniform_, normal_=normal_, constant_=constant_, ones_=ones_, zeros_=zeros_,
+    xavier_uniform_=xavier_uniform_, xavier_normal_=xavier_normal_,
+    kaiming_uniform_=kaiming_uniform_, kaiming_normal_=kaiming_normal_)
+uniform_, normal_, constant_, ones_, zeros_, xavier_uniform_, xavier_normal_, kaiming_uniform_, \
+    kaiming_normal_ = (checked(f) for f in (
+        uniform_, normal_, constant_, ones_, zeros_, xavier_uniform_, xavier_normal_,
+        kaiming_uniform_, kaiming_normal_))
 
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "ones_", "zeros_",

@@ -17,7 +17,9 @@ from ..core.grad_mode import no_grad
 from .. import arguments
 from ..autograd import messages
 from ..core.tensor import Tensor
-from ..tensor_methods import to_arguments
+from ..ops import inplace as _inplace
+from ..ops import shape as _shape
+from ..tensor_methods import _as_dtype, detach_in_place, to_arguments
 from ..utils.hooks import RemovableHandle
 from . import hooks
 from .parameter import Parameter
@@ -56,10 +58,10 @@ def zero_grads(params, set_to_none=True):
             param.grad = None
         else:
             if param.grad.grad_fn is not None:
-                param.grad.detach_()
+                detach_in_place(param.grad)
             else:
-                param.grad.requires_grad_(False)
-            param.grad.zero_()
+                param.grad._set_requires_grad(False, messages.INT_REQUIRES_GRAD_METHOD)
+            _inplace.zero_(param.grad)
 
 
 class Module:
@@ -77,20 +79,23 @@ class Module:
         object.__setattr__(self, "_parameters", {})
         object.__setattr__(self, "_buffers", {})
         object.__setattr__(self, "_modules", {})
+        # {handle id: hook}, made when the first hook is registered. Set here, not on the class:
+        # a subclass whose __init__ skips super().__init__() fails when called, on the first
+        # of them that __call__ reads, as in PyTorch ("no attribute '_backward_hooks'")
+        object.__setattr__(self, "_backward_hooks", None)
+        object.__setattr__(self, "_forward_hooks", None)
+        object.__setattr__(self, "_forward_pre_hooks", None)
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError(
             f'Module [{type(self).__name__}] is missing the required "forward" function')
 
     def __call__(self, *args, **kwargs):
-        if self._forward_hooks or self._forward_pre_hooks or self._backward_hooks:
+        if self._backward_hooks or self._forward_hooks or self._forward_pre_hooks:
             return hooks.call_with_hooks(self, args, kwargs)
         return self.forward(*args, **kwargs)
 
     # -- hooks: functions called around forward, or when gradients reach the module --------------
-    _forward_pre_hooks = None  # {handle id: hook}, made when the first hook is registered
-    _forward_hooks = None
-    _backward_hooks = None
 
     def register_forward_pre_hook(self, hook):
         """hook(module, args) runs before forward; it may return new args."""
@@ -125,7 +130,7 @@ class Module:
         elif params is not None and name in params:
             if value is not None:
                 raise TypeError(
-                    f"cannot assign '{_typename(value)}' as parameter '{name}' "
+                    f"cannot assign '{typename(value)}' as parameter '{name}' "
                     "(tensorgrad.nn.Parameter or None expected)")
             params[name] = None
         elif isinstance(value, Module):
@@ -136,13 +141,13 @@ class Module:
         elif modules is not None and name in modules:
             if value is not None:
                 raise TypeError(
-                    f"cannot assign '{_typename(value)}' as child module '{name}' "
+                    f"cannot assign '{typename(value)}' as child module '{name}' "
                     "(tensorgrad.nn.Module or None expected)")
             modules[name] = None
         elif buffers is not None and name in buffers:
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(
-                    f"cannot assign '{_typename(value)}' as buffer '{name}' "
+                    f"cannot assign '{typename(value)}' as buffer '{name}' "
                     "(tensorgrad.Tensor or None expected)")
             buffers[name] = value
         else:
@@ -185,7 +190,7 @@ class Module:
             raise KeyError(f"attribute '{name}' already exists")
         if param is not None and not isinstance(param, Parameter):
             raise TypeError(
-                f"cannot assign '{_typename(param)}' object to parameter '{name}' "
+                f"cannot assign '{typename(param)}' object to parameter '{name}' "
                 "(tensorgrad.nn.Parameter or None required)")
         if param is not None and param.grad_fn is not None:
             raise ValueError(
@@ -203,7 +208,7 @@ class Module:
             raise KeyError(f"attribute '{name}' already exists")
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(
-                f"cannot assign '{_typename(tensor)}' object to buffer '{name}' "
+                f"cannot assign '{typename(tensor)}' object to buffer '{name}' "
                 "(tensorgrad Tensor or None required)")
         self._buffers[name] = tensor
         if not persistent:
@@ -212,7 +217,7 @@ class Module:
     def add_module(self, name, module):
         """Add a child module under `name` (what `self.name = module` does)."""
         if module is not None and not isinstance(module, Module):
-            raise TypeError(f"{_typename(module)} is not a Module subclass")
+            raise TypeError(f"{typename(module)} is not a Module subclass")
         _check_name(name, "module")
         if hasattr(self, name) and name not in self._modules:
             raise KeyError(f"attribute '{name}' already exists")
@@ -298,8 +303,9 @@ class Module:
         return self.train(False)
 
     def requires_grad_(self, requires_grad=True):
+        arguments.check("requires_grad_", (requires_grad,), method=True)  # (Tensor's, once)
         for param in self.parameters():
-            param.requires_grad_(requires_grad)
+            param._set_requires_grad(requires_grad, messages.INT_REQUIRES_GRAD_METHOD)
         return self
 
     def apply(self, fn):
@@ -319,13 +325,44 @@ class Module:
             raise TypeError(messages.MODULE_TO_DTYPE.format(dtype=dtype))
         for tensor in list(self.parameters()) + list(self.buffers()):
             if tensor.dtype.is_floating_point:
-                tensor.data = tensor.data.to(dtype)
+                tensor.data = _as_dtype(tensor.data, dtype)
                 if tensor._grad is not None:
-                    tensor._grad = tensor._grad.to(dtype)
+                    tensor._grad = _as_dtype(tensor._grad, dtype)
         return self
 
     def double(self):
         return self.to(dtypes.float64)
+
+    def cpu(self):
+        """The module itself: every tensor is on the CPU, tensorgrad's one device."""
+        return self._apply(lambda tensor: tensor.cpu())
+
+    def cuda(self, device=None):
+        """As PyTorch without CUDA: refused by the first tensor (a module with none is itself)."""
+        return self._apply(lambda tensor: tensor.cuda(device))
+
+    def type(self, dst_type):
+        """Convert every parameter and buffer, integer ones too, to `dst_type` (a dtype or a
+        legacy name such as "torch.DoubleTensor"), as Tensor.type converts one; returns self."""
+        return self._apply(lambda tensor: tensor.type(dst_type))
+
+    def _apply(self, convert):
+        """Each parameter's values (and its `.grad`'s) and each buffer replaced by `convert` of
+        it, in this module and every one inside, as PyTorch's Module._apply: a parameter keeps
+        its identity (`param.data = ...`, which refuses an integer dtype where it requires grad,
+        in PyTorch's words); a buffer is replaced."""
+        for module in self.modules():
+            for param in module._parameters.values():
+                if param is None:
+                    continue
+                with no_grad():
+                    param.data = convert(param)
+                    if param.grad is not None:
+                        param.grad.data = convert(param.grad)
+            for name, buffer in module._buffers.items():
+                if buffer is not None:
+                    module._buffers[name] = convert(buffer)
+        return self
 
     def float(self):
         return self.to(dtypes.float32)
@@ -339,11 +376,11 @@ class Module:
             dotted = module_prefix + ("." if module_prefix else "")
             for name, param in module._parameters.items():
                 if param is not None:
-                    destination[dotted + name] = param if keep_vars else param.detach()
+                    destination[dotted + name] = param if keep_vars else _shape.detach(param)
             skipped = module.__dict__.get("_non_persistent_buffers", set())
             for name, buffer in module._buffers.items():
                 if buffer is not None and name not in skipped:
-                    destination[dotted + name] = buffer if keep_vars else buffer.detach()
+                    destination[dotted + name] = buffer if keep_vars else _shape.detach(buffer)
         return destination
 
     def load_state_dict(self, state_dict, strict=True, assign=False):
@@ -381,7 +418,7 @@ class Module:
                     f"(shape {target.shape}). Convert the value first, for example with .float().")
             else:
                 with no_grad():
-                    target.copy_(value)
+                    _inplace.copy_(target, value)
         unexpected_keys = [key for key in state_dict if key not in own]
         if strict:
             if unexpected_keys:
@@ -418,16 +455,21 @@ class Module:
         return text + ")"
 
 
-def _typename(value):
-    """PyTorch's `torch.typename`: `tensorgrad.FloatTensor` for a tensor, else the class path."""
+def typename(value):
+    """PyTorch's `torch.typename`: `tensorgrad.FloatTensor` for a tensor; else the object's own
+    qualified name where it has one (a class, a function, a generator: `Module.parameters`),
+    or its class's (`float`, `numpy.float64`), with its module but "builtins"."""
     if isinstance(value, Tensor):
         return value.type()
-    cls = type(value)
-    if cls.__module__ == "builtins":
-        return cls.__qualname__
-    if cls.__module__ in ("tensorgrad.device", "tensorgrad.dtypes", "tensorgrad.size"):
-        return f"tensorgrad.{cls.__qualname__}"  # torch.device, torch.dtype, torch.Size
-    return f"{cls.__module__}.{cls.__qualname__}"
+    module = getattr(value, "__module__", "") or ""
+    qualname = getattr(value, "__qualname__", None)
+    if qualname is None:
+        qualname = getattr(value, "__name__", None)
+    if qualname is None:
+        module, qualname = type(value).__module__ or "", type(value).__qualname__
+    if module in ("tensorgrad.device", "tensorgrad.dtypes", "tensorgrad.size"):
+        module = "tensorgrad"  # torch.device, torch.dtype, torch.Size
+    return qualname if module in ("", "builtins") else f"{module}.{qualname}"
 
 
 def _check_name(name, kind):

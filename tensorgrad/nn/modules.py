@@ -4,18 +4,33 @@ Each is a thin Module around a function of `nn.functional`: the Module holds the
 the settings, such as `reduction`), the function does the computation.
 """
 
+import itertools
 import math
 import operator
 from collections import OrderedDict
 
 from .. import arguments, creation, numpy_errors
-from ..arguments import Real, checked
+from ..arguments import Real
 from ..core.tensor import Tensor, _normalize_dim
 from ..device import check_device
+from ..ops import inplace as _inplace
+from ..ops import shape as _shape
 from . import functional as F
 from . import init
 from .module import Module
 from .parameter import Parameter
+
+
+def _checked_once(function, *args, **kwargs):
+    """A layer's forward is its public call: `function`, a plain function of nn.functional, with
+    the call's arguments checked here, once, as F.<name> checks them (see F's door), then run
+    with NumPy's warnings quiet, as every checked call is."""
+    function.signatures.match(args, kwargs)
+    token = numpy_errors.state.set(numpy_errors.QUIET)
+    try:
+        return function(*args, **kwargs)
+    finally:
+        numpy_errors.state.reset(token)
 
 
 class Linear(Module):
@@ -39,11 +54,11 @@ class Linear(Module):
 
     def reset_parameters(self):
         # kaiming_uniform_ with a=√5 gives bound = √(6 / ((1 + 5)·fan_in)) = 1/√fan_in.
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        init.plain.kaiming_uniform_(self.weight, a=math.sqrt(5))  # (the plain ones: see init.py)
         if self.bias is not None:
             fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
             bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
-            init.uniform_(self.bias, -bound, bound)
+            init.plain.uniform_(self.bias, -bound, bound)
 
     def forward(self, input):  # noqa: A002  (PyTorch's argument name)
         """F.linear(input, weight, bias): checked as F.linear checks it, once, then computed."""
@@ -141,6 +156,24 @@ class ModuleList(_NumberedChildren):
     def _of(items):
         return ModuleList([module for _, module in items])
 
+    def __add__(self, other):
+        """`a + b`: a new ModuleList of a's modules then b's (any iterable of modules)."""
+        combined = ModuleList()
+        for module in itertools.chain(self, other):
+            combined.append(module)
+        return combined
+
+    def __iadd__(self, modules):
+        return self.extend(modules)
+
+    def insert(self, index, module):
+        """Put `module` before position `index`, moving those from there one place on. As in
+        PyTorch, `index` is used as it is: the keys from len(self) down to index + 1 take their
+        predecessor's module (so a negative or too large index is not refused)."""
+        for number in range(len(self._modules), index, -1):
+            self._modules[str(number)] = self._modules[str(number - 1)]
+        self._modules[str(index)] = module
+
 
 # -- activations --------------------------------------------------------------------------------
 class ReLU(Module):
@@ -157,12 +190,12 @@ class ReLU(Module):
 
 class Tanh(Module):
     def forward(self, input):  # noqa: A002
-        return F.tanh(input)
+        return _checked_once(F.plain.tanh, input)
 
 
 class Sigmoid(Module):
     def forward(self, input):  # noqa: A002
-        return F.sigmoid(input)
+        return _checked_once(F.plain.sigmoid, input)
 
 
 class Softmax(Module):
@@ -171,7 +204,7 @@ class Softmax(Module):
         self.dim = dim
 
     def forward(self, input):  # noqa: A002
-        return F.softmax(input, self.dim, _stacklevel=5)
+        return _checked_once(F.plain.softmax, input, self.dim, _stacklevel=5)
 
     def extra_repr(self):
         return f"dim={self.dim}"
@@ -179,7 +212,7 @@ class Softmax(Module):
 
 class LogSoftmax(Softmax):
     def forward(self, input):  # noqa: A002
-        return F.log_softmax(input, self.dim, _stacklevel=5)
+        return _checked_once(F.plain.log_softmax, input, self.dim, _stacklevel=5)
 
 
 class Identity(Module):
@@ -225,12 +258,13 @@ class _WeightedLoss(_Loss):
 
 class MSELoss(_Loss):
     def forward(self, input, target):  # noqa: A002
-        return F.mse_loss(input, target, reduction=self.reduction)
+        return _checked_once(F.plain.mse_loss, input, target, reduction=self.reduction)
 
 
 class BCELoss(_WeightedLoss):
     def forward(self, input, target):  # noqa: A002
-        return F.binary_cross_entropy(input, target, weight=self.weight, reduction=self.reduction)
+        return _checked_once(F.plain.binary_cross_entropy, input, target, weight=self.weight,
+                             reduction=self.reduction)
 
 
 class NLLLoss(_WeightedLoss):
@@ -268,9 +302,8 @@ class BCEWithLogitsLoss(_Loss):
         self.register_buffer("pos_weight", pos_weight)
 
     def forward(self, input, target):  # noqa: A002
-        return F.binary_cross_entropy_with_logits(input, target, self.weight,
-                                                  pos_weight=self.pos_weight,
-                                                  reduction=self.reduction)
+        return _checked_once(F.plain.binary_cross_entropy_with_logits, input, target,
+                             self.weight, pos_weight=self.pos_weight, reduction=self.reduction)
 
 
 # -- shapes, dropout, normalisation --------------------------------------------------------------------
@@ -282,12 +315,20 @@ class Flatten(Module):
         self.start_dim = start_dim
         self.end_dim = end_dim
 
-    @checked(name="Flatten", method=True, python=True)  # (PyTorch: an AttributeError)
-    def forward(self, input: Tensor):  # noqa: A002
-        return input.flatten(self.start_dim, self.end_dim)
+    def forward(self, input):  # noqa: A002
+        """PyTorch's calls input.flatten(start_dim, end_dim): checked here, once, as it is."""
+        _FLATTEN.match((input,))
+        arguments.check("flatten", (self.start_dim, self.end_dim), method=True)
+        return numpy_errors.quietly(_shape.flatten, input, self.start_dim, self.end_dim)
 
     def extra_repr(self):
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
+
+
+def _flatten(input: Tensor): ...  # noqa: A002  (Flatten's forward, declared: a non-tensor's error)
+
+
+_FLATTEN = arguments.declare(_flatten, name="Flatten", python=True)
 
 
 def _unflatten(dim: int, sizes: arguments.Ints):
@@ -344,7 +385,7 @@ class Dropout(Module):
         self.inplace = inplace
 
     def forward(self, input):  # noqa: A002
-        return F.dropout(input, self.p, self.training, self.inplace)
+        return _checked_once(F.plain.dropout, input, self.p, self.training, self.inplace)
 
     def extra_repr(self):
         return f"p={self.p}, inplace={self.inplace}"
@@ -379,23 +420,26 @@ class BatchNorm1d(Module):
                 self.register_buffer(name, None)
 
     def forward(self, input):  # noqa: A002
-        if input.dim() not in (2, 3):
-            raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
-        if self.running_mean is not None and input.shape[1] != self.running_mean.numel():
+        if not isinstance(input, Tensor):  # (PyTorch's forward calls input.dim() first)
+            raise AttributeError(f"'{type(input).__name__}' object has no attribute 'dim'")
+        if input.ndim not in (2, 3):
+            raise ValueError(f"expected 2D or 3D input (got {input.ndim}D input)")
+        if self.running_mean is not None and input.shape[1] != self.running_mean._data.size:
             raise RuntimeError(f"running_mean should contain {input.shape[1]} elements not "
-                               f"{self.running_mean.numel()}")
+                               f"{self.running_mean._data.size}")
         use_batch = self.training or self.running_mean is None
-        if use_batch and input.numel() // input.shape[1] == 1:
+        if use_batch and input._data.size // input.shape[1] == 1:
             raise ValueError("Expected more than 1 value per channel when training, got input "
                              f"size {input.shape}")
         momentum = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats:
-            self.num_batches_tracked.add_(1)
+            _inplace.add_(self.num_batches_tracked, 1)
             if self.momentum is None:  # a cumulative average of all batches so far
-                momentum = 1.0 / self.num_batches_tracked.item()
-        return F.batch_norm(input, self.running_mean if not use_batch or self.training else None,
-                            self.running_var if not use_batch or self.training else None,
-                            self.weight, self.bias, use_batch, momentum, self.eps)
+                momentum = 1.0 / self.num_batches_tracked._data.item()
+        return _checked_once(
+            F.plain.batch_norm, input, self.running_mean if not use_batch or self.training else None,
+            self.running_var if not use_batch or self.training else None, self.weight, self.bias,
+            use_batch, momentum, self.eps)
 
     def extra_repr(self):
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "

@@ -15,12 +15,14 @@ from ..arguments import MemoryFormat, Number, declared, overload
 from ..autograd import messages
 from ..core.tensor import Tensor
 from ..creation import check_value_fits
-from ..derivatives import (AbsBackward0, AddBackward0, CeilBackward0, ClampBackward1,
-                           CloneBackward0, CopyBackwards, CosBackward0, DivBackward0, ExpBackward0,
+from ..derivatives import (AbsBackward0, AddBackward0, CeilBackward0, ClampBackward0, ClampBackward1,
+                           CloneBackward0, CopyBackwards, CosBackward0, DivBackward0, DivBackward2,
+                           ExpBackward0,
                            Expm1Backward0, FloorBackward0, Log1PBackward0, LogBackward0, MaximumBackward0, MinimumBackward0,
                            MulBackward0, NegBackward0, NotImplementedBackward, PowBackward0,
                            PowBackward1, PowBackward2,
-                           ReciprocalBackward0, ReluBackward0, RemainderBackward0, RoundBackward0,
+                           ReciprocalBackward0, ReluBackward0, RemainderBackward0, RemainderBackward1,
+                           RoundBackward0,
                            RoundBackward1, RsubBackward1, SigmoidBackward0, SignBackward0,
                            SinBackward0, SqrtBackward0, SubBackward0, TanhBackward0,
                            ToCopyBackward0, TruncBackward0, WhereBackward0)
@@ -487,7 +489,8 @@ def clamp(input, min=None, max=None):
         check_value_fits(bound, dtype)  # (2 ** 63 for an int64 result, 1e308 for a float32 one)
     low, high = (None if v is None else _values(v) for v in (min, max))
     data = np.clip(input._data.astype(dtype, copy=False), low, high).astype(dtype, copy=False)
-    return record(ClampBackward1, data, (input,), saved={"self": input}, min=min, max=max)
+    node = ClampBackward0 if isinstance(min, Tensor) or isinstance(max, Tensor) else ClampBackward1
+    return record(node, data, (input,), saved={"self": input}, min=min, max=max)
 
 
 @declared(like=clamp)
@@ -734,22 +737,25 @@ def equal(input: Tensor, other: Tensor):
 
 
 def divide_and_round(a, b, rounding_mode):
-    """div(a, b, rounding_mode="floor" or "trunc"): the quotient rounded, with no gradient
-    (its derivative is zero almost everywhere), as PyTorch."""
+    """div(a, b, rounding_mode="floor" or "trunc"): the quotient rounded. Its node is
+    DivBackward2, whose gradient is zero (the derivative of a staircase), as PyTorch's."""
     if rounding_mode == "floor":  # (floor_divide's values, without its "no derivative" node)
         check_integer_division(a, b, "div_floor_cpu")
-        return Tensor._make(binary_data(np.floor_divide, a, b))
-    if rounding_mode != "trunc":
+        data = binary_data(np.floor_divide, a, b)
+    elif rounding_mode != "trunc":
         raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
                            f"found '{rounding_mode}'")
-    check_integer_division(a, b, "div_trunc_cpu")
-    if _is_integer(a) and _is_integer(b):
+    elif _is_integer(a) and _is_integer(b):
+        check_integer_division(a, b, "div_trunc_cpu")
         quotient = binary_data(np.floor_divide, a, b)
         remainder_data = binary_data(np.remainder, a, b)
         # (a quotient below zero rounds up; by sign tests, which bools pass too, not np.sign)
         negative = (remainder_data != 0) & (np.less(_values(a), 0) != np.less(_values(b), 0))
-        return Tensor._make(np.asarray(quotient + negative, dtype=quotient.dtype))
-    return Tensor._make(np.trunc(binary_data(np.true_divide, a, b, true_division=True)))
+        data = np.asarray(quotient + negative, dtype=quotient.dtype)
+    else:
+        check_integer_division(a, b, "div_trunc_cpu")
+        data = np.trunc(binary_data(np.true_divide, a, b, true_division=True))
+    return record(DivBackward2, data, (a, b))
 
 
 @overload
@@ -778,8 +784,12 @@ def remainder(input: Tensor, other: Number, *, out: Tensor = None): ...
 @declared
 def remainder(input, other):
     check_integer_division(input, other, "remainder_cpu")
-    return record(RemainderBackward0, binary_data(_remainder, input, other), (input, other),
-                  saved={"other": other, "self": input})
+    data = binary_data(_remainder, input, other)
+    if not isinstance(input, Tensor):  # `2 % x`: PyTorch has no derivative for that form
+        return record(NotImplementedBackward, data, (input, other), aten_name="remainder")
+    if not isinstance(other, Tensor):  # (a number: PyTorch's Scalar form, no second input)
+        return record(RemainderBackward0, data, (input,))
+    return record(RemainderBackward1, data, (input, other), saved={"other": other, "self": input})
 
 
 def _remainder(x, y):

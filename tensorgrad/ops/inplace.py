@@ -18,7 +18,7 @@ from ..core import instruments
 from ..dtypes import from_numpy_dtype
 from ..core.grad_mode import is_grad_enabled
 from ..core.node import SavedTensor
-from ..derivatives import FillBackward0, FillBackward3, NormalBackward0, UniformBackward0, ZeroBackward0
+from ..derivatives import FillBackward2, FillBackward3, NormalBackward0, UniformBackward0, ZeroBackward0
 from ..core.tensor import Tensor, _bracketed
 from ..creation import check_value_fits
 from ..core.record import record
@@ -195,9 +195,9 @@ def mul_(tensor, other):
     return apply_arithmetic(tensor, np.multiply, other, 1, lambda: ew.mul(tensor, other))
 
 
-def div_(tensor, other):
-    """tensor ← tensor / other."""
-    return apply(tensor, lambda: ew.div(tensor, other), (other,))
+def div_(tensor, other, rounding_mode=None):
+    """tensor ← tensor / other (rounded, with rounding_mode "floor" or "trunc")."""
+    return apply(tensor, lambda: ew.div(tensor, other, rounding_mode=rounding_mode), (other,))
 
 
 def _keeping_old_self(tensor):
@@ -265,8 +265,8 @@ def fill_(input: Tensor, value: Number): ...
 @declared
 def fill_(input, value):
     """Every element becomes `value`. A 0-d tensor value is an input of the graph
-    (FillBackward3: its gradient is the sum of the output's), a number is not (FillBackward0)."""
-    node_class = FillBackward0
+    (FillBackward3: its gradient is the sum of the output's), a number is not (FillBackward2)."""
+    node_class = FillBackward2
     inputs = (input,)
     if isinstance(value, Tensor):
         if value._data.ndim:

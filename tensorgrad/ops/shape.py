@@ -401,10 +401,10 @@ def unbind(input: Tensor, dim: int = 0):
 
 @declared
 def chunk(input: Tensor, chunks: int, dim: int = 0):
+    if input._data.ndim == 0:  # (first, as PyTorch checks)
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
-    if input._data.ndim == 0:
-        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     d = _normalize_dim(dim, input._data.ndim)
     size = -(-input._data.shape[d] // chunks)
     return split(input, size, d)

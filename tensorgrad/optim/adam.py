@@ -23,7 +23,7 @@ from ..core.tensor import Tensor
 from ..dtypes import get_default_dtype
 from ..ops import elementwise as ew
 from ..ops import inplace
-from .optimizer import Optimizer, _check_no_differentiable, _value
+from .optimizer import Optimizer, _check_no_differentiable, _scalar, _value
 
 
 def _betas(beta1: Real, beta2: Real): ...  # Adam's betas, one by one
@@ -74,6 +74,7 @@ class Adam(Optimizer):
         super().__init__(params, defaults)
 
     def _update(self, param, group):
+        beta1, beta2 = group["betas"]  # (as PyTorch's step reads them: a third is refused here)
         grad = param.grad if not group["maximize"] else -param.grad
         state = self.state[param]
         if len(state) == 0:  # the first step: both averages start at zero
@@ -82,7 +83,9 @@ class Adam(Optimizer):
             state["exp_avg_sq"] = Tensor._make(np.zeros_like(param._data))
             if group["amsgrad"]:
                 state["max_exp_avg_sq"] = Tensor._make(np.zeros_like(param._data))
-        beta1, beta2 = (_value(beta) for beta in group["betas"][:2])
+        if group["capturable"]:  # (for CUDA graphs: PyTorch refuses it for a CPU parameter)
+            raise AssertionError(messages.CAPTURABLE_DEVICES)
+        beta1, beta2 = _value(beta1), _value(beta2)
         lr, weight_decay = _value(group["lr"]), _value(group["weight_decay"])
         exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
 
@@ -91,7 +94,7 @@ class Adam(Optimizer):
             if group["decoupled_weight_decay"]:
                 inplace.mul_(param, 1 - lr * weight_decay)
             else:
-                grad = ew.add(grad, param, alpha=weight_decay)
+                grad = ew.add(grad, param, alpha=_scalar(weight_decay))
 
         inplace.add_(inplace.mul_(exp_avg, beta1), grad, alpha=1 - beta1)
         inplace.add_(inplace.mul_(exp_avg_sq, beta2), grad * grad, alpha=1 - beta2)

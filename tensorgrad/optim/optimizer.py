@@ -15,10 +15,12 @@ import warnings
 from collections import defaultdict
 
 from .. import numpy_errors
+from ..arguments import check_scalar_range
 from ..autograd import messages
 from ..core.grad_mode import enable_grad, no_grad
 from ..core.tensor import Tensor
-from ..nn.module import zero_grads
+from ..nn.module import typename, zero_grads
+from ..tensor_methods import _as_dtype
 
 
 class Optimizer:
@@ -60,7 +62,7 @@ class Optimizer:
         for param in param_group["params"]:
             if not isinstance(param, Tensor):
                 raise TypeError("optimizer can only optimize Tensors, but one of the params is "
-                                + type(param).__qualname__)
+                                + typename(param))
             if not (param.is_leaf or param.retains_grad):
                 raise ValueError("can't optimize a non-leaf Tensor")
         for name, default in self.defaults.items():
@@ -173,6 +175,16 @@ def _value(setting):
     return setting._data.item() if isinstance(setting, Tensor) else setting
 
 
+def _scalar(setting):
+    """A setting as PyTorch's update hands it to an operation as a Scalar (SGD's
+    `param.add_(grad, alpha=-lr)`, `buf.mul_(momentum)`): a Python int beyond what a Scalar holds
+    is refused there, with PyTorch's OverflowError (`SGD(lr=2 ** 70)` at its first step)."""
+    value = _value(setting)
+    if type(value) is int:
+        check_scalar_range(value)
+    return value
+
+
 def _take_names(param_group):
     """`named_parameters()` gives (name, parameter) pairs: the group keeps the parameters in
     "params" and their names in "param_names", as PyTorch does; all named or none."""
@@ -189,7 +201,7 @@ def _take_names(param_group):
 def _like_param(value, param, key):
     """A loaded state tensor in the parameter's dtype (but Adam's step count as it is)."""
     if isinstance(value, Tensor) and key != "step" and value.dtype.is_floating_point:
-        return value.to(param.dtype)
+        return _as_dtype(value, param.dtype)  # (Tensor.to's work, unchecked)
     return value
 
 

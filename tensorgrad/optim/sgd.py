@@ -13,7 +13,7 @@ from ..arguments import Real, checked
 from ..core.tensor import Tensor
 from ..ops import elementwise as ew
 from ..ops import inplace
-from .optimizer import Optimizer, _check_no_differentiable, _value
+from .optimizer import Optimizer, _check_no_differentiable, _scalar, _value
 
 
 class SGD(Optimizer):
@@ -44,7 +44,7 @@ class SGD(Optimizer):
         grad = param.grad if not group["maximize"] else -param.grad
         weight_decay = _value(group["weight_decay"])
         if weight_decay != 0:
-            grad = ew.add(grad, param, alpha=weight_decay)
+            grad = ew.add(grad, param, alpha=_scalar(weight_decay))
         momentum = _value(group["momentum"])
         if momentum != 0:
             state = self.state[param]
@@ -53,10 +53,10 @@ class SGD(Optimizer):
                 buffer = ew.clone(grad)  # (under no_grad: recorded nowhere)
                 state["momentum_buffer"] = buffer
             else:
-                inplace.add_(inplace.mul_(buffer, momentum), grad,
-                             alpha=1 - _value(group["dampening"]))
+                inplace.add_(inplace.mul_(buffer, _scalar(momentum)), grad,
+                             alpha=_scalar(1 - _value(group["dampening"])))
             grad = ew.add(grad, buffer, alpha=momentum) if group["nesterov"] else buffer
-        inplace.add_(param, grad, alpha=-_value(group["lr"]))
+        inplace.add_(param, grad, alpha=_scalar(-_value(group["lr"])))
 
 
 __all__ = ["SGD"]

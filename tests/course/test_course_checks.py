@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from tensorgrad_course import CheckFailure, check as exported_check  # noqa: F401 (exported names)
-from tensorgrad_course import checks
+from tensorgrad_course import checks, texts
 from tensorgrad_course.checks import check
 
 tg = pytest.importorskip("tensorgrad")
@@ -202,9 +202,9 @@ def test_keyboard_interrupt_is_not_swallowed():
 def grading(monkeypatch):
     """Pretend to be a grading kernel: the guard module with a nonce, and _emit captured."""
     sent = []
-    guard = types.ModuleType(checks.GUARD_MODULE)
+    guard = types.ModuleType(texts.GUARD_MODULE)
     guard.nonce = "n0nce"
-    monkeypatch.setitem(sys.modules, checks.GUARD_MODULE, guard)
+    monkeypatch.setitem(sys.modules, texts.GUARD_MODULE, guard)
     monkeypatch.setattr(checks, "_emit", sent.append)
     return sent
 
@@ -255,9 +255,9 @@ def test_expect_values_compares_predictions_in_the_kernel_but_never_while_gradin
         t.submit("leaf", False, kind="bool")
     assert lines(capsys) == ["\N{BALLOT X} leaf: your leaf is not the expected value"]  # nbgrader: compared
     sent = []
-    guard = types.ModuleType(checks.GUARD_MODULE)
+    guard = types.ModuleType(texts.GUARD_MODULE)
     guard.nonce = "n0nce"
-    monkeypatch.setitem(sys.modules, checks.GUARD_MODULE, guard)
+    monkeypatch.setitem(sys.modules, texts.GUARD_MODULE, guard)
     monkeypatch.setattr(checks, "_emit", sent.append)
     t = check("set.task")
     t.expect_values(table)

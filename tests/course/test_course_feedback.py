@@ -260,13 +260,13 @@ def _submitted(source: str) -> list[tuple[str, str]]:
 def test_under_the_grader_fingerprints_decide_nothing(monkeypatch):
     import sys
 
-    from tensorgrad_course import checks
+    from tensorgrad_course import checks, texts
     from tensorgrad_course.checks import TaskCheck
     from tensorgrad_course.values import fingerprint
 
     guard = type(sys)("guard")
     guard.nonce = "n0nce"
-    monkeypatch.setitem(sys.modules, checks.GUARD_MODULE, guard)
+    monkeypatch.setitem(sys.modules, texts.GUARD_MODULE, guard)
     monkeypatch.setattr(checks, "_emit", lambda record: None)
     t = TaskCheck("s.task2")
     t.fingerprints({"count": {"n": fingerprint("s.task2", "n", 3)}})

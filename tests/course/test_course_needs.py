@@ -14,7 +14,7 @@ import nbformat
 import pytest
 from course_helpers import run_check_cell
 
-from tensorgrad_course import checks
+from tensorgrad_course import checks, texts
 from tensorgrad_course.checks import TaskCheck
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -64,7 +64,7 @@ def test_with_a_working_engine_the_earlier_tasks_are_said_to_work(grade_id):
 def test_needs_prints_nothing_and_records_nothing_under_the_grader(monkeypatch, capsys):
     guard = type(sys)("guard")
     guard.nonce = "n0nce"
-    monkeypatch.setitem(sys.modules, checks.GUARD_MODULE, guard)
+    monkeypatch.setitem(sys.modules, texts.GUARD_MODULE, guard)
     t = TaskCheck("s.task2")
     assert t.needs(1, lambda: "broken") is True
     assert capsys.readouterr().out == ""

@@ -326,7 +326,7 @@ def test_while_grading_the_records_and_messages_are_english(zh, grading, capsys)
 
 def test_out_of_grading_the_chosen_language_comes_back(zh, grading, monkeypatch):
     assert texts.language() == "en"
-    monkeypatch.delitem(sys.modules, checks.GUARD_MODULE)
+    monkeypatch.delitem(sys.modules, texts.GUARD_MODULE)
     assert texts.language() == "zh"
 
 

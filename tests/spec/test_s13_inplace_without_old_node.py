@@ -130,3 +130,72 @@ def test_a_part_written_from_a_part_it_overlaps_is_refused(tg):
                         "tensor and the written-to tensor refer to a single memory location. "
                         "Please clone() the tensor before performing the operation."):
         t[1:] = t[:-1]
+
+
+# -- the guard: every in-place method, on a non-leaf, leaves the node PyTorch leaves ----------------
+# name -> (the call's arguments, made with the library at hand; the node PyTorch 2.13 gives y, or
+# the error it raises on a float tensor)
+INPLACE_CALLS = {
+    "add_": (lambda tg: (tg.tensor([2.0, 4.0]),), "AddBackward0"),
+    "sub_": (lambda tg: (tg.tensor([2.0, 4.0]),), "SubBackward0"),
+    "mul_": (lambda tg: (tg.tensor([2.0, 4.0]),), "MulBackward0"),
+    "div_": (lambda tg: (tg.tensor([2.0, 4.0]),), "DivBackward0"),
+    "pow_": (lambda tg: (2.0,), "PowBackward0"),
+    "remainder_": (lambda tg: (tg.tensor([2.0, 4.0]),), "RemainderBackward1"),
+    "floor_divide_": (lambda tg: (tg.tensor([2.0, 4.0]),), "NotImplemented"),
+    "clamp_": (lambda tg: (0.5, 2.0), "ClampBackward1"),
+    "copy_": (lambda tg: (tg.tensor([5.0, 6.0]),), "CopyBackwards"),
+    "fill_": (lambda tg: (3.0,), "FillBackward2"),
+    "masked_fill_": (lambda tg: (tg.tensor([True, False]), 0.0), "MaskedFillBackward0"),
+    "normal_": (lambda tg: (), "NormalBackward0"),
+    "uniform_": (lambda tg: (), "UniformBackward0"),
+    "zero_": (lambda tg: (), "ZeroBackward0"),
+    "round_": (lambda tg: (), "RoundBackward0"),
+    "square_": (lambda tg: (), "PowBackward0"),
+    "detach_": (lambda tg: (), None),  # (out of the graph: no node at all)
+    **{name + "_": (lambda tg: (), name.capitalize() + "Backward0") for name in (
+        "abs", "ceil", "cos", "exp", "floor", "log", "neg", "reciprocal", "relu", "sigmoid",
+        "sign", "sin", "sqrt", "tanh", "trunc")},
+    **{name + "_": (lambda tg: (tg.tensor([1, 2]),), (NotImplementedError, kernel))
+       for name, kernel in (("bitwise_and", "bitwise_and_cpu"), ("bitwise_or", "bitwise_or_cpu"),
+                            ("bitwise_xor", "bitwise_xor_cpu"), ("bitwise_left_shift", "lshift_cpu"),
+                            ("bitwise_right_shift", "rshift_cpu"))},
+}
+# (scalar and tensor forms PyTorch names apart)
+INPLACE_FORMS = {
+    "remainder_ of a number": ("remainder_", lambda tg: (2.0,), "RemainderBackward0"),
+    "clamp_ with tensor bounds": ("clamp_", lambda tg: (tg.tensor(0.0), tg.tensor(2.0)),
+                                  "ClampBackward0"),
+    "fill_ with a 0-d tensor": ("fill_", lambda tg: (tg.tensor(3.0),), "FillBackward3"),
+    "masked_fill_ with a 0-d tensor": ("masked_fill_", lambda tg: (tg.tensor([True, False]),
+                                                                   tg.tensor(0.0)),
+                                       "MaskedFillBackward1"),
+    "pow_ of a tensor": ("pow_", lambda tg: (tg.tensor([2.0, 3.0]),), "PowBackward1"),
+}
+_CASES = {name: (name, *call) for name, call in INPLACE_CALLS.items()} | INPLACE_FORMS
+
+
+@pytest.mark.parametrize("case", sorted(_CASES))
+def test_an_in_place_write_never_leaves_the_old_node(tg, case):
+    """y = x * 1, then y.op_(...): y's grad_fn is a new node, the one PyTorch gives (or the
+    error PyTorch raises), never y's old MulBackward0."""
+    name, make_args, expected = _CASES[case]
+    x = tg.tensor([1.5, 2.5], requires_grad=True)
+    y = x * 1
+    old = y.grad_fn
+    if isinstance(expected, tuple):
+        error, kernel = expected
+        with raises_exactly(tg, error, f'"{kernel}" not implemented for \'Float\''):
+            getattr(y, name)(*make_args(tg))
+        return
+    getattr(y, name)(*make_args(tg))
+    assert y.grad_fn is not old
+    assert (None if y.grad_fn is None else type(y.grad_fn).__name__) == expected
+
+
+def test_every_in_place_method_is_in_the_guard():
+    """A new in-place method of Tensor must be added to INPLACE_CALLS above."""
+    import tensorgrad
+    in_place = {name for name in dir(tensorgrad.Tensor)
+                if name.endswith("_") and not name.startswith("_")} - {"requires_grad_"}
+    assert in_place == set(INPLACE_CALLS)

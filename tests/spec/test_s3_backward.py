@@ -350,6 +350,51 @@ def test_retained_grad_accumulates_over_two_backward_calls(tg):
     assert show(y.grad) == "tensor([ 8., 16.])"
 
 
+@pytest.mark.parametrize("later_create_graph, text", [
+    (False, "tensor([ 7., 11.]) False"),  # a plain backward: a plain sum, no graph kept
+    (True, "tensor([ 7., 11.], grad_fn=<AddBackward0>) True"),
+])
+def test_a_retained_grad_made_under_create_graph_then_added_to(tg, later_create_graph, text):
+    """retain_grad's rule is not a leaf's: the first gradient is copied (CloneBackward0 under
+    create_graph), and each later one makes a new sum, never written into the old .grad; a
+    later plain backward leaves a .grad that no longer requires grad (PyTorch 2.13, measured).
+    A leaf's .grad, by contrast, is added to in place and keeps its graph (below)."""
+    x = vec(tg)
+    y = x * 2
+    y.retain_grad()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (create_graph's reference-cycle warning)
+        (y * y).sum().backward(create_graph=True)
+    first = y.grad
+    assert show((first, first.requires_grad)) == (
+        "(tensor([4., 8.], grad_fn=<CloneBackward0>), True)")
+    (y * 3).sum().backward(create_graph=later_create_graph)
+    assert f"{show(y.grad)} {y.grad.requires_grad}" == text
+    assert y.grad is not first and show(first.detach()) == "tensor([4., 8.])"  # (not in place)
+
+
+def test_a_leafs_grad_made_under_create_graph_keeps_its_graph_after_a_plain_backward(tg):
+    x = vec(tg)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        (x * x).sum().backward(create_graph=True)
+    first = x.grad
+    (x * 3).sum().backward()
+    assert x.grad is first and x.grad.requires_grad
+    assert show(x.grad) == "tensor([5., 7.], grad_fn=<CopyBackwards>)"
+
+
+def test_a_retained_grad_does_not_alias_the_gradient_given(tg):
+    x = vec(tg)
+    y = x * 3
+    y.retain_grad()
+    g = tg.tensor([1.0, 1.0])
+    y.backward(g, create_graph=True)
+    assert y.grad is not g
+    g.mul_(10)
+    assert show(y.grad.detach()) == "tensor([1., 1.])"
+
+
 # --------------------------------------------------------------------------- nothing requires grad
 
 
