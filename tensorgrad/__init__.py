@@ -60,6 +60,9 @@ from .size import Size
 from .device import cuda, device
 from .core.tensor import Tensor
 from .tensor_methods import IN_PLACE_OF as _IN_PLACE_OF  # (and every method of Tensor)
+from .tensor_methods import detach_in_place as _detach_in_place, plain_in_place as _plain_in_place
+from .tensor_methods import round_in_place as _round_in_place
+from .ops import inplace as _inplace
 
 from .ops.elementwise import floor_divide, remainder
 from .ops.elementwise import (bitwise_and, bitwise_left_shift, bitwise_or, bitwise_right_shift,
@@ -81,22 +84,29 @@ for _name, _function in list(globals().items()):
         globals()[_name] = _arguments.checked(_function)
 del _name, _function
 
-def _function_form(name):
-    """`tensorgrad.exp_(x)`: the Tensor method as a function, whose input must be a Tensor."""
-    method = getattr(Tensor, name)
-
+def _function_form(name, plain):
+    """`tensorgrad.exp_(x)`: the Tensor method as a function, whose input must be a Tensor. Its
+    check is the call's one check: it runs `plain`, the method's work without the method's
+    check."""
     def function(input: Tensor):  # noqa: A002  (PyTorch's argument name)
-        return method(input)
+        return plain(input)
 
     function.__name__ = function.__qualname__ = name
-    function.__doc__ = method.__doc__
+    function.__doc__ = getattr(Tensor, name).__doc__
     return _arguments.checked(function)
 
 
+def _is_floating_point(input):  # noqa: A002
+    return input.dtype.is_floating_point
+
+
 # Tensor methods that PyTorch also offers as functions (`tensorgrad.exp_(x)` as `x.exp_()`).
-for _name in ("is_floating_point", "detach_", "zero_",
-              *[name + "_" for name in _IN_PLACE_OF if name != "sign"]):
-    globals()[_name] = _function_form(_name)
+is_floating_point = _function_form("is_floating_point", _is_floating_point)
+zero_ = _function_form("zero_", _inplace.zero_)
+detach_ = _function_form("detach_", _detach_in_place)
+for _name in _IN_PLACE_OF:
+    if _name != "sign":
+        globals()[_name + "_"] = _function_form(_name + "_", _plain_in_place(_name))
 del _name
 
 
@@ -107,7 +117,7 @@ def round_(input: Tensor, *, decimals: int): ...  # noqa: A002
 @_arguments.checked
 def round_(input, *, decimals=None):  # noqa: A002
     """`tensorgrad.round_(x, decimals=1)`: the method `x.round_(decimals=1)` as a function."""
-    return input.round_() if decimals is None else input.round_(decimals=decimals)
+    return _round_in_place(input, decimals)
 
 
 def FloatTensor(*args):  # noqa: N802  (the legacy PyTorch constructor, still in old tutorials)

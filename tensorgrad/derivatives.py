@@ -578,7 +578,7 @@ SortBackward0 = rule(
     "SortBackward0", saves=("indices",),
     self=lambda grad, indices, dim, self_sym_sizes: scatter_along(grad, indices, dim,
                                                                   self_sym_sizes),
-    jvp=lambda self_t, indices, dim: self_t.gather(dim, indices))
+    jvp=lambda self_t, indices, dim: self_t._gather(dim, indices))
 SortBackward1 = rule(  # (sort(stable=True): the same rule, PyTorch's other name)
     "SortBackward1", saves=("indices",), self=SortBackward0.formulas[0][1],
     jvp=SortBackward0.jvp_formula)
@@ -724,7 +724,7 @@ IndexSelectBackward0 = rule(
     "IndexSelectBackward0", saves=("index",),
     self=lambda grad, index, dim, self_sym_sizes: index_put_into_zeros(
         grad, (slice(None),) * dim + (index._data,), self_sym_sizes),
-    jvp=lambda self_t, index, dim: self_t.index_select(dim, index))
+    jvp=lambda self_t, index, dim: self_t._index_select(dim, index))
 
 # the scatter into zeros that indexing's rule uses: its derivative reads the same places back
 IndexPutIntoZerosBackward = rule(

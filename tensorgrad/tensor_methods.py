@@ -109,6 +109,12 @@ def _into(tensor, function, other):
 def in_place_form(name):
     """`x.exp_()`: computes exp(x) and makes it x's new value, with the leaf and version rules of
     every in-place operation (ops/inplace.py)."""
+    return takes_no_arguments(plain_in_place(name))
+
+
+def plain_in_place(name):
+    """in_place_form's function without the argument check (`tensorgrad.exp_(x)` runs it, checked
+    where it is exported)."""
     function = getattr(_ew, name)
 
     def in_place(self):
@@ -116,7 +122,12 @@ def in_place_form(name):
 
     in_place.__name__ = in_place.__qualname__ = name + "_"
     in_place.__doc__ = f"In place: x becomes {name}(x)."
-    return takes_no_arguments(in_place)
+    return in_place
+
+
+def round_in_place(tensor, decimals=None):
+    """`x.round_(decimals=...)` without the argument check (the method and tensorgrad.round_)."""
+    return _inplace.apply(tensor, lambda: _ew.round(tensor, decimals=decimals))
 
 
 # The functions of one tensor that have an in-place form as a method (`x.exp_()`).
@@ -366,6 +377,15 @@ class TensorMethods:
             return NotImplemented
         return numpy_errors.quietly(_matmul, other, self)
 
+    def __array__(self, dtype=None, copy=None):
+        """The tensor as NumPy sees it, as with PyTorch: `np.asarray(t)` shares the tensor's memory,
+        `np.array(t)` (NumPy passes copy=True) is a copy, `copy=False` is refused (NumPy's
+        message: PyTorch's `__array__` takes no `copy`, so NumPy refuses for it)."""
+        if copy is False:
+            raise ValueError(messages.NUMPY_COPY_REFUSED)
+        dtype = self._data.dtype if dtype is None else dtype
+        return self.numpy().astype(dtype, copy=bool(copy))
+
     _NO_SUCH_DTYPE_ADVICE = {"f": "convert the tensor first, for example with t.float()",
                              "c": "tensorgrad computes with real numbers only"}
 
@@ -557,7 +577,7 @@ class TensorMethods:
     @checked(method=True)
     def round_(self, *, decimals=None):
         """In place: x becomes round(x) (to `decimals` places, if given)."""
-        return _inplace.apply(self, lambda: _ew.round(self, decimals=decimals))
+        return round_in_place(self, decimals)
 
     # (`a += b` has its operand checked by binary_operator, so it calls the plain in-place
     # functions, checked once, as `a + b` does)
@@ -676,6 +696,11 @@ class TensorMethods:
 
     def _cast(self, numpy_dtype):
         return _ew.to_dtype(self, dtypes.from_numpy_dtype(numpy_dtype))
+
+    # core/tensor.py's requires_grad_ as written there: read before attach() below gives Tensor
+    # its checked form under the public name
+    _requires_grad_ = Tensor.requires_grad_
+    _index_select = plain_method(_indexing.index_select)  # (index_select's forward-mode rule)
 
     _div, _clamp, _where, _clone, _exp, _log, _log1p, _sin, _cos, _abs, _sign, _relu, \
         _sigmoid = (plain_method(f) for f in (

@@ -41,7 +41,7 @@ def Variable(tensor, requires_grad=False):  # noqa: N802  (the old PyTorch API, 
         raise TypeError(messages.FLAG_TYPE.format(name="Variable", flag="requires_grad",
                                                   type_name=type(requires_grad).__name__))
     if requires_grad:
-        tensor.requires_grad_(True)
+        tensor._requires_grad_(True)
     return tensor
 
 

@@ -203,7 +203,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             if materialize_grads:
                 value = zeros_like(tensor)
         elif not create_graph and value.requires_grad:
-            value = value.detach()
+            value = value._detach()
         results.append(value)
     if names is not None:
         return dict(zip(names, results))

@@ -395,8 +395,7 @@ def _wrap_one(ctx, out, output_nr, args, recording):
         if out._grad_fn is None and out._requires_grad:
             raise RuntimeError(
                 "a leaf Variable that requires grad has been used in an in-place operation.")
-        out._grad_fn = ctx
-        out._output_nr = output_nr
+        out._set_grad_fn(ctx, output_nr)  # (a retained gradient moves with it)
         return out
     if is_input:
         # Returned unchanged: PyTorch returns a new tensor (a view) so the input keeps its history.

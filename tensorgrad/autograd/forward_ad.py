@@ -150,7 +150,7 @@ def _propagate(rule, result, inputs, saved, attributes):
     if tangent.shape != result.shape:
         tangent = tangent.expand(result.shape)  # an input that was broadcast
     if tangent.dtype != result.dtype:
-        tangent = tangent.to(result.dtype)
+        tangent = tangent._cast(result._data.dtype)
     _set_tangent(result, tangent)
 
 

@@ -21,6 +21,7 @@ error instead of a block of zeros.
 """
 
 from . import messages
+from ..creation import _zeros  # (zeros_like without its check)
 from ..core.grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
 from .jacobians import (jacobian_by_columns, jacobian_by_rows, jacobian_vector_product, one_hot,
                         stand_in, unit, vector_jacobian_product)
@@ -122,7 +123,7 @@ def _jacobian_by_forward_mode(func, inputs):
     """jacobian(strategy="forward-mode"): one forward pass per input element, each giving one
     column J·eⱼ as the tangent of the outputs."""
     is_inputs_tuple, inputs = _prepare_inputs(inputs, False, "jacobian")
-    inputs = tuple(inp.detach() for inp in inputs)
+    inputs = tuple(_shape.detach(inp) for inp in inputs)
     found = {}  # what the last call of func returned: whether a tuple, and the outputs
 
     def call(*duals):
@@ -132,7 +133,7 @@ def _jacobian_by_forward_mode(func, inputs):
     def column(k, j):  # d outputs / d inputs[k][j], by one forward pass
         primals, tangents, _ = jacobian_vector_product(call, inputs, one_hot(inputs, k, j))
         found["outputs"] = primals
-        return tuple(zeros_like(primal.detach()) if tangent is None else tangent.detach()
+        return tuple(zeros_like(primal) if tangent is None else _shape.detach(tangent)
                      for primal, tangent in zip(primals, tangents))
 
     def output_shapes():
@@ -191,7 +192,7 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
     with enable_grad():
         is_inputs_tuple, is_outputs_tuple, inputs, v, outputs, gradient = (
             _scalar_output_and_gradient(func, inputs, v, create_graph, strict, "hvp"))
-        dummy = tuple(zeros_like(inp, requires_grad=True) for inp in inputs)
+        dummy = tuple(_zeros(inp.shape, inp.dtype, True) for inp in inputs)
         double_back = vector_jacobian_product(gradient, inputs, dummy, create_graph=True)
         _check_requires_grad(gradient, "hessian", strict=strict)
 
@@ -207,7 +208,7 @@ def _scalar_output_and_gradient(func, inputs, v, create_graph, strict, fn_name):
     is_outputs_tuple, outputs = _call(func, inputs, strict, fn_name)
     if is_outputs_tuple:
         raise RuntimeError(f"The function given to {fn_name} should return a single Tensor")
-    if outputs[0].nelement() != 1:
+    if outputs[0]._data.size != 1:
         raise RuntimeError(
             f"The Tensor returned by the function given to {fn_name} should contain a single "
             "element")
@@ -323,8 +324,8 @@ def _validate_v(v, other, is_other_tuple):
         if element_v.shape != element_other.shape:
             prefix = f"Entry {index} in " if is_other_tuple else ""
             raise RuntimeError(
-                f"{prefix}v has invalid size: should be {element_other.size()} but got "
-                f"{element_v.size()}.")
+                f"{prefix}v has invalid size: should be {element_other.shape} but got "
+                f"{element_v.shape}.")
 
 
 def _check_requires_grad(values, input_type, strict):

@@ -24,7 +24,8 @@ import numpy as np
 
 from .backward_and_grad import grad as autograd_grad
 from .. import dtypes
-from ..creation import rand, zeros_like
+from ..creation import _zeros
+from ..random import uniform_array
 from ..core.tensor import Tensor
 
 
@@ -109,7 +110,8 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-06, atol=1e-05, rto
     if grad_outputs is None:
         outputs = _requiring_grad(_as_tuple(func(*tupled_inputs)))
         tupled_grad_outputs = tuple(
-            (rand(out.shape, dtype=out.dtype) * 2 - 1).requires_grad_() for out in outputs)
+            Tensor._make(uniform_array(out.shape, 0.0, 1.0, out._data.dtype) * 2 - 1)._requires_grad_()
+            for out in outputs)
     else:
         tupled_grad_outputs = _as_tuple(grad_outputs)
     num_inputs = len(tupled_inputs)
@@ -119,9 +121,9 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-06, atol=1e-05, rto
 
     def first_derivative(*args):
         # gradcheck detaches nothing, but keep the requires_grad flags as they were given.
-        input_args = tuple(x.requires_grad_() if i in diff_input_indices else x
+        input_args = tuple(x._requires_grad_() if i in diff_input_indices else x
                            for i, x in enumerate(args[:num_inputs]))
-        grad_outs = tuple(v.requires_grad_() if i in diff_grad_output_indices else v
+        grad_outs = tuple(v._requires_grad_() if i in diff_grad_output_indices else v
                           for i, v in enumerate(args[num_inputs:]))
         outputs = _requiring_grad(_as_tuple(func(*input_args)))
         diff_inputs = [x for i, x in enumerate(input_args) if i in diff_input_indices]
@@ -291,7 +293,7 @@ def _check_backward_uses_grad_output(outputs, inputs):
     diff_inputs = _requiring_grad(inputs)
     if not outputs:
         return
-    grads = autograd_grad(outputs, diff_inputs, [zeros_like(out) for out in outputs],
+    grads = autograd_grad(outputs, diff_inputs, [_zeros(out.shape, out.dtype, False) for out in outputs],
                           allow_unused=True)
     for g, x in zip(grads, diff_inputs):
         if g is None:
@@ -337,7 +339,7 @@ def _fast_check(func, inputs, func_out, outputs, eps, rtol, atol, nondet_tol, ch
 
 
 def _unit_random(tensor, generator):
-    vector = generator.random(tensor.numel()).astype(tensor._data.dtype)
+    vector = generator.random(tensor._data.size).astype(tensor._data.dtype)
     return vector / np.linalg.norm(vector)
 
 

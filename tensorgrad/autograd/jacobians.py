@@ -90,7 +90,7 @@ def jacobian_by_columns(jvp_of_unit, inputs, output_shapes):
 
     Returns blocks[i][k], of shape output_shapes()[i] + inputs[k].shape.
     """
-    columns = [[jvp_of_unit(k, j) for j in range(inp.numel())] for k, inp in enumerate(inputs)]
+    columns = [[jvp_of_unit(k, j) for j in range(inp._data.size)] for k, inp in enumerate(inputs)]
     return tuple(tuple(_stack([column[i] for column in columns[k]], shape, inp, dim=-1)
                        for k, inp in enumerate(inputs))
                  for i, shape in enumerate(output_shapes()))

@@ -104,6 +104,16 @@ NUMPY_REQUIRES_GRAD = (
     "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
 )
 
+# NumPy's words for np.array(t, copy=False), which it says for a PyTorch tensor (whose __array__
+# takes no `copy`): tests/spec/test_s14_numpy_array_copies.py::test_copy_false_is_refused
+NUMPY_COPY_REFUSED = (
+    "Unable to avoid copy while creating an array as requested.\n"
+    "If using `np.array(obj, copy=False)` replace it with `np.asarray(obj)` to allow a copy when "
+    "needed (no behavior change in NumPy 1.x).\n"
+    "For more details, see https://numpy.org/devdocs/numpy_2_0_migration_guide.html"
+    "#adapting-to-changes-in-the-copy-keyword."
+)
+
 # tests/spec/test_s1_creation_flags_printing.py::test_tensor_of_a_tensor_that_requires_grad_copies_and_warns
 COPY_CONSTRUCT = (
     "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "

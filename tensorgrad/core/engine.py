@@ -110,8 +110,9 @@ class Capture:
         for index, tensor in enumerate(capture):
             node, output_nr = gradient_edge(tensor)  # (autograd/backward_and_grad.py checked it)
             self.slots.setdefault(node, []).append((output_nr, index))
-            if accumulate:  # a non-leaf then keeps its gradient as retain_grad() does, as in
-                tensor.retain_grad()  # PyTorch: once, however often it is named (a leaf: no-op)
+            if accumulate and tensor._grad_fn is not None:  # a non-leaf then keeps its gradient
+                tensor._set_grad_fn(node, output_nr, retain=True)  # as retain_grad() does, as in
+                # PyTorch: once, however often it is named (a leaf keeps its own anyway)
         self.needed = nodes_leading_to(roots, self.slots)
 
     def take(self, node, grads):

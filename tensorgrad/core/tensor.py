@@ -170,13 +170,21 @@ class Tensor:
         """Ask backward() to fill `.grad` of this non-leaf tensor too."""
         if not self.requires_grad:
             raise RuntimeError(messages.RETAIN_GRAD_NO_REQUIRES)
-        if self._grad_fn is None or self._retains_grad:
-            return  # a leaf keeps its gradient anyway
-        node = self._grad_fn
-        if node._retained_outputs is None:
-            node._retained_outputs = {}
-        node._retained_outputs[self._output_nr] = weakref.ref(self)
-        self._retains_grad = True
+        if self._grad_fn is not None:  # a leaf keeps its gradient anyway
+            self._set_grad_fn(self._grad_fn, self._output_nr, retain=True)
+
+    def _set_grad_fn(self, node, output_nr, retain=False):
+        """Make output `output_nr` of `node` where this tensor's gradient arrives: an in-place
+        change gives the tensor a new grad_fn. A retained gradient is filed on that node, where
+        the engine stores it, and moves with the tensor, as in PyTorch: `.grad` is then the
+        gradient of the value the tensor holds now, not of the value it held before."""
+        if self._retains_grad:
+            del self._grad_fn._retained_outputs[self._output_nr]
+        self._grad_fn, self._output_nr = node, output_nr
+        if retain or self._retains_grad:
+            node._retained_outputs = node._retained_outputs or {}
+            node._retained_outputs[output_nr] = weakref.ref(self)
+            self._retains_grad = True
 
     @read_only
     def _version(self):
@@ -268,10 +276,6 @@ class Tensor:
             raise RuntimeError(messages.NUMPY_REQUIRES_GRAD)
         return self._data
 
-    def __array__(self, dtype=None, copy=None):
-        array = self.numpy()
-        return array if dtype is None else array.astype(dtype)
-
     def data_ptr(self):
         """The address of the first element: equal for tensors that share memory."""
         return self._data.__array_interface__["data"][0]
@@ -341,17 +345,17 @@ class Tensor:
     def __float__(self):
         if self._data.size != 1:
             raise ValueError(messages.ONE_ELEMENT_TENSORS)
-        return float(self.item())
+        return float(self._data.item())
 
     def __int__(self):
         if self._data.size != 1:
             raise ValueError(messages.ONE_ELEMENT_TENSORS)
-        return int(self.item())
+        return int(self._data.item())
 
     def __index__(self):
         if self.dtype.is_floating_point or self._data.size != 1:
             raise TypeError("only integer tensors of a single element can be converted to an index")
-        return int(self.item())
+        return int(self._data.item())
 
     __hash__ = object.__hash__
 

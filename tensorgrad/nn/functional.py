@@ -31,6 +31,7 @@ from ..derivatives import (BCE_LOG_FLOOR, AddmmBackward0, BinaryCrossEntropyBack
                            NativeBatchNormBackward0, NllLossBackward0, nll_index,
                            nll_weights)
 from ..ops import elementwise as ew
+from ..ops import inplace as inplace_ops
 from ..ops import reduction
 from ..ops import shape as _shape
 from ..ops.inplace import add_, check_castable, mul_
@@ -151,7 +152,7 @@ _BCE_WITH_LOGITS = arguments.declare(_binary_cross_entropy_with_logits,
 def relu(input, inplace=False):  # noqa: A002  (PyTorch's argument name)
     """max(x, 0), element by element (ReluBackward0)."""
     arguments.check("relu", (input,))
-    return input.relu_() if inplace else ew.relu(input)
+    return inplace_ops.apply(input, lambda: ew.relu(input)) if inplace else ew.relu(input)
 
 
 @declared(python=True)

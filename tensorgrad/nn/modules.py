@@ -358,9 +358,9 @@ class Unflatten(Module):
         if not isinstance(input, Tensor):  # PyTorch's forward calls input.unflatten(...)
             raise AttributeError(f"'{type(input).__name__}' object has no attribute 'unflatten'")
         _UNFLATTEN.match((self.dim, self.unflattened_size))  # (its checks, and their words)
-        dim = _normalize_dim(self.dim, input.dim())
+        dim = _normalize_dim(self.dim, input._data.ndim)
         shape = tuple(input.shape)
-        return input.reshape(shape[:dim] + tuple(self.unflattened_size) + shape[dim + 1:])
+        return input._reshape(shape[:dim] + tuple(self.unflattened_size) + shape[dim + 1:])
 
     def extra_repr(self):
         return f"dim={self.dim}, unflattened_size={self.unflattened_size}"

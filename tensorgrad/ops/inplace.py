@@ -124,8 +124,7 @@ def _write(tensor, compute):
     if result._fw_tangent is not None:
         tensor._fw_tangent = result._fw_tangent  # forward mode: the new value's tangent
     if node is not None:
-        tensor._grad_fn = node
-        tensor._output_nr = result._output_nr
+        tensor._set_grad_fn(node, result._output_nr)  # (a retained gradient moves with it)
         for saved in node._for_backward:
             if isinstance(saved, SavedTensor) and saved._producer is not None:
                 saved.rebind(tensor)  # the node saved its output: that is now `tensor`
