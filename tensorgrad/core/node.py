@@ -125,9 +125,8 @@ class AccumulateGrad(Node):
     """The end of every path: adds the gradient that reaches a leaf into `leaf.grad`.
 
     One per leaf, shared by all its uses: `AccumulateGrad(leaf)` is the leaf's own node, made
-    the first time it is needed. The leaf holds it only weakly (see the module's docstring). The
-    engine also makes one for a non-leaf whose `.grad` is kept (`retain_grad()`, or named in
-    `backward(inputs=)`): the same verb stores its gradient.
+    the first time it is needed. The leaf holds it only weakly (see the module's docstring). (A
+    non-leaf whose `.grad` is kept is served by the engine, in `run_tensor_pre_hooks`.)
     """
 
     __slots__ = ("variable",)
@@ -160,8 +159,8 @@ class AccumulateGrad(Node):
         (`requires_grad_(False)` after the forward pass) takes nothing, as in PyTorch: its
         `.grad` stays as it was."""
         leaf, grad = self.variable, grads[0]
-        # A leaf no longer requiring grad takes nothing. (`_requires_grad` is a leaf's own flag:
-        # a non-leaf named in backward(inputs=) has it False, and accumulates all the same.)
+        # A leaf no longer requiring grad takes nothing. (`_requires_grad` is a leaf's own flag;
+        # a leaf that an in-place op has since moved into the graph still takes its gradient.)
         if not leaf._requires_grad and leaf._grad_fn is None:
             return ()
         if leaf._grad is None:
