@@ -109,10 +109,8 @@ def written(nb: list[dict], edits: dict[str, tuple[str, str]] | None = None) -> 
     return nb
 
 
-def run_section_1(nb: list[dict]) -> dict[str, str]:
-    """Run the lesson's code cells up to the last step's check in one namespace; what each check
-    cell printed, by the step it checks."""
-    last = steps(nb)[-1][2]
+def run_cells(nb: list[dict], last: int) -> dict[str, str]:
+    """Run the lesson's code cells up to index `last` in one namespace; what each printed, by cell id."""
     namespace: dict = {}
     printed = {}
     for index, cell in enumerate(nb[: last + 1]):
@@ -122,10 +120,16 @@ def run_section_1(nb: list[dict]) -> dict[str, str]:
         buffer = io.StringIO()
         with contextlib.redirect_stdout(buffer):
             exec(compile(source, f"cell {index}", "exec"), namespace)
-        step = re.search(r'^if not check\("([^"]+)"', cell["source"], re.M)
-        if step:
-            printed[step[1]] = buffer.getvalue()
+        printed[cell["id"]] = buffer.getvalue()
     return printed
+
+
+def run_section_1(nb: list[dict]) -> dict[str, str]:
+    """Run the lesson's code cells up to the last step's check; what each check cell printed, by the
+    step it checks."""
+    printed = run_cells(nb, steps(nb)[-1][2])
+    return {step[1]: printed[cell["id"]] for cell in nb if cell["id"] in printed
+            and (step := re.search(r'^if not check\("([^"]+)"', cell["source"], re.M))}
 
 
 def test_a_learners_right_answers_pass_every_check():
@@ -178,6 +182,38 @@ def test_a_learners_mistake_fails_its_check(function, edit, step, failing):
     later = list(printed)[list(printed).index(step) + 1:]
     for other in later:  # the reference stands in: the later steps still work
         assert f"{other}: every check passes" in printed[other], (other, printed[other])
+
+
+# --- Section 4's counts are the same for every learner's order ---------------------------------------
+
+#: A learner's valid topological order that is not the reference's: each value's inputs pushed in reverse.
+REVERSED_INPUTS = ("stack.extend((child, False) for child in node._prev)",
+                   "stack.extend((child, False) for child in reversed(node._prev))")
+#: The cells that count how many random expressions survive the `=` bug, and the prose that quotes them.
+COUNTS, BY_ORDER = "cell-ff7b72cd", "cell-5e0a1c15"
+PROSE = ("cell-174b4a48", "cell-5e0a1c16", "cell-bc1f87f6")
+
+
+def test_section_4s_counts_are_the_same_with_a_learners_own_order():
+    """The prose quotes the counts of the `=` bug; they hold for every valid order the learner writes."""
+    nb = written(cells(LESSON), {"reference_topological_order": REVERSED_INPUTS})
+    index = {cell["id"]: k for k, cell in enumerate(nb)}
+    printed = run_cells(nb, index[BY_ORDER])
+    order_check = nb[steps(nb)[4][2]]
+    assert "step 4, topological_order: every check passes" in printed[order_check["id"]]
+    assert printed[order_check["id"]].splitlines()[-1] != output(order_check).splitlines()[-1], \
+        "the learner's order differs from the reference's"
+    stored = {cell["id"]: output(cell) for cell in cells(LESSON)}
+    for cid in (COUNTS, BY_ORDER):
+        assert printed[cid] == stored[cid], f"{cid} prints other counts with the learner's order"
+    (agree,) = re.findall(r"(\d+) of 300 agree with the '=' bug", stored[COUNTS])
+    first, second, both = re.search(r"(\d+) survive .* in our order, (\d+) in the other, (\d+) in both",
+                                    stored[BY_ORDER]).groups()
+    prose = "\n".join(" ".join(stored_cell["source"].split()) for stored_cell in cells(LESSON)
+                      if stored_cell["id"] in PROSE)
+    for quoted in (f"Only {agree} of the 300", f"{second} survive, and only {both} of them were among the first {first}",
+                   f"fails {300 - int(agree)} of them"):
+        assert quoted in prose, f"the prose quotes what the cells print: {quoted!r}"
 
 
 # --- Set 12 asks for what the lesson did not hand over ----------------------------------------------
