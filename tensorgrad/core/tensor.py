@@ -61,7 +61,7 @@ class Tensor:
     _view_of_grad_fn = None
     _backward_hooks = None
     _retains_grad = False
-    _accumulator_ref = None  # a leaf's AccumulateGrad node, held weakly (node.py's accumulator)
+    _accumulator_ref = None  # a leaf's AccumulateGrad node, held weakly (node.py: AccumulateGrad.__new__)
     _fw_tangent = None  # (dual level, tangent) in forward-mode AD (autograd/forward_ad.py)
 
     __array_priority__ = 1000  # so that `numpy_value * tensor` is handled by Tensor
