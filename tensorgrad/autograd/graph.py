@@ -12,7 +12,9 @@ The value `unpack` returns stands in for the saved tensor, connected to the grap
 original was, so backward and double backward work as usual. As in PyTorch, a value saved
 through the hooks is not checked against in-place changes: what the hooks keep is theirs, and
 its version cannot be known (an in-place operation still keeps its own rule's `self` as it was,
-ops/inplace.py). (tensorgrad keeps a reference to the original array for tensorgrad.viz's
+ops/inplace.py). An in-place operation that saves its result (`h.exp_()`) packs the tensor
+itself, after the write, as PyTorch does: an identity hook's backward reads `h` as it is then.
+(tensorgrad keeps a reference to the original array for tensorgrad.viz's
 pictures, so hooks that move tensors away free no memory here.)
 """
 

@@ -5,7 +5,8 @@ An instrument watches what the core does, or changes one detail of it:
     the profiler                  notes each operation, and times each node in backward
     anomaly mode                  remembers where each node was made; reports a failing node
     saved-tensor hooks            keep a saved value as whatever a pack hook returns
-    an in-place operation         keeps its rule's `self` as it was before the write
+    an in-place operation         keeps its rule's `self` as it was before the write, and
+                                  its result as it is after the write (ops/inplace.py)
     forward-mode AD               gives each result a tangent
     tensorgrad.viz's trace        watches the backward pass node by node
     the gradient-graph marker     marks the nodes that a create_graph=True backward records

@@ -251,13 +251,6 @@ class SavedTensor:
             self._data = None
             self._producer = None  # the message reads the tensor's grad_fn as it is then
 
-    def rebind(self, tensor):
-        """After an in-place op made `tensor` this node's output, save that tensor instead."""
-        self._data = tensor._data
-        self._fw_tangent = tensor._fw_tangent
-        self._version_counter = tensor._shared_version_counter()
-        self._saved_version = self._version_counter.value
-
     def unpack(self, owner):
         current = self._version_counter.value
         if current != self._saved_version:

@@ -17,11 +17,11 @@ from ..autograd import messages
 from ..core import instruments
 from ..dtypes import from_numpy_dtype
 from ..core.grad_mode import is_grad_enabled
-from ..core.node import SavedTensor
+from ..core.node import OUTPUT, SavedTensor
 from ..derivatives import FillBackward2, FillBackward3, NormalBackward0, UniformBackward0, ZeroBackward0
 from ..core.tensor import Tensor, _bracketed
 from ..creation import check_value_fits
-from ..core.record import record
+from ..core.record import record, save
 from . import elementwise as ew
 from ..derivatives import CopyBackwards
 from .elementwise import broadcast_error, clone, requires_grad
@@ -105,8 +105,9 @@ def apply(tensor, compute, inputs=(), written=None):
 
 def _write(tensor, compute):
     """apply, once the tensor has passed check_allowed and check_memory."""
+    results_to_save = []  # (filled by the saver: the names under which the rule saves its result)
     if is_grad_enabled():
-        plugged = instruments.plug_in(savers=_keeping_old_self(tensor))
+        plugged = instruments.plug_in(savers=_saving_for_in_place(tensor, results_to_save))
         try:
             result = compute()
         finally:
@@ -125,9 +126,8 @@ def _write(tensor, compute):
         tensor._fw_tangent = result._fw_tangent  # forward mode: the new value's tangent
     if node is not None:
         tensor._set_grad_fn(node, result._output_nr)  # (a retained gradient moves with it)
-        for saved in node._for_backward:
-            if isinstance(saved, SavedTensor) and saved._producer is not None:
-                saved.rebind(tensor)  # the node saved its output: that is now `tensor`
+        if results_to_save:
+            _save_the_written_result(node, tensor)
     return tensor
 
 
@@ -200,23 +200,41 @@ def div_(tensor, other, rounding_mode=None):
     return apply(tensor, lambda: ew.div(tensor, other, rounding_mode=rounding_mode), (other,))
 
 
-def _keeping_old_self(tensor):
+AFTER_THE_WRITE = object()  # in a node's saved values, for a moment: "the result, saved later"
+
+
+def _saving_for_in_place(tensor, results_to_save):
     """How the op about to overwrite `tensor` saves values for backward (plugged into the
-    instruments while it computes): as usual, except that where its rule saves `tensor` as
-    `self` it keeps a copy of the old values, as PyTorch does (x.mul_(b) needs the old x for the
-    gradient of b; its `_saved_self` is a clone). The copy goes through the saved-tensor hooks
-    in force like any saved value: pack sees it, once. Only that slot: in x.mul_(x) the rule's
-    `other` is x itself, which backward finds overwritten and, without hooks, says so, as
-    PyTorch does (tests/test_saved_tensor_hooks.py)."""
+    instruments while it computes): as usual, the saved-tensor hooks in force included, except
+    for two values, as PyTorch does:
+      * where its rule saves `tensor` as `self`, a copy of the old values (x.mul_(b) needs the
+        old x for the gradient of b; its `_saved_self` is a clone). The copy goes through the
+        hooks like any saved value: pack sees it, once. Only that slot: in x.mul_(x) the rule's
+        `other` is x itself, which backward finds overwritten and, without hooks, says so, as
+        PyTorch does (tests/test_saved_tensor_hooks.py);
+      * where it saves its result (exp_, tanh_, sqrt_), nothing yet: the result is `tensor`
+        once it has been written, and it is saved then, through `save` like any other value
+        (_save_the_written_result). A pack hook sees `tensor` itself at its new version, and
+        backward reads it as it is when backward runs (tests/spec/test_s15_inplace_saves_its_result.py)."""
     usual = instruments.savers[-1] if instruments.savers else None  # (the hooks', if in force)
 
     def saver(value, is_output, producer, name):
+        if is_output:
+            results_to_save.append(name)
+            return AFTER_THE_WRITE
         if name == "self" and value is tensor:
             value = clone(tensor)  # (before the write: the old values)
         if usual is not None:
             return usual(value, is_output, producer, name)
         return SavedTensor(value, is_output, producer)
     return saver
+
+
+def _save_the_written_result(node, tensor):
+    """The node's result is now `tensor`: save it where the rule saves its result."""
+    node._for_backward = tuple([
+        save(OUTPUT, tensor, type(node), name) if value is AFTER_THE_WRITE else value
+        for value, name in zip(node._for_backward, type(node).saved_names)])
 
 
 def check_castable(result_dtype, output_dtype):
