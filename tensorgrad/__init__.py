@@ -62,6 +62,7 @@ from .core.tensor import Tensor
 from .tensor_methods import IN_PLACE_OF as _IN_PLACE_OF  # (and every method of Tensor)
 from .tensor_methods import detach_in_place as _detach_in_place, plain_in_place as _plain_in_place
 from .tensor_methods import round_in_place as _round_in_place
+from .tensor_methods import _as_dtype  # (Tensor.float's and .double's plain conversion)
 from .ops import inplace as _inplace
 
 from .ops.elementwise import floor_divide, remainder
@@ -123,12 +124,12 @@ def round_(input, *, decimals=None):  # noqa: A002
 def FloatTensor(*args):  # noqa: N802  (the legacy PyTorch constructor, still in old tutorials)
     """`FloatTensor([3])` is `tensor([3.])`: float32 whatever the default float type, unlike the
     legacy `Tensor([3])`, which follows `set_default_dtype`."""
-    return Tensor(*args).float()
+    return _as_dtype(Tensor(*args), float32)
 
 
 def DoubleTensor(*args):  # noqa: N802
     """`DoubleTensor([3])`: like FloatTensor, but float64."""
-    return Tensor(*args).double()
+    return _as_dtype(Tensor(*args), float64)
 
 
 def is_tensor(value):

@@ -255,7 +255,7 @@ class _Reader:
         if entry.get("parameter"):
             tensor = Parameter(tensor, requires_grad=entry["requires_grad"])
         elif entry["requires_grad"]:
-            tensor.requires_grad_(True)
+            tensor._requires_grad_(True)  # (the plain method: a fresh float leaf, nothing to check)
         self._tensors[number] = tensor
         return tensor
 

@@ -144,31 +144,40 @@ def test_a_public_method_is_checked_once(call):
 
 
 # -- every public call of nn, nn.init, Module, optim, creation, autograd and Tensor's helpers -----
-def _wrappers_entered(function):
-    """'caller -> wrapper' for every checked wrapper `function()` enters, from any caller (the
-    test's own public call included), and the part of them entered from inside tensorgrad/."""
+WRAPPERS = ("check_then_call", "without_arguments")  # arguments.py's checked wrappers
+
+
+def _checks_entered(function, names=WRAPPERS):
+    """(caller file, line, check) for every check among `names` (arguments.py's functions)
+    that `function()` enters, from any caller: the test's own public call included."""
     import sys
     root = os.path.dirname(tg.__file__)
     arguments_file = os.path.join(root, "arguments.py")
-    entered, from_the_library = [], []
+    entered = []
 
     def profile(frame, event, arg):
-        if event == "call" and frame.f_code.co_name in ("check_then_call", "without_arguments") \
+        if event == "call" and frame.f_code.co_name in names \
                 and frame.f_code.co_filename == arguments_file:
             caller = frame.f_back.f_code.co_filename
             if caller == arguments_file:
                 return  # (a wrapper's own inner frames)
-            where = f"{os.path.relpath(caller, root)}:{frame.f_back.f_lineno}"
-            entered.append(where)
-            if caller.startswith(root):
-                from_the_library.append(where)
+            entered.append((caller, frame.f_back.f_lineno, frame.f_code.co_name))
 
     sys.setprofile(profile)
     try:
         function()
     finally:
         sys.setprofile(None)
-    return entered, from_the_library
+    return entered
+
+
+def _wrappers_entered(function):
+    """'caller -> wrapper' for every checked wrapper `function()` enters, from any caller (the
+    test's own public call included), and the part of them entered from inside tensorgrad/."""
+    root = os.path.dirname(tg.__file__)
+    entered = [(f"{os.path.relpath(caller, root)}:{line}", caller.startswith(root))
+               for caller, line, _ in _checks_entered(function)]
+    return [where for where, _ in entered], [where for where, inside in entered if inside]
 
 
 def _model():
@@ -297,3 +306,79 @@ def test_building_and_training_a_model_enters_no_checked_wrapper_inside_the_libr
     tg.manual_seed(0)
     _, from_the_library = _wrappers_entered(_train_steps(make_optimizer))
     assert from_the_library == []
+
+
+# -- hand checks too: nn.init, a Module's conversions, load, the legacy constructors (review s14b F3)
+HAND_CHECKS = ("check", "checked_values")  # arguments.py's checks by hand, outside a wrapper
+
+
+def _checks_run(function):
+    """'caller -> check' for every check `function()` runs: a checked wrapper entered, or a
+    check by hand (arguments.check, arguments.checked_values), from any caller."""
+    root = os.path.dirname(tg.__file__)
+    return [f"{os.path.relpath(caller, root)} -> {name}"
+            for caller, _, name in _checks_entered(function, WRAPPERS + HAND_CHECKS)]
+
+
+def _plain_init_calls():
+    w = tg.empty(3, 4)
+    plain = tg.nn.init.plain
+    return {
+        "uniform_": lambda: plain.uniform_(w, -0.5, 0.5),
+        "normal_": lambda: plain.normal_(w, 0.0, 0.1),
+        "constant_": lambda: plain.constant_(w, 2.0),
+        "ones_": lambda: plain.ones_(w), "zeros_": lambda: plain.zeros_(w),
+        "kaiming_uniform_": lambda: plain.kaiming_uniform_(w, a=5 ** 0.5),
+        "kaiming_normal_": lambda: plain.kaiming_normal_(w),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(_plain_init_calls()))
+def test_the_plain_init_functions_check_nothing(name):
+    """What the library calls in nn.init (nn.Linear's reset_parameters) is plain: the numbers
+    are the library's own, and nothing checks them again, by hand or through a wrapper."""
+    assert _checks_run(_plain_init_calls()[name]) == []
+
+
+def test_a_linear_layer_checks_its_arguments_once():
+    """nn.Linear(4, 3) checks its sizes, dtype and device once, as PyTorch's torch.empty does
+    inside it; its initialisation (Kaiming for the weight, uniform for the bias) checks nothing."""
+    assert _checks_run(lambda: tg.nn.Linear(4, 3)) == ["nn/modules.py -> check"]
+    layer = tg.nn.Linear(4, 3)
+    assert _checks_run(layer.reset_parameters) == []
+
+
+@pytest.mark.parametrize("call", [
+    lambda w: tg.nn.init.uniform_(w, -1, 1), lambda w: tg.nn.init.normal_(w, 0, 2),
+    lambda w: tg.nn.init.constant_(w, 3), lambda w: tg.nn.init.xavier_uniform_(w),
+], ids=["uniform_", "normal_", "constant_", "xavier_uniform_"])
+def test_a_public_init_call_checks_the_numbers_it_hands_on_at_its_door(call):
+    """A public call is checked at its door: its declaration by the wrapper, then the numbers it
+    hands on to the method (uniform_'s `from` and `to`) by hand, in the method's words, there
+    and only there (nn/init.py's _as_the_method)."""
+    door = os.path.relpath(__file__, os.path.dirname(tg.__file__)) + " -> check_then_call"
+    weight = tg.empty(3, 4)
+    assert _checks_run(lambda: call(weight)) == [door, "nn/init.py -> checked_values"]
+
+
+def _saved_and_loaded():
+    import io
+    buffer = io.BytesIO()
+    tg.save({"w": tg.ones(2, requires_grad=True), "p": tg.nn.Parameter(tg.ones(2))}, buffer)
+    buffer.seek(0)
+    tg.load(buffer)
+
+
+WIDER_LIBRARY_CALLS = {
+    "Module.cpu": lambda: tg.nn.Sequential(tg.nn.Linear(3, 2), tg.nn.BatchNorm1d(2)).cpu(),
+    "tensorgrad.load": _saved_and_loaded,
+    "FloatTensor": lambda: tg.FloatTensor([3, 4]),
+    "DoubleTensor": lambda: tg.DoubleTensor([3, 4]),
+}
+
+
+@pytest.mark.parametrize("name", WIDER_LIBRARY_CALLS)
+def test_conversions_and_load_enter_no_checked_wrapper_from_the_library(name):
+    """Module.cpu, load and the legacy constructors call the plain conversions (review s14b F3:
+    each entered the checked Tensor.cpu, requires_grad_, float or double from inside)."""
+    assert _checked_wrappers_entered_from_the_library(WIDER_LIBRARY_CALLS[name]) == []

@@ -66,41 +66,46 @@ def _calculate_correct_fan(tensor, mode):
 
 
 # PyTorch's functions here are Python that ends in tensor.uniform_(a, b), tensor.normal_(mean,
-# std) or tensor.fill_(val): the numbers are checked as those methods check them (by hand, here:
-# once), the tensor as each function's declaration says
+# std) or tensor.fill_(val). These three fill, and check nothing: the numbers they get are
+# already plain (the library's own, or a public call's, checked at its door by `_as_the_method`).
 def _uniform(tensor, a, b):
-    a, b = checked_values("uniform_", (a, b), method=True)[0]
     with no_grad():
         return uniform_fill(tensor, a, b)
 
 
 def _normal(tensor, mean, std):
-    mean, std = checked_values("normal_", (mean, std), method=True)[0]
     with no_grad():
         return normal_fill(tensor, mean, std)
 
 
 def _constant(tensor, val):
-    val, = checked_values("fill_", (val,), method=True)[0]
     with no_grad():
         return inplace.fill_(tensor, val)
+
+
+def _as_the_method(method, *numbers):
+    """Numbers a public call hands on to `tensor.uniform_`, `normal_` or `fill_` (the user's
+    `a` and `b`, or a bound computed from the user's gain), checked as that method checks them
+    and in its words ("uniform_(): argument 'from' (position 1) must be float, not str"), as
+    PyTorch's Python functions let the method check them. A 0-d tensor comes back a number."""
+    return checked_values(method, numbers, method=True)[0]
 
 
 @declared(python=True)
 def uniform_(tensor: Tensor, a: object = 0.0, b: object = 1.0):
     """Fill with values drawn uniformly from [a, b)."""
-    return _uniform(tensor, a, b)
+    return _uniform(tensor, *_as_the_method("uniform_", a, b))
 
 
 @declared(python=True)
 def normal_(tensor: Tensor, mean: object = 0.0, std: object = 1.0):
     """Fill with values drawn from the normal distribution N(mean, std²)."""
-    return _normal(tensor, mean, std)
+    return _normal(tensor, *_as_the_method("normal_", mean, std))
 
 
 @declared(python=True)
 def constant_(tensor: Tensor, val: object):
-    return _constant(tensor, val)
+    return _constant(tensor, *_as_the_method("fill_", val))
 
 
 @declared(python=True)
@@ -127,7 +132,7 @@ def xavier_uniform_(tensor: Tensor, gain: object = 1.0):
     _GAIN["xavier_uniform_"].match((), {"gain": gain})  # (PyTorch multiplies by it, past the fans)
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
     bound = math.sqrt(3.0) * std  # a uniform on [-a, a] has standard deviation a/√3
-    return _uniform(tensor, -bound, bound)
+    return _uniform(tensor, *_as_the_method("uniform_", -bound, bound))  # (gain: maybe a tensor)
 
 
 @declared(python=True)
@@ -136,7 +141,7 @@ def xavier_normal_(tensor: Tensor, gain: object = 1.0):
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     _GAIN["xavier_normal_"].match((), {"gain": gain})  # (PyTorch multiplies by it, past the fans)
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
-    return _normal(tensor, 0.0, std)
+    return _normal(tensor, *_as_the_method("normal_", 0.0, std))  # (gain: maybe a tensor)
 
 
 @declared(python=True)
@@ -153,7 +158,7 @@ def kaiming_uniform_(tensor: Tensor, a: object = 0, mode: str = "fan_in",
     gain = calculate_gain(nonlinearity, a)
     std = gain / math.sqrt(fan)
     bound = math.sqrt(3.0) * std
-    return _uniform(tensor, -bound, bound)
+    return _uniform(tensor, -bound, bound)  # (a float: calculate_gain takes only a number)
 
 
 @declared(python=True)
@@ -166,16 +171,18 @@ def kaiming_normal_(tensor: Tensor, a: object = 0, mode: str = "fan_in",
     fan = _calculate_correct_fan(tensor, mode)
     gain = calculate_gain(nonlinearity, a)
     std = gain / math.sqrt(fan)
-    return _normal(tensor, 0.0, std)
+    return _normal(tensor, 0.0, std)  # (a float: calculate_gain takes only a number)
 
 
 # -- the door -----------------------------------------------------------------------------------
-# The functions above are declared where they are defined, and left plain: the library calls them
-# as they are (nn.Linear's reset_parameters, through `plain`). The names this module exports are
-# their checked forms, made here once, as tensorgrad/__init__.py makes the operations'.
+# The functions above are declared where they are defined. The names this module exports are
+# their checked forms, made here once, as tensorgrad/__init__.py makes the operations'. The
+# library calls, through `plain`, the ones that check nothing (nn.Linear's reset_parameters: its
+# own bounds are plain floats): the fills, ones_, zeros_ and the Kaiming functions, whose
+# numbers calculate_gain has taken only as Python numbers. (uniform_, normal_, constant_ and the
+# Xavier functions check the numbers a public call hands on, in the method's words: not plain.)
 plain = types.SimpleNamespace(
-    uniform_=uniform_, normal_=normal_, constant_=constant_, ones_=ones_, zeros_=zeros_,
-    xavier_uniform_=xavier_uniform_, xavier_normal_=xavier_normal_,
+    uniform_=_uniform, normal_=_normal, constant_=_constant, ones_=ones_, zeros_=zeros_,
     kaiming_uniform_=kaiming_uniform_, kaiming_normal_=kaiming_normal_)
 uniform_, normal_, constant_, ones_, zeros_, xavier_uniform_, xavier_normal_, kaiming_uniform_, \
     kaiming_normal_ = (checked(f) for f in (

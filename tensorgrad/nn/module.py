@@ -334,8 +334,9 @@ class Module:
         return self.to(dtypes.float64)
 
     def cpu(self):
-        """The module itself: every tensor is on the CPU, tensorgrad's one device."""
-        return self._apply(lambda tensor: tensor.cpu())
+        """The module itself: every tensor is on the CPU, tensorgrad's one device (each one is
+        its own `tensor.cpu()`, as Tensor.cpu returns the tensor itself)."""
+        return self._apply(lambda tensor: tensor)
 
     def cuda(self, device=None):
         """As PyTorch without CUDA: refused by the first tensor (a module with none is itself)."""
