@@ -81,6 +81,8 @@ VERSION_MISMATCH = (
 
 # tests/spec/test_s5_modes_inplace_hooks.py::test_leaf_add_
 LEAF_IN_PLACE = "a leaf Variable that requires grad is being used in an in-place operation."
+# tests/spec/test_s15_leaf_moved_into_the_graph.py::test_backward_into_the_old_accumulator_is_refused
+LEAF_MOVED_INTO_GRAPH = "leaf variable has been moved into the graph interior"
 # tests/spec/test_s5_modes_inplace_hooks.py::test_view_of_leaf_add_
 VIEW_OF_LEAF_IN_PLACE = (
     "a view of a leaf Variable that requires grad is being used in an in-place operation."

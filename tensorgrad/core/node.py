@@ -157,12 +157,13 @@ class AccumulateGrad(Node):
         (`create_graph=True`, grad mode on): then `.grad` must be a recorded operation, a copy
         or a sum, that can be differentiated again. A leaf that no longer requires grad
         (`requires_grad_(False)` after the forward pass) takes nothing, as in PyTorch: its
-        `.grad` stays as it was."""
+        `.grad` stays as it was. If an in-place op has since made it a non-leaf (`x.mul_(b)`,
+        allowed once it no longer requires grad), PyTorch refuses, and so does this."""
         leaf, grad = self.variable, grads[0]
-        # A leaf no longer requiring grad takes nothing. (`_requires_grad` is a leaf's own flag;
-        # a leaf that an in-place op has since moved into the graph still takes its gradient.)
-        if not leaf._requires_grad and leaf._grad_fn is None:
-            return ()
+        if not leaf._requires_grad or leaf._grad_fn is not None:  # (one test when neither)
+            if leaf._grad_fn is not None:
+                raise RuntimeError(messages.LEAF_MOVED_INTO_GRAPH)
+            return ()  # no longer requiring grad: it takes nothing
         if leaf._grad is None:
             if grad_mode._grad_enabled:
                 leaf._grad = grad._copy_for_grad()  # (tensor_methods.py: a recorded copy)
