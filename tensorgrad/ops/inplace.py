@@ -105,9 +105,9 @@ def apply(tensor, compute, inputs=(), written=None):
 
 def _write(tensor, compute):
     """apply, once the tensor has passed check_allowed and check_memory."""
-    results_to_save = []  # (filled by the saver: the names under which the rule saves its result)
+    after_the_write = []  # what the saver leaves until the write is done: f(node)
     if is_grad_enabled():
-        plugged = instruments.plug_in(savers=_saving_for_in_place(tensor, results_to_save))
+        plugged = instruments.plug_in(savers=_saving_for_in_place(tensor, after_the_write))
         try:
             result = compute()
         finally:
@@ -126,8 +126,8 @@ def _write(tensor, compute):
         tensor._fw_tangent = result._fw_tangent  # forward mode: the new value's tangent
     if node is not None:
         tensor._set_grad_fn(node, result._output_nr)  # (a retained gradient moves with it)
-        if results_to_save:
-            _save_the_written_result(node, tensor)
+        for finish in after_the_write:
+            finish(node)
     return tensor
 
 
@@ -203,27 +203,35 @@ def div_(tensor, other, rounding_mode=None):
 AFTER_THE_WRITE = object()  # in a node's saved values, for a moment: "the result, saved later"
 
 
-def _saving_for_in_place(tensor, results_to_save):
+def _saving_for_in_place(tensor, after_the_write):
     """How the op about to overwrite `tensor` saves values for backward (plugged into the
     instruments while it computes): as usual, the saved-tensor hooks in force included, except
-    for two values, as PyTorch does:
+    for the values that are `tensor`, as PyTorch does:
       * where its rule saves `tensor` as `self`, a copy of the old values (x.mul_(b) needs the
         old x for the gradient of b; its `_saved_self` is a clone). The copy goes through the
-        hooks like any saved value: pack sees it, once. Only that slot: in x.mul_(x) the rule's
-        `other` is x itself, which backward finds overwritten and, without hooks, says so, as
-        PyTorch does (tests/test_saved_tensor_hooks.py);
+        hooks like any saved value: pack sees it, once;
       * where it saves its result (exp_, tanh_, sqrt_), nothing yet: the result is `tensor`
         once it has been written, and it is saved then, through `save` like any other value
         (_save_the_written_result). A pack hook sees `tensor` itself at its new version, and
-        backward reads it as it is when backward runs (tests/spec/test_s15_inplace_saves_its_result.py)."""
+        backward reads it as it is when backward runs (tests/spec/test_s15_inplace_saves_its_result.py);
+      * where it saves `tensor` under another name (x.mul_(x)'s `other`), `tensor` as it is:
+        backward finds it overwritten and, without hooks, says so, as PyTorch does
+        (tests/test_saved_tensor_hooks.py). Without hooks it is kept as an output is, its array
+        and version without the tensor: `tensor` will hold this node, and the node holding
+        `tensor` would be a reference cycle (tests/test_engine.py).
+    What must wait for the node to be `tensor`'s goes into `after_the_write`, as f(node)."""
     usual = instruments.savers[-1] if instruments.savers else None  # (the hooks', if in force)
 
     def saver(value, is_output, producer, name):
         if is_output:
-            results_to_save.append(name)
+            after_the_write.append(lambda node: _save_the_written_result(node, tensor))
             return AFTER_THE_WRITE
         if name == "self" and value is tensor:
             value = clone(tensor)  # (before the write: the old values)
+        elif value is tensor and usual is None:
+            saved = SavedTensor(tensor, is_output=True)
+            after_the_write.append(lambda node: _name_its_producer(saved, node, tensor))
+            return saved
         if usual is not None:
             return usual(value, is_output, producer, name)
         return SavedTensor(value, is_output, producer)
@@ -235,6 +243,12 @@ def _save_the_written_result(node, tensor):
     node._for_backward = tuple([
         save(OUTPUT, tensor, type(node), name) if value is AFTER_THE_WRITE else value
         for value, name in zip(node._for_backward, type(node).saved_names)])
+
+
+def _name_its_producer(saved, node, tensor):
+    """x.mul_(x)'s saved `other`, kept as an output: the version error backward will raise
+    names what made the tensor then, "output 0 of Mul", as PyTorch's does."""
+    saved._producer, saved._output_nr = type(node), tensor._output_nr
 
 
 def check_castable(result_dtype, output_dtype):
