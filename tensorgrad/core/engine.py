@@ -223,7 +223,9 @@ def run_tensor_pre_hooks(node, grads):
             if tensor is not None and output_nr < len(grads) and grads[output_nr] is not None:
                 grad = grads[output_nr]  # as PyTorch's retain_grad: a copy, then new sums, so
                 tensor._grad = grad._clone() if tensor._grad is None else tensor._grad + grad
-                # (a .grad made under create_graph keeps its graph only while graphs are made)
+                # (a .grad made under create_graph keeps its graph only while graphs are made;
+                # `_clone` is ops/elementwise.py's clone, a recorded copy, as a plain method of
+                # tensor_methods.py)
     return grads
 
 

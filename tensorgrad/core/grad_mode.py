@@ -31,6 +31,7 @@ class _GradModeContext:
 
     def __new__(cls, func=None):
         # `@no_grad` without parentheses passes the function straight to the class.
+        # (set_grad_enabled, a subclass defined below, takes a bool, never a function.)
         if func is not None and callable(func) and cls is not set_grad_enabled:
             return cls()(func)
         return super().__new__(cls)

@@ -177,7 +177,9 @@ class Tensor:
         """Make output `output_nr` of `node` where this tensor's gradient arrives: an in-place
         change gives the tensor a new grad_fn. A retained gradient is filed on that node, where
         the engine stores it, and moves with the tensor, as in PyTorch: `.grad` is then the
-        gradient of the value the tensor holds now, not of the value it held before."""
+        gradient of the value the tensor holds now, not of the value it held before.
+        (`node._retained_outputs`, {output_nr: weakref to the tensor}, is a Node attribute
+        that node.py, the next file, defines; the engine's run_tensor_pre_hooks reads it.)"""
         if self._retains_grad:
             del self._grad_fn._retained_outputs[self._output_nr]
         self._grad_fn, self._output_nr = node, output_nr
@@ -223,6 +225,8 @@ class Tensor:
         """Call `hook(grad)` when the gradient for this tensor is computed.
 
         The hook may return a new gradient to use instead. Returns a handle with `.remove()`.
+        A non-leaf's hooks are filed on its grad_fn (`node._tensor_pre_hooks`, a Node attribute
+        that node.py defines), where the engine's run_tensor_pre_hooks finds them.
         """
         if not self.requires_grad:
             raise RuntimeError(messages.HOOK_NO_REQUIRES)
