@@ -4,7 +4,8 @@ README.md stays short enough to finish in five minutes (at most 10,000 character
 the two commands, a picture, what the course contains, links onward), and every relative link
 in README.md, docs/ and lessons/README.md leads somewhere: to a file of the checkout and, when
 it names an anchor (`file.md#a-heading`), to a heading of that file as GitHub names it. CI
-(.ci/run) runs exactly the test command the front page gives.
+(.ci/run) ends with exactly the test command the front page gives, and the front page names
+what CI installs before it, which a newcomer's `./run test` skips without.
 """
 
 import json
@@ -109,6 +110,22 @@ def test_ci_runs_exactly_the_test_command_the_front_page_gives():
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     (ran,) = re.findall(r"^exec (.+)$", ci, flags=re.MULTILINE)
     assert ran.strip() == commands["runs the whole test suite"]
+
+
+# What .ci/run installs before the test command (its words), and the front page's name for it
+CI_INSTALLS = {"torch==": "PyTorch 2.13.0", "nbgrader": "nbgrader", ".[site]": "website's builder",
+               "chromium": "Chromium"}
+
+
+def test_the_front_page_names_what_ci_installs_before_the_tests():
+    """A newcomer's `./run test` is CI's last command, not all of CI: the front page says which
+    installs CI adds, and so which tests a plain `./run test` skips (review s14b, F7)."""
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    text = " ".join(README.read_text(encoding="utf-8").split())
+    assert "CI runs exactly this command" not in text
+    for installed, named in CI_INSTALLS.items():
+        assert installed in ci, f".ci/run no longer installs {installed}: update CI_INSTALLS"
+        assert named in text, f"README.md does not say that CI installs {named}"
 
 
 @pytest.mark.parametrize("page", PAGES, ids=[p.relative_to(ROOT).as_posix() for p in PAGES])
