@@ -127,3 +127,21 @@ def test_the_reading_of_execute_says_which_calls_make_a_capture():
     for call, makes in made.items():
         if makes:
             assert call in bullet, f"the bullet on `wanted` does not name {call}: {bullet!r}"
+
+
+# Each branch of Rule.apply as lesson 10 prints it (cell l10-07), which the prose right after it
+# (l10-08) must explain, quoting it: the empty edge, a setting read from the node (review s14b
+# F5: the `getattr` branch was printed and never explained), and cat's and stack's one formula.
+RULE_APPLY_BRANCHES = ["next_node is None", "getattr(self, name)", '"tensors"']
+
+
+@pytest.mark.parametrize("path", EDITIONS, ids=lambda p: p.parent.name)
+def test_the_prose_explains_every_branch_of_rule_apply(path):
+    by_id = {cell.get("id"): cell for cell in cells(path)}
+    shown, prose = printed(by_id["l10-07"]), text(by_id["l10-08"])
+    assert "def apply(self, grads):" in shown
+    for branch in RULE_APPLY_BRANCHES:
+        assert branch in shown, f"Rule.apply no longer reads {branch!r}: update this list"
+        assert f"`{branch}`" in prose or f"`values[{branch}]`" in prose or (
+            f"test for `{branch}`" in prose or f"检查 `{branch}`" in prose), (
+            f"{path.parent.name}: l10-08 does not explain {branch!r}")
