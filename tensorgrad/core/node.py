@@ -160,8 +160,8 @@ class AccumulateGrad(Node):
         `.grad` stays as it was. If an in-place op has since made it a non-leaf (`x.mul_(b)`,
         allowed once it no longer requires grad), PyTorch refuses, and so does this."""
         leaf, grad = self.variable, grads[0]
-        if not leaf._requires_grad or leaf._grad_fn is not None:  # (one test when neither)
-            if leaf._grad_fn is not None:
+        if not leaf._requires_grad:  # (`_requires_grad`: a leaf's own flag, which stays False)
+            if leaf._grad_fn is not None:  # an in-place op has moved it into the graph since
                 raise RuntimeError(messages.LEAF_MOVED_INTO_GRAPH)
             return ()  # no longer requiring grad: it takes nothing
         if leaf._grad is None:
