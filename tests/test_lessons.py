@@ -1235,6 +1235,29 @@ OWN_SOURCE_PUT_BACK = [
     ("05_vector_backward", "cell-30152ffb",
      'print("The result (compare it with your prediction):")\na.grad = None\n'
      "c = tg.stack([a[0] * a[1], a[0] + a[1] ** 2])\nc.backward(tg.tensor([0., 1.]))\na.grad"),
+    # ... and "what slope has each factor alone along w?" above code that froze the other factor at its
+    # number, (x + w) * (1.0 + 1): the slopes 2 and 3 read off the constants
+    ("02_derivatives", "cell-d1504362",
+     "print(\"The result (compare it with your prediction):\")\n"
+     "def partials(f, x, w, h=1e-4):\n"
+     "    d_dx = (f(x + h, w) - f(x - h, w)) / (2 * h)\n"
+     "    d_dw = (f(x, w + h) - f(x, w - h)) / (2 * h)\n"
+     "    return d_dx, d_dw\n"
+     "\n"
+     "\n"
+     "def f_first(x, w):\n"
+     "    return (x + w) * (1.0 + 1)     # w only in the first factor; the second frozen at w = 1\n"
+     "\n"
+     "\n"
+     "def f_second(x, w):\n"
+     "    return (x + 1.0) * (w + 1)     # w only in the second factor; the first frozen at w = 1\n"
+     "\n"
+     "\n"
+     "d_dx, d_dw = partials(f2, 2.0, 1.0)\n"
+     "print(f\"df/dx = {d_dx:.6f}\")\n"
+     "print(f\"df/dw = {d_dw:.6f}\")\n"
+     "print(f\"slope along w, first factor only:  {partials(f_first, 2.0, 1.0)[1]:.6f}\")\n"
+     "print(f\"slope along w, second factor only: {partials(f_second, 2.0, 1.0)[1]:.6f}\")"),
 ]
 
 
