@@ -1194,6 +1194,13 @@ REWORDED_GIVE_AWAYS = [
      "输出的切向量就是**雅可比-向量积**（Jacobian-vector product，JVP）$J u$，即雅可比矩阵各*列*的加权和"),
 ]
 
+# the s14b review (session 15): a sentence four cells above lesson 4's first prediction that said only
+# later operations are recorded
+REWORDED_GIVE_AWAYS += [
+    ("04_scalar_backward", "04_scalar_backward", "cell-8418f9bc",
+     "From now on, operations on `a` are recorded.", "从现在起，对 `a` 的运算都会被记录。"),
+]
+
 # Code cells that once stood open above a prediction they answer (outside reviews found them):
 # (lesson, the code cell, the cell it stood before, or None if it now stands there folded). Put back
 # there, or unfolded, each must be caught by the prediction's declared `gives_away_code`.
