@@ -1180,9 +1180,6 @@ REWORDED_GIVE_AWAYS = [
      "Lesson 5 turns to outputs with more than one\n  element.", "输出不止一个元素的情形，第 5 课再讲。"),
     ("05_vector_backward", "04_scalar_backward", "cell-c30e4e57",
      "The tutorial is right: for a scalar output the argument is optional.", "教程说得对：输出是标量时，这个参数可以省略。"),
-    # ... lesson 6's old heading (the first review), for the prediction that now also asks which node
-    ("06_autograd_grad_higher_derivatives", "06_autograd_grad_higher_derivatives", "cell-d3685a34",
-     "## 2. A matrix example, and a gradient that has a `grad_fn`", "## 2. 矩阵的例子，以及带 `grad_fn` 的梯度"),
     # the s13 review: the counts of P13d were the rule stated in lessons 5 and 13, applied to sizes the
     # prose gave; the prediction now asks about a batch whose sizes the learner works out, and a
     # sentence that gave them would answer it
@@ -1199,6 +1196,16 @@ REWORDED_GIVE_AWAYS = [
 REWORDED_GIVE_AWAYS += [
     ("04_scalar_backward", "04_scalar_backward", "cell-8418f9bc",
      "From now on, operations on `a` are recorded.", "从现在起，对 `a` 的运算都会被记录。"),
+    # ... and lesson 6's objective and opening, which said a second backward pass can fail and that
+    # something decides it (the prediction then asks about one that does not). (Lesson 6's old heading
+    # "a gradient that has a `grad_fn`", the first review, is no give-away any more: the section now
+    # says so, and the prediction asks only which node.)
+    ("06_autograd_grad_higher_derivatives", "06_autograd_grad_higher_derivatives", "cell-e60b4059",
+     "- why a second backward pass through the same graph can fail, and what decides whether it does;",
+     "- 为什么对同一个计算图做第二次反向传播可能会失败，以及由什么决定它会不会失败；"),
+    ("06_autograd_grad_higher_derivatives", "06_autograd_grad_higher_derivatives", "cell-ee8b5aa6",
+     "On the way we will find out why a second backward pass can fail.",
+     "途中我们会弄清楚第二次反向传播为什么可能失败。"),
 ]
 
 # Code cells that once stood open above a prediction they answer (outside reviews found them):
