@@ -1206,6 +1206,11 @@ REWORDED_GIVE_AWAYS += [
     ("06_autograd_grad_higher_derivatives", "06_autograd_grad_higher_derivatives", "cell-ee8b5aa6",
      "On the way we will find out why a second backward pass can fail.",
      "途中我们会弄清楚第二次反向传播为什么可能失败。"),
+    # ... and lesson 4's paraphrase of tutorial 2's reason, one element, for lesson 5's one-element vector
+    # (the companion's quote of it, "由于out中仅有一个元素", is now read after lesson 5: the course map)
+    ("05_vector_backward", "04_scalar_backward", "cell-bca70ba3",
+     "Tutorial 2 writes that, since `out` has a single element, \"out.backward()等价于out.backward(torch.tensor(1.))\".",
+     "教程 2 写道，由于 `out` 只有一个元素，“out.backward()等价于out.backward(torch.tensor(1.))”。"),
 ]
 
 # Code cells that once stood open above a prediction they answer (outside reviews found them):
