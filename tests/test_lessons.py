@@ -712,8 +712,11 @@ def test_predictions_are_not_spoiled(path):
 #     earlier answer boxes included), and the prediction's own **Predict:** cell;
 #   - the visible outputs of every code cell above it (of a collapsed output only the preview line on
 #     its bar): a give-away, or every line the prediction prints;
-#   - the comments and docstrings of every code cell above it and of the prediction cells themselves
-#     (the source a learner reads before running);
+#   - the comments and docstrings of every code cell above it, and the whole visible source of the
+#     prediction cells themselves, code and comments (what a learner reads before running them): the
+#     give-aways, and code-shaped ones the prediction declares in `gives_away_source` (compared
+#     without whitespace, e.g. `backward(tg.tensor([0., 1.]))` for "which v gives the second row?"),
+#     which are also looked for in the open source of every code cell above it;
 #   - for code that answers it (printed engine source, a loop that makes the counted passes): the
 #     source and visible outputs of every code cell above its **Predict:** cell, for the fragments it
 #     declares in `gives_away_code` (each must be shown after the prompt);
@@ -761,6 +764,11 @@ def _plain(text: str) -> str:
     text = re.sub(r"(\d+)\.0+(?![\d])", r"\1", text)
     text = re.sub(r"(\d+\.\d*?[1-9])0+(?![\d])", r"\1", text)
     return re.sub(r"(\d)\.(?![\d])", r"\1", text)
+
+
+def _unspaced(code: str) -> str:
+    """Code without whitespace: `tensor([0., 1.])` and `tensor([0.,1.])` read the same."""
+    return re.sub(r"\s+", "", code)
 
 
 def output_text(cell, visible_only=False) -> str:
@@ -997,10 +1005,13 @@ def spoilers(nb, w: Words = WORDS["en"], name: str | None = None,
                 for item in says(text, news + gives_away):
                     where = "the lesson's opening" if index in opening(nb) else "the markdown"
                     problems.append(f"{label}: {where} (cell {index}) already says {item!r}")
+            elif what == "comments" and index in codes and not _folded(nb.cells[index]):
+                # its own visible source, code included: the learner reads it before running it
+                for item in says(nb.cells[index].source, gives_away) + says(text, news):
+                    problems.append(f"{label}: its own source (cell {index}) already says {item!r}")
             elif what == "comments":
                 for item in says(text, news + gives_away):
-                    whose = "its own" if index in codes else f"cell {index}'s"
-                    problems.append(f"{label}: {whose} comments or docstrings already say {item!r}")
+                    problems.append(f"{label}: cell {index}'s comments or docstrings already say {item!r}")
             elif what == "output" and index < start:
                 for item in says(text, gives_away):
                     problems.append(f"{label}: cell {index}, above it, already printed {item!r}")
@@ -1022,6 +1033,13 @@ def spoilers(nb, w: Words = WORDS["en"], name: str | None = None,
                     problems.append(f"{label}: the code of cell {index}, above it, already shows {fragment!r}")
                 if fragment in output_text(cell, visible_only=True):
                     problems.append(f"{label}: cell {index}, above it, already printed the code {fragment!r}")
+        # code-shaped give-aways (`gives_away_source`): in the open source of the prediction's own
+        # cells or of a code cell above it, whitespace aside
+        for fragment in meta.get("gives_away_source", []):
+            for index, cell in enumerate(nb.cells[:codes[-1] + 1]):
+                if cell.cell_type == "code" and not _folded(cell) and _unspaced(fragment) in _unspaced(cell.source):
+                    whose = "its own source" if index in codes else f"the code of cell {index}, above it,"
+                    problems.append(f"{label}: {whose} already shows the code {fragment!r}")
         if lines and all(line in printed_above for line in lines):
             problems.append(f"{label}: the code cells above it already printed all it prints: {lines}")
         # before it, in the notebooks read before this one: the give-aways
@@ -1162,9 +1180,6 @@ REWORDED_GIVE_AWAYS = [
      "Lesson 5 turns to outputs with more than one\n  element.", "输出不止一个元素的情形，第 5 课再讲。"),
     ("05_vector_backward", "04_scalar_backward", "cell-c30e4e57",
      "The tutorial is right: for a scalar output the argument is optional.", "教程说得对：输出是标量时，这个参数可以省略。"),
-    # ... lesson 6's old heading (the first review), for the prediction that now also asks which node
-    ("06_autograd_grad_higher_derivatives", "06_autograd_grad_higher_derivatives", "cell-d3685a34",
-     "## 2. A matrix example, and a gradient that has a `grad_fn`", "## 2. 矩阵的例子，以及带 `grad_fn` 的梯度"),
     # the s13 review: the counts of P13d were the rule stated in lessons 5 and 13, applied to sizes the
     # prose gave; the prediction now asks about a batch whose sizes the learner works out, and a
     # sentence that gave them would answer it
@@ -1174,6 +1189,28 @@ REWORDED_GIVE_AWAYS = [
     ("13_forward_mode", "13_forward_mode", "c52dfe5a",
      "the output's tangent is the **Jacobian-vector product** $J u$: a weighted sum of the Jacobian's *columns*",
      "输出的切向量就是**雅可比-向量积**（Jacobian-vector product，JVP）$J u$，即雅可比矩阵各*列*的加权和"),
+]
+
+# the s14b review (session 15): a sentence four cells above lesson 4's first prediction that said only
+# later operations are recorded
+REWORDED_GIVE_AWAYS += [
+    ("04_scalar_backward", "04_scalar_backward", "cell-8418f9bc",
+     "From now on, operations on `a` are recorded.", "从现在起，对 `a` 的运算都会被记录。"),
+    # ... and lesson 6's objective and opening, which said a second backward pass can fail and that
+    # something decides it (the prediction then asks about one that does not). (Lesson 6's old heading
+    # "a gradient that has a `grad_fn`", the first review, is no give-away any more: the section now
+    # says so, and the prediction asks only which node.)
+    ("06_autograd_grad_higher_derivatives", "06_autograd_grad_higher_derivatives", "cell-e60b4059",
+     "- why a second backward pass through the same graph can fail, and what decides whether it does;",
+     "- 为什么对同一个计算图做第二次反向传播可能会失败，以及由什么决定它会不会失败；"),
+    ("06_autograd_grad_higher_derivatives", "06_autograd_grad_higher_derivatives", "cell-ee8b5aa6",
+     "On the way we will find out why a second backward pass can fail.",
+     "途中我们会弄清楚第二次反向传播为什么可能失败。"),
+    # ... and lesson 4's paraphrase of tutorial 2's reason, one element, for lesson 5's one-element vector
+    # (the companion's quote of it, "由于out中仅有一个元素", is now read after lesson 5: the course map)
+    ("05_vector_backward", "04_scalar_backward", "cell-bca70ba3",
+     "Tutorial 2 writes that, since `out` has a single element, \"out.backward()等价于out.backward(torch.tensor(1.))\".",
+     "教程 2 写道，由于 `out` 只有一个元素，“out.backward()等价于out.backward(torch.tensor(1.))”。"),
 ]
 
 # Code cells that once stood open above a prediction they answer (outside reviews found them):
@@ -1207,6 +1244,58 @@ def test_code_put_back_above_a_prediction_is_caught(lesson, cell_id, above, edit
     assert not before, before
     assert any("already shows" in problem or "already printed the code" in problem
                for problem in after), f"{path.name}: cell {cell_id} above its prediction is not caught"
+
+
+# Prediction cells whose own visible source once answered them (outside reviews found them): (lesson,
+# the prediction cell, its old source). Put back, each must be caught by the prediction's declared
+# give-aways (`gives_away`, `gives_away_zh`, or the code-shaped `gives_away_source`).
+OWN_SOURCE_PUT_BACK = [
+    # the s14b review: "which v gives just c2's gradient?" above a cell that ran backward with that v
+    ("05_vector_backward", "cell-30152ffb",
+     'print("The result (compare it with your prediction):")\na.grad = None\n'
+     "c = tg.stack([a[0] * a[1], a[0] + a[1] ** 2])\nc.backward(tg.tensor([0., 1.]))\na.grad"),
+    # ... and "what slope has each factor alone along w?" above code that froze the other factor at its
+    # number, (x + w) * (1.0 + 1): the slopes 2 and 3 read off the constants
+    ("02_derivatives", "cell-d1504362",
+     "print(\"The result (compare it with your prediction):\")\n"
+     "def partials(f, x, w, h=1e-4):\n"
+     "    d_dx = (f(x + h, w) - f(x - h, w)) / (2 * h)\n"
+     "    d_dw = (f(x, w + h) - f(x, w - h)) / (2 * h)\n"
+     "    return d_dx, d_dw\n"
+     "\n"
+     "\n"
+     "def f_first(x, w):\n"
+     "    return (x + w) * (1.0 + 1)     # w only in the first factor; the second frozen at w = 1\n"
+     "\n"
+     "\n"
+     "def f_second(x, w):\n"
+     "    return (x + 1.0) * (w + 1)     # w only in the second factor; the first frozen at w = 1\n"
+     "\n"
+     "\n"
+     "d_dx, d_dw = partials(f2, 2.0, 1.0)\n"
+     "print(f\"df/dx = {d_dx:.6f}\")\n"
+     "print(f\"df/dw = {d_dw:.6f}\")\n"
+     "print(f\"slope along w, first factor only:  {partials(f_first, 2.0, 1.0)[1]:.6f}\")\n"
+     "print(f\"slope along w, second factor only: {partials(f_second, 2.0, 1.0)[1]:.6f}\")"),
+]
+
+
+@pytest.mark.parametrize("edition", ["en", "zh"])
+@pytest.mark.parametrize("lesson, cell_id, old", OWN_SOURCE_PUT_BACK,
+                         ids=[f"{case[0][:2]}-{case[1]}" for case in OWN_SOURCE_PUT_BACK])
+def test_a_predictions_own_source_put_back_is_caught(lesson, cell_id, old, edition):
+    """The spoiler test reads a prediction's own source: the old code that answered it, put back, is found."""
+    path = LESSONS_DIR / ("zh" if edition == "zh" else "") / f"{lesson}.ipynb"
+    nb = load(path)
+    changed = copy.deepcopy(nb)
+    cell = next(cell for cell in changed.cells if cell.get("id") == cell_id)
+    assert "predict" in tags(cell)
+    cell.source = old
+    before = set(spoilers(nb, words(path), path.name, path))
+    after = set(spoilers(changed, words(path), path.name, path))
+    assert not before, before
+    assert any("its own source" in problem for problem in after - before), (
+        f"{path.name}: the old source of {cell_id} is not caught; declare its give-away")
 
 
 # The same for the Chinese glossary, a page a learner may open before any lesson: (lesson, old line).
