@@ -31,6 +31,7 @@ from ..derivatives import (BCE_LOG_FLOOR, AddmmBackward0, BinaryCrossEntropyBack
                            NativeBatchNormBackward0, NllLossBackward0, nll_index,
                            nll_weights)
 from ..ops import elementwise as ew
+from ..ops.indexing import masked_fill
 from ..ops import inplace as inplace_ops
 from ..ops import reduction
 from ..ops import shape as _shape
@@ -500,13 +501,15 @@ def _per_class(weight, ndim, class_dim):
 def _smoothing_loss(log_probabilities, target, weight, ignore_index, reduction, class_dim):
     """What label smoothing adds (before its factor ε/C): -Σ_c w_c·log p_c at each position whose
     target is not ignore_index, reduced as the loss is ('mean': over the same total weight as
-    the loss, Σ w[t] over the counted positions), as PyTorch composes it."""
+    the loss, Σ w[t] over the counted positions), as PyTorch composes it. The ignored positions
+    are filled with 0, not multiplied by 0: when every target is ignored the 'mean' is 0/0 = nan
+    and its backward sends 1/0 = inf, which a fill drops (gradient 0, as PyTorch) where a
+    product would give 0·inf = nan."""
     if weight is not None:
         log_probabilities = log_probabilities * _per_class(weight, log_probabilities.ndim,
                                                            class_dim)
     counted = target._data != ignore_index
-    smooth = -_sum(log_probabilities, class_dim) * Tensor._make(
-        counted.astype(log_probabilities._data.dtype))
+    smooth = masked_fill(-_sum(log_probabilities, class_dim), Tensor._make(~counted), 0.0)
     if reduction == "none":
         return smooth
     if reduction == "sum":

@@ -104,6 +104,25 @@ def test_nll_loss_all_targets_ignored(tg, reduction, loss):
                          reduction=reduction) == (loss, ZEROS)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("weight", [None, WEIGHT])
+@pytest.mark.parametrize("smoothing", [0.1, 1.0])
+@pytest.mark.parametrize("reduction, loss", [("mean", [float("nan")]), ("sum", [0.0]),
+                                             ("none", [0.0] * 4)])
+def test_label_smoothing_with_every_target_ignored(tg, dtype, weight, smoothing, reduction, loss):
+    """The 'mean' divides by a total weight of 0, so its value is 0/0 = nan; PyTorch zeroes the
+    ignored positions with masked_fill, whose backward drops the slope there, so the gradient is
+    0, not 0·(1/0) = nan, and one all-padding batch leaves the parameters as they were."""
+    dtype = getattr(tg, dtype)
+    x = tg.tensor(X, dtype=dtype, requires_grad=True)
+    result = tg.nn.functional.cross_entropy(
+        x, tg.tensor([-100] * 4), reduction=reduction, label_smoothing=smoothing,
+        weight=None if weight is None else tg.tensor(weight, dtype=dtype))
+    result.sum().backward()
+    assert str(result.detach().reshape(-1).tolist()) == str(loss)
+    assert x.grad.tolist() == [[0.0, 0.0, 0.0]] * 4
+
+
 def test_nll_loss_zero_weights_give_nan_mean_and_nan_gradient(tg):
     assert loss_and_grad(tg, "nll_loss", [2, 0, 1, 0], weight=[0.0, 0.0, 0.0]) == (
         "tensor(nan)",
