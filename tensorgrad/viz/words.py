@@ -173,8 +173,8 @@ def _matplotlib_speaks_chinese():
         # label warns "Glyph ... missing from font", one with $math$ in it logs "Font 'default'
         # does not have a glyph" through matplotlib.mathtext's logger)
         # (logging is imported here, not at the top: matplotlib has loaded it by now, and a
-        # plain `import tensorgrad` would otherwise pay for it, about a third of its import
-        # time's growth since 0956426, bench/README.md)
+        # plain `import tensorgrad` would otherwise pay for it: a fifth of its import's growth
+        # between 0956426 and 788e259, bench/README.md)
         import logging
 
         warnings.filterwarnings("ignore", message=r"Glyph \d+ .* missing from font", category=UserWarning)
