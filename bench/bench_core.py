@@ -49,6 +49,7 @@ import platform
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -78,6 +79,7 @@ import tensorgrad as tg  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import floor_autograd  # noqa: E402  (bench/floor_autograd.py, the per-op yardstick)
+from against import current_bytecode  # noqa: E402  (bench/against.py)
 
 if __name__ == "__main__" and "--no-peers" in sys.argv[1:]:
     os.environ["TG_BENCH_PEERS"] = ""  # read by bench/peers.py as it is imported
@@ -644,15 +646,20 @@ print("RESULT " + json.dumps({{"time_s": t1 - t0, "rss_bytes": r1, "rss_growth_b
 
 
 def bench_import(repeats):
+    """Each library's import in fresh processes, from bytecode compiled for the run (see
+    bench/against.py's current_bytecode: a stale __pycache__ where bytecode is not written
+    would time the compiler), by an untimed first round."""
     modules = ["numpy", "tensorgrad"] + (["torch"] if torch is not None else []) + peers.available()
     samples = {m: [] for m in modules}
-    for _ in range(repeats):
-        for m in modules:
-            proc = subprocess.run([sys.executable, "-c", IMPORT_WORKER.format(root=str(ROOT), module=m)],
-                                  capture_output=True, text=True, cwd="/", timeout=300)
-            line = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
-            if line:
-                samples[m].append(json.loads(line[0][7:]))
+    with tempfile.TemporaryDirectory(prefix="tg-bench-bytecode-") as bytecode:
+        env = dict(os.environ, **current_bytecode(bytecode))
+        for timed in [False] + [True] * repeats:
+            for m in modules:
+                proc = subprocess.run([sys.executable, "-c", IMPORT_WORKER.format(root=str(ROOT), module=m)],
+                                      capture_output=True, text=True, cwd="/", timeout=300, env=env)
+                line = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
+                if line and timed:
+                    samples[m].append(json.loads(line[0][7:]))
     out = {}
     for m, s in samples.items():
         if s:

@@ -256,3 +256,20 @@ def test_against_times_two_checkouts_in_paired_rounds_and_refuses_the_wrong_copy
     monkeypatch.setattr(sys, "path", list(sys.path))  # (it puts the folder first on the path)
     with pytest.raises(SystemExit, match="wanted tensorgrad from"):
         against.import_tensorgrad_from(tmp_path)  # tensorgrad is imported already, from root
+
+
+def test_imports_are_timed_from_current_bytecode(tmp_path, monkeypatch):
+    """Where bytecode is not written (PYTHONDONTWRITEBYTECODE, set on this project's machines),
+    a checkout with a stale __pycache__ would compile its changed modules on every timed import.
+    The import measures read bytecode compiled into a folder of their own by an untimed import
+    first: after it, that folder holds tensorgrad's, and a second import writes nothing new."""
+    import against
+
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    root = BENCH.parent
+    against.fresh(against.IMPORT, root, bytecode=tmp_path)
+    compiled = {p: p.stat().st_mtime_ns for p in tmp_path.rglob("*.pyc")}
+    mirror = tmp_path / str(root / "tensorgrad").lstrip("/")  # (no __pycache__ in it)
+    assert {p.name.split(".")[0] for p in compiled if p.parent == mirror} >= {"__init__", "arguments"}
+    assert against.fresh(against.IMPORT, root, bytecode=tmp_path)["cpu_s"] > 0
+    assert {p: p.stat().st_mtime_ns for p in tmp_path.rglob("*.pyc")} == compiled

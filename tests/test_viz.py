@@ -2,6 +2,7 @@
 
 import io
 import json
+import logging
 import os
 import re
 import subprocess
@@ -903,3 +904,17 @@ def test_chinese_labels_draw_without_warnings_even_without_a_chinese_font(chines
         fig.savefig(io.BytesIO(), format="png")
         plt.close(fig)
     assert not [w for w in caught if "Glyph" in str(w.message)], [str(w.message) for w in caught]
+    # a label with $math$ in it logs through matplotlib.mathtext's logger instead: quieted too
+    mathtext = logging.getLogger("matplotlib.mathtext")
+    assert mathtext.level == logging.ERROR
+    mathtext.setLevel(logging.NOTSET)
+
+
+def test_a_plain_import_does_not_load_logging():
+    """Only tg.viz's Chinese without a Chinese font needs `logging` (to quiet matplotlib, which has
+    loaded it by then): `import tensorgrad` does not pay for it (1.6% of its import's instructions,
+    a fifth of their growth between 0956426 and 788e259, bench/README.md)."""
+    code = "import sys, tensorgrad; print(sorted({'logging', 'string'} & set(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == "[]"

@@ -15,7 +15,6 @@ such font is installed the labels show as boxes, and matplotlib's "Glyph ... mis
 are silenced, so a notebook prints the same on every machine.
 """
 
-import logging
 import warnings
 
 WORDS = {
@@ -173,5 +172,10 @@ def _matplotlib_speaks_chinese():
         # no Chinese font: the labels show as boxes, without a warning per character (a plain
         # label warns "Glyph ... missing from font", one with $math$ in it logs "Font 'default'
         # does not have a glyph" through matplotlib.mathtext's logger)
+        # (logging is imported here, not at the top: matplotlib has loaded it by now, and a
+        # plain `import tensorgrad` would otherwise pay for it: a fifth of its import's growth
+        # between 0956426 and 788e259, bench/README.md)
+        import logging
+
         warnings.filterwarnings("ignore", message=r"Glyph \d+ .* missing from font", category=UserWarning)
         logging.getLogger("matplotlib.mathtext").setLevel(logging.ERROR)
