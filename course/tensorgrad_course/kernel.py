@@ -44,7 +44,9 @@ Starting kernels fast
     (``TENSORGRAD_GRADER_ZYGOTE=0``, or if it cannot start) the kernel is
     launched through :mod:`._launch_limited`, which sets the same limits and
     then execs ``python -m ipykernel_launcher``. The client side skips
-    jupyter_client's fixed 0.2 s wait at start-up (:class:`_QuickClient`).
+    jupyter_client's fixed 0.2 s wait at start-up (:class:`_QuickClient`). In the
+    ``nested`` sandbox a grading process starts its next submission's kernel while the
+    current notebook runs (:class:`_Spare`), so that the next run finds it ready.
     ``bench/grading_timeline.py`` shows where a submission's time goes.
 
 The sandbox
