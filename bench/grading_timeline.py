@@ -8,7 +8,10 @@ Grades answered copies of one exercise set (as ``bench/bench_grading.py`` builds
 clock for every process) in the grading processes: the submission's start, the fork server's
 spawn request and its answer (fork, namespaces, mounts: ``_isolate``), the kernel's first
 answer, each cell's request and reply by its role (setup, guard, answer, test...), the kill
-and reap of the kernel, the scratch folder's removal and the scoring. The kernel's own CPU
+and reap of the kernel, the scratch folder's removal and the scoring. A submission whose kernel
+was started ahead, while the submission before it ran (``kernel.run_notebook``'s ``prestart``),
+has no spawn of its own: its row says how long after its run began its kernel answered, and the
+spawns made meanwhile for the next submission are left out of its steps. The kernel's own CPU
 (utime + stime from ``/proc/PID/stat`` just before it is killed) and the grading process's
 CPU per submission are recorded next to the wall time, so that the table shows which steps
 are waiting rather than computing. Nothing here changes what the grader does.
@@ -85,6 +88,15 @@ def instrument(log: Path) -> None:
     _wrap_async(kernel._QuickClient, "_async_wait_for_ready", "wait_ready", "kernel_ready")
     kernel._QuickClient.wait_for_ready = kernel._QuickClient._async_wait_for_ready
     _wrap(kernel, "_reap", "reap", "reaped")
+    claim = kernel._claim
+
+    def claimed(*args, **kwargs):
+        km = claim(*args, **kwargs)
+        if km is not None:
+            _mark("claimed")
+        return km
+
+    kernel._claim = claimed
     _wrap(grade, "score", "score", "scored")
     _wrap(grade.shutil, "rmtree", "rmtree", "rmtree_done")
 
@@ -163,9 +175,12 @@ def table(rows: list[dict], roles: list[str]) -> str:
             first.setdefault(name, t)
         at = first.get
         add("read, assemble, scratch folder", at("run_notebook") - at("start"))
-        add("kernel manager set-up until spawn request", at("spawn_request") - at("run_notebook"))
-        add("spawn: fork, namespaces, mounts (server's answer)", at("spawn_reply") - at("spawn_request"))
-        add("server's answer until first kernel_info reply", at("kernel_ready") - at("spawn_reply"))
+        if at("claimed") is not None:  # (its spawn happened during the submission before it)
+            add("kernel started ahead: run start until first kernel_info reply", at("kernel_ready") - at("run_notebook"))
+        else:
+            add("kernel manager set-up until spawn request", at("spawn_request") - at("run_notebook"))
+            add("spawn: fork, namespaces, mounts (server's answer)", at("spawn_reply") - at("spawn_request"))
+            add("server's answer until first kernel_info reply", at("kernel_ready") - at("spawn_reply"))
         add("  of which the client's wait_for_ready", at("kernel_ready") - at("wait_ready"))
         cells = sorted(row["cells"])
         add("kernel ready until first cell request", cells[0][1] - at("kernel_ready"))
@@ -187,9 +202,10 @@ def table(rows: list[dict], roles: list[str]) -> str:
         add("grading process CPU", row["grader_cpu"])
         add("waiting: wall not covered by kernel or grader CPU",
             at("end") - at("start") - (row["kernel_cpu"] or 0.0) - row["grader_cpu"])
-    lines = [f"{'step':55s} {'median ms':>10s} {'min':>8s} {'max':>8s}"]
+    lines = [f"{'step':62s} {'n':>3s} {'median ms':>10s} {'min':>8s} {'max':>8s}"]
     for name, values in steps.items():
-        lines.append(f"{name:55s} {statistics.median(values):10.1f} {min(values):8.1f} {max(values):8.1f}")
+        lines.append(f"{name:62s} {len(values):3d} {statistics.median(values):10.1f} {min(values):8.1f} "
+                     f"{max(values):8.1f}")
     lines.append(f"(cells per submission: {len(rows[0]['cells'])}; median gap between cells {statistics.median(gaps):.2f} ms)")
     return "\n".join(lines)
 

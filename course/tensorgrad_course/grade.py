@@ -711,6 +711,10 @@ def _read(sub: Submission, sets: dict[str, ExerciseSet]):
     return data, nb_json, match.problem, match.exset
 
 
+#: The prefix of a graded submission's scratch folder (its kernel's; :func:`.kernel.new_scratch`).
+_SCRATCH = "tg-grade-"
+
+
 def _grade(
     sub: Submission, sets: dict[str, ExerciseSet], limits: Limits, expected: dict[str, exp.Expected]
 ) -> SubmissionResult:
@@ -760,14 +764,15 @@ def _grade(
         assembly.findings.insert(0, asm.Finding(
             "solution_notebook", None, f"this file {what}; graded as submitted: check how the student got it",
             tampering=True))
-    scratch = new_scratch("tg-grade-", limits)
+    scratch = new_scratch(_SCRATCH, limits)  # (with its kernel already started, if the last run started one)
     try:
         workdir = scratch / "work"
-        workdir.mkdir()
+        workdir.mkdir(exist_ok=True)
         # The kernel's folder holds a copy of the submission (a notebook may read
         # itself, or files next to it) and nothing of solutions/.
         (workdir / Path(sub.path).name).write_bytes(data)
-        run = run_notebook(assembly.notebook, limits, workdir, kernel_env(scratch, library.import_roots()))
+        run = run_notebook(assembly.notebook, limits, workdir, kernel_env(scratch, library.import_roots()),
+                           prestart=_SCRATCH)  # the next submission's kernel starts while this one runs
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     collected = exp.collect(assembly, run, nonce)

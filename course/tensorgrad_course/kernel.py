@@ -44,7 +44,9 @@ Starting kernels fast
     (``TENSORGRAD_GRADER_ZYGOTE=0``, or if it cannot start) the kernel is
     launched through :mod:`._launch_limited`, which sets the same limits and
     then execs ``python -m ipykernel_launcher``. The client side skips
-    jupyter_client's fixed 0.2 s wait at start-up (:class:`_QuickClient`).
+    jupyter_client's fixed 0.2 s wait at start-up (:class:`_QuickClient`). In the
+    ``nested`` sandbox a grading process starts its next submission's kernel while the
+    current notebook runs (:class:`_Spare`), so that the next run finds it ready.
     ``bench/grading_timeline.py`` shows where a submission's time goes.
 
 The sandbox
@@ -82,6 +84,7 @@ import math
 import os
 import re
 import select
+import shutil
 import signal
 import subprocess
 import sys
@@ -261,6 +264,7 @@ class _Zygote:
         """Close this process's fork server (and its sandbox): the next kernel starts in a fresh one."""
         current = cls._current
         if current is not None and current.owner == os.getpid():
+            _drop_spare()  # (a kernel of that server)
             current.close()
             cls._current = None
 
@@ -420,6 +424,9 @@ class LimitedKernelManager(AsyncKernelManager):
     disk_limits = Tuple(Int(0), Int(0))
     #: Whether the kernel has a /tmp and /dev/shm of its own that :class:`_Monitor` counts.
     private_tmpfs = Bool(False)
+    #: Ask the fork server from a thread, so that the event loop goes on meanwhile (a kernel
+    #: started ahead while another notebook runs: :func:`_start_spare`).
+    spawn_in_thread = Bool(False)
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -462,7 +469,8 @@ class LimitedKernelManager(AsyncKernelManager):
             if user:
                 limits["user"] = [user[0], user[1]]
             try:
-                pid = zygote.spawn(argv, cwd, env, limits, self.sandbox_scratch or None)
+                spawn = (zygote.spawn, argv, cwd, env, limits, self.sandbox_scratch or None)
+                pid = await _in_thread(*spawn) if self.spawn_in_thread else spawn[0](*spawn[1:])
             except (OSError, ValueError):
                 if sandboxed:
                     raise  # never fall back to a kernel outside the sandbox
@@ -752,7 +760,18 @@ _INHERITED_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "PYTHONPATH")
 
 
 def new_scratch(prefix: str, limits: Limits) -> Path:
-    """A fresh scratch folder for one kernel (inside the sandbox root when sandboxed)."""
+    """A fresh scratch folder for one kernel (inside the sandbox root when sandboxed).
+
+    If this process's last run started a kernel ahead for a folder of this ``prefix`` and these
+    ``limits`` (:func:`run_notebook`'s ``prestart``), that kernel's folder: nothing has run in
+    the kernel, and the folder holds only what its start wrote (connection file, sockets, IPython
+    folder) and an empty ``work`` folder, the kernel's working folder. It is handed out once."""
+    spare = _spare
+    if spare is not None and spare.owner == os.getpid() and spare.prefix == prefix and spare.limits == limits:
+        if not spare.handed_out:
+            spare.handed_out = True
+            return spare.scratch
+        _drop_spare()  # (handed out before and never run: its folder is its caller's, maybe gone)
     return sandbox.scratch(prefix, limits.sandbox)
 
 
@@ -766,23 +785,173 @@ def kernel_env(scratch: Path, pythonpath: list[str]) -> dict[str, str]:
     env.setdefault("PATH", os.defpath)
     env.setdefault("LANG", "C.UTF-8")
     env.update(
-        HOME=str(scratch),
         TMPDIR="/tmp",
-        MPLCONFIGDIR=str(scratch / "matplotlib"),
         PYTHONHASHSEED="0",
         OPENBLAS_NUM_THREADS="1",
         OMP_NUM_THREADS="1",
         MKL_NUM_THREADS="1",
         MPLBACKEND="Agg",
         PYDEVD_DISABLE_FILE_VALIDATION="1",
-        IPYTHONDIR=str(scratch / "ipython"),  # no startup scripts from ~/.ipython
-        JUPYTER_RUNTIME_DIR=str(scratch / "runtime"),
+        **_folders_env(scratch),
     )
     paths = [*pythonpath, *sandbox.extra_import_path(), *([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])]
     paths = list(dict.fromkeys(p for p in os.pathsep.join(paths).split(os.pathsep) if p))
     if paths:
         env["PYTHONPATH"] = os.pathsep.join(paths)
     return env
+
+
+def _folders_env(scratch: Path) -> dict[str, str]:
+    """The part of :func:`kernel_env` that names the kernel's scratch folder."""
+    return {"HOME": str(scratch), "MPLCONFIGDIR": str(scratch / "matplotlib"),
+            "IPYTHONDIR": str(scratch / "ipython"),  # no startup scripts from ~/.ipython
+            "JUPYTER_RUNTIME_DIR": str(scratch / "runtime")}
+
+
+# ---------------------------------------------------------------- a kernel started ahead
+#
+# A kernel takes some 0.2-0.3 s of wall time to start (the fork server's fork, namespaces and
+# mounts, then ipykernel setting itself up), most of it while the grader only waits. So while
+# one notebook runs, the grading process starts the kernel of its next run
+# (``run_notebook(..., prestart=prefix)``): a fresh process forked from the fork server like any
+# other, never from a kernel, in namespaces and a scratch folder of its own, in which nothing
+# runs until that next run claims it (:func:`new_scratch` hands out its folder, :func:`_claim`
+# the kernel), and which is never used twice. The notebook running meanwhile cannot reach it: its
+# kernel's PID namespace holds no other process, and the sandbox root it sees is empty but for
+# its own folder (:mod:`._isolate`). A claimed kernel runs no cell before the kernel of the run
+# before it is reaped, with every process of its PID namespace (:func:`_run`). Only in the
+# ``nested`` sandbox, where each kernel has namespaces of its own: elsewhere two kernels of one
+# grading process run as one user and could see each other. ``TENSORGRAD_GRADER_PRESTART=0``
+# turns it off.
+
+
+@dataclass
+class _Spare:
+    """A kernel started ahead for the next run of this process: no code has run in it."""
+
+    prefix: str
+    limits: Limits
+    scratch: Path
+    env: dict[str, str]
+    km: "LimitedKernelManager"
+    owner: int
+    handed_out: bool = False
+
+
+_spare: _Spare | None = None
+_spare_exit_registered: int | None = None
+
+
+def _prestarts(limits: Limits) -> bool:
+    """Whether kernels for these limits can be started ahead (see above)."""
+    return (limits.sandbox and os.environ.get("TENSORGRAD_GRADER_PRESTART", "1") != "0"
+            and os.environ.get("TENSORGRAD_GRADER_ZYGOTE", "1") != "0" and sandbox.mode()[0] == "nested")
+
+
+def _drop_spare() -> None:
+    """Kill the kernel started ahead, if any, and remove its folder (unless it was handed out)."""
+    global _spare
+    spare, _spare = _spare, None
+    if spare is None or spare.owner != os.getpid():
+        return
+    kill_kernel(spare.km)
+    _reap(spare.km, timeout=1.0)
+    try:
+        spare.km._close_control_socket()
+        spare.km.context.destroy(linger=0)
+    except Exception:  # noqa: BLE001 - the kernel is dead; its sockets go with this process at worst
+        pass
+    if not spare.handed_out:
+        shutil.rmtree(spare.scratch, ignore_errors=True)
+
+
+def _claim(scratch: Path, limits: Limits, env: dict[str, str]) -> "LimitedKernelManager | None":
+    """The kernel started ahead in ``scratch``, if it is there, alive, and started for ``limits`` and ``env``."""
+    global _spare
+    spare = _spare
+    if spare is None or spare.owner != os.getpid() or spare.scratch != scratch:
+        return None
+    process = getattr(spare.km.provisioner, "process", None)
+    if spare.limits != limits or spare.env != env or process is None or process.poll() is not None:
+        _drop_spare()
+        return None
+    _spare = None
+    return spare.km
+
+
+async def _start_spare(prefix: str, limits: Limits, env: dict[str, str], arguments: list[str]) -> None:
+    """Start the kernel of this process's next run (prefix ``prefix``, ``limits``; ``env`` is this
+    run's, whose folders are replaced by the new folder's). A failure only means no kernel ahead."""
+    global _spare, _spare_exit_registered
+    if _spare is not None:
+        return
+    scratch = sandbox.scratch(prefix, True)
+    km = None
+    try:
+        (scratch / "work").mkdir()
+        env = {**env, **_folders_env(scratch)}
+        km = _manager(scratch, limits, None)
+        km.spawn_in_thread = True
+        await km.start_kernel(extra_arguments=arguments, cwd=str(scratch / "work"), env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    except Exception:  # noqa: BLE001 - the next run starts its kernel itself
+        if km is not None:
+            kill_kernel(km)
+            _reap(km, timeout=1.0)
+        shutil.rmtree(scratch, ignore_errors=True)
+        return
+    _spare = _Spare(prefix, limits, scratch, env, km, os.getpid())
+    if _spare_exit_registered != os.getpid():
+        _spare_exit_registered = os.getpid()
+        atexit.register(_drop_spare)
+        # Pool workers end with os._exit, which skips atexit; multiprocessing's finalizers still
+        # run (before the sandbox root's removal, exitpriority 0).
+        import multiprocessing.util
+
+        multiprocessing.util.Finalize(None, _drop_spare, exitpriority=10)
+
+
+def _in_thread(function, *args):
+    """An awaitable for ``function(*args)`` run in a thread of its own (not a pool's: none stays)."""
+    loop = asyncio.get_running_loop()
+    future = loop.create_future()
+
+    def settle(method, value):
+        if not future.done():
+            method(value)
+
+    def work():
+        try:
+            value = function(*args)
+        except BaseException as exc:  # noqa: BLE001 - handed to the awaiting coroutine
+            loop.call_soon_threadsafe(settle, future.set_exception, exc)
+        else:
+            loop.call_soon_threadsafe(settle, future.set_result, value)
+
+    threading.Thread(target=work, daemon=True).start()
+    return future
+
+
+def _manager(scratch: Path, limits: Limits, user) -> "LimitedKernelManager":
+    """The kernel manager of a kernel whose scratch folder is ``scratch``."""
+    return LimitedKernelManager(
+        kernel_name="python3",
+        sandbox_scratch=str(scratch) if limits.sandbox else "",
+        user_scratch=str(scratch) if user else "",
+        disk_limits=(limits.disk_mb, limits.disk_files),
+        launcher_args=[
+            "--memory-mb", str(limits.memory_mb),
+            "--cpu-seconds", str(limits.cpu_seconds()),
+            "--file-mb", str(limits.file_mb),
+        ],
+    )
+
+
+def _kernel_arguments(client: NotebookClient) -> list[str]:
+    """The kernel's command-line options as nbclient gives them when it starts a kernel itself."""
+    history = f"--HistoryManager.hist_file={client.ipython_hist_file}"
+    arguments = list(client.extra_arguments)
+    return arguments if history in arguments or not client.ipython_hist_file else [*arguments, history]
 
 
 async def _responsive(client: NotebookClient, grace: float) -> bool:
@@ -799,7 +968,7 @@ async def _responsive(client: NotebookClient, grace: float) -> bool:
     return False
 
 
-async def _run(nb, limits: Limits, workdir: Path, env: dict[str, str]) -> RunResult:
+async def _run(nb, limits: Limits, workdir: Path, env: dict[str, str], prestart: str | None = None) -> RunResult:
     begin = time.monotonic()
     deadline = begin + limits.notebook_timeout
     result = RunResult()
@@ -812,17 +981,7 @@ async def _run(nb, limits: Limits, workdir: Path, env: dict[str, str]) -> RunRes
     strays = None if limits.sandbox else sandbox.Strays()  # (before the kernel starts: what is already here stays)
     if user:
         _give(scratch, user)
-    km = LimitedKernelManager(
-        kernel_name="python3",
-        sandbox_scratch=str(scratch) if limits.sandbox else "",
-        user_scratch=str(scratch) if user else "",
-        disk_limits=(limits.disk_mb, limits.disk_files),
-        launcher_args=[
-            "--memory-mb", str(limits.memory_mb),
-            "--cpu-seconds", str(limits.cpu_seconds()),
-            "--file-mb", str(limits.file_mb),
-        ],
-    )
+    km = _claim(scratch, limits, env) or _manager(scratch, limits, user)
     replies: dict[int, dict] = {}
     client = _CappedClient(
         nb,
@@ -848,6 +1007,7 @@ async def _run(nb, limits: Limits, workdir: Path, env: dict[str, str]) -> RunRes
     monitor.start()
     started = False
     pgid = None
+    ahead = None  # the task starting the next run's kernel
     try:
         # The kernel's own stdout/stderr (C-level prints, ipykernel's warnings) are
         # discarded: they are not cell output, and a flood there must not reach the
@@ -858,6 +1018,8 @@ async def _run(nb, limits: Limits, workdir: Path, env: dict[str, str]) -> RunRes
         ):
             started = True
             pgid = _kernel_pgid(km)
+            if prestart and _spare is None and _prestarts(limits):
+                ahead = asyncio.ensure_future(_start_spare(prestart, limits, env, _kernel_arguments(client)))
             await _execute_cells(client, km, nb, limits, deadline, replies, watchdog, result)
             monitor.check_disk(pgid)  # (the last look, while the kernel's /tmp and /dev/shm still exist)
             # Nothing more to run: kill now, so that nbclient's polite shutdown finds a
@@ -883,6 +1045,8 @@ async def _run(nb, limits: Limits, workdir: Path, env: dict[str, str]) -> RunRes
             result.reason = f"the kernel did not start: {_clean(exc) or type(exc).__name__}"
     finally:
         _finish(result, client, watchdog, km, pgid, begin, strays)
+        if ahead is not None:
+            await asyncio.wait([ahead])  # (it never raises; it ends within the fork server's time-outs)
     return result
 
 
@@ -900,6 +1064,7 @@ def _finish(result: RunResult, client, watchdog, km, pgid, begin: float, strays=
         result.outcome, result.reason = "kernel_died", watchdog.monitor.breach
         result.limit = watchdog.monitor.breach
     kill_kernel(km, pgid)  # makes sure nothing the kernel spawned survives
+    _reap(km)  # (and is gone before the run ends: a kernel started ahead runs nothing before that)
     if strays is not None:  # without a sandbox: nor what left the kernel's process group
         zygote = _Zygote._current
         keep = zygote.proc.pid if zygote is not None and zygote.owner == os.getpid() else None
@@ -950,18 +1115,43 @@ async def _execute_cells(client, km, nb, limits, deadline, replies, watchdog, re
             return
 
 
-def run_notebook(nb, limits: Limits, workdir: Path, env: dict[str, str]) -> RunResult:
+def run_notebook(nb, limits: Limits, workdir: Path, env: dict[str, str], *, prestart: str | None = None) -> RunResult:
     """Execute ``nb`` (modified in place: outputs filled) and report every code cell's outcome.
+
+    ``prestart``: the prefix of the scratch folder of this process's next run (its
+    :func:`new_scratch`); while ``nb`` runs, that run's kernel is started (see :class:`_Spare`).
+    Every run of a process goes through one event loop, in which that kernel's manager lives.
 
     A kernel that dies before it answers ran none of the notebook: whatever killed it is the
     grader's (or an earlier kernel's) doing, never this notebook's. So it is started once more,
     from a fresh fork server in a fresh sandbox; if that one dies too, ``retried`` says so and
     the grader reports the submission as its own error (:mod:`.grade`), not the student's.
     """
-    result = asyncio.run(_run(nb, limits, workdir, env))
+    result = _in_loop(_run(nb, limits, workdir, env, prestart))
     if result.stopped_at == -1 and result.outcome == "kernel_died" and not result.limit:
         _Zygote.discard()
         first = result.reason
-        result = asyncio.run(_run(nb, limits, workdir, env))
+        result = _in_loop(_run(nb, limits, workdir, env))
         result.retried = first
     return result
+
+
+_loop: asyncio.AbstractEventLoop | None = None
+_loop_owner: int | None = None
+
+
+def _in_loop(coroutine):
+    """Run ``coroutine`` in this process's event loop for notebooks (a forked process makes its own),
+    then cancel what it left running, as ``asyncio.run`` would; the loop stays for the next run."""
+    global _loop, _loop_owner
+    if _loop is None or _loop_owner != os.getpid() or _loop.is_closed():
+        _loop, _loop_owner = asyncio.new_event_loop(), os.getpid()
+    asyncio.set_event_loop(_loop)
+    try:
+        return _loop.run_until_complete(coroutine)
+    finally:
+        pending = [task for task in asyncio.all_tasks(_loop) if not task.done()]
+        for task in pending:
+            task.cancel()
+        if pending:
+            _loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))

@@ -1,6 +1,7 @@
 """The execution engine: the grader's own interpreter, resource limits, deadlines."""
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -133,6 +134,172 @@ def test_forked_kernels_are_fresh_processes_in_their_own_group(tmp_path):
     assert (pid1 == pid2 == "1") if kernel.SANDBOX_BY_DEFAULT else pid1 != pid2
     assert own1 == own2 == "True"
     assert cwd1 == str(work_of(tmp_path / "a")) and cwd2 == str(work_of(tmp_path / "b"))
+
+
+# ------------------------------------------------------------ a kernel started ahead
+
+#: A mark no other process on the machine carries: the first student's background processes.
+_MARK = "tg-started-ahead-probe-4f1c"
+
+#: What the first student's notebook leaves behind (files, environment, modules, processes), then
+#: what it tries, while the next student's kernel is already started, to find or reach that kernel.
+_FIRST_STUDENT = [
+    "import builtins, os, sys, types, numpy, tensorgrad\n"
+    "numpy._graded_by = builtins._graded_by = tensorgrad._graded_by = 'student 1'\n"
+    "sys.modules['tg_left_by_student_1'] = types.ModuleType('tg_left_by_student_1')\n"
+    "os.environ['GRADED_BY'] = 'student 1'\n"
+    "os.putenv('GRADED_BY_C', 'student 1')\n"
+    "written = []\n"
+    "for folder in (os.getcwd(), os.environ['HOME'], '/tmp', '/dev/shm', os.path.dirname(os.environ['HOME']), '/'):\n"
+    "    try:\n"
+    "        open(os.path.join(folder, 'left_by_student_1'), 'w').write('1')\n"
+    "        written.append(folder)\n"
+    "    except OSError:\n"
+    "        pass\n"
+    "print(written)",
+    # Processes that outlive the notebook if nothing stops them: one in the kernel's group, one
+    # in a session of its own, one double-forked away from the kernel.
+    "import os, subprocess, sys\n"
+    f"code = 'import time\\nwhile True: time.sleep(0.05)  # {_MARK}'\n"
+    "subprocess.Popen([sys.executable, '-c', code])\n"
+    "subprocess.Popen([sys.executable, '-c', code], start_new_session=True)\n"
+    "if os.fork() == 0:\n"
+    "    if os.fork() == 0:\n"
+    "        os.setsid()\n"
+    "        os.execv(sys.executable, [sys.executable, '-c', code])\n"
+    "    os._exit(0)\n"
+    "os.wait()",
+    # The next kernel is started by now (the grader starts it as this notebook begins): can this
+    # kernel see it, its folder, its sockets or its process?
+    "import glob, os, time\n"
+    "time.sleep(1.0)\n"
+    "root = os.path.dirname(os.environ['HOME'])\n"
+    "print(sorted(os.listdir(root)) == [os.path.basename(os.environ['HOME'])])\n"
+    "names = set()\n"
+    "for pid in (p for p in os.listdir('/proc') if p.isdigit()):\n"
+    "    try:\n"
+    "        names.add(open(f'/proc/{pid}/cmdline', 'rb').read().replace(b'\\0', b' ').decode())\n"
+    "    except OSError:\n"
+    "        pass\n"
+    "print(sum('_zygote' in n for n in names), len(names))\n"
+    "print(sorted(p for p in glob.glob('/tmp/**', recursive=True) + glob.glob(root + '/**', recursive=True)\n"
+    "             if ('zmq' in p or p.endswith('kernel.json')) and not p.startswith(os.environ['HOME'])))",
+]
+_SECOND_STUDENT = [
+    "import builtins, os, sys, numpy, tensorgrad\n"
+    "print(hasattr(numpy, '_graded_by'), hasattr(builtins, '_graded_by'), hasattr(tensorgrad, '_graded_by'),"
+    " 'tg_left_by_student_1' in sys.modules)\n"
+    "print('GRADED_BY' in os.environ, 'GRADED_BY_C' in os.environ)\n"
+    "print([f for f in (os.getcwd(), os.environ['HOME'], '/tmp', '/dev/shm', os.path.dirname(os.environ['HOME']), '/')"
+    " if os.path.exists(os.path.join(f, 'left_by_student_1'))])\n"
+    "print(os.getcwd())\n"
+    "print(sorted(os.listdir(os.getcwd())))",
+    "import os\n"
+    "seen = []\n"
+    "for pid in (p for p in os.listdir('/proc') if p.isdigit()):\n"
+    "    try:\n"
+    "        seen.append(open(f'/proc/{pid}/cmdline', 'rb').read().decode(errors='replace'))\n"
+    "    except OSError:\n"
+    "        pass\n"
+    f"print(sum({_MARK!r} in c for c in seen), len(seen))",
+]
+
+
+def _marked_processes() -> list[int]:
+    """The first student's background processes still alive anywhere on this machine."""
+    found = []
+    for pid in (p for p in os.listdir("/proc") if p.isdigit()):
+        try:
+            if _MARK.encode() in Path(f"/proc/{pid}/cmdline").read_bytes():
+                found.append(int(pid))
+        except OSError:
+            pass
+    return found
+
+
+def test_a_kernel_started_ahead_is_fresh_and_out_of_reach_of_the_run_that_started_it(tmp_path):
+    """While one submission runs, the grading process starts the next one's kernel (``prestart``);
+    the next submission gets that kernel, in which nothing ran, and nothing the first wrote (files,
+    environment, modules, processes) reaches it, though it was alive while the first ran."""
+    if not (kernel.SANDBOX_BY_DEFAULT and kernel._prestarts(Limits())):
+        pytest.skip("kernels are started ahead only in the nested sandbox, with its fork server")
+    limits = Limits()
+    kernel._drop_spare()
+    first = kernel.new_scratch("tg-test-", limits)
+    (first / "work").mkdir()
+    nb1 = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(s) for s in _FIRST_STUDENT])
+    result1 = run_notebook(nb1, limits, first / "work", kernel_env(first, []), prestart="tg-test-")
+    assert result1.outcome == "completed" and all(c.status == "ok" for c in result1.cells.values()), result1
+    assert stdout(nb1.cells[0]).strip() == str([str(first / "work"), str(first), "/tmp", "/dev/shm"])
+    # It saw only its own folder in the sandbox root, one kernel (itself), and no other kernel's sockets.
+    root, kernels, sockets = stdout(nb1.cells[2]).splitlines()
+    assert (root, kernels.split()[0], sockets) == ("True", "1", "[]"), stdout(nb1.cells[2])
+    assert _marked_processes() == []  # its processes died with it, detached ones included
+    spare = kernel._spare
+    assert spare is not None and spare.prefix == "tg-test-" and spare.scratch != first
+    pid = spare.km.provisioner.pid
+    os.kill(pid, 0)  # (alive, waiting: the grader's PID namespace holds the fork server's children)
+    try:
+        second = kernel.new_scratch("tg-test-", limits)
+        assert second == spare.scratch  # the next run gets the kernel started ahead...
+        (second / "work").mkdir(exist_ok=True)
+        (second / "work" / "submission.ipynb").write_text("{}")
+        nb2 = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(s) for s in _SECOND_STUDENT])
+        result2 = run_notebook(nb2, limits, second / "work", kernel_env(second, []))
+        assert result2.outcome == "completed", result2
+        assert kernel._claim(second, limits, kernel_env(second, [])) is None  # ...once: it was claimed
+        assert kernel._spare is None  # (no prestart asked: none started for a third run)
+        modules, env, left, cwd, files = stdout(nb2.cells[0]).splitlines()
+        assert modules == "False False False False" and env == "False False" and left == "[]"
+        assert cwd == str(second / "work") and files == "['submission.ipynb']"
+        marked, processes = stdout(nb2.cells[1]).split()
+        assert marked == "0" and int(processes) >= 1
+    finally:
+        for folder in (first, spare.scratch):
+            shutil.rmtree(folder, ignore_errors=True)
+    with pytest.raises(ProcessLookupError):  # the kernel of the second run is gone with it
+        os.kill(pid, 0)
+
+
+def test_a_kernel_started_ahead_for_other_limits_or_folders_is_not_used(tmp_path):
+    if not (kernel.SANDBOX_BY_DEFAULT and kernel._prestarts(Limits())):
+        pytest.skip("kernels are started ahead only in the nested sandbox, with its fork server")
+    kernel._drop_spare()
+    first = kernel.new_scratch("tg-test-", Limits())
+    (first / "work").mkdir()
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1")])
+    assert run_notebook(nb, Limits(), first / "work", kernel_env(first, []), prestart="tg-test-").outcome == "completed"
+    spare = kernel._spare
+    assert spare is not None
+    other = kernel.new_scratch("tg-test-", Limits(memory_mb=900))  # other limits: a folder of its own
+    assert other != spare.scratch and kernel._spare is spare
+    assert kernel.new_scratch("tg-other-", Limits()) != spare.scratch
+    handed = kernel.new_scratch("tg-test-", Limits())
+    assert handed == spare.scratch
+    # Handed out and never run (its caller failed): the next caller gets a new folder, and the kernel is killed.
+    again = kernel.new_scratch("tg-test-", Limits())
+    assert again != handed and kernel._spare is None
+    with pytest.raises(ProcessLookupError):
+        os.kill(spare.km.provisioner.pid, 0)
+    for folder in (first, other, handed, again):
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_kernels_are_started_ahead_only_in_the_nested_sandbox(monkeypatch):
+    """Elsewhere two kernels of one grading process would run as one user, in one PID namespace."""
+    if kernel.sandbox.mode()[0] != "nested":
+        pytest.skip("no nested sandbox here")
+    assert kernel._prestarts(Limits(sandbox=True))
+    assert not kernel._prestarts(Limits(sandbox=False))
+    for name, value in (("TENSORGRAD_SANDBOX_MODE", "per_kernel"), ("TENSORGRAD_SANDBOX_MODE", "no_proc"),
+                        ("TENSORGRAD_GRADER_ZYGOTE", "0"), ("TENSORGRAD_GRADER_PRESTART", "0")):
+        with monkeypatch.context() as patch:
+            patch.setenv(name, value)
+            kernel.sandbox.mode.cache_clear()  # (it reads TENSORGRAD_SANDBOX_MODE once)
+            try:
+                assert not kernel._prestarts(Limits(sandbox=True)), (name, value)
+            finally:
+                kernel.sandbox.mode.cache_clear()
 
 
 def test_a_dead_fork_server_is_replaced(tmp_path):
