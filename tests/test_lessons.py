@@ -1277,6 +1277,20 @@ OWN_SOURCE_PUT_BACK = [
      "print(f\"df/dw = {d_dw:.6f}\")\n"
      "print(f\"slope along w, first factor only:  {partials(f_first, 2.0, 1.0)[1]:.6f}\")\n"
      "print(f\"slope along w, second factor only: {partials(f_second, 2.0, 1.0)[1]:.6f}\")"),
+    # ... and lesson 10's hook order, on a graph whose tie lesson 3's trace had already shown: in y = q + r
+    # with r made last, r is both the second operand and the newest node, as b was in lesson 3's a * b
+    ("10_inside_the_engine", "l10-30",
+     "print(\"The result (compare it with your prediction):\")\n"
+     "x = tg.tensor(1., requires_grad=True)\n"
+     "p = x * 2\n"
+     "q = p * 3\n"
+     "r = x * 4\n"
+     "y = q + r\n"
+     "names = {\"x\": x, \"p\": p, \"q\": q, \"r\": r, \"y\": y}\n"
+     "for name in [\"p\", \"q\", \"r\", \"x\"]:\n"
+     "    _ = names[name].register_hook(lambda grad, name=name: print(\"gradient reaches\", name, grad))\n"
+     "y.backward(retain_graph=True)      # keep the graph: we look at it again below\n"
+     "print(\"x.grad:\", x.grad)"),
 ]
 
 
