@@ -89,6 +89,7 @@ Device = Declared("tensorgrad.device")
 Layout = Declared("tensorgrad.layout")
 MemoryFormat = Declared("tensorgrad.memory_format")
 Generator = Declared("tensorgrad.Generator")
+Storage = Declared("tensorgrad.Storage")  # (tensorgrad has no storages: named in messages only)
 Names = Declared("tuple of names")
 Real = Declared("a number")  # a setting that PyTorch's Python code compares (p < 0, lr < 0.0)
 _CLASS_NAMES = {Tensor: "Tensor", int: "int", float: "float", bool: "bool", str: "str",
@@ -604,13 +605,25 @@ def _plain_number(value):
         return float(value)
     if isinstance(value, np.unsignedinteger) and value > INT64[1]:  # (read as a C long long)
         raise TypeError(messages.INTEGER_REQUIRED)
-    if isinstance(value, (Tensor, np.generic)):
+    if isinstance(value, np.complexfloating) and not isinstance(value, complex):
+        return float(value)  # complex64: PyTorch's Scalar reads its real part, as a Python float
+    if isinstance(value, (Tensor, np.generic)):  # (NumPy warns that the rest is dropped)
         value = value._data.item() if isinstance(value, Tensor) else value.item()
     if isinstance(value, complex):  # tensorgrad has no complex dtype: refused, in PyTorch's
         if value.imag:                # words for a real result where it has an imaginary part
             raise RuntimeError(messages.COMPLEX_VALUE.format(type_name="double"))
         raise TypeError(messages.NO_COMPLEX.format(type_name="complex"))
     return value
+
+
+def _plain_alpha(value):
+    """add's and sub's `alpha`, a Scalar whose complex value PyTorch's parser hands over and
+    its alpha check refuses, in words that depend on the inputs' dtypes: a complex alpha (and
+    NumPy's complex128, a Python complex) reaches that check, `check_bool_alpha` in
+    ops/elementwise.py; any other number is converted as every Number is."""
+    if isinstance(value, complex):
+        return complex(value)
+    return _PLAIN["Number"](value)
 
 
 def _plain_numpy_number(value):
@@ -648,7 +661,8 @@ def converted(overload, args, kwargs):
     if params and params[0].varargs and args and _is_int(args[0]) and len(args) > 1:
         return [_plain_int(a) if _is_int(a) else a for a in args], kwargs  # ones(tensor(2), 2)
     for position, param in enumerate(params):
-        plain = _plain_numpy_number if param.numbers_ok else _PLAIN.get(param.type)
+        plain = (_plain_numpy_number if param.numbers_ok else _plain_alpha
+                 if param.name == "alpha" and param.type == "Number" else _PLAIN.get(param.type))
         if plain is None:
             continue
         if position < len(args) and not param.keyword_only:
@@ -674,6 +688,7 @@ _TYPE_CHECKS = {
     "tensorgrad.layout": lambda value: False,
     "tensorgrad.memory_format": lambda value: isinstance(value, str),
     "tensorgrad.Generator": lambda value: False,
+    "tensorgrad.Storage": lambda value: False,
     "object": lambda value: True,
     "a number": lambda value: isinstance(value, (int, float, np.number, np.bool_, Tensor)) or (
         isinstance(value, np.ndarray) and value.size == 1),  # bools too; a one-number array
