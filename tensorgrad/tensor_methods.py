@@ -85,7 +85,7 @@ def in_place_binary_form(name, compute=None):
 
     in_place.__name__ = in_place.__qualname__ = name + "_"
     as_method = [m for m in (o.method_form() for o in function.signatures.overloads) if m]
-    return checked(in_place, name=name + "_", method=True,
+    return checked(in_place, name=name + "_", method=True, complex_into=True,
                    like=Signatures(name + "_", as_method, True))
 
 
@@ -106,6 +106,15 @@ def _into(tensor, function, other):
     if function is not _pow:
         _inplace.check_castable(dtypes.result_type(tensor, other).numpy, tensor._data.dtype)
     return function(tensor, other)
+
+
+def _complex_into(tensor, other, alpha=1):
+    """`t.add_(1j)`, `t.mul_(1j)`: a complex number into a real tensor, which PyTorch refuses at
+    the cast of the complex result, after the in-place rules and alpha's check, as `_into`
+    refuses it for every in-place form (no complex result is computed here)."""
+    if type(alpha) is not int:
+        _ew.check_bool_alpha(tensor, other, alpha)
+    return _inplace.apply(tensor, lambda: _into(tensor, None, other), (other,))
 
 
 def in_place_form(name):
@@ -580,16 +589,22 @@ class TensorMethods:
         return _shape.matrix_transpose(self)
 
     # -- in-place methods (see ops/inplace.py for the rules) --------------------------------------
-    @checked(method=True)
+    @checked(method=True, complex_into=True)
     def add_(self, other: Tensor, *, alpha: Number = 1):
+        if isinstance(other, complex):
+            return _complex_into(self, other, alpha)
         return _inplace.add_(self, other, alpha)
 
-    @checked(method=True)
+    @checked(method=True, complex_into=True)
     def sub_(self, other: Tensor, *, alpha: Number = 1):
+        if isinstance(other, complex):
+            return _complex_into(self, other, alpha)
         return _inplace.sub_(self, other, alpha)
 
-    @checked(method=True)
+    @checked(method=True, complex_into=True)
     def mul_(self, other: Tensor):
+        if isinstance(other, complex):
+            return _complex_into(self, other)
         return _inplace.mul_(self, other)
 
     @overload
@@ -598,8 +613,10 @@ class TensorMethods:
     def div_(self, other: Tensor, *, rounding_mode: str | None): ...
     @overload
     def div_(self, other: Number, *, rounding_mode: str | None): ...
-    @checked(method=True)
+    @checked(method=True, complex_into=True)
     def div_(self, other, *, rounding_mode=None):
+        if isinstance(other, complex):
+            return _complex_into(self, other)
         return _inplace.div_(self, other, rounding_mode)
 
     pow_, remainder_, bitwise_and_, bitwise_or_, bitwise_xor_, \

@@ -122,3 +122,38 @@ def test_numpy_complex64_is_its_real_part_as_a_scalar(tg, call, shown):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
         assert show(call(tg, tg.ones(2))) == shown
+
+
+# -- a complex number into a real tensor, in place: PyTorch refuses the cast of the result ----------
+_CAST = "result type {} can't be cast to the desired output type {}"
+
+
+@pytest.mark.parametrize("call, text", [
+    (lambda tg, t, i, d: t.add_(1j), _CAST.format("ComplexFloat", "Float")),
+    (lambda tg, t, i, d: t.sub_(np.complex128(1)), _CAST.format("ComplexFloat", "Float")),
+    (lambda tg, t, i, d: t.add_(1j, alpha=2.5), _CAST.format("ComplexFloat", "Float")),
+    (lambda tg, t, i, d: d.mul_(1j), _CAST.format("ComplexDouble", "Double")),
+    (lambda tg, t, i, d: i.div_(1j), _CAST.format("ComplexFloat", "Long")),
+    (lambda tg, t, i, d: t.div_(1j, rounding_mode="floor"), _CAST.format("ComplexFloat", "Float")),
+    (lambda tg, t, i, d: t.pow_(complex(2, 0)), _CAST.format("ComplexFloat", "Float")),
+    (lambda tg, t, i, d: t.pow_(exponent=1j), _CAST.format("ComplexFloat", "Float")),
+    (lambda tg, t, i, d: t.floor_divide_(1j), _CAST.format("ComplexFloat", "Float")),
+    (lambda tg, t, i, d: t.remainder_(other=np.complex128(1)), _CAST.format("ComplexFloat", "Float")),
+    (lambda tg, t, i, d: i.bitwise_and_(complex(1, 0)), _CAST.format("ComplexFloat", "Long")),
+    (lambda tg, t, i, d: i.bitwise_left_shift_(1j), _CAST.format("ComplexFloat", "Long")),
+    # the in-place rules come first, as in PyTorch
+    (lambda tg, t, i, d: tg.ones(2, requires_grad=True).add_(1j),
+     "a leaf Variable that requires grad is being used in an in-place operation."),
+    (lambda tg, t, i, d: tg.ones(2, requires_grad=True).pow_(1j),
+     "a leaf Variable that requires grad is being used in an in-place operation."),
+])
+def test_a_complex_number_into_a_real_tensor_in_place_is_refused_at_the_cast(tg, call, text):
+    with raises_exactly(tg, RuntimeError, text):
+        call(tg, tg.ones(2), tg.ones(2, dtype=tg.int64), tg.ones(2, dtype=tg.float64))
+
+
+# -- mv of a 0-d tensor: PyTorch reads the matrix's first size before its check -----------------------
+@pytest.mark.parametrize("vec", [lambda tg: tg.ones(3), lambda tg: tg.tensor(1.), lambda tg: tg.ones(2, 3)])
+def test_mv_of_a_0d_matrix_names_its_missing_dimension(tg, vec):
+    with raises_exactly(tg, IndexError, "Dimension specified as 0 but tensor has no dimensions"):
+        tg.mv(tg.tensor(0.5), vec(tg))
