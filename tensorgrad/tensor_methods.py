@@ -213,21 +213,27 @@ def _unsigned_operand(operation, tensor, value, reflected):
     return _ew.unsigned_as_pytorch(value, tensor)[0]
 
 
-def legacy_new(dtype, args, device=None):
+def legacy_new(dtype, args, device=None, named=None):
     """PyTorch's legacy constructor (`t.new(...)`; `torch.Tensor(...)` with dtype None, the
     default dtype) in `dtype`: nothing is an empty tensor; ints, or one `Size`, a size (of
     zeros); one other sequence or array its data, copied (a tuple of ints too: `Tensor((2,
     3))` holds 2 and 3); one tensor that tensor itself, an alias, if it has the dtype (any
-    dtype for `Tensor(x)`, as in PyTorch). Anything else is refused in PyTorch's words."""
+    dtype for `Tensor(x)`, as in PyTorch). `named`: the parameter given by keyword, which
+    decides the form (`data=` is data even if an int or a tensor, which are no sequences).
+    Anything else is refused in PyTorch's words."""
     if len(args) == 1 and isinstance(args[0], Tensor) and dtype is None:
         return _shape.alias(args[0])
     dtype = dtype or dtypes.get_default_dtype()
+    if isinstance(device, int):
+        check_device(device)  # (an index: no accelerator here, in PyTorch's words)
     if device is not None and _device(device).type != "cpu":
         raise RuntimeError(messages.LEGACY_DEVICE.format(type=_device(device).type))
     if not args:
         return Tensor._make(np.zeros(0, dtype=dtype.numpy))
     first = args[0]
-    if len(args) == 1 and isinstance(first, Tensor):
+    if named == "size":
+        return creation.empty(Size(first), dtype=dtype)
+    if len(args) == 1 and isinstance(first, Tensor) and named != "data":
         if first.dtype is not dtype:
             options = (messages.TENSOR_OPTIONS.format(dtype=messages.C_TYPE_NAMES[d.name])
                        for d in (dtype, first.dtype))
@@ -235,13 +241,18 @@ def legacy_new(dtype, args, device=None):
                                                                got=next(options)))
         return _shape.alias(first)
     one_int = isinstance(first, (int, np.integer)) and not isinstance(first, (bool, np.bool_))
-    if len(args) == 1 and not one_int and not isinstance(first, Size):
+    if len(args) == 1 and (named == "data" or not one_int and not isinstance(first, Size)):
         if isinstance(first, str):  # (PyTorch tries to make a tensor of it)
             raise TypeError(messages.INVALID_DATA_TYPE.format(type_name="str"))
         if not isinstance(first, (*creation.SEQUENCES, np.ndarray)):
             raise TypeError(messages.LEGACY_NOT_A_SEQUENCE.format(type_name=type_name(first)))
         return creation.tensor(first, dtype=dtype)
-    return creation.empty(*args, dtype=dtype)  # (zeros, but with empty's words for a negative size)
+    size = tuple(first) if len(args) == 1 and not one_int else args
+    for position, value in enumerate(size, 1):
+        if isinstance(value, (int, np.integer)) and not -_INT64 <= int(value) < _INT64:
+            raise TypeError(messages.INT_LIST_OVERFLOW.format(name="new", argument="size",
+                                                              pos=position))
+    return creation.empty(size, dtype=dtype)  # (zeros, but with empty's words for a negative size)
 
 
 class TensorMethods:
@@ -251,6 +262,8 @@ class TensorMethods:
     def __new__(cls, *args):
         """The legacy constructor `Tensor([2])`, or `Tensor(2, 3)` (zeros), in the default float
         type (float32 unless `set_default_dtype` changed it), as PyTorch's `torch.Tensor`."""
+        if len(args) > 1:  # sizes, all ints: else new()'s refusal, from its declaration
+            return cls._make(np.zeros(0, dtype=dtypes.get_default_dtype().numpy)).new(*args)
         return legacy_new(None, args)
 
     @overload
@@ -268,9 +281,10 @@ class TensorMethods:
         """The legacy constructor in this tensor's dtype: `x.new(2, 3)` (zeros: tensorgrad never
         hands out uninitialised memory), `x.new([1, 2])` (a copy of the data), `x.new(y)` (y
         itself, if it has x's dtype), `x.new()` (empty)."""
-        if "size" in kwargs:  # (by keyword, a tuple is a size; by position, data)
-            return legacy_new(self.dtype, (Size(kwargs["size"]),), kwargs.get("device"))
-        return legacy_new(self.dtype, args, kwargs.get("device"))
+        named = next((key for key in ("size", "data", "other") if key in kwargs), None)
+        if named is not None:  # by keyword, the overload is the one named: `new(size=(2,))`
+            args = (kwargs[named],)  # (by position, a tuple is data) and `new(data=2)` refused
+        return legacy_new(self.dtype, args, kwargs.get("device"), named)
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Compute the gradient of this tensor with respect to the graph leaves.

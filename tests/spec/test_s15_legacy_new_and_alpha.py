@@ -74,6 +74,18 @@ _OPTIONS = ("TensorOptions(dtype={}, device=cpu, layout=Strided, requires_grad=f
      f"expected {_OPTIONS.format('double')} (got {_OPTIONS.format('float')})"),
     (lambda tg: tg.ones(2).new(tg.tensor([True])), TypeError,
      f"expected {_OPTIONS.format('float')} (got {_OPTIONS.format('bool')})"),
+    (lambda tg: tg.ones(2).new(data=2), TypeError, "new(): data must be a sequence (got int)"),
+    (lambda tg: tg.ones(2).new(data=tg.ones(2)), TypeError,
+     "new(): data must be a sequence (got Tensor)"),
+    (lambda tg: tg.ones(2).new(other=tg.ones(2).double()), TypeError,
+     f"expected {_OPTIONS.format('float')} (got {_OPTIONS.format('double')})"),
+    (lambda tg: tg.ones(2).new(2, device=-1), RuntimeError, "Device index must not be negative"),
+    (lambda tg: tg.Tensor(tg.ones(2), "a"), TypeError,
+     "new() received an invalid combination of arguments - got (Tensor, str), but expected one "
+     "of:\n * (*, tensorgrad.device device = None)\n      didn't match because some of the "
+     "arguments have invalid types: (!Tensor!, !str!)\n * (tensorgrad.Storage storage)\n"
+     " * (Tensor other)\n * (tuple of ints size, *, tensorgrad.device device = None)\n"
+     " * (object data, *, tensorgrad.device device = None)\n"),
     (lambda tg: tg.ones(2).new(2, dtype=tg.int64), TypeError,
      "new() received an invalid combination of arguments - got (int, dtype=tensorgrad.dtype), but "
      "expected one of:\n * (*, tensorgrad.device device = None)\n      didn't match because some of "
