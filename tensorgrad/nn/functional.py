@@ -565,7 +565,9 @@ def dropout(input: object, p: Real = 0.5, training: object = True,  # noqa: A002
     if p < 0 or p > 1:  # PyTorch's Python code (so nan passes here), then its C function's
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     inplace = _truth(inplace)
-    (_DROPOUT_IN_PLACE if inplace else _DROPOUT).match((input, p, training))
+    declaration = _DROPOUT_IN_PLACE if inplace else _DROPOUT  # (the C function's: its `float p`
+    p = arguments.converted(declaration.match((input, p, training)), (input, p, training), {})[0][1]
+    # is the Python number a 0-d tensor or a NumPy scalar holds, as PyTorch's parser hands it)
     if not 0 <= p <= 1:
         raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0:
@@ -605,7 +607,9 @@ def batch_norm(input: object, running_mean: object, running_var: object,  # noqa
         raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
     if eps < 0.0:
         raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
-    _BATCH_NORM.match(checks)
+    # the C function's `float momentum, float eps`: the Python numbers a 0-d tensor or a NumPy
+    # scalar holds, as PyTorch's parser hands them over
+    momentum, eps = arguments.converted(_BATCH_NORM.match(checks), checks, {})[0][6:8]
     for name, value in (("running_mean", running_mean), ("running_var", running_var),
                         ("weight", weight), ("bias", bias)):
         if value is None and name.startswith("running") and not training:

@@ -169,3 +169,34 @@ def test_a_complex_number_into_a_real_tensor_in_place_is_refused_at_the_cast(tg,
 def test_mv_of_a_0d_matrix_names_its_missing_dimension(tg, vec):
     with raises_exactly(tg, IndexError, "Dimension specified as 0 but tensor has no dimensions"):
         tg.mv(tg.tensor(0.5), vec(tg))
+
+
+# -- number slots of nn.functional's C functions: the number a 0-d tensor or NumPy scalar holds -----
+@pytest.mark.parametrize("call, shown", [
+    (lambda tg, x: tg.nn.functional.batch_norm(x, tg.zeros(3), tg.ones(3), eps=tg.tensor(2.)),
+     "tensor([[0.5774, 1.1547, 1.7321],\n        [2.3094, 2.8868, 4.0415]])"),
+    (lambda tg, x: tg.nn.functional.batch_norm(x, tg.zeros(3), tg.ones(3), eps=np.float32(2.)),
+     "tensor([[0.5774, 1.1547, 1.7321],\n        [2.3094, 2.8868, 4.0415]])"),
+    (lambda tg, x: tg.nn.BatchNorm1d(3, eps=tg.tensor(2.))(x),
+     "tensor([[-0.7276, -0.7276, -0.8165],\n        [ 0.7276,  0.7276,  0.8165]], "
+     "grad_fn=<NativeBatchNormBackward0>)"),
+    (lambda tg, x: tg.nn.BatchNorm1d(3, momentum=tg.tensor(0.5))(x).shape, "tensorgrad.Size([2, 3])"),
+    (lambda tg, x: tg.nn.functional.dropout(x, tg.tensor(0.)), "tensor([[1., 2., 3.],\n        [4., 5., 7.]])"),
+    (lambda tg, x: tg.nn.Dropout(tg.tensor(0.5))(x).shape, "tensorgrad.Size([2, 3])"),
+    (lambda tg, x: tg.nn.functional.dropout(x, np.float64(0.5)).shape, "tensorgrad.Size([2, 3])"),
+])
+def test_a_number_slot_takes_the_number_a_0d_tensor_holds(tg, call, shown):
+    assert show(call(tg, tg.tensor([[1., 2, 3], [4, 5, 7]]))) == shown
+
+
+@pytest.mark.parametrize("make", [
+    lambda tg, w: (lambda o: (o.param_groups[0].update(lr=1j), o)[1])(tg.optim.SGD([w], lr=0.1)),
+    lambda tg, w: tg.optim.SGD([w], lr=np.complex128(1 + 0j)),
+])
+def test_a_complex_learning_rate_is_refused_by_the_steps_alpha_check(tg, make):
+    w = tg.tensor([1., 2, 3], requires_grad=True)
+    optimizer = make(tg, w)
+    (w ** 2).sum().backward()
+    with raises_exactly(tg, RuntimeError, "For non-complex input tensors, argument alpha must not "
+                                          "be a complex number."):
+        optimizer.step()
