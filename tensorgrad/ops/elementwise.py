@@ -181,6 +181,8 @@ def check_bool_alpha(a, b, alpha):
         raise RuntimeError(messages.FLOAT_ALPHA)
     if isinstance(alpha, complex):
         raise RuntimeError(messages.COMPLEX_ALPHA)
+    if isinstance(alpha, (float, np.floating)) and not isinstance(b, complex):  # alpha as the
+        check_value_fits(alpha, dtypes.result_type(a, b).numpy)  # result's C type: 1e308 no float
 
 
 def _is_floating(value):

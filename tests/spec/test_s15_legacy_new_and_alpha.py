@@ -200,3 +200,27 @@ def test_a_complex_learning_rate_is_refused_by_the_steps_alpha_check(tg, make):
     with raises_exactly(tg, RuntimeError, "For non-complex input tensors, argument alpha must not "
                                           "be a complex number."):
         optimizer.step()
+
+
+# -- alpha as the result's C type: a float32 result takes no finite alpha beyond float's range ---------
+@pytest.mark.parametrize("call", [
+    lambda tg, x: x.add(x, alpha=1e308), lambda tg, x: x.sub(1, alpha=1e308),
+    lambda tg, x: x.add_(x, alpha=-1e39), lambda tg, x: tg.add(x, 2, alpha=np.float64(1e39)),
+])
+def test_an_alpha_a_float_cannot_hold_is_refused(tg, call):
+    with raises_exactly(tg, RuntimeError, "value cannot be converted to type float without overflow"):
+        call(tg, tg.ones(2))
+
+
+def test_an_alpha_the_result_holds_is_taken(tg):
+    x = tg.ones(2)
+    assert show(x.add(x.double(), alpha=1e308)) == "tensor([1.0000e+308, 1.0000e+308], dtype=tensorgrad.float64)"
+    assert show(x.add(x, alpha=float("inf"))) == "tensor([inf, inf])"
+
+
+def test_sgd_with_a_learning_rate_beyond_float_refuses_at_the_step(tg):
+    w = tg.tensor([1., 2, 3], requires_grad=True)
+    optimizer = tg.optim.SGD([w], lr=1e308)
+    (w ** 2).sum().backward()
+    with raises_exactly(tg, RuntimeError, "value cannot be converted to type float without overflow"):
+        optimizer.step()
