@@ -224,3 +224,13 @@ def test_sgd_with_a_learning_rate_beyond_float_refuses_at_the_step(tg):
     (w ** 2).sum().backward()
     with raises_exactly(tg, RuntimeError, "value cannot be converted to type float without overflow"):
         optimizer.step()
+
+
+# -- sizes beyond what memory can count: PyTorch's words, not NumPy's "array is too big" -------------
+@pytest.mark.parametrize("call, text", [
+    (lambda tg: tg.full((2 ** 62,), 1.), "Storage size calculation overflowed with sizes=[4611686018427387904]"),
+    (lambda tg: tg.eye(2 ** 31), "Storage size calculation overflowed with sizes=[2147483648, 2147483648]"),
+])
+def test_a_size_beyond_memory_is_refused_in_pytorchs_words(tg, call, text):
+    with raises_exactly(tg, RuntimeError, text):
+        call(tg)
