@@ -629,11 +629,11 @@ def batch_norm(input: object, running_mean: object, running_var: object,  # noqa
         mean, var = x.mean(axis=dims), x.var(axis=dims)
         if running_mean is not None:
             count = x.size // x.shape[1]
-            with no_grad():  # (x·(1 - momentum) + momentum·batch's, in place)
-                add_(mul_(running_mean, 1 - momentum), Tensor._make(mean.astype(x.dtype)),
-                     momentum)
-                add_(mul_(running_var, 1 - momentum),
-                     Tensor._make((var * count / max(count - 1, 1)).astype(x.dtype)), momentum)
+            with no_grad():  # (x·(1 - momentum) + momentum·batch's, in place; momentum is the
+                # kernel's own double, not add's alpha, which a float32 result would check)
+                for running, batch in ((running_mean, mean), (running_var, var * count / max(count - 1, 1))):
+                    add_(mul_(running, 1 - momentum),
+                         Tensor._make(np.multiply(batch.astype(x.dtype), momentum, dtype=x.dtype)))
     else:
         mean, var = running_mean._data, running_var._data
     shape = (1, -1) + (1,) * (input.ndim - 2)
