@@ -89,6 +89,7 @@ Device = Declared("tensorgrad.device")
 Layout = Declared("tensorgrad.layout")
 MemoryFormat = Declared("tensorgrad.memory_format")
 Generator = Declared("tensorgrad.Generator")
+Storage = Declared("tensorgrad.Storage")  # (tensorgrad has no storages: named in messages only)
 Names = Declared("tuple of names")
 Real = Declared("a number")  # a setting that PyTorch's Python code compares (p < 0, lr < 0.0)
 _CLASS_NAMES = {Tensor: "Tensor", int: "int", float: "float", bool: "bool", str: "str",
@@ -301,7 +302,7 @@ def declared(function=None, *, name=None, like=None, python=False):
 
 
 def checked(function=None, *, name=None, method=False, like=None, of_function=False,
-            python=False):
+            python=False, complex_into=False):
     """Decorate a public operation so that every call is checked against its declaration (its
     @overload stubs, or else its own annotated parameters) before the function runs.
 
@@ -311,12 +312,14 @@ def checked(function=None, *, name=None, method=False, like=None, of_function=Fa
     a stub function (for a method defined elsewhere, such as tensor.py's Tensor.size).
     python=True: a function PyTorch writes in Python, declared among the PYTHON_FUNCTIONS; a
     call that does not fit its Python signature gets Python's own words, as in PyTorch.
+    complex_into=True: an in-place arithmetic method, whose complex number reaches it as it is
+    (`_keeping_complex`), to be refused at the cast into the tensor (tensor_methods.py: `_into`).
 
     A call pays the guards' type tests; a call with keywords also one set test, to see that
     the function takes them as they are. Only a failing call runs the parser."""
     if function is None:
         return functools.partial(checked, name=name, method=method, like=like,
-                                 of_function=of_function, python=python)
+                                 of_function=of_function, python=python, complex_into=complex_into)
     if not (method or name or like) and isinstance(getattr(function, "signatures", None), Signatures):
         declared = function.signatures  # @declared where it was defined: checked at the door
         python = function.declared_python
@@ -356,7 +359,7 @@ def checked(function=None, *, name=None, method=False, like=None, of_function=Fa
                 return function(*args, **kwargs)  # Python's own words, as PyTorch's Python code
             kwargs = numpy_names(kwargs, overloads)
             overload = declared.parse(call_args, kwargs)
-            call_args, kwargs = converted(overload, call_args, kwargs)
+            call_args, kwargs = converted(overload, call_args, kwargs, complex_into)
             args = (args[0], *call_args) if method else tuple(call_args)
         if kwargs and takes is not None and (not takes >= kwargs.keys() or overload in renamed):
             args, kwargs = _keywords_it_lacks(function, overload, args, kwargs, method)
@@ -604,13 +607,24 @@ def _plain_number(value):
         return float(value)
     if isinstance(value, np.unsignedinteger) and value > INT64[1]:  # (read as a C long long)
         raise TypeError(messages.INTEGER_REQUIRED)
-    if isinstance(value, (Tensor, np.generic)):
+    if isinstance(value, np.complexfloating) and not isinstance(value, complex):
+        return float(value)  # complex64: PyTorch's Scalar reads its real part, as a Python float
+    if isinstance(value, (Tensor, np.generic)):  # (NumPy warns that the rest is dropped)
         value = value._data.item() if isinstance(value, Tensor) else value.item()
     if isinstance(value, complex):  # tensorgrad has no complex dtype: refused, in PyTorch's
         if value.imag:                # words for a real result where it has an imaginary part
             raise RuntimeError(messages.COMPLEX_VALUE.format(type_name="double"))
         raise TypeError(messages.NO_COMPLEX.format(type_name="complex"))
     return value
+
+
+def _keeping_complex(plain):
+    """`plain`, but a complex number (and NumPy's complex128, a Python complex) reaches the
+    operation as the Python complex it is, where PyTorch's parser hands it over and the
+    operation refuses it in words that depend on the inputs: add's and sub's `alpha`
+    (`check_bool_alpha` in ops/elementwise.py), an in-place method's number (the cast of a
+    complex result into the tensor: `_into` in tensor_methods.py)."""
+    return lambda value: complex(value) if isinstance(value, complex) else plain(value)
 
 
 def _plain_numpy_number(value):
@@ -638,17 +652,20 @@ _PLAIN = {
 }
 
 
-def converted(overload, args, kwargs):
+def converted(overload, args, kwargs, complex_into=False):
     """The call's arguments as the operation takes them, after the parser accepted them: each
     value the plain Python value of its declared kind (an int for a 0-d integer tensor or a
     NumPy integer, a dtype for `float`, a Python number for a NumPy scalar), as PyTorch's parser
     hands its C++ functions an int64_t, a ScalarType or a Scalar. A plainly valid call (passed
-    by a guard) never needs this."""
+    by a guard) never needs this. A complex number reaches add's `alpha`, and every number
+    parameter of an in-place arithmetic method (`complex_into`), as it is (`_keeping_complex`)."""
     args, kwargs, params = list(args), dict(kwargs), overload.params
     if params and params[0].varargs and args and _is_int(args[0]) and len(args) > 1:
         return [_plain_int(a) if _is_int(a) else a for a in args], kwargs  # ones(tensor(2), 2)
     for position, param in enumerate(params):
         plain = _plain_numpy_number if param.numbers_ok else _PLAIN.get(param.type)
+        if (param.name == "alpha" or complex_into) and (param.type == "Number" or param.numbers_ok):
+            plain = _keeping_complex(plain)
         if plain is None:
             continue
         if position < len(args) and not param.keyword_only:
@@ -674,6 +691,7 @@ _TYPE_CHECKS = {
     "tensorgrad.layout": lambda value: False,
     "tensorgrad.memory_format": lambda value: isinstance(value, str),
     "tensorgrad.Generator": lambda value: False,
+    "tensorgrad.Storage": lambda value: False,
     "object": lambda value: True,
     "a number": lambda value: isinstance(value, (int, float, np.number, np.bool_, Tensor)) or (
         isinstance(value, np.ndarray) and value.size == 1),  # bools too; a one-number array

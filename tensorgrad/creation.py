@@ -352,8 +352,9 @@ def full(size, fill_value, *, dtype=None, requires_grad=False, device=None):
     check_value_fits(fill_value, dtypes.check_dtype(dtype).numpy)
     if dtypes.check_dtype(dtype) is dtypes.bool_:
         fill_value = bool(fill_value)  # (any number: 2 ** 63 too, which NumPy cannot convert)
-    data = np.full(_size_arg((size,) if isinstance(size, int) else (tuple(size),)), fill_value,
-                   dtype=dtypes.check_dtype(dtype).numpy)
+    data = _allocated(lambda shape, dtype: np.full(shape, fill_value, dtype=dtype),
+                      _size_arg((size,) if isinstance(size, int) else (tuple(size),)),
+                      dtypes.check_dtype(dtype).numpy)
     return _finish(data, None, requires_grad)
 
 
@@ -515,7 +516,9 @@ def eye(n, m=None, *, dtype=None, requires_grad=False, device=None):
     for name, value in (("n", n), ("m", m)):
         if value is not None and value < 0:
             raise RuntimeError(f"{name} must be greater or equal to 0, got {value}")
-    return _finish(np.eye(n, m, dtype=_float_dtype(dtype).numpy), None, requires_grad)
+    return _finish(_allocated(lambda shape, dtype: np.eye(*shape, dtype=dtype),
+                              (n, n if m is None else m), _float_dtype(dtype).numpy), None,
+                   requires_grad)
 
 
 @overload
@@ -601,4 +604,5 @@ def randperm(n, *, dtype=None, requires_grad=False):
     if dtype is not None and dtypes.check_dtype(dtype) is dtypes.bool_:
         raise NotImplementedError(messages.NOT_IMPLEMENTED_FOR.format(kernel="randperm",
                                                                       dtype="Bool"))
-    return _finish(_random.permutation_array(n), dtype, requires_grad)
+    return _finish(_allocated(lambda shape, dtype: _random.permutation_array(*shape), (n,),
+                              np.int64), dtype, requires_grad)

@@ -609,6 +609,8 @@ def to_output_shape(self_t, result):
 ViewBackward0 = rule("ViewBackward0", self=back_to_input_shape, jvp=to_output_shape)
 UnsafeViewBackward0 = rule("UnsafeViewBackward0", self=back_to_input_shape, jvp=to_output_shape)
 ReshapeAliasBackward0 = rule("ReshapeAliasBackward0", self=back_to_input_shape, jvp=to_output_shape)
+# y = x itself, another tensor over the same memory (`t.new(x)`): the gradient passes as it is
+AliasBackward0 = rule("AliasBackward0", local="1", elementwise=True, self=lambda grad: grad)
 
 # y = x with two dims swapped: swap them back
 TransposeBackward0 = rule(

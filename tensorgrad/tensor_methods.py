@@ -20,6 +20,8 @@ from . import creation, dtypes, numpy_errors, printing
 from . import random as _random
 from .autograd import backward_and_grad as _backward_and_grad
 from .device import check_device
+from .device import device as _device
+from .size import Size
 from .autograd import forward_ad as _forward_ad
 from .autograd import messages
 from .core.grad_mode import is_grad_enabled
@@ -29,7 +31,7 @@ from .ops import inplace as _inplace
 from .ops import linalg as _linalg
 from .ops import reduction as _red
 from .ops import shape as _shape
-from .arguments import (Device, Dtype, Generator, Ints, Layout, MemoryFormat, Number, Signatures, checked,
+from .arguments import (Device, Dtype, Generator, Ints, Layout, MemoryFormat, Number, Signatures, Storage, checked,
                         method, check_scalar_range, overload, takes_no_arguments, type_name)
 from .core.tensor import Tensor, _normalize_dim, read_only
 
@@ -83,7 +85,7 @@ def in_place_binary_form(name, compute=None):
 
     in_place.__name__ = in_place.__qualname__ = name + "_"
     as_method = [m for m in (o.method_form() for o in function.signatures.overloads) if m]
-    return checked(in_place, name=name + "_", method=True,
+    return checked(in_place, name=name + "_", method=True, complex_into=True,
                    like=Signatures(name + "_", as_method, True))
 
 
@@ -104,6 +106,15 @@ def _into(tensor, function, other):
     if function is not _pow:
         _inplace.check_castable(dtypes.result_type(tensor, other).numpy, tensor._data.dtype)
     return function(tensor, other)
+
+
+def _complex_into(tensor, other, alpha=1):
+    """`t.add_(1j)`, `t.mul_(1j)`: a complex number into a real tensor, which PyTorch refuses at
+    the cast of the complex result, after the in-place rules and alpha's check, as `_into`
+    refuses it for every in-place form (no complex result is computed here)."""
+    if type(alpha) is not int:
+        _ew.check_bool_alpha(tensor, other, alpha)
+    return _inplace.apply(tensor, lambda: _into(tensor, None, other), (other,))
 
 
 def in_place_form(name):
@@ -170,8 +181,9 @@ def binary_operator(operation, reflected=False, arrays=False):
         if type(other) not in _OPERAND_TYPES:  # (a Tensor, int, float or bool passes at once)
             if arrays and type(other) is np.ndarray:
                 other = creation.as_tensor(other)
-            elif isinstance(other, (complex, np.complexfloating)):  # (PyTorch: a complex tensor)
-                raise TypeError(messages.NO_COMPLEX.format(type_name=type(other).__name__))
+            elif isinstance(other, complex):  # (PyTorch: a complex tensor; NumPy's complex64,
+                raise TypeError(messages.NO_COMPLEX.format(  # not a Python complex, is its real
+                    type_name=type(other).__name__))         # part there: check_operand)
             if not _is_operand(other):
                 return NotImplemented
         elif type(other) is int and not -_INT64 <= other < _INT64:
@@ -201,6 +213,48 @@ def _unsigned_operand(operation, tensor, value, reflected):
     return _ew.unsigned_as_pytorch(value, tensor)[0]
 
 
+def legacy_new(dtype, args, device=None, named=None):
+    """PyTorch's legacy constructor (`t.new(...)`; `torch.Tensor(...)` with dtype None, the
+    default dtype) in `dtype`: nothing is an empty tensor; ints, or one `Size`, a size (of
+    zeros); one other sequence or array its data, copied (a tuple of ints too: `Tensor((2,
+    3))` holds 2 and 3); one tensor that tensor itself, an alias, if it has the dtype (any
+    dtype for `Tensor(x)`, as in PyTorch). `named`: the parameter given by keyword, which
+    decides the form (`data=` is data even if an int or a tensor, which are no sequences).
+    Anything else is refused in PyTorch's words."""
+    if len(args) == 1 and isinstance(args[0], Tensor) and dtype is None:
+        return _shape.alias(args[0])
+    dtype = dtype or dtypes.get_default_dtype()
+    if isinstance(device, int):
+        check_device(device)  # (an index: no accelerator here, in PyTorch's words)
+    if device is not None and _device(device).type != "cpu":
+        raise RuntimeError(messages.LEGACY_DEVICE.format(type=_device(device).type))
+    if not args:
+        return Tensor._make(np.zeros(0, dtype=dtype.numpy))
+    first = args[0]
+    if named == "size":
+        return creation.empty(Size(first), dtype=dtype)
+    if len(args) == 1 and isinstance(first, Tensor) and named != "data":
+        if first.dtype is not dtype:
+            options = (messages.TENSOR_OPTIONS.format(dtype=messages.C_TYPE_NAMES[d.name])
+                       for d in (dtype, first.dtype))
+            raise TypeError(messages.LEGACY_OTHER_DTYPE.format(expected=next(options),
+                                                               got=next(options)))
+        return _shape.alias(first)
+    one_int = isinstance(first, (int, np.integer)) and not isinstance(first, (bool, np.bool_))
+    if len(args) == 1 and (named == "data" or not one_int and not isinstance(first, Size)):
+        if isinstance(first, str):  # (PyTorch tries to make a tensor of it)
+            raise TypeError(messages.INVALID_DATA_TYPE.format(type_name="str"))
+        if not isinstance(first, (*creation.SEQUENCES, np.ndarray)):
+            raise TypeError(messages.LEGACY_NOT_A_SEQUENCE.format(type_name=type_name(first)))
+        return creation.tensor(first, dtype=dtype)
+    size = tuple(first) if len(args) == 1 and not one_int else args
+    for position, value in enumerate(size, 1):
+        if isinstance(value, (int, np.integer)) and not -_INT64 <= int(value) < _INT64:
+            raise TypeError(messages.INT_LIST_OVERFLOW.format(name="new", argument="size",
+                                                              pos=position))
+    return creation.empty(size, dtype=dtype)  # (zeros, but with empty's words for a negative size)
+
+
 class TensorMethods:
     """Tensor's methods that hand the work to an operation (copied onto Tensor below)."""
 
@@ -208,16 +262,29 @@ class TensorMethods:
     def __new__(cls, *args):
         """The legacy constructor `Tensor([2])`, or `Tensor(2, 3)` (zeros), in the default float
         type (float32 unless `set_default_dtype` changed it), as PyTorch's `torch.Tensor`."""
-        if len(args) == 1 and not isinstance(args[0], (int, *creation.SEQUENCES, np.ndarray, Tensor)):
-            if isinstance(args[0], str):  # (PyTorch tries to make a tensor of it)
-                raise TypeError(messages.INVALID_DATA_TYPE.format(type_name="str"))
-            raise TypeError(messages.LEGACY_NOT_A_SEQUENCE.format(type_name=type_name(args[0])))
-        default = dtypes.get_default_dtype().numpy
-        if len(args) == 1 and not isinstance(args[0], int):
-            data = np.array(creation.nested_values(args[0]), dtype=default)
-        else:
-            data = np.zeros(args, dtype=default)
-        return cls._make(data)
+        if len(args) > 1:  # sizes, all ints: else new()'s refusal, from its declaration
+            return cls._make(np.zeros(0, dtype=dtypes.get_default_dtype().numpy)).new(*args)
+        return legacy_new(None, args)
+
+    @overload
+    def new(self, *, device: Device = None): ...
+    @overload
+    def new(self, storage: Storage): ...
+    @overload
+    def new(self, other: Tensor): ...
+    @overload
+    def new(self, *size: Ints, device: Device = None): ...
+    @overload
+    def new(self, data: object, *, device: Device = None): ...
+    @checked(method=True)
+    def new(self, *args, **kwargs):
+        """The legacy constructor in this tensor's dtype: `x.new(2, 3)` (zeros: tensorgrad never
+        hands out uninitialised memory), `x.new([1, 2])` (a copy of the data), `x.new(y)` (y
+        itself, if it has x's dtype), `x.new()` (empty)."""
+        named = next((key for key in ("size", "data", "other") if key in kwargs), None)
+        if named is not None:  # by keyword, the overload is the one named: `new(size=(2,))`
+            args = (kwargs[named],)  # (by position, a tuple is data) and `new(data=2)` refused
+        return legacy_new(self.dtype, args, kwargs.get("device"), named)
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Compute the gradient of this tensor with respect to the graph leaves.
@@ -536,16 +603,22 @@ class TensorMethods:
         return _shape.matrix_transpose(self)
 
     # -- in-place methods (see ops/inplace.py for the rules) --------------------------------------
-    @checked(method=True)
+    @checked(method=True, complex_into=True)
     def add_(self, other: Tensor, *, alpha: Number = 1):
+        if isinstance(other, complex):
+            return _complex_into(self, other, alpha)
         return _inplace.add_(self, other, alpha)
 
-    @checked(method=True)
+    @checked(method=True, complex_into=True)
     def sub_(self, other: Tensor, *, alpha: Number = 1):
+        if isinstance(other, complex):
+            return _complex_into(self, other, alpha)
         return _inplace.sub_(self, other, alpha)
 
-    @checked(method=True)
+    @checked(method=True, complex_into=True)
     def mul_(self, other: Tensor):
+        if isinstance(other, complex):
+            return _complex_into(self, other)
         return _inplace.mul_(self, other)
 
     @overload
@@ -554,8 +627,10 @@ class TensorMethods:
     def div_(self, other: Tensor, *, rounding_mode: str | None): ...
     @overload
     def div_(self, other: Number, *, rounding_mode: str | None): ...
-    @checked(method=True)
+    @checked(method=True, complex_into=True)
     def div_(self, other, *, rounding_mode=None):
+        if isinstance(other, complex):
+            return _complex_into(self, other)
         return _inplace.div_(self, other, rounding_mode)
 
     pow_, remainder_, bitwise_and_, bitwise_or_, bitwise_xor_, \

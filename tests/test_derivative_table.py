@@ -181,6 +181,7 @@ PROGRAMS = {
     "ViewBackward0": (lambda a: (a * a).view(6), lambda: [values(2, 3)]),
     "UnsafeViewBackward0": (lambda a, b: (a @ b) * 1, lambda: [values(2, 2, 3), values(3)]),
     "ReshapeAliasBackward0": (lambda a: (a * a).t().reshape(3, 1, 2), lambda: [values(2, 3)]),
+    "AliasBackward0": (lambda a: a.new(a * a) * a, lambda: [values(2, 3)]),
     "TransposeBackward0": (lambda a: (a * a).transpose(0, 1), lambda: [values(2, 3)]),
     "TBackward0": (lambda a: (a * a).t(), lambda: [values(2, 3)]),
     "PermuteBackward0": (lambda a: (a * a).permute(2, 0, 1), lambda: [values(2, 3, 2)]),

@@ -354,6 +354,12 @@ NEGATIVE_TOLERANCE = "{name} must be greater than or equal to zero, but got {val
 MODULE_TO_DTYPE = ("nn.Module.to only accepts floating point or complex dtypes, but got desired "
                    "dtype={dtype}")
 LEGACY_NOT_A_SEQUENCE = "new(): data must be a sequence (got {type_name})"
+# the legacy constructor (`t.new(...)`, `Tensor(...)`): another device, another tensor's dtype
+LEGACY_DEVICE = "legacy constructor expects device type: cpu but device type: {type} was passed"
+LEGACY_OTHER_DTYPE = "expected {expected} (got {got})"
+TENSOR_OPTIONS = ("TensorOptions(dtype={dtype}, device=cpu, layout=Strided, requires_grad=false "
+                  "(default), pinned_memory=false (default), memory_format=(nullopt))")
+C_TYPE_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "bool": "bool"}
 REQUIRES_GRAD_NOT_BOOL = "requires_grad must be a bool"
 BCE_TARGET_RANGE = "all elements of target should be between 0 and 1"
 FOUND_DTYPE = "Found dtype {found} but expected {expected}"
@@ -476,6 +482,7 @@ LINEAR_0D = "both arguments to linear need to be at least 1D, but they are {a}D 
 ROLL_NO_SHIFTS = "`shifts` required"
 ROLL_MISALIGNED = "shifts and dimensions must align. shifts: {shifts}, dims:{dims}"
 FLOAT_ALPHA = "For integral input tensors, argument alpha must not be a floating point number."
+COMPLEX_ALPHA = "For non-complex input tensors, argument alpha must not be a complex number."
 NO_DIMENSIONS = "Dimension specified as {dim} but tensor has no dimensions"
 COMPLEX_VALUE = "value cannot be converted to type {type_name} without overflow"
 C_SCALAR_NAMES = {"float32": "float", "float64": "double", "int64": "int64_t"}

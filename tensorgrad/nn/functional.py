@@ -568,7 +568,9 @@ def dropout(input: object, p: Real = 0.5, training: object = True,  # noqa: A002
     if p < 0 or p > 1:  # PyTorch's Python code (so nan passes here), then its C function's
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     inplace = _truth(inplace)
-    (_DROPOUT_IN_PLACE if inplace else _DROPOUT).match((input, p, training))
+    declaration = _DROPOUT_IN_PLACE if inplace else _DROPOUT  # (the C function's: its `float p`
+    p = arguments.converted(declaration.match((input, p, training)), (input, p, training), {})[0][1]
+    # is the Python number a 0-d tensor or a NumPy scalar holds, as PyTorch's parser hands it)
     if not 0 <= p <= 1:
         raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0:
@@ -608,7 +610,9 @@ def batch_norm(input: object, running_mean: object, running_var: object,  # noqa
         raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
     if eps < 0.0:
         raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
-    _BATCH_NORM.match(checks)
+    # the C function's `float momentum, float eps`: the Python numbers a 0-d tensor or a NumPy
+    # scalar holds, as PyTorch's parser hands them over
+    momentum, eps = arguments.converted(_BATCH_NORM.match(checks), checks, {})[0][6:8]
     for name, value in (("running_mean", running_mean), ("running_var", running_var),
                         ("weight", weight), ("bias", bias)):
         if value is None and name.startswith("running") and not training:
@@ -628,11 +632,11 @@ def batch_norm(input: object, running_mean: object, running_var: object,  # noqa
         mean, var = x.mean(axis=dims), x.var(axis=dims)
         if running_mean is not None:
             count = x.size // x.shape[1]
-            with no_grad():  # (x·(1 - momentum) + momentum·batch's, in place)
-                add_(mul_(running_mean, 1 - momentum), Tensor._make(mean.astype(x.dtype)),
-                     momentum)
-                add_(mul_(running_var, 1 - momentum),
-                     Tensor._make((var * count / max(count - 1, 1)).astype(x.dtype)), momentum)
+            with no_grad():  # (x·(1 - momentum) + momentum·batch's, in place; momentum is the
+                # kernel's own double, not add's alpha, which a float32 result would check)
+                for running, batch in ((running_mean, mean), (running_var, var * count / max(count - 1, 1))):
+                    add_(mul_(running, 1 - momentum),
+                         Tensor._make(np.multiply(batch.astype(x.dtype), momentum, dtype=x.dtype)))
     else:
         mean, var = running_mean._data, running_var._data
     shape = (1, -1) + (1,) * (input.ndim - 2)

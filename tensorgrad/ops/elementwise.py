@@ -38,8 +38,10 @@ def check_operand(value):
     """Tensors and Python numbers may be combined; anything else gets a clear TypeError."""
     if type(value) in _PYTHON_REALS:  # the common case (`y * 0.9`), settled by one test
         return value
-    if isinstance(value, (complex, np.complexfloating)):  # (PyTorch: a complex tensor)
+    if isinstance(value, complex):  # (PyTorch: a complex tensor; NumPy's complex128 is one)
         raise TypeError(messages.NO_COMPLEX.format(type_name=type(value).__name__))
+    if isinstance(value, np.complexfloating):  # complex64: its real part, as PyTorch's Scalar
+        return float(value)                      # reads it (NumPy warns that it drops the rest)
     if isinstance(value, np.bool_):  # PyTorch's Scalar takes a NumPy bool as a double
         return float(value)
     if isinstance(value, OPERAND_TYPES):
@@ -167,14 +169,20 @@ def add(input: Tensor, other: Tensor, *, alpha: Number = 1, out: Tensor = None):
 
 def check_bool_alpha(a, b, alpha):
     """PyTorch's alpha_check: a bool alpha for bool results only, a float alpha for floating
-    results only (an integer result cannot hold 1 + 2.5·x)."""
+    results only (an integer result cannot hold 1 + 2.5·x), a complex alpha (a float to this
+    check) for complex results only, which tensorgrad has none of: refused in PyTorch's words,
+    after the float rule, as its check orders them (the parser hands a complex alpha over)."""
     if type(alpha) is bool and not all(isinstance(v, Tensor) and v.dtype is dtypes.bool_
                                        for v in (a, b)):
         raise RuntimeError("Boolean alpha only supported for Boolean results.")
     if type(alpha) is int and alpha >= 2 ** 63 and dtypes.result_type(a, b)._category == 1:
         raise RuntimeError(messages.INT64_OVERFLOW)  # (add's alpha, for an integer result)
-    if isinstance(alpha, (float, np.floating)) and not (_is_floating(a) or _is_floating(b)):
+    if isinstance(alpha, (float, np.floating, complex)) and not (_is_floating(a) or _is_floating(b)):
         raise RuntimeError(messages.FLOAT_ALPHA)
+    if isinstance(alpha, complex):
+        raise RuntimeError(messages.COMPLEX_ALPHA)
+    if isinstance(alpha, (float, np.floating)) and not isinstance(b, complex):  # alpha as the
+        check_value_fits(alpha, dtypes.result_type(a, b).numpy)  # result's C type: 1e308 no float
 
 
 def _is_floating(value):

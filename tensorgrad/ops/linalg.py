@@ -85,6 +85,8 @@ def element_strides(matrix):
 
 @declared
 def mv(input: Tensor, vec: Tensor, *, out: Tensor = None):
+    if input._data.ndim == 0:  # (PyTorch reads the matrix's first size before its check)
+        raise IndexError(messages.NO_DIMENSIONS.format(dim=0))
     if input._data.ndim != 2 or vec._data.ndim != 1:
         raise RuntimeError("vector + matrix @ vector expected, got "  # (1: the added vector's)
                            f"1, {input._data.ndim}, {vec._data.ndim}")

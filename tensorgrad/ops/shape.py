@@ -17,7 +17,7 @@ from .. import dtypes
 from ..arguments import Dtype, Ints, Tensors, declared, declare, overload
 from ..autograd import messages
 from ..core.tensor import Tensor, _normalize_dim
-from ..derivatives import (CatBackward0, ExpandBackward0, FlipBackward0, PermuteBackward0,
+from ..derivatives import (AliasBackward0, CatBackward0, ExpandBackward0, FlipBackward0, PermuteBackward0,
                            RepeatBackward0, RollBackward0, ReshapeAliasBackward0, SqueezeBackward0,
                            SqueezeBackward1, SqueezeBackward4, StackBackward0, TBackward0,
                            TransposeBackward0, UnsafeViewBackward0, UnsqueezeBackward0,
@@ -103,6 +103,12 @@ def view_of(input, data):  # noqa: A002
     """`input` as `data`, an array NumPy reshaped from it without a copy: view's node
     (ViewBackward0), for view and for the library's own views of a shape known to fit."""
     return as_view(record(ViewBackward0, data, (input,), self_sym_sizes=input._data.shape), input)
+
+
+def alias(input):  # noqa: A002
+    """Another tensor over all of `input`'s memory, as it is (PyTorch's alias, which `t.new(x)`
+    returns): a view, with AliasBackward0 as its node."""
+    return as_view(record(AliasBackward0, input._data.view(), (input,)), input)
 
 
 @declared
