@@ -99,3 +99,21 @@ def test_the_shortcut_saves_a_step_of_memory_traffic():
         tracemalloc.stop()
     assert peak < 1_000_000  # the general path would allocate 4 MB for the result
     assert np.all(w.numpy() == -1)
+
+
+def test_the_optimizers_quick_test_lets_no_refusal_through():
+    """The optimizer's case (float tensors owning their memory, under no_grad) is decided by
+    one test before the refusals; arrays that pass most of that test still get them: memory
+    owned but with one element used three times (strides (0,)), and owned but read-only."""
+    import tensorgrad as tg
+
+    repeated = tg.from_numpy(np.ndarray((3,), strides=(0,)))
+    read_only = np.ones(3)
+    read_only.flags.writeable = False
+    with tg.no_grad():
+        with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
+            repeated.sub_(tg.ones(3, dtype=tg.float64))
+        with pytest.raises(RuntimeError, match="memory is read-only"):
+            tg.from_numpy(read_only).sub_(tg.ones(3, dtype=tg.float64))
+        with pytest.raises(RuntimeError, match="Boolean alpha"):
+            tg.ones(3).sub_(tg.ones(3), alpha=True)

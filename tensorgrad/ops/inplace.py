@@ -143,29 +143,21 @@ def apply_arithmetic(tensor, ufunc, other, alpha, compute):
 
     Then the in-place op is NumPy's `ufunc(data, other, out=data)`: no new array and no copy
     back. Anything else (recording, a dtype change, a shape the tensor would have to grow to)
-    is written the general way, with PyTorch's messages; the checks come first, for both.
+    is written the general way, with PyTorch's messages; the checks come first, for both. The
+    optimizer's case is decided by one test first (_nothing_to_refuse), which only ever says
+    yes where every check would pass; any other call goes through them all.
     """
-    if type(alpha) is not int:  # (a bool or a float alpha: its checks)
-        ew.check_bool_alpha(tensor, other, alpha)
-    check_allowed(tensor)
-    if ufunc is np.subtract:
-        ew.refuse_bool_subtraction(tensor, other)  # PyTorch's order: leaf rule, bools, memory
-    check_memory(tensor, (other,))
-    if (is_grad_enabled() and (requires_grad(tensor) or requires_grad(other))
-            or instruments.on_operation):  # forward mode, the profiler: they watch `record`
-        return _write(tensor, compute)
     data = tensor._data
-    if data.dtype.kind not in "fi" or (alpha != 1 and data.dtype.kind != "f"):
-        return _write(tensor, compute)
-    if isinstance(other, Tensor):
-        if other._data.dtype != data.dtype:
-            return _write(tensor, compute)
-        values = other._data
-    elif type(other) in (float, int) and (data.dtype.kind == "f" or type(other) is int) and (
-            type(other) is float or -2 ** 63 <= other < 2 ** 63):  # (2 ** 63: the general path)
-        values = other
+    if _nothing_to_refuse(tensor, other, alpha):
+        values = other._data if type(other) is Tensor else other
     else:
-        return _write(tensor, compute)
+        _check_arithmetic(tensor, ufunc, other, alpha)
+        if (is_grad_enabled() and (requires_grad(tensor) or requires_grad(other))
+                or instruments.on_operation):  # forward mode, the profiler: they watch `record`
+            return _write(tensor, compute)
+        values = _operand_as_it_is(data, other, alpha)
+        if values is None:
+            return _write(tensor, compute)
     if alpha != 1:
         values = np.multiply(values, alpha, dtype=data.dtype)
     try:
@@ -174,6 +166,52 @@ def apply_arithmetic(tensor, ufunc, other, alpha, compute):
         return _write(tensor, compute)
     tensor._shared_version_counter().value += 1
     return tensor
+
+
+def _check_arithmetic(tensor, ufunc, other, alpha):
+    """The refusals of `add_`, `sub_`, `mul_`, in PyTorch's order: alpha, the leaf rule, bools,
+    memory."""
+    if type(alpha) is not int:  # (a bool or a float alpha: its checks)
+        ew.check_bool_alpha(tensor, other, alpha)
+    check_allowed(tensor)
+    if ufunc is np.subtract:
+        ew.refuse_bool_subtraction(tensor, other)
+    check_memory(tensor, (other,))
+
+
+def _nothing_to_refuse(tensor, other, alpha):
+    """The optimizer's step (`p.sub_(lr * p.grad)` under no_grad), where _check_arithmetic
+    cannot refuse and NumPy can write straight into the tensor, told by one cheap test: no graph
+    recorded and no instrument watching (so no leaf rule); a float tensor, with a float
+    tensor of its dtype or a Python float, and an int or float alpha (so no bool and no alpha
+    rule); memory the tensor owns, dense and writeable, and another tensor that owns its own
+    (so no overlap of any kind)."""
+    if is_grad_enabled() or instruments.on_operation:
+        return False
+    data = tensor._data
+    if type(other) is Tensor:
+        values = other._data
+        if values.dtype != data.dtype or values.base is not None or values is data:
+            return False
+    elif type(other) is not float:
+        return False
+    flags = data.flags
+    return (data.dtype.kind == "f" and type(alpha) in (int, float) and data.base is None
+            and flags.c_contiguous and flags.writeable)
+
+
+def _operand_as_it_is(data, other, alpha):
+    """What NumPy can write into `data` without changing its dtype: `other`'s array or number,
+    or None where the general path must compute (another dtype, an integer tensor with a float
+    alpha, an int beyond int64)."""
+    if data.dtype.kind not in "fi" or (alpha != 1 and data.dtype.kind != "f"):
+        return None
+    if isinstance(other, Tensor):
+        return other._data if other._data.dtype == data.dtype else None
+    if type(other) in (float, int) and (data.dtype.kind == "f" or type(other) is int) and (
+            type(other) is float or -2 ** 63 <= other < 2 ** 63):  # (2 ** 63: the general path)
+        return other
+    return None
 
 
 # The in-place arithmetic as the library calls it (an optimizer's step): the Tensor methods
