@@ -28,11 +28,14 @@ import functools
 from . import creation
 from .autograd import forward_ad
 from .core.grad_mode import enable_grad
-from .autograd.jacobians import (jacobian_by_columns, jacobian_by_rows, jacobian_vector_product,
-                                 one_hot, stand_in, vector_jacobian_product)
+from .autograd.jacobians import jacobian_by_columns as _jacobian_by_columns
+from .autograd.jacobians import jacobian_by_rows as _jacobian_by_rows
+from .autograd.jacobians import jacobian_vector_product as _jacobian_vector_product
+from .autograd.jacobians import one_hot as _one_hot, stand_in as _stand_in
+from .autograd.jacobians import vector_jacobian_product as _vector_jacobian_product
 from .nn.module import Module
-from .ops.indexing import select
-from .ops.shape import detach, stack
+from .ops.indexing import select as _select
+from .ops.shape import detach as _detach, stack as _stack
 from .core.tensor import Tensor
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap",
@@ -125,7 +128,7 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
         output, aux = _split_aux(func(*duals), has_aux, "jvp(f, primals, tangents)")
         return (output if isinstance(output, tuple) else (output,)), (output, aux)
 
-    values, derivatives, (output, aux) = jacobian_vector_product(call, primals, tangents)
+    values, derivatives, (output, aux) = _jacobian_vector_product(call, primals, tangents)
     outer = any(isinstance(v, Tensor) and v.requires_grad for v in primals + tangents)
     derivatives = [tangent if tangent is not None else creation.zeros_like(primal)
                    for primal, tangent in zip(values, derivatives)]
@@ -155,10 +158,10 @@ def jacrev(func, argnums=0, *, has_aux=False):
         outputs = output if isinstance(output, tuple) else (output,)
 
         def row(i, j):  # d outputs[i][j] / d the selected arguments, by one backward pass
-            cotangents = one_hot(outputs, i, j)
+            cotangents = _one_hot(outputs, i, j)
             return vjp_fn(cotangents if isinstance(output, tuple) else cotangents[0])
 
-        blocks = jacobian_by_rows(row, outputs, [args[p] for p in positions])
+        blocks = _jacobian_by_rows(row, outputs, [args[p] for p in positions])
         result = _shape_like(blocks, argnums, output)
         return (result, found[2]) if has_aux else result
 
@@ -183,7 +186,7 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
         last = {}  # what the last call returned: the output and the aux
 
         def column(k, j):  # d outputs / d selected[k][j], by one forward pass
-            found = jvp(of_selected, tuple(selected), one_hot(selected, k, j), has_aux=has_aux)
+            found = jvp(of_selected, tuple(selected), _one_hot(selected, k, j), has_aux=has_aux)
             last["output"], last["aux"] = found[0], (found[2] if has_aux else None)
             return found[1] if isinstance(found[0], tuple) else (found[1],)
 
@@ -194,7 +197,7 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
             output = last["output"]
             return [tuple(out.shape) for out in (output if isinstance(output, tuple) else (output,))]
 
-        blocks = jacobian_by_columns(column, selected, output_shapes)
+        blocks = _jacobian_by_columns(column, selected, output_shapes)
         result = _shape_like(blocks, argnums, last["output"])
         return (result, last["aux"]) if has_aux else result
 
@@ -219,7 +222,7 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
         size = _batch_size(name, in_dims, args, dims)
         results = []
         for i in range(size):
-            sliced = [arg if dim is None else select(arg, dim, i) for arg, dim in zip(args, dims)]
+            sliced = [arg if dim is None else _select(arg, dim, i) for arg, dim in zip(args, dims)]
             results.append(func(*sliced))
         return _stack_results(name, results, out_dims)
 
@@ -288,7 +291,7 @@ def _stack_results(name, results, out_dims):
                 raise ValueError(
                     f"vmap({name}, ...): `{name}` must only return Tensors, got type "
                     f"{type(value)}. Did you mean to set out_dims= to None for output?")
-        stacked.append(stack(list(column), dim=dim))
+        stacked.append(_stack(list(column), dim=dim))
     return tuple(stacked) if outputs_are_tuple else stacked[0]
 
 
@@ -382,12 +385,12 @@ def _fresh_inputs(values):
         tangent = forward_ad._tangent_of(value)
         if value.requires_grad:
             outer = True
-            fresh.append(stand_in(value, connected=True))  # the outer transform sees through
+            fresh.append(_stand_in(value, connected=True))  # the outer transform sees through
         elif tangent is not None:
             outer = True  # an outer jvp: keep its tangent on the fresh leaf
-            fresh.append(forward_ad.make_dual(stand_in(value, connected=False), tangent))
+            fresh.append(forward_ad.make_dual(_stand_in(value, connected=False), tangent))
         else:
-            fresh.append(stand_in(value, connected=False))
+            fresh.append(_stand_in(value, connected=False))
     return fresh, outer
 
 
@@ -436,14 +439,14 @@ def _check_scalar_output(output):
 def _gradients(outputs, inputs, cotangents, retain_graph=None):
     """vᵀJ with a graph (an outer transform may differentiate it again), and zeros for inputs
     the outputs do not depend on (as torch.func)."""
-    grads = vector_jacobian_product(outputs, inputs, cotangents, create_graph=True,
+    grads = _vector_jacobian_product(outputs, inputs, cotangents, create_graph=True,
                                     retain_graph=retain_graph)
     return [creation.zeros_like(x) if g is None else g for g, x in zip(grads, inputs)]
 
 
 def _finish(values, outer):
     """Detach the results unless an outer transform differentiates through them."""
-    return list(values) if outer else [detach(v) if isinstance(v, Tensor) else v for v in values]
+    return list(values) if outer else [_detach(v) if isinstance(v, Tensor) else v for v in values]
 
 
 def _finish_aux(aux, outer):

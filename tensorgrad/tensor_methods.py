@@ -73,20 +73,36 @@ def _new_tensor(self, data: object, *, dtype: Dtype = None, device: Device = Non
 _detach_from_the_graph = Tensor.detach_  # (tensor.py's, before attach gives Tensor this module's)
 
 
-def in_place_binary_form(name, compute=None):
-    """`x.pow_(2)`, `x.floor_divide_(y)`, `x.remainder_(y)`: computes name(x, other) and makes it
-    x's new value (the rules of ops/inplace.py: it may not grow x, nor change its dtype), checked
-    as the method `x.name(other)` is. `compute(x, other)`: when not name's own function."""
-    function = getattr(_ew, name)
-    compute = compute or function
+def plain_in_place_binary(name, compute=None):
+    """`x.pow_(2)`, `x.floor_divide_(y)`, `x.remainder_(y)` without the argument check (`a **= b`
+    runs it, its operand checked by binary_operator): computes name(x, other) and makes it x's
+    new value (the rules of ops/inplace.py: it may not grow x, nor change its dtype).
+    `compute(x, other)`: when not name's own function."""
+    compute = compute or getattr(_ew, name)
 
     def in_place(self, other):
         return _inplace.apply(self, lambda: _into(self, compute, other), (other,))
 
     in_place.__name__ = in_place.__qualname__ = name + "_"
+    return in_place
+
+
+def in_place_binary_form(plain):
+    """The method `x.pow_(other)`: plain_in_place_binary's function, checked as the method
+    `x.pow(other)` is."""
+    name = plain.__name__
+    function = getattr(_ew, name[:-1])
     as_method = [m for m in (o.method_form() for o in function.signatures.overloads) if m]
-    return checked(in_place, name=name + "_", method=True, complex_into=True,
-                   like=Signatures(name + "_", as_method, True))
+    return checked(plain, name=name, method=True, complex_into=True,
+                   like=Signatures(name, as_method, True))
+
+
+_PLAIN_IN_PLACE_BINARY = {name: plain_in_place_binary(name) for name in (
+    "pow", "remainder", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",
+    "bitwise_right_shift")}
+_PLAIN_IN_PLACE_BINARY["floor_divide"] = plain_in_place_binary(
+    "floor_divide", lambda self, other: _ew.divided_and_floored(self, other, "floor_divide_"))
+# (floor_divide_'s errors carry its own name)
 
 
 def _into(tensor, function, other):
@@ -485,7 +501,7 @@ class TensorMethods:
         """`element in t`: is it equal to some element of t (a tensor: broadcast, anywhere)?"""
         if not _is_operand(element):
             raise RuntimeError(messages.CONTAINS_WHAT.format(type=type(element)))
-        return bool((element == self).any().item())
+        return bool((element == self)._data.any())  # (the plain array: checked once, here)
 
     def __reversed__(self):
         """`reversed(t)` is t flipped along its first dim, a tensor, as in PyTorch."""
@@ -633,12 +649,9 @@ class TensorMethods:
             return _complex_into(self, other)
         return _inplace.div_(self, other, rounding_mode)
 
-    pow_, remainder_, bitwise_and_, bitwise_or_, bitwise_xor_, \
-        bitwise_left_shift_, bitwise_right_shift_ = (in_place_binary_form(name) for name in (
-            "pow", "remainder", "bitwise_and", "bitwise_or", "bitwise_xor",
-            "bitwise_left_shift", "bitwise_right_shift"))
-    floor_divide_ = in_place_binary_form("floor_divide", lambda self, other: (
-        _ew.divided_and_floored(self, other, "floor_divide_")))  # (its errors' name)
+    pow_, remainder_, bitwise_and_, bitwise_or_, bitwise_xor_, bitwise_left_shift_, \
+        bitwise_right_shift_, floor_divide_ = (
+            in_place_binary_form(plain) for plain in _PLAIN_IN_PLACE_BINARY.values())
 
     clamp_, fill_ = method(_inplace.clamp_), method(_inplace.fill_)
     masked_fill_ = method(_indexing.masked_fill_)
@@ -658,10 +671,10 @@ class TensorMethods:
     # functions, checked once, as `a + b` does)
     __iadd__, __isub__, __imul__, __itruediv__ = (binary_operator(f) for f in (
         _inplace.add_, _inplace.sub_, _inplace.mul_, _inplace.div_))
-    __ifloordiv__, __imod__, __ipow__ = (binary_operator(f) for f in (
-        floor_divide_, remainder_, pow_))
-    __iand__, __ior__, __ixor__, __ilshift__, __irshift__ = (binary_operator(f) for f in (
-        bitwise_and_, bitwise_or_, bitwise_xor_, bitwise_left_shift_, bitwise_right_shift_))
+    __ifloordiv__, __imod__, __ipow__, __iand__, __ior__, __ixor__, __ilshift__, \
+        __irshift__ = (binary_operator(_PLAIN_IN_PLACE_BINARY[name]) for name in (
+            "floor_divide", "remainder", "pow", "bitwise_and", "bitwise_or", "bitwise_xor",
+            "bitwise_left_shift", "bitwise_right_shift"))
 
     @takes_no_arguments
     def zero_(self):

@@ -110,7 +110,24 @@ LIBRARY_CALLS = {
     "F.relu inplace": lambda: tg.nn.functional.relu(tg.ones(2), inplace=True),
     "nn.ReLU inplace": lambda: tg.nn.ReLU(inplace=True)(tg.ones(2)),
     "nn.Unflatten": lambda: tg.nn.Unflatten(1, (2, 2))(tg.ones(3, 4)),
+    # (the outside review s15, F2: every augmented assignment, and `in`)
+    "x in t": lambda: 2. in tg.tensor([1., 2.]),
+    "t in t": lambda: tg.tensor(2.) in tg.tensor([1., 2.]),
 }
+
+
+def _augmented(symbol, dtype):
+    """`a <symbol>= b` on a fresh tensor of dtype (the operator module's in-place function)."""
+    operation = getattr(operator, AUGMENTED[symbol])
+    return lambda: operation(tg.tensor([6, 3], dtype=dtype), tg.tensor([2, 1], dtype=dtype))
+
+
+AUGMENTED = {"+": "iadd", "-": "isub", "*": "imul", "/": "itruediv", "//": "ifloordiv",
+             "%": "imod", "**": "ipow", "&": "iand", "|": "ior", "^": "ixor", "<<": "ilshift",
+             ">>": "irshift"}
+for _symbol in AUGMENTED:
+    _dtype = tg.float32 if _symbol in ("+", "-", "*", "/", "//", "%", "**") else tg.int64
+    LIBRARY_CALLS[f"a {_symbol}= b"] = _augmented(_symbol, _dtype)
 
 
 @pytest.mark.parametrize("name", LIBRARY_CALLS)

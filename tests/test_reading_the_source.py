@@ -76,3 +76,13 @@ def test_the_engine_loop_is_where_the_page_says():
     assert (first, last) == (execute.lineno, execute.end_lineno)
     length = int(re.search(r"`execute` itself is (\d+) lines", text()).group(1))
     assert length == execute.end_lineno - execute.lineno + 1
+
+
+def test_a_line_range_ends_where_a_definition_ends():
+    """A row that names a range of lines (`derivatives.py, lines 1-80`) ends on a whole entry: the
+    line after it is blank (or the file ends), so a learner who reads exactly that range does not
+    stop inside an unclosed `rule(` (the outside review s15, F4)."""
+    for _, path, first, last, _ in rows():
+        if last:
+            lines = (ROOT / path).read_text(encoding="utf-8").split("\n")
+            assert last == len(lines) or not lines[last].strip(), (path, last, lines[last])

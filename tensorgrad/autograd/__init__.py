@@ -20,7 +20,7 @@ import sys
 
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .backward_and_grad import backward, grad
-from ..core.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from ..core.grad_mode import enable_grad, no_grad, set_grad_enabled
 from ..core.node import AccumulateGrad, Node
 from ..utils.hooks import RemovableHandle
 from . import custom_function, forward_ad, functional, graph, profiler
@@ -45,6 +45,6 @@ def Variable(tensor, requires_grad=False):  # noqa: N802  (the old PyTorch API, 
     return tensor
 
 
-__all__ = ["backward", "grad", "detect_anomaly", "set_detect_anomaly", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
+__all__ = ["backward", "grad", "detect_anomaly", "set_detect_anomaly", "no_grad", "enable_grad", "set_grad_enabled",
            "Node", "AccumulateGrad", "RemovableHandle", "Variable", "Function", "gradcheck",
            "gradgradcheck", "function", "functional", "forward_ad", "graph", "profiler"]

@@ -18,7 +18,7 @@ As in PyTorch, one level of forward AD at a time: tangents belong to the `dual_l
 made in, and are gone when it ends.
 """
 
-from collections import namedtuple
+from collections import namedtuple as _namedtuple
 
 from . import messages
 from ..core import instruments
@@ -28,7 +28,7 @@ from ..core.tensor import Tensor
 _level = None  # the current dual level (an int), or None outside every `dual_level`
 _levels_made = 0
 
-UnpackedDualTensor = namedtuple("UnpackedDualTensor", ["primal", "tangent"])
+UnpackedDualTensor = _namedtuple("UnpackedDualTensor", ["primal", "tangent"])
 
 
 def enter_dual_level():

@@ -22,10 +22,13 @@ error instead of a block of zeros.
 
 from . import messages
 from ..creation import _zeros  # (zeros_like without its check)
-from ..core.grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
-from .jacobians import (jacobian_by_columns, jacobian_by_rows, jacobian_vector_product, one_hot,
-                        stand_in, unit, vector_jacobian_product)
-from ..creation import zeros_like
+from ..core.grad_mode import enable_grad, is_grad_enabled as _is_grad_enabled, set_grad_enabled
+from .jacobians import jacobian_by_columns as _jacobian_by_columns
+from .jacobians import jacobian_by_rows as _jacobian_by_rows
+from .jacobians import jacobian_vector_product as _jacobian_vector_product
+from .jacobians import one_hot as _one_hot, stand_in as _stand_in, unit as _unit
+from .jacobians import vector_jacobian_product as _vector_jacobian_product
+from ..creation import zeros_like as _zeros_like
 from ..ops import shape as _shape
 from ..core.tensor import Tensor
 
@@ -59,8 +62,8 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
         is_inputs_tuple, inputs = _prepare_inputs(inputs, create_graph, "jvp")
         v = _prepare_v(v, inputs, is_inputs_tuple, create_graph, "jvp", _V_NONE_FOR_INPUT)
         is_outputs_tuple, outputs = _call(func, inputs, strict, "jvp")
-        dummy = tuple(zeros_like(out, requires_grad=True) for out in outputs)  # u above
-        grad_inputs = vector_jacobian_product(outputs, inputs, dummy, create_graph=True)
+        dummy = tuple(_zeros_like(out, requires_grad=True) for out in outputs)  # u above
+        grad_inputs = _vector_jacobian_product(outputs, inputs, dummy, create_graph=True)
         _check_requires_grad(grad_inputs, "grad_inputs", strict=strict)
 
     result = _last_backward(grad_inputs, dummy, v, outputs, strict, create_graph, "back_trick")
@@ -96,12 +99,12 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
             raise RuntimeError(messages.JACOBIAN_VECTORIZE_STRICT)
 
         def row(i, j):  # d outputs[i][j] / d inputs, by one backward pass
-            grads = vector_jacobian_product((outputs[i],), inputs, (unit(outputs[i], j),),
+            grads = _vector_jacobian_product((outputs[i],), inputs, (_unit(outputs[i], j),),
                                             retain_graph=True, create_graph=create_graph)
             return tuple(_row_entry(grad, inp, i, k, strict, create_graph)
                          for k, (grad, inp) in enumerate(zip(grads, inputs)))
 
-        jacobians = _grad_postprocess(jacobian_by_rows(row, outputs, inputs), create_graph)
+        jacobians = _grad_postprocess(_jacobian_by_rows(row, outputs, inputs), create_graph)
         return _tuple_postprocess(jacobians, (is_outputs_tuple, is_inputs_tuple))
 
 
@@ -112,7 +115,7 @@ def _row_entry(grad, inp, i, k, strict, create_graph):
         if strict:
             raise RuntimeError(f"Output {i} of the user-provided function is independent of "
                                f"input {k}. This is not allowed in strict mode.")
-        return zeros_like(inp)
+        return _zeros_like(inp)
     if strict and create_graph and not grad.requires_grad:
         raise RuntimeError(f"The jacobian of the user-provided function is independent of input "
                            f"{i}. This is not allowed in strict mode when create_graph=True.")
@@ -131,9 +134,9 @@ def _jacobian_by_forward_mode(func, inputs):
         return outputs, None
 
     def column(k, j):  # d outputs / d inputs[k][j], by one forward pass
-        primals, tangents, _ = jacobian_vector_product(call, inputs, one_hot(inputs, k, j))
+        primals, tangents, _ = _jacobian_vector_product(call, inputs, _one_hot(inputs, k, j))
         found["outputs"] = primals
-        return tuple(zeros_like(primal) if tangent is None else _shape.detach(tangent)
+        return tuple(_zeros_like(primal) if tangent is None else _shape.detach(tangent)
                      for primal, tangent in zip(primals, tangents))
 
     def output_shapes():
@@ -141,7 +144,7 @@ def _jacobian_by_forward_mode(func, inputs):
             found["is_tuple"], found["outputs"] = _call(func, inputs, False, "jacobian")
         return [tuple(out.shape) for out in found["outputs"]]
 
-    jacobians = jacobian_by_columns(column, inputs, output_shapes)
+    jacobians = _jacobian_by_columns(column, inputs, output_shapes)
     return _tuple_postprocess(jacobians, (found["is_tuple"], is_inputs_tuple))
 
 
@@ -193,7 +196,7 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
         is_inputs_tuple, is_outputs_tuple, inputs, v, outputs, gradient = (
             _scalar_output_and_gradient(func, inputs, v, create_graph, strict, "hvp"))
         dummy = tuple(_zeros(inp.shape, inp.dtype, True) for inp in inputs)
-        double_back = vector_jacobian_product(gradient, inputs, dummy, create_graph=True)
+        double_back = _vector_jacobian_product(gradient, inputs, dummy, create_graph=True)
         _check_requires_grad(gradient, "hessian", strict=strict)
 
     result = _last_backward(double_back, dummy, v, inputs, strict, create_graph,
@@ -212,7 +215,7 @@ def _scalar_output_and_gradient(func, inputs, v, create_graph, strict, fn_name):
         raise RuntimeError(
             f"The Tensor returned by the function given to {fn_name} should contain a single "
             "element")
-    gradient = vector_jacobian_product(outputs, inputs, create_graph=True)
+    gradient = _vector_jacobian_product(outputs, inputs, create_graph=True)
     _check_requires_grad(gradient, "jacobian", strict=strict)
     return is_inputs_tuple, is_outputs_tuple, inputs, v, outputs, gradient
 
@@ -253,8 +256,8 @@ def _call(func, inputs, strict, fn_name):
 def _last_backward(roots, wrt, v, refs, strict, create_graph, stage):
     """The final backward pass of a product: recorded only when create_graph asks for it.
     Inputs that got no gradient get zeros shaped like `refs` (or an error, with strict)."""
-    with set_grad_enabled(True if create_graph else is_grad_enabled()):
-        grads = vector_jacobian_product(roots, wrt, v, create_graph=create_graph)
+    with set_grad_enabled(True if create_graph else _is_grad_enabled()):
+        grads = _vector_jacobian_product(roots, wrt, v, create_graph=create_graph)
         return _fill_in_zeros(grads, refs, strict, create_graph, stage)
 
 
@@ -300,7 +303,7 @@ def _grad_preprocess(inputs, create_graph, need_graph):
     """Fresh tensors to differentiate with respect to (jacobians.stand_in). With create_graph,
     they stay connected to the originals, so the final result can be differentiated with
     respect to the user's tensors."""
-    return tuple(stand_in(tensor, connected=create_graph and tensor.requires_grad,
+    return tuple(_stand_in(tensor, connected=create_graph and tensor.requires_grad,
                           requires_grad=need_graph)
                  for tensor in inputs)
 
@@ -369,7 +372,7 @@ def _fill_in_zeros(grads, refs, strict, create_graph, stage):
         if grad is None:
             if strict:
                 raise RuntimeError(_STRICT_NONE_MESSAGES[stage].format(i=i))
-            grad = zeros_like(refs[i])
+            grad = _zeros_like(refs[i])
         elif strict and create_graph and not grad.requires_grad:
             if "double" not in stage:
                 raise RuntimeError(

@@ -22,8 +22,8 @@ returns a gradient for each of a variable number of inputs (cat, stack).
 
 Every node class made here shares one `apply` (Rule.apply below), the one method the engine
 calls on a node: for each input that needs a gradient, call that input's formula with the values
-its parameters name. Which value each parameter names is worked out once, when the table is
-read, so a backward pass only looks the values up.
+its parameters name. Each formula's parameter names are read once, when the table is read;
+a backward pass looks each name up, among the saved values first, then the node's settings.
 """
 
 import functools

@@ -23,21 +23,21 @@ import warnings
 import numpy as np
 
 from .. import arguments, dtypes
-from ..arguments import Real, checked, declared
+from ..arguments import Real, checked as _checked, declared as _declared
 from ..autograd import messages
-from ..core.grad_mode import is_grad_enabled, no_grad
+from ..core.grad_mode import is_grad_enabled as _is_grad_enabled, no_grad
 from ..derivatives import (BCE_LOG_FLOOR, AddmmBackward0, BinaryCrossEntropyBackward0,
                            BinaryCrossEntropyWithLogitsBackward0, MseLossBackward0,
-                           NativeBatchNormBackward0, NllLossBackward0, nll_index,
-                           nll_weights)
+                           NativeBatchNormBackward0, NllLossBackward0)
+from ..derivatives import nll_index as _nll_index, nll_weights as _nll_weights
 from ..ops import elementwise as ew
-from ..ops.indexing import masked_fill
+from ..ops.indexing import masked_fill as _masked_fill
 from ..ops import inplace as inplace_ops
 from ..ops import reduction
 from ..ops import shape as _shape
-from ..ops.inplace import add_, check_castable, mul_
-from ..core.record import record
-from ..ops.linalg import element_strides, matmul
+from ..ops.inplace import add_ as _add_, check_castable as _check_castable, mul_ as _mul_
+from ..core.record import record as _record
+from ..ops.linalg import element_strides as _element_strides, matmul as _matmul
 from ..core.tensor import Tensor
 from .. import random as _random
 
@@ -53,7 +53,7 @@ def _reduction(size_average, reduce, reduction):
     if type(reduction) is str and reduction in _REDUCTIONS and size_average is reduce is None:
         return reduction  # the common call, settled at once (the loop below gives the same)
     if size_average is not None or reduce is not None:
-        reduction = legacy_reduction(size_average, reduce, stacklevel=3)
+        reduction = _legacy_reduction(size_average, reduce, stacklevel=3)
     for name in ("none", "mean", "elementwise_mean", "sum"):  # compared as PyTorch compares
         if _truth(reduction == name):
             if name == "elementwise_mean":
@@ -67,7 +67,7 @@ def _reduction(size_average, reduce, reduction):
 _REDUCTIONS = ("none", "mean", "sum")
 
 
-def legacy_reduction(size_average, reduce, stacklevel=2):
+def _legacy_reduction(size_average, reduce, stacklevel=2):
     """The reduction that the legacy flags name, with PyTorch's deprecation warning (its
     _Reduction.legacy_get_string; the loss Modules call it too, when they are built)."""
     size_average = True if size_average is None else _truth(size_average)
@@ -103,7 +103,7 @@ def _check_not_differentiable(function_name, **arguments):
     """PyTorch's autograd, before a function with a derivative formula runs, refuses each tensor
     argument that has none (a loss's weight, pos_weight) if it requires grad, in the order of the
     function's parameters: such a weight is a constant of the loss, never learnt through it."""
-    if not is_grad_enabled():
+    if not _is_grad_enabled():
         return
     for argument, value in arguments.items():
         if _requires_grad(value):
@@ -156,12 +156,12 @@ def relu(input, inplace=False):  # noqa: A002  (PyTorch's argument name)
     return inplace_ops.apply(input, lambda: ew.relu(input)) if inplace else ew.relu(input)
 
 
-@declared(python=True)
+@_declared(python=True)
 def sigmoid(input: Tensor):  # noqa: A002
     return ew.sigmoid(input)
 
 
-@declared(python=True)
+@_declared(python=True)
 def tanh(input: Tensor):  # noqa: A002
     return ew.tanh(input)
 
@@ -175,7 +175,7 @@ def _softmax_dim(name, ndim, stacklevel):
     return 0 if ndim in (0, 1, 3) else 1
 
 
-@declared(python=True)
+@_declared(python=True)
 def softmax(input: Tensor, dim: object = None, _stacklevel: object = 3,  # noqa: A002
             dtype: object = None):
     """exp(x) / Σ exp(x) along `dim` (computed stably, by subtracting the maximum first).
@@ -186,7 +186,7 @@ def softmax(input: Tensor, dim: object = None, _stacklevel: object = 3,  # noqa:
     return reduction.softmax(input, dim, dtype)
 
 
-@declared(python=True)
+@_declared(python=True)
 def log_softmax(input: Tensor, dim: object = None, _stacklevel: object = 3,  # noqa: A002
                 dtype: object = None):
     """log(softmax(x)) along `dim`, as x - max - log Σ exp(x - max): no overflow, no log(0)."""
@@ -198,7 +198,7 @@ def log_softmax(input: Tensor, dim: object = None, _stacklevel: object = 3,  # n
 
 
 # -- linear: y = x Wᵀ + b ----------------------------------------------------------------------
-def addmm(bias, mat1, mat2):
+def _addmm(bias, mat1, mat2):
     """bias + mat1 @ mat2 as one operation (PyTorch's fused kernel behind `linear`)."""
     if mat1._data.ndim != 2 or mat2._data.ndim != 2:
         raise RuntimeError("mat1 must be a matrix" if mat1._data.ndim != 2 else "mat2 must be a matrix")
@@ -210,10 +210,10 @@ def addmm(bias, mat1, mat2):
             raise RuntimeError(f"{name} and mat2 must have the same dtype, but got "
                                f"{first.dtype.scalar_name} and {mat2.dtype.scalar_name}")
     data = (mat1._data @ mat2._data + bias._data).astype(mat1._data.dtype, copy=False)
-    return record(AddmmBackward0, data, (bias, mat1, mat2),  # d/dmat2 reads mat1, d/dmat1 mat2
+    return _record(AddmmBackward0, data, (bias, mat1, mat2),  # d/dmat2 reads mat1, d/dmat1 mat2
                   saved={"mat1": mat1 if _requires_grad(mat2) else None,
                          "mat2": mat2 if _requires_grad(mat1) else None},
-                  mat2_sym_sizes=mat2._data.shape, mat2_sym_strides=element_strides(mat2._data))
+                  mat2_sym_sizes=mat2._data.shape, mat2_sym_strides=_element_strides(mat2._data))
 
 
 def _compute_linear(input, weight, bias=None):  # noqa: A002
@@ -222,7 +222,7 @@ def _compute_linear(input, weight, bias=None):  # noqa: A002
 
     The graph is PyTorch's: a 2-d input with a bias is one AddmmBackward0 node (its third input
     is a TBackward0 for Wᵀ); without a bias it is a plain matmul; other ranks are flattened to
-    2-d, go through addmm, and are viewed back (ViewBackward0).
+    2-d, go through `_addmm`, and are viewed back (ViewBackward0).
     """
     ndim = input._data.ndim
     if ndim == 0 or weight._data.ndim == 0:
@@ -231,22 +231,22 @@ def _compute_linear(input, weight, bias=None):  # noqa: A002
         _shape.expand(bias, (*input.shape[:-1], weight.shape[0]))  # PyTorch's error if it cannot
     weight_t = _shape.t(weight)
     if bias is None:
-        return matmul(input, weight_t)
+        return _matmul(input, weight_t)
     if ndim == 2:
-        return addmm(bias, input, weight_t)
+        return _addmm(bias, input, weight_t)
     rows = 1
     for size in input.shape[:-1]:
         rows *= size
     flat = _shape.reshape(input, (rows, input.shape[-1]))
-    return _shape.view(addmm(bias, flat, weight_t), (*input.shape[:-1], weight.shape[0]))
+    return _shape.view(_addmm(bias, flat, weight_t), (*input.shape[:-1], weight.shape[0]))
 
 
-linear = checked(_compute_linear, name="linear", like=_linear)  # F.linear, checked at the door
+linear = _checked(_compute_linear, name="linear", like=_linear)  # F.linear, checked at the door
 linear.__name__ = linear.__qualname__ = "linear"
 
 
 # -- mean squared error --------------------------------------------------------------------------
-@declared(python=True)
+@_declared(python=True)
 def mse_loss(input: Tensor, target: Tensor, size_average: object = None,  # noqa: A002
              reduce: object = None, reduction: object = "mean", weight: Tensor | None = None):
     """Mean squared error. Shapes should match: a mismatch that broadcasts only warns (as in
@@ -277,12 +277,12 @@ def mse_loss(input: Tensor, target: Tensor, size_average: object = None,  # noqa
     else:
         data = np.mean(squared)
     data = np.asarray(data, dtype=diff.dtype)
-    return record(MseLossBackward0, data, (input, target), saved={"self": input, "target": target},
+    return _record(MseLossBackward0, data, (input, target), saved={"self": input, "target": target},
                   reduction=reduction, count=diff.size)
 
 
 # -- binary cross-entropy ---------------------------------------------------------------------------
-@declared(python=True)
+@_declared(python=True)
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noqa: A002
                          size_average: object = None, reduce: object = None,
                          reduction: object = "mean"):
@@ -314,7 +314,7 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
         log_x = np.maximum(np.log(x), BCE_LOG_FLOOR)
         log_1mx = np.maximum(np.log1p(-x), BCE_LOG_FLOOR)
     data = _weighted_and_reduced(-(t * log_x + (1 - t) * log_1mx), weight, reduction, x.dtype)
-    return record(BinaryCrossEntropyBackward0, data, (input, target),
+    return _record(BinaryCrossEntropyBackward0, data, (input, target),
                   saved={"self": input, "target": target, "weight": weight},
                   reduction=reduction, count=x.size)
 
@@ -370,13 +370,13 @@ def _negative_log_likelihood(log_probabilities, target, weight, ignore_index, re
     x = log_probabilities._data
     if x.ndim == 1 and target._data.ndim == 1:  # one class, one target: as a 0-d one
         target = _shape.reshape(target, ())
-    index = nll_index(target._data, ignore_index)
+    index = _nll_index(target._data, ignore_index)
     _check_targets_in_range(index[-1], x.shape[-1])
     if weight is None:  # every w[t] is 1: nothing to multiply, Σ w[t] is the number of rows
         losses = -x[index]
         total_weight = x.dtype.type(index[-1].size)
     else:
-        picked_weight = nll_weights(weight, index, x.dtype)
+        picked_weight = _nll_weights(weight, index, x.dtype)
         losses = -(x[index] * picked_weight)  # -w[t]·x[n, t]
         total_weight = picked_weight.sum(dtype=x.dtype)
     if reduction == "none" and x.ndim == 2:
@@ -389,7 +389,7 @@ def _negative_log_likelihood(log_probabilities, target, weight, ignore_index, re
             data = losses.sum() / total_weight  # all rows ignored: 0/0 = nan, as in PyTorch
     else:  # "sum", and "none" of a single (C,) input, which PyTorch also gives as one number
         data = losses.sum()
-    return record(NllLossBackward0, np.asarray(data, dtype=x.dtype), (log_probabilities,),
+    return _record(NllLossBackward0, np.asarray(data, dtype=x.dtype), (log_probabilities,),
                   saved={"target": target, "weight": weight}, reduction=reduction,
                   ignore_index=ignore_index,
                   total_weight=float(total_weight), num_classes=x.shape[-1])
@@ -509,7 +509,7 @@ def _smoothing_loss(log_probabilities, target, weight, ignore_index, reduction, 
         log_probabilities = log_probabilities * _per_class(weight, log_probabilities.ndim,
                                                            class_dim)
     counted = target._data != ignore_index
-    smooth = masked_fill(-_sum(log_probabilities, class_dim), Tensor._make(~counted), 0.0)
+    smooth = _masked_fill(-_sum(log_probabilities, class_dim), Tensor._make(~counted), 0.0)
     if reduction == "none":
         return smooth
     if reduction == "sum":
@@ -519,7 +519,7 @@ def _smoothing_loss(log_probabilities, target, weight, ignore_index, reduction, 
 
 
 # -- binary cross-entropy on raw scores ------------------------------------------------------------
-@declared(python=True)
+@_declared(python=True)
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,  # noqa: A002
                                      weight: object = None, size_average: object = None,
                                      reduce: object = None, reduction: object = "mean",
@@ -541,7 +541,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,  # noqa: A00
     positive = 1 if pos_weight is None else pos_weight._data
     losses = positive * t * np.logaddexp(0, -x) + (1 - t) * np.logaddexp(0, x)
     data = _weighted_and_reduced(losses, weight, reduction, t.dtype)  # (computed in the target)
-    return record(BinaryCrossEntropyWithLogitsBackward0, data, (input, target),
+    return _record(BinaryCrossEntropyWithLogitsBackward0, data, (input, target),
                   saved={"self": input, "target": target, "weight": weight,
                          "pos_weight": pos_weight}, reduction=reduction, count=x.size)
 
@@ -556,11 +556,11 @@ def _check_bce_with_logits_dtypes(input, target, pos_weight):  # noqa: A002
         ew.refuse_bool_subtraction(pos_weight, 1)
         _check_broadcasts(pos_weight.shape, input.shape)
     ew.refuse_bool_subtraction(target, target)  # (C++'s `1 - target`: the 1 takes its dtype)
-    check_castable(dtypes.result_type(target, input).numpy, target._data.dtype)
+    _check_castable(dtypes.result_type(target, input).numpy, target._data.dtype)
 
 
 # -- dropout and batch normalisation ------------------------------------------------------------------
-@declared(python=True)
+@_declared(python=True)
 def dropout(input: object, p: Real = 0.5, training: object = True,  # noqa: A002
             inplace: object = False):
     """In training, each element is zeroed with probability p and the others are scaled by
@@ -575,10 +575,10 @@ def dropout(input: object, p: Real = 0.5, training: object = True,  # noqa: A002
         raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0:
         return input
-    check_castable(np.dtype(np.float32), input._data.dtype)  # (the mask is float: no int input)
+    _check_castable(np.dtype(np.float32), input._data.dtype)  # (the mask is float: no int input)
     keep = _random.uniform_array(input.shape, 0.0, 1.0, np.float64) >= p
     scale = Tensor._make((keep / (1 - p) if p < 1 else keep * 0.0).astype(input._data.dtype))
-    return mul_(input, scale) if inplace else input * scale
+    return _mul_(input, scale) if inplace else input * scale
 
 
 def _check_batch_norm_dtypes(input, parameters):  # noqa: A002
@@ -591,7 +591,7 @@ def _check_batch_norm_dtypes(input, parameters):  # noqa: A002
                            else messages.BATCH_NORM_MIXED_DTYPES)
 
 
-@declared(python=True)
+@_declared(python=True)
 def batch_norm(input: object, running_mean: object, running_var: object,  # noqa: A002
                weight: object = None, bias: object = None, training: object = False,
                momentum: object = 0.1, eps: Real = 1e-05):
@@ -635,8 +635,8 @@ def batch_norm(input: object, running_mean: object, running_var: object,  # noqa
             with no_grad():  # (x·(1 - momentum) + momentum·batch's, in place; momentum is the
                 # kernel's own double, not add's alpha, which a float32 result would check)
                 for running, batch in ((running_mean, mean), (running_var, var * count / max(count - 1, 1))):
-                    add_(mul_(running, 1 - momentum),
-                         Tensor._make(np.multiply(batch.astype(x.dtype), momentum, dtype=x.dtype)))
+                    _add_(_mul_(running, 1 - momentum),
+                          Tensor._make(np.multiply(batch.astype(x.dtype), momentum, dtype=x.dtype)))
     else:
         mean, var = running_mean._data, running_var._data
     shape = (1, -1) + (1,) * (input.ndim - 2)
@@ -645,7 +645,7 @@ def batch_norm(input: object, running_mean: object, running_var: object,  # noqa
         data = data * weight._data.reshape(shape)
     if bias is not None:
         data = data + bias._data.reshape(shape)
-    return record(NativeBatchNormBackward0, data.astype(x.dtype, copy=False),
+    return _record(NativeBatchNormBackward0, data.astype(x.dtype, copy=False),
                   (input, weight, bias), eps=eps, training=training, dims=dims,
                   saved={"self": input, "weight": weight,  # the running statistics: in eval only
                          "running_mean": None if training else running_mean,
@@ -663,11 +663,11 @@ plain = types.SimpleNamespace(
     binary_cross_entropy=binary_cross_entropy, dropout=dropout, batch_norm=batch_norm,
     binary_cross_entropy_with_logits=binary_cross_entropy_with_logits)
 sigmoid, tanh, softmax, log_softmax, mse_loss, binary_cross_entropy, dropout, batch_norm, \
-    binary_cross_entropy_with_logits = (checked(f) for f in (
+    binary_cross_entropy_with_logits = (_checked(f) for f in (
         sigmoid, tanh, softmax, log_softmax, mse_loss, binary_cross_entropy, dropout, batch_norm,
         binary_cross_entropy_with_logits))
 
 
-__all__ = ["relu", "sigmoid", "tanh", "softmax", "log_softmax", "linear", "addmm", "mse_loss",
+__all__ = ["relu", "sigmoid", "tanh", "softmax", "log_softmax", "linear", "mse_loss",
            "binary_cross_entropy", "binary_cross_entropy_with_logits", "nll_loss", "cross_entropy",
            "dropout", "batch_norm"]

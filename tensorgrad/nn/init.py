@@ -13,11 +13,12 @@ import math
 import types
 import warnings
 
-from ..arguments import Real, checked, checked_values, declare, declared
+from ..arguments import Real, checked as _checked, checked_values as _checked_values
+from ..arguments import declare as _declare, declared as _declared
 from ..core.grad_mode import no_grad
 from ..core.tensor import Tensor
 from ..ops import inplace
-from ..tensor_methods import normal_fill, uniform_fill
+from ..tensor_methods import normal_fill as _normal_fill, uniform_fill as _uniform_fill
 
 
 def calculate_gain(nonlinearity, param=None):
@@ -70,12 +71,12 @@ def _calculate_correct_fan(tensor, mode):
 # already plain (the library's own, or a public call's, checked at its door by `_as_the_method`).
 def _uniform(tensor, a, b):
     with no_grad():
-        return uniform_fill(tensor, a, b)
+        return _uniform_fill(tensor, a, b)
 
 
 def _normal(tensor, mean, std):
     with no_grad():
-        return normal_fill(tensor, mean, std)
+        return _normal_fill(tensor, mean, std)
 
 
 def _constant(tensor, val):
@@ -88,32 +89,32 @@ def _as_the_method(method, *numbers):
     `a` and `b`, or a bound computed from the user's gain), checked as that method checks them
     and in its words ("uniform_(): argument 'from' (position 1) must be float, not str"), as
     PyTorch's Python functions let the method check them. A 0-d tensor comes back a number."""
-    return checked_values(method, numbers, method=True)[0]
+    return _checked_values(method, numbers, method=True)[0]
 
 
-@declared(python=True)
+@_declared(python=True)
 def uniform_(tensor: Tensor, a: object = 0.0, b: object = 1.0):
     """Fill with values drawn uniformly from [a, b)."""
     return _uniform(tensor, *_as_the_method("uniform_", a, b))
 
 
-@declared(python=True)
+@_declared(python=True)
 def normal_(tensor: Tensor, mean: object = 0.0, std: object = 1.0):
     """Fill with values drawn from the normal distribution N(mean, std²)."""
     return _normal(tensor, *_as_the_method("normal_", mean, std))
 
 
-@declared(python=True)
+@_declared(python=True)
 def constant_(tensor: Tensor, val: object):
     return _constant(tensor, *_as_the_method("fill_", val))
 
 
-@declared(python=True)
+@_declared(python=True)
 def ones_(tensor: Tensor):
     return _constant(tensor, 1.0)
 
 
-@declared(python=True)
+@_declared(python=True)
 def zeros_(tensor: Tensor):
     return _constant(tensor, 0.0)
 
@@ -121,11 +122,11 @@ def zeros_(tensor: Tensor):
 def _gain(gain: Real): ...  # the xavier initialisations' gain
 
 
-_GAIN = {name: declare(_gain, name=name, python=True) for name in ("xavier_uniform_",
+_GAIN = {name: _declare(_gain, name=name, python=True) for name in ("xavier_uniform_",
                                                                    "xavier_normal_")}
 
 
-@declared(python=True)
+@_declared(python=True)
 def xavier_uniform_(tensor: Tensor, gain: object = 1.0):
     """U(-a, a) with a = gain·√(6 / (fan_in + fan_out)) (Glorot & Bengio, 2010)."""
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
@@ -135,7 +136,7 @@ def xavier_uniform_(tensor: Tensor, gain: object = 1.0):
     return _uniform(tensor, *_as_the_method("uniform_", -bound, bound))  # (gain: maybe a tensor)
 
 
-@declared(python=True)
+@_declared(python=True)
 def xavier_normal_(tensor: Tensor, gain: object = 1.0):
     """N(0, std²) with std = gain·√(2 / (fan_in + fan_out))."""
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
@@ -144,7 +145,7 @@ def xavier_normal_(tensor: Tensor, gain: object = 1.0):
     return _normal(tensor, *_as_the_method("normal_", 0.0, std))  # (gain: maybe a tensor)
 
 
-@declared(python=True)
+@_declared(python=True)
 def kaiming_uniform_(tensor: Tensor, a: object = 0, mode: str = "fan_in",
                      nonlinearity: object = "leaky_relu"):
     """U(-bound, bound) with bound = gain·√(3 / fan) (He et al., 2015).
@@ -161,7 +162,7 @@ def kaiming_uniform_(tensor: Tensor, a: object = 0, mode: str = "fan_in",
     return _uniform(tensor, -bound, bound)  # (a float: calculate_gain takes only a number)
 
 
-@declared(python=True)
+@_declared(python=True)
 def kaiming_normal_(tensor: Tensor, a: object = 0, mode: str = "fan_in",
                     nonlinearity: object = "leaky_relu"):
     """N(0, std²) with std = gain / √fan."""
@@ -185,7 +186,7 @@ plain = types.SimpleNamespace(
     uniform_=_uniform, normal_=_normal, constant_=_constant, ones_=ones_, zeros_=zeros_,
     kaiming_uniform_=kaiming_uniform_, kaiming_normal_=kaiming_normal_)
 uniform_, normal_, constant_, ones_, zeros_, xavier_uniform_, xavier_normal_, kaiming_uniform_, \
-    kaiming_normal_ = (checked(f) for f in (
+    kaiming_normal_ = (_checked(f) for f in (
         uniform_, normal_, constant_, ones_, zeros_, xavier_uniform_, xavier_normal_,
         kaiming_uniform_, kaiming_normal_))
 

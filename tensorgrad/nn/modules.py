@@ -246,7 +246,7 @@ class _Loss(Module):
     def __init__(self, size_average=None, reduce=None, reduction="mean"):
         super().__init__()
         if size_average is not None or reduce is not None:
-            reduction = F.legacy_reduction(size_average, reduce)
+            reduction = F._legacy_reduction(size_average, reduce)
         self.reduction = reduction
 
 

@@ -183,9 +183,9 @@ def _nothing_to_refuse(tensor, other, alpha):
     """The optimizer's step (`p.sub_(lr * p.grad)` under no_grad), where _check_arithmetic
     cannot refuse and NumPy can write straight into the tensor, told by one cheap test: no graph
     recorded and no instrument watching (so no leaf rule); a float tensor, with a float
-    tensor of its dtype or a Python float, and an int or float alpha (so no bool and no alpha
-    rule); memory the tensor owns, dense and writeable, and another tensor that owns its own
-    (so no overlap of any kind)."""
+    tensor of its dtype or a Python float, and an int alpha or a float one the tensor's dtype
+    holds (so no bool and no alpha rule); memory the tensor owns, dense and writeable, and
+    another tensor that owns its own (so no overlap of any kind)."""
     if is_grad_enabled() or instruments.on_operation:
         return False
     data = tensor._data
@@ -196,8 +196,14 @@ def _nothing_to_refuse(tensor, other, alpha):
     elif type(other) is not float:
         return False
     flags = data.flags
-    return (data.dtype.kind == "f" and type(alpha) in (int, float) and data.base is None
-            and flags.c_contiguous and flags.writeable)
+    return (data.dtype.kind == "f" and data.base is None and flags.c_contiguous
+            and flags.writeable and (type(alpha) is int or type(alpha) is float
+                                     and -_LARGEST.get(data.dtype, -1.0) <= alpha
+                                     <= _LARGEST.get(data.dtype, -1.0)))
+
+
+_LARGEST = {np.dtype(t): float(np.finfo(t).max) for t in (np.float32, np.float64)}
+# (a float alpha beyond these, inf or nan: alpha's own check decides, check_bool_alpha)
 
 
 def _operand_as_it_is(data, other, alpha):
