@@ -1126,6 +1126,10 @@ REWORDED_GIVE_AWAYS = [
     ("01_computation_graphs", "01_computation_graphs", "cell-f3c56929",
      "- **`None`** stands for the constant `1` in `w + 1`. A constant needs no gradient, so nothing is\n"
      "  recorded for it.", "- **`None`** 代表 `w + 1` 里的常数 `1`。常数不需要梯度，所以不为它记录任何东西。"),
+    # the s15 review: the buggy backward's comment named the left-out factor, e^x, which is 1 at the
+    # point the prediction checks
+    ("09_custom_functions_and_gradcheck", "09_custom_functions_and_gradcheck", "l09-20",
+     "# forgot the factor e^x", "# 忘了因子 e^x"),
     # (lesson 3's second prediction now asks about a graph lesson 2's formulas do not cover, the s13
     # review: its closed forms, multiplied out and written above it, are what would answer it now)
     ("03_chain_rule", "03_chain_rule", "cell-9b044184",
