@@ -1339,6 +1339,9 @@ REWORDED_BRIDGE_LINES = [
 REWORDED_MAP_LINES = [
     ("02_derivatives", "- [03_chain_rule.ipynb](03_chain_rule.ipynb)：**链式法则。** 沿一条路径把局部导数相乘，"
      "再把各条路径相加：∂y/∂w = 2 + 3 = 5，用 `backward()` 验证，并一步一步观察它。"),
+    # ... and whose lesson 5 row described companion 2's 梯度 by the one-element case P5.1 asks about (s15)
+    ("05_vector_backward", "| 5 | 65 分钟 | 95 分钟 | 向量-雅可比积、`gradient` 参数、广播 | [伴读 2 的梯度]"
+     "(seed_2_autograd_notes.ipynb#cell-id=s2-18)：只有一个元素时的 `out.backward()` |"),
 ]
 
 
