@@ -1329,6 +1329,9 @@ REWORDED_BRIDGE_LINES = [
     ("01_computation_graphs", '| 教程 1：“创建变量”（“我们自己创建的 tensor”） | 叶子张量、叶子节点 | 说法不准：叶子不等于“自己创建的”。运算的结果什么时候也算叶子，第 1 课拿教程 1 的 `c = a.add(b)` 来讲。“变量”是 PyTorch 0.4 以前 `Variable` 的叫法，现在只有张量 |'),
     ("04_scalar_backward", '| 教程 1：“此时 b 的属性变成了 tensor(5., grad_fn=<AddBackward0>)” | 教程说的并不会发生；先算好的 `b` 实际怎样、接下来的 `b.backward()` 会怎样，第 4 课先请你预测，再运行给你看 | [第 4 课](04_scalar_backward.ipynb) `cell-0c16ad92` |'),
     ("05_vector_backward", '| 教程 1：“如果结果为1 维以上张量，直接求导会出错”，“这是因为 [2., 3.] 没法求导” | 要看的是元素个数，不是维数：只有一个元素的张量（比如教程第 1.3 节形状为 `(1,)` 的 `y`）可以直接 `backward()`；`b` 可以求导，只是有两个元素，需要你给出权重 | [第 5 课](05_vector_backward.ipynb) `cell-5d1e0c2a` |'),
+    # the s15 review: a verdict on tutorial 1's "results of operations" before lesson 1 asks whether c = p + q is a leaf
+    ("01_computation_graphs", '| 教程 1：“结果变量”（“通过运算生成的 tensor”） | 非叶子张量（有 `grad_fn` 的张量） | '
+     '说法不准，见上一行；非叶子张量的 `.grad` 默认不保留，要 `retain_grad()`（第 3 课） |'),
     # the s13 review: the first row stated the principle that answers lesson 4's first prediction
     ("04_scalar_backward", '| 教程 2：“追踪”“自动追踪所有基于该tensor的运算”；教程 1：“开启导数追踪” | 跟踪（记录运算）；'
      '`requires_grad=True` 叫“需要梯度” | 同一个意思，本课程统一写“跟踪”。被跟踪的是运算，不是张量本身（第 4 课第 1 节） |'),
