@@ -444,3 +444,16 @@ def test_a_non_leafs_grad_warns_once_per_place_that_reads_it_as_lesson_8_says(ed
     text = markdown("08_hooks_and_inplace.ipynb", "l08-19", edition)
     assert "on every read" not in text and "每读一次" not in text
     assert ("once for each place in your code" in text) if not edition else ("每个读它的地方警告一次" in text)
+
+
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_lesson_6s_gradient_node_is_the_sum_over_ys_two_factors_not_the_forward_step(edition):
+    """Lesson 6's answer says the gradient's `AddBackward0` comes from adding the two contributions of
+    `y * y`, not from `y = x + 2`: with `y = x - 2` the node would still be `AddBackward0`."""
+    x = tg.tensor([[1., 2., 3.], [4., 5., 6.]], requires_grad=True)
+    for y in (x + 2, x - 2):
+        (dzdx,) = tg.autograd.grad(inputs=x, outputs=y * y * 3, grad_outputs=tg.ones_like(x),
+                                   create_graph=True)
+        assert type(dzdx.grad_fn).__name__ == "AddBackward0"
+    answer = cell("06_autograd_grad_higher_derivatives.ipynb", "cell-d497545b", edition).source
+    assert "`y = x - 2`" in answer and "`SubBackward0`" in answer and "`AddBackward0`" in answer

@@ -1126,6 +1126,10 @@ REWORDED_GIVE_AWAYS = [
     ("01_computation_graphs", "01_computation_graphs", "cell-f3c56929",
      "- **`None`** stands for the constant `1` in `w + 1`. A constant needs no gradient, so nothing is\n"
      "  recorded for it.", "- **`None`** 代表 `w + 1` 里的常数 `1`。常数不需要梯度，所以不为它记录任何东西。"),
+    # the s15 review: the buggy backward's comment named the left-out factor, e^x, which is 1 at the
+    # point the prediction checks
+    ("09_custom_functions_and_gradcheck", "09_custom_functions_and_gradcheck", "l09-20",
+     "# forgot the factor e^x", "# 忘了因子 e^x"),
     # (lesson 3's second prediction now asks about a graph lesson 2's formulas do not cover, the s13
     # review: its closed forms, multiplied out and written above it, are what would answer it now)
     ("03_chain_rule", "03_chain_rule", "cell-9b044184",
@@ -1325,6 +1329,9 @@ REWORDED_BRIDGE_LINES = [
     ("01_computation_graphs", '| 教程 1：“创建变量”（“我们自己创建的 tensor”） | 叶子张量、叶子节点 | 说法不准：叶子不等于“自己创建的”。运算的结果什么时候也算叶子，第 1 课拿教程 1 的 `c = a.add(b)` 来讲。“变量”是 PyTorch 0.4 以前 `Variable` 的叫法，现在只有张量 |'),
     ("04_scalar_backward", '| 教程 1：“此时 b 的属性变成了 tensor(5., grad_fn=<AddBackward0>)” | 教程说的并不会发生；先算好的 `b` 实际怎样、接下来的 `b.backward()` 会怎样，第 4 课先请你预测，再运行给你看 | [第 4 课](04_scalar_backward.ipynb) `cell-0c16ad92` |'),
     ("05_vector_backward", '| 教程 1：“如果结果为1 维以上张量，直接求导会出错”，“这是因为 [2., 3.] 没法求导” | 要看的是元素个数，不是维数：只有一个元素的张量（比如教程第 1.3 节形状为 `(1,)` 的 `y`）可以直接 `backward()`；`b` 可以求导，只是有两个元素，需要你给出权重 | [第 5 课](05_vector_backward.ipynb) `cell-5d1e0c2a` |'),
+    # the s15 review: a verdict on tutorial 1's "results of operations" before lesson 1 asks whether c = p + q is a leaf
+    ("01_computation_graphs", '| 教程 1：“结果变量”（“通过运算生成的 tensor”） | 非叶子张量（有 `grad_fn` 的张量） | '
+     '说法不准，见上一行；非叶子张量的 `.grad` 默认不保留，要 `retain_grad()`（第 3 课） |'),
     # the s13 review: the first row stated the principle that answers lesson 4's first prediction
     ("04_scalar_backward", '| 教程 2：“追踪”“自动追踪所有基于该tensor的运算”；教程 1：“开启导数追踪” | 跟踪（记录运算）；'
      '`requires_grad=True` 叫“需要梯度” | 同一个意思，本课程统一写“跟踪”。被跟踪的是运算，不是张量本身（第 4 课第 1 节） |'),
@@ -1335,6 +1342,9 @@ REWORDED_BRIDGE_LINES = [
 REWORDED_MAP_LINES = [
     ("02_derivatives", "- [03_chain_rule.ipynb](03_chain_rule.ipynb)：**链式法则。** 沿一条路径把局部导数相乘，"
      "再把各条路径相加：∂y/∂w = 2 + 3 = 5，用 `backward()` 验证，并一步一步观察它。"),
+    # ... and whose lesson 5 row described companion 2's 梯度 by the one-element case P5.1 asks about (s15)
+    ("05_vector_backward", "| 5 | 65 分钟 | 95 分钟 | 向量-雅可比积、`gradient` 参数、广播 | [伴读 2 的梯度]"
+     "(seed_2_autograd_notes.ipynb#cell-id=s2-18)：只有一个元素时的 `out.backward()` |"),
 ]
 
 
