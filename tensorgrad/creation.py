@@ -531,7 +531,7 @@ def rand(*size: Ints, out: Tensor = None, dtype: Dtype = None, layout: Layout = 
 def rand(*size, dtype=None, requires_grad=False, device=None):
     """Uniform samples in [0, 1). The stream differs from PyTorch's (see tensorgrad.random)."""
     check_device(device)
-    data = _allocated(lambda shape, dtype: _random.uniform_array(shape, 0.0, 1.0, dtype),
+    data = _allocated(lambda shape, dtype: _random._uniform_array(shape, 0.0, 1.0, dtype),
                       _size_arg(size), _random_dtype(dtype, "check_uniform_bounds").numpy)
     return _finish(data, None, requires_grad)
 
@@ -540,7 +540,7 @@ def rand(*size, dtype=None, requires_grad=False, device=None):
 def randn(*size, dtype=None, requires_grad=False, device=None):
     """Standard normal samples. The stream differs from PyTorch's (see tensorgrad.random)."""
     check_device(device)
-    data = _allocated(lambda shape, dtype: _random.normal_array(shape, 0.0, 1.0, dtype),
+    data = _allocated(lambda shape, dtype: _random._normal_array(shape, 0.0, 1.0, dtype),
                       _size_arg(size), _random_dtype(dtype, "normal_kernel_cpu").numpy)
     return _finish(data, None, requires_grad)
 
@@ -569,7 +569,7 @@ def randint(low, high=None, size=None, *, dtype=None, requires_grad=False, devic
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     if dtype is not None and dtypes.check_dtype(dtype) is dtypes.bool_ and high > 2:
         raise RuntimeError("to - 1 is out of bounds for bool")
-    data = _random.integer_array(low, high, _size_arg((tuple(size),)))
+    data = _random._integer_array(low, high, _size_arg((tuple(size),)))
     return _finish(data, dtype, requires_grad)
 
 
@@ -604,5 +604,5 @@ def randperm(n, *, dtype=None, requires_grad=False):
     if dtype is not None and dtypes.check_dtype(dtype) is dtypes.bool_:
         raise NotImplementedError(messages.NOT_IMPLEMENTED_FOR.format(kernel="randperm",
                                                                       dtype="Bool"))
-    return _finish(_allocated(lambda shape, dtype: _random.permutation_array(*shape), (n,),
+    return _finish(_allocated(lambda shape, dtype: _random._permutation_array(*shape), (n,),
                               np.int64), dtype, requires_grad)

@@ -38,17 +38,17 @@ def manual_seed(seed):
 
 
 
-def uniform_array(shape, low, high, np_dtype):
+def _uniform_array(shape, low, high, np_dtype):
     return _generator.uniform(low, high, size=tuple(shape)).astype(np_dtype)
 
 
-def normal_array(shape, mean, std, np_dtype):
+def _normal_array(shape, mean, std, np_dtype):
     return (_generator.standard_normal(size=tuple(shape)) * std + mean).astype(np_dtype)
 
 
-def integer_array(low, high, shape):
+def _integer_array(low, high, shape):
     return _generator.integers(low, high, size=tuple(shape), dtype=np.int64)
 
 
-def permutation_array(n):
+def _permutation_array(n):
     return _generator.permutation(n).astype(np.int64)

@@ -838,7 +838,7 @@ def normal_fill(tensor, mean, std):
         raise RuntimeError(messages.NEGATIVE_STD.format(std=std))
     _check_random_fill(tensor, "normal_kernel_cpu")
     return _inplace.random_fill_(tensor, "normal",
-                                 _random.normal_array(tensor.shape, mean, std, tensor._data.dtype))
+                                 _random._normal_array(tensor.shape, mean, std, tensor._data.dtype))
 
 
 def uniform_fill(tensor, from_, to):
@@ -851,7 +851,7 @@ def uniform_fill(tensor, from_, to):
         raise RuntimeError(messages.UNIFORM_RANGE.format(a=from_, b=to))
     _check_random_fill(tensor, "check_uniform_bounds")
     return _inplace.random_fill_(tensor, "uniform",
-                                 _random.uniform_array(tensor.shape, from_, to, tensor._data.dtype))
+                                 _random._uniform_array(tensor.shape, from_, to, tensor._data.dtype))
 
 
 def _check_random_fill(tensor, kernel):

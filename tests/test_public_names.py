@@ -15,7 +15,8 @@ import tensorgrad as tg
 
 MODULES = ["tensorgrad", "tensorgrad.nn.functional", "tensorgrad.nn.init", "tensorgrad.func",
            "tensorgrad.autograd", "tensorgrad.autograd.functional",
-           "tensorgrad.autograd.forward_ad", "tensorgrad.autograd.graph"]
+           "tensorgrad.autograd.forward_ad", "tensorgrad.autograd.graph", "tensorgrad.random",
+           "tensorgrad.autograd.profiler", "tensorgrad.nn.modules"]
 
 # torch-style refusals; anything else (AttributeError, NumPy's errors, KeyError) leaks
 REFUSALS = (TypeError, RuntimeError, ValueError, IndexError, NotImplementedError)
@@ -84,3 +85,11 @@ def test_a_public_function_is_a_name_of_torchs_module(module_name):
     declared = [name for name in getattr(module, "__all__", ()) if not hasattr(torch_module, name)
                 and not inspect.isclass(getattr(module, name)) and callable(getattr(module, name))]
     assert not_torchs == [] and declared == []
+
+
+@pytest.fixture(autouse=True)
+def _print_options_restored():
+    """`set_printoptions(object())` is taken as PyTorch takes it (no check: it is a plain Python
+    function there too), and would leave every later repr broken: put the defaults back."""
+    yield
+    tg.set_printoptions(profile="default")

@@ -38,7 +38,7 @@ def _set(mode, check_nan):
     instruments.unplug(_plugged)
     _plugged = ()
     if _enabled:
-        _plugged = instruments.plug_in(on_node=remember_forward_stack,
+        _plugged = instruments.plug_in(on_node=_remember_forward_stack,
                                        around_node=_reporting_failures,
                                        after_node=_checking_for_nan)
 
@@ -81,7 +81,7 @@ class set_detect_anomaly:
         return False
 
 
-def remember_forward_stack(node):
+def _remember_forward_stack(node):
     """Store the creating stack in `node.metadata`, under PyTorch's key."""
     node.metadata["traceback_"] = traceback.format_stack()[:-3]
 
@@ -91,16 +91,16 @@ def _reporting_failures(node, run):
     try:
         return run()
     except Exception:
-        report_backward_error(node)
+        _report_backward_error(node)
         raise
 
 
 def _checking_for_nan(node, grads_in, grads_out):
     if _check_nan:
-        check_for_nan(node, grads_out)
+        _check_for_nan(node, grads_out)
 
 
-def report_backward_error(node):
+def _report_backward_error(node):
     """Warn with the forward traceback of the node whose backward failed."""
     stack = node.metadata.get("traceback_")
     if stack:
@@ -112,7 +112,7 @@ def report_backward_error(node):
         )
 
 
-def check_for_nan(node, input_grads):
+def _check_for_nan(node, input_grads):
     for index, grad in enumerate(input_grads):
         if grad is not None and grad._data.dtype.kind == "f" and (grad._data != grad._data).any():
             raise RuntimeError(

@@ -25,7 +25,7 @@ import numpy as np
 from .backward_and_grad import grad as autograd_grad
 from .. import dtypes
 from ..creation import _zeros
-from ..random import uniform_array
+from ..random import _uniform_array
 from ..core.tensor import Tensor
 
 
@@ -110,7 +110,7 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-06, atol=1e-05, rto
     if grad_outputs is None:
         outputs = _requiring_grad(_as_tuple(func(*tupled_inputs)))
         tupled_grad_outputs = tuple(
-            Tensor._make(uniform_array(out.shape, 0.0, 1.0, out._data.dtype) * 2 - 1)._requires_grad_()
+            Tensor._make(_uniform_array(out.shape, 0.0, 1.0, out._data.dtype) * 2 - 1)._requires_grad_()
             for out in outputs)
     else:
         tupled_grad_outputs = _as_tuple(grad_outputs)

@@ -62,8 +62,8 @@ class profile:  # noqa: N801  (PyTorch's name; used like no_grad)
                 raise RuntimeError("Profiler is already enabled on this thread")
             _active = self
             self._mark = time.perf_counter()
-            self._plugged = instruments.plug_in(on_operation=operation_recorded,
-                                                around_node=backward_step)
+            self._plugged = instruments.plug_in(on_operation=_operation_recorded,
+                                                around_node=_backward_step)
         return self
 
     def __exit__(self, *exc_info):
@@ -209,19 +209,19 @@ _ATEN_NAMES = {"ToCopy": "_to_copy", "UnsafeView": "_unsafe_view", "ReshapeAlias
                "CopyBackwards": "copy_", "Zero": "zero_", "Fill": "fill_"}
 
 
-def aten_name(node_class):
+def _aten_name(node_class):
     """`aten::mul` for MulBackward0: the forward operation's name, in PyTorch's snake case."""
     op = node_class.op_name()
     name = _ATEN_NAMES.get(op) or re.sub(r"(?<!^)(?=[A-Z])", "_", op).lower()
     return "aten::" + name
 
 
-def operation_recorded(node_class, result, inputs, saved, attributes):
+def _operation_recorded(node_class, result, inputs, saved, attributes):
     """Called by `record` for every operation while a profile is active."""
-    _active._operation(aten_name(node_class))
+    _active._operation(_aten_name(node_class))
 
 
-def backward_step(node, run):
+def _backward_step(node, run):
     """Run `run()` (one node's rule) inside the two events PyTorch shows for it."""
     outer = _active._begin(f"autograd::engine::evaluate_function: {node.name()}")
     inner = _active._begin(node.name())

@@ -576,7 +576,7 @@ def dropout(input: object, p: Real = 0.5, training: object = True,  # noqa: A002
     if not training or p == 0:
         return input
     _check_castable(np.dtype(np.float32), input._data.dtype)  # (the mask is float: no int input)
-    keep = _random.uniform_array(input.shape, 0.0, 1.0, np.float64) >= p
+    keep = _random._uniform_array(input.shape, 0.0, 1.0, np.float64) >= p
     scale = Tensor._make((keep / (1 - p) if p < 1 else keep * 0.0).astype(input._data.dtype))
     return _mul_(input, scale) if inplace else input * scale
 

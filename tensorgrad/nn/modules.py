@@ -12,7 +12,7 @@ from collections import OrderedDict
 from .. import arguments, creation, numpy_errors
 from ..arguments import Real
 from ..core.tensor import Tensor, _normalize_dim
-from ..device import check_device
+from ..device import check_device as _check_device
 from ..ops import inplace as _inplace
 from ..ops import shape as _shape
 from . import functional as F
@@ -42,7 +42,7 @@ class Linear(Module):
     def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
         super().__init__()
         arguments.check("empty", ((out_features, in_features),), {"dtype": dtype, "device": device})
-        check_device(device)  # (PyTorch makes the weight on that device: "cuda" fails here)
+        _check_device(device)  # (PyTorch makes the weight on that device: "cuda" fails here)
         self.in_features = in_features
         self.out_features = out_features
         self.weight = Parameter(creation.empty(out_features, in_features, dtype=dtype))
@@ -399,7 +399,7 @@ class BatchNorm1d(Module):
                  track_running_stats=True, device=None, dtype=None):
         super().__init__()
         arguments.check("empty", (num_features,), {"dtype": dtype, "device": device})  # torch.empty's
-        check_device(device)
+        _check_device(device)
         self.num_features = num_features
         self.eps = eps
         self.momentum = momentum
