@@ -37,7 +37,7 @@ from ..ops import reduction
 from ..ops import shape as _shape
 from ..ops.inplace import add_, check_castable, mul_
 from ..core.record import record
-from ..ops.linalg import element_strides, matmul
+from ..ops.linalg import element_strides, matmul, refuse_bool
 from ..core.tensor import Tensor
 from .. import random as _random
 
@@ -209,6 +209,7 @@ def addmm(bias, mat1, mat2):
         if first.dtype is not mat2.dtype:
             raise RuntimeError(f"{name} and mat2 must have the same dtype, but got "
                                f"{first.dtype.scalar_name} and {mat2.dtype.scalar_name}")
+    refuse_bool(mat1, "addmm_impl_cpu_", mat1._data.shape + mat2._data.shape[1:])
     data = (mat1._data @ mat2._data + bias._data).astype(mat1._data.dtype, copy=False)
     return record(AddmmBackward0, data, (bias, mat1, mat2),  # d/dmat2 reads mat1, d/dmat1 mat2
                   saved={"mat1": mat1 if _requires_grad(mat2) else None,
@@ -301,9 +302,10 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     _check_floating_kernel("binary_cross_entropy", input.dtype)
     x = input._data
     # PyTorch checks element by element, the input's value before the target's: the first element
-    # where either is outside [0, 1] (or the input is nan) names which one
+    # where either is outside [0, 1] (or is nan: PyTorch asks `0 <= v <= 1`) names which one
     bad_input = (x < 0) | (x > 1) | np.isnan(x)
-    bad_target = np.broadcast_to((target._data < 0) | (target._data > 1), x.shape)
+    bad_target = np.broadcast_to((target._data < 0) | (target._data > 1) | np.isnan(target._data),
+                                 x.shape)
     if bad_input.any() or bad_target.any():
         first = np.flatnonzero((bad_input | bad_target).ravel())[0]
         if bad_input.ravel()[first]:

@@ -15,7 +15,7 @@ from ..arguments import Number, declared, overload, type_name
 from ..autograd import messages
 from ..core.tensor import Tensor, _normalize_dim
 from . import inplace
-from ..creation import check_value_fits
+from ..creation import check_integer_leaves, check_value_fits
 from ..derivatives import (CopySlices, IndexBackward0, IndexPutBackward0, IndexSelectBackward0,
                            IndexUnsqueezeBackward0, MaskedFillBackward0, MaskedFillBackward1,
                            SelectBackward0, SliceBackward0)
@@ -49,6 +49,8 @@ def to_numpy_index(index):
             array = np.asarray(item)
             if array.dtype.kind == "f":
                 raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+            if array.dtype.kind in "iu" and isinstance(item, list):  # (made a tensor of first)
+                check_integer_leaves(item)
             converted.append(array)
             kinds.add("advanced")
         elif type(item) is bool:  # (NumPy's bool is refused below, as in PyTorch)
@@ -63,6 +65,8 @@ def to_numpy_index(index):
             converted.append(None)
             kinds.add("unsqueeze")
         elif isinstance(item, slice) or item is Ellipsis:
+            if isinstance(item, slice) and not _is_slice_index(item.step):  # (Python's words)
+                raise TypeError(messages.SLICE_INDICES)
             if isinstance(item, slice) and item.step is not None and item.step <= 0:
                 if item.step == 0:
                     raise ValueError("slice step cannot be zero")
@@ -136,6 +140,11 @@ def _check_bounds(x, numpy_index, check_arrays=True):
                 arrays += 1
             kept.append(shape[dim])
             dim += 1
+
+
+def _is_slice_index(value):
+    """A slice's start, stop or step as Python takes one: None, or what has an `__index__`."""
+    return value is None or hasattr(type(value), "__index__")
 
 
 def _is_bool(item):
