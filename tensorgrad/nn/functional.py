@@ -474,6 +474,9 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     class_dim = 0 if input._data.ndim == 1 else 1
     log_probabilities = _log_softmax(input, class_dim)  # (checked above: input is a Tensor)
     reduction = _reduction(size_average, reduce, reduction)
+    if target._data.shape == input._data.shape and not target.dtype.is_floating_point:
+        raise RuntimeError(messages.PROBABILITIES_NOT_FLOAT.format(
+            dtype=target.dtype.scalar_name))  # (PyTorch reads a target of input's shape so)
     if target.dtype.is_floating_point and target._data.shape == input._data.shape:
         if ignore_index >= 0:  # (no class to ignore among probabilities: PyTorch refuses it)
             raise RuntimeError("ignore_index is not supported for floating point target")

@@ -89,6 +89,8 @@ class Optimizer:
 
         The update itself is each optimizer's `_update(param, group)`; it runs under no_grad,
         because changing a parameter is not part of the model's computation."""
+        if type(self)._update is Optimizer._update:  # the base class has no rule: PyTorch's
+            raise NotImplementedError              # Optimizer.step raises, with no message
         loss = None
         if closure is not None and not callable(closure):  # PyTorch: "'str' object is not callable"
             raise TypeError(messages.CLOSURE_NOT_CALLABLE.format(type_name=type(closure).__name__))

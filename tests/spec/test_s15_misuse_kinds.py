@@ -166,3 +166,20 @@ def test_linear_refuses_bool_matrices(tg, bias):
 def test_a_numpy_uint64_operand_of_an_integer_tensor_is_an_int(tg):
     xi = tg.tensor([[0, 1, 2], [4, 5, 6]])
     assert (xi & np.uint64(2)).tolist() == [[0, 0, 2], [0, 0, 2]]
+
+
+@pytest.mark.parametrize("target, name", [
+    ([[0, 1, 0], [1, 0, 0]], "Long"),
+    ([[True, False, False], [True, True, False]], "Bool"),
+])
+def test_cross_entropy_reads_an_integer_target_of_the_inputs_shape_as_probabilities(tg, target,
+                                                                                     name):
+    with raises_exactly(tg, RuntimeError, "Expected floating point type for target with class "
+                                          f"probabilities, got {name}"):
+        tg.nn.functional.cross_entropy(tg.ones(2, 3), tg.tensor(target))
+
+
+def test_the_base_optimizer_has_no_step(tg):
+    w = tg.tensor([1., 2.], requires_grad=True)
+    with raises_exactly(tg, NotImplementedError, ""):
+        tg.optim.Optimizer([w], {}).step()
