@@ -311,6 +311,8 @@ ONE_ELEMENT_TENSORS = "only one element tensors can be converted to Python scala
 INT_OVERFLOW = "Overflow when unpacking long long"
 PROBABILITIES_NOT_FLOAT = ("Expected floating point type for target with class probabilities, "
                            "got {dtype}")
+STORAGE_OVERFLOW_STRIDES = ("Storage size calculation overflowed with sizes={sizes} and "
+                            "strides={strides}")
 AUTOGRAD_DTYPE = "Autograd not support dtype: {dtype}"  # (an integer result that requires grad)
 SLICE_INDICES = "slice indices must be integers or None or have an __index__ method"
 INTEGER_REQUIRED = "an integer is required"  # (a NumPy uint64 beyond int64, as a number)

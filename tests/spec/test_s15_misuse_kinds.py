@@ -183,3 +183,20 @@ def test_the_base_optimizer_has_no_step(tg):
     w = tg.tensor([1., 2.], requires_grad=True)
     with raises_exactly(tg, NotImplementedError, ""):
         tg.optim.Optimizer([w], {}).step()
+
+
+@pytest.mark.parametrize("make, sizes, strides", [
+    (lambda tg: tg.ones(2, 3)[::2 ** 63], "[-1, 3]", "[9223372036854775805, 1]"),
+    (lambda tg: tg.ones(2, 3)[::10 ** 20], "[-1, 3]", "[9223372036854775805, 1]"),
+    (lambda tg: tg.ones(2, 3)[::np.uint64(2 ** 63)], "[-1, 3]", "[9223372036854775805, 1]"),
+    (lambda tg: tg.ones(3)[::2 ** 64], "[-1]", "[9223372036854775807]"),
+])
+def test_a_slice_step_beyond_int64_overflows_the_size_as_in_pytorch(tg, make, sizes, strides):
+    with raises_exactly(tg, RuntimeError, "Storage size calculation overflowed with "
+                                          f"sizes={sizes} and strides={strides}"):
+        make(tg)
+
+
+def test_a_slice_step_beyond_int64_of_one_element_is_that_element(tg):
+    assert tg.ones(2, 3)[:1:2 ** 63].shape == (1, 3)
+    assert tg.ones(0, 3)[::2 ** 63].shape == (0, 3)
