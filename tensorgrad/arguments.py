@@ -600,7 +600,7 @@ def _plain_int(value):
     return value if type(value) is int else int(value)
 
 
-def _plain_number(value):
+def plain_number(value):
     """A number as a Python bool, int, float or complex: NumPy's scalars and 0-d tensors as the
     Python number they hold (PyTorch's Scalar keeps the value, not the tensor)."""
     if isinstance(value, np.bool_):  # not a Python bool: PyTorch's Scalar holds it as a double
@@ -630,7 +630,7 @@ def _keeping_complex(plain):
 def _plain_numpy_number(value):
     """A tensor parameter that takes numbers too (`t.mul(2)`): a NumPy scalar as the Python
     number PyTorch's Scalar makes of it (`t.mul(np.uint64(2 ** 64 - 1))` refused as there)."""
-    return _plain_number(value) if isinstance(value, np.generic) else value
+    return plain_number(value) if isinstance(value, np.generic) else value
 
 
 def _plain_int_list(value):
@@ -643,8 +643,8 @@ def _plain_int_list(value):
 
 _PLAIN = {
     "int": lambda value: _plain_int(value) if _is_int(value) else value,
-    "float": lambda value: _plain_number(value) if not isinstance(value, (int, float)) else value,
-    "Number": lambda value: (_plain_number(value)
+    "float": lambda value: plain_number(value) if not isinstance(value, (int, float)) else value,
+    "Number": lambda value: (plain_number(value)
                              if isinstance(value, (Tensor, np.generic, complex)) else value),
     "tuple of ints": _plain_int_list,
     "tensorgrad.dtype": lambda value: (getattr(dtypes, _PYTHON_DTYPES[value])
@@ -921,6 +921,20 @@ def _check_int_ranges(name, overload, args, kwargs):
             raise ValueError(messages.INT_OVERFLOW)
         elif param.type == "Number" or param.numbers_ok and param.type == "Tensor":
             check_scalar_range(value)
+
+
+def scalar(name, argument, value):
+    """`value` as PyTorch's parser takes it for the Scalar argument `argument` of `name`, for
+    library code that hands a value to an operation without the public check (an optimizer's
+    step: `param.add_(grad, alpha=-lr)`): a number, a NumPy scalar or a 0-d tensor that does not
+    require grad, as the Python number it holds; anything else refused in PyTorch's words (a
+    one-element 1-d tensor too: "add(): argument 'alpha' must be Number, not Tensor")."""
+    if not _is_number(value):
+        raise TypeError(messages.ARGUMENT_TYPE.format(name=name, argument=argument, where="",
+                                                      expected="Number", got=type_name(value)))
+    if type(value) is int:
+        check_scalar_range(value)
+    return _keeping_complex(_PLAIN["Number"])(value)  # (alpha's own check refuses a complex)
 
 
 def check_scalar_range(value):

@@ -8,6 +8,7 @@ is exported (tensorgrad/__init__.py, "The door"), and the library (nn, autograd,
 methods) calls these plain functions, whose arguments it has made right itself.
 """
 
+import contextlib
 import warnings
 
 import numpy as np
@@ -52,12 +53,26 @@ def _infer_python_data(data):
     if array.dtype == np.float64 and not _contains_numpy_floats(data):
         array = array.astype(dtypes.get_default_dtype().numpy)
     elif array.dtype.kind in "iu":
+        check_integer_leaves(data)
         array = as_int64(array)
     elif array.dtype.kind not in "fb":
         if array.size == 0:
             return array.astype(dtypes.get_default_dtype().numpy)
         raise TypeError(f"Could not infer dtype of {type(_first_leaf(data)).__name__}")
     return array
+
+
+def check_integer_leaves(data):
+    """Nested data that makes an integer tensor, its leaves as PyTorch reads each one, as a C
+    integer: NumPy's bool has no `__index__`, so one among ints is refused in PyTorch's words
+    (`tensor([np.bool_(True), 1])`, and an index list: `x[[np.bool_(True), 0]]`)."""
+    pending = [data]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, SEQUENCES):
+            pending.extend(item)
+        elif isinstance(item, np.bool_):
+            raise TypeError(messages.NOT_A_NUMBER["an integer"].format(type_name=type_name(item)))
 
 
 def _contains_numpy_floats(data):
@@ -250,11 +265,12 @@ def _size_arg(size, negative=None):
         size = size[0]
     if len(size) > _MAX_DIMS:
         raise RuntimeError(messages.MORE_THAN_64_DIMS.format(limit=_MAX_DIMS))
-    for s in size:  # (ints: checked against the declaration)
+    size = tuple(int(s) for s in size)  # (ints, checked against the declaration, or a module's
+    for s in size:                      # NumPy ints: `nn.Linear(np.int8(-1), 2)`, said as ints)
         if s < 0:
             raise RuntimeError(negative or f"Trying to create tensor with negative dimension {s}: "
                                            f"{list(size)}")
-    return tuple(int(s) for s in size)
+    return size
 
 
 def _float_dtype(dtype):
@@ -295,12 +311,22 @@ def _allocated(make, shape, np_dtype):
     """`make(shape, np_dtype)` (np.zeros, a random draw), in PyTorch's words when the memory is
     not to be had: more bytes than an int64 counts (`zeros(2 ** 62)`), or more than the machine
     gives (`nn.Linear(2, 2 ** 40)`), where NumPy says "array is too big" or MemoryError."""
+    with allocating(np.prod(shape, dtype=object), np_dtype):
+        try:
+            return make(shape, dtype=np_dtype)
+        except ValueError:  # (the sizes are checked ints by now: only the byte count is left)
+            raise RuntimeError(messages.STORAGE_OVERFLOW.format(sizes=list(shape))) from None
+
+
+@contextlib.contextmanager
+def allocating(count, np_dtype):
+    """The work that makes a result of `count` elements of `np_dtype` (arange's, repeat's), in
+    PyTorch's words when the machine has not the memory: its allocator names the bytes of the
+    result, where NumPy's MemoryError names an array of its own (perhaps an intermediate)."""
     try:
-        return make(shape, dtype=np_dtype)
-    except ValueError:  # (the sizes are checked ints by now: only the byte count is left)
-        raise RuntimeError(messages.STORAGE_OVERFLOW.format(sizes=list(shape))) from None
+        yield
     except MemoryError:
-        nbytes = int(np.prod(shape, dtype=object)) * np.dtype(np_dtype).itemsize
+        nbytes = int(count) * np.dtype(np_dtype).itemsize
         raise RuntimeError(messages.CANNOT_ALLOCATE.format(nbytes=nbytes)) from None
 
 
@@ -432,13 +458,15 @@ def arange(start, end=None, step=1, *, dtype=None, requires_grad=False, device=N
         if step == 0:  # (a fractional step truncated to 0)
             raise ValueError("step must be nonzero")
         count = _int64_range_size(start, end, step)
-        data = start + step * np.arange(count, dtype=np.int64)  # (in int64, as PyTorch)
+        with allocating(count, np.int64):
+            data = start + step * np.arange(count, dtype=np.int64)  # (in int64, as PyTorch)
         return _finish(data, None, requires_grad)
     count = np.ceil((end - start) / step)  # (in double, as PyTorch counts)
     if count > 2 ** 63 - 1:
         raise RuntimeError(messages.ARANGE_SIZE)
     count = max(0, int(count))
-    data = (start + step * np.arange(count, dtype=np.float64)).astype(dtype.numpy)
+    with allocating(count, dtype.numpy):
+        data = (start + step * np.arange(count, dtype=np.float64)).astype(dtype.numpy)
     return _finish(data, None, requires_grad)
 
 
@@ -481,7 +509,8 @@ def linspace(start, end, steps, *, dtype=None, requires_grad=False, device=None)
     np_dtype = _float_dtype(dtype).numpy
     check_value_fits(start, np_dtype)
     check_value_fits(end, np_dtype)
-    data = _linspace_as_pytorch(start, end, int(steps), np_dtype)
+    with allocating(steps, np_dtype):
+        data = _linspace_as_pytorch(start, end, int(steps), np_dtype)
     return _finish(data, None, requires_grad)
 
 

@@ -309,6 +309,12 @@ NO_OUT_ARGUMENT = ("{name}(): tensorgrad does not support the out= argument; use
 RAGGED = "expected sequence of length {length} at dim {dim} (got {got})"
 ONE_ELEMENT_TENSORS = "only one element tensors can be converted to Python scalars"
 INT_OVERFLOW = "Overflow when unpacking long long"
+PROBABILITIES_NOT_FLOAT = ("Expected floating point type for target with class probabilities, "
+                           "got {dtype}")
+STORAGE_OVERFLOW_STRIDES = ("Storage size calculation overflowed with sizes={sizes} and "
+                            "strides={strides}")
+AUTOGRAD_DTYPE = "Autograd not support dtype: {dtype}"  # (an integer result that requires grad)
+SLICE_INDICES = "slice indices must be integers or None or have an __index__ method"
 INTEGER_REQUIRED = "an integer is required"  # (a NumPy uint64 beyond int64, as a number)
 FLOAT_TO_INT_OVERFLOW = "value cannot be converted to type int64 without overflow"
 INVALID_DATA_TYPE = "new(): invalid data type '{type_name}'"

@@ -37,7 +37,7 @@ from ..ops import reduction
 from ..ops import shape as _shape
 from ..ops.inplace import add_ as _add_, check_castable as _check_castable, mul_ as _mul_
 from ..core.record import record as _record
-from ..ops.linalg import element_strides as _element_strides, matmul as _matmul
+from ..ops.linalg import element_strides as _element_strides, matmul as _matmul, refuse_bool as _refuse_bool
 from ..core.tensor import Tensor
 from .. import random as _random
 
@@ -209,6 +209,7 @@ def _addmm(bias, mat1, mat2):
         if first.dtype is not mat2.dtype:
             raise RuntimeError(f"{name} and mat2 must have the same dtype, but got "
                                f"{first.dtype.scalar_name} and {mat2.dtype.scalar_name}")
+    _refuse_bool(mat1, "addmm_impl_cpu_", mat1._data.shape + mat2._data.shape[1:])
     data = (mat1._data @ mat2._data + bias._data).astype(mat1._data.dtype, copy=False)
     return _record(AddmmBackward0, data, (bias, mat1, mat2),  # d/dmat2 reads mat1, d/dmat1 mat2
                   saved={"mat1": mat1 if _requires_grad(mat2) else None,
@@ -301,9 +302,10 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     _check_floating_kernel("binary_cross_entropy", input.dtype)
     x = input._data
     # PyTorch checks element by element, the input's value before the target's: the first element
-    # where either is outside [0, 1] (or the input is nan) names which one
+    # where either is outside [0, 1] (or is nan: PyTorch asks `0 <= v <= 1`) names which one
     bad_input = (x < 0) | (x > 1) | np.isnan(x)
-    bad_target = np.broadcast_to((target._data < 0) | (target._data > 1), x.shape)
+    bad_target = np.broadcast_to((target._data < 0) | (target._data > 1) | np.isnan(target._data),
+                                 x.shape)
     if bad_input.any() or bad_target.any():
         first = np.flatnonzero((bad_input | bad_target).ravel())[0]
         if bad_input.ravel()[first]:
@@ -472,6 +474,9 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     class_dim = 0 if input._data.ndim == 1 else 1
     log_probabilities = _log_softmax(input, class_dim)  # (checked above: input is a Tensor)
     reduction = _reduction(size_average, reduce, reduction)
+    if target._data.shape == input._data.shape and not target.dtype.is_floating_point:
+        raise RuntimeError(messages.PROBABILITIES_NOT_FLOAT.format(
+            dtype=target.dtype.scalar_name))  # (PyTorch reads a target of input's shape so)
     if target.dtype.is_floating_point and target._data.shape == input._data.shape:
         if ignore_index >= 0:  # (no class to ignore among probabilities: PyTorch refuses it)
             raise RuntimeError("ignore_index is not supported for floating point target")

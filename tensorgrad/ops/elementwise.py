@@ -11,7 +11,7 @@ shape, and the engine sums it back to `b`'s shape (see `core/engine.py: fit_grad
 import numpy as np
 
 from .. import dtypes
-from ..arguments import MemoryFormat, Number, declared, overload
+from ..arguments import MemoryFormat, Number, declared, overload, plain_number
 from ..autograd import messages
 from ..core.tensor import Tensor
 from ..creation import check_value_fits
@@ -58,6 +58,8 @@ def unsigned_as_pytorch(a, b, true_division=False):
     (`t + 2 ** 63` is `t - 2 ** 63`, as in PyTorch), and a bool tensor refuses the uint64
     promotion."""
     def fit(value, other):
+        if isinstance(value, np.unsignedinteger):  # (`xi & np.uint64(2)`: NumPy finds no type
+            value = plain_number(value)            # for it with int64; PyTorch reads an int)
         if type(value) is not int or not 2 ** 63 <= value < 2 ** 64 or not isinstance(other, Tensor):
             return value
         kind = other._data.dtype.kind

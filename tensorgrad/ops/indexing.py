@@ -15,7 +15,7 @@ from ..arguments import Number, declared, overload, type_name
 from ..autograd import messages
 from ..core.tensor import Tensor, _normalize_dim
 from . import inplace
-from ..creation import check_value_fits
+from ..creation import check_integer_leaves, check_value_fits
 from ..derivatives import (CopySlices, IndexBackward0, IndexPutBackward0, IndexSelectBackward0,
                            IndexUnsqueezeBackward0, MaskedFillBackward0, MaskedFillBackward1,
                            SelectBackward0, SliceBackward0)
@@ -49,6 +49,8 @@ def to_numpy_index(index):
             array = np.asarray(item)
             if array.dtype.kind == "f":
                 raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+            if array.dtype.kind in "iu" and isinstance(item, list):  # (made a tensor of first)
+                check_integer_leaves(item)
             converted.append(array)
             kinds.add("advanced")
         elif type(item) is bool:  # (NumPy's bool is refused below, as in PyTorch)
@@ -63,6 +65,8 @@ def to_numpy_index(index):
             converted.append(None)
             kinds.add("unsqueeze")
         elif isinstance(item, slice) or item is Ellipsis:
+            if isinstance(item, slice) and not _is_slice_index(item.step):  # (Python's words)
+                raise TypeError(messages.SLICE_INDICES)
             if isinstance(item, slice) and item.step is not None and item.step <= 0:
                 if item.step == 0:
                     raise ValueError("slice step cannot be zero")
@@ -138,6 +142,53 @@ def _check_bounds(x, numpy_index, check_arrays=True):
             dim += 1
 
 
+_INT64_MAX = 2 ** 63 - 1
+
+
+def _wrapped(value):
+    """`value` as a C int64 holds it: wrapped around."""
+    return (value + 2 ** 63) % 2 ** 64 - 2 ** 63
+
+
+def _check_huge_steps(shape, numpy_index):
+    """A slice step beyond int64 (`x[::2 ** 63]`) as PyTorch takes it: clamped to the largest
+    int64, with which its size, (length + step - 1) / step, overflows once two or more elements
+    are sliced; PyTorch then refuses the view it would make, in its words (the wrapped sizes and
+    strides of a contiguous tensor). NumPy would give the first element."""
+    items = numpy_index if isinstance(numpy_index, tuple) else (numpy_index,)
+    if not any(isinstance(item, slice) and item.step is not None and item.step >= _INT64_MAX
+               for item in items):
+        return
+    sizes = list(shape)
+    strides = [int(np.prod(shape[d + 1:], dtype=np.int64)) for d in range(len(shape))]
+    consumed = sum(1 for item in items if item is not None and item is not Ellipsis)
+    dim = 0
+    for item in items:
+        if item is Ellipsis:
+            dim += len(shape) - consumed
+        elif item is None:
+            sizes.insert(dim, 1)
+            strides.insert(dim, sizes[dim + 1] * strides[dim + 1] if dim + 1 < len(sizes) else 1)
+            dim += 1
+        elif isinstance(item, slice) and dim < len(sizes):
+            step = min(int(item.step or 1), _INT64_MAX)
+            start, stop, _ = slice(item.start, item.stop).indices(sizes[dim])
+            size = _wrapped(max(stop - start, 0) + step - 1)
+            sizes[dim] = -(-size // step) if size < 0 else size // step  # (C's division)
+            strides[dim] = _wrapped(strides[dim] * step)
+            if sizes[dim] < 0:
+                raise RuntimeError(messages.STORAGE_OVERFLOW_STRIDES.format(sizes=sizes,
+                                                                            strides=strides))
+            dim += 1
+        elif isinstance(item, int) and dim < len(sizes):  # (a select removes the dim)
+            del sizes[dim], strides[dim]
+
+
+def _is_slice_index(value):
+    """A slice's start, stop or step as Python takes one: None, or what has an `__index__`."""
+    return value is None or hasattr(type(value), "__index__")
+
+
 def _is_bool(item):
     return isinstance(item, (bool, np.bool_))
 
@@ -158,6 +209,8 @@ def getitem(x, index):
     if isinstance(index, str):  # PyTorch tries to make a tensor of it
         raise TypeError(messages.INVALID_DATA_TYPE.format(type_name="str"))
     numpy_index, kind = to_numpy_index(index)
+    if kind != "advanced":
+        _check_huge_steps(x._data.shape, numpy_index)
     try:
         data = x._data[numpy_index]
         if kind != "advanced" and not isinstance(data, np.ndarray):

@@ -37,7 +37,7 @@ def _check_same_dtype(a, b):
         )
 
 
-def _refuse_bool(a, kernel, sizes=()):
+def refuse_bool(a, kernel, sizes=()):
     """PyTorch has no bool matrix products; an empty one (some size 0) it answers without one."""
     if a._data.dtype.kind == "b" and all(sizes):
         raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
@@ -56,7 +56,7 @@ def dot(input: Tensor, tensor: Tensor, *, out: Tensor = None):
             f"[{tensor._data.shape[0]}] to have the same number of elements, but got "
             f"{input._data.shape[0]} and {tensor._data.shape[0]} elements respectively"
         )
-    _refuse_bool(input, "dot")
+    refuse_bool(input, "dot")
     return record(DotBackward0, np.dot(input._data, tensor._data), (input, tensor),
                   saved={"self": input, "tensor": tensor})
 
@@ -69,7 +69,7 @@ def mm(input: Tensor, mat2: Tensor, *, out: Tensor = None):
         raise RuntimeError(messages.MATMUL_MISMATCH.format(
             a0=input._data.shape[0], a1=input._data.shape[1], b0=mat2._data.shape[0], b1=mat2._data.shape[1]))
     _check_same_dtype(input, mat2)
-    _refuse_bool(input, "addmm_impl_cpu_", input._data.shape + mat2._data.shape[1:])
+    refuse_bool(input, "addmm_impl_cpu_", input._data.shape + mat2._data.shape[1:])
     return record(MmBackward0, input._data @ mat2._data, (input, mat2),
                   saved={"self": input, "mat2": mat2}, mat2_sym_sizes=mat2._data.shape,
                   mat2_sym_strides=element_strides(mat2._data))
@@ -99,7 +99,7 @@ def mv(input: Tensor, vec: Tensor, *, out: Tensor = None):
         vec, mat = vec.dtype.scalar_name, input.dtype.scalar_name
         raise RuntimeError(f"addmv input tensors must have the same dtype, but got {vec}, {mat}, "
                            f"and {vec}")
-    _refuse_bool(input, "addmv_impl_cpu", input._data.shape)
+    refuse_bool(input, "addmv_impl_cpu", input._data.shape)
     return record(MvBackward0, input._data @ vec._data, (input, vec),
                   saved={"self": input, "vec": vec})
 
@@ -116,7 +116,7 @@ def bmm(input: Tensor, mat2: Tensor, *, out: Tensor = None):
             f"[{input._data.shape[0]}, {input._data.shape[2]}] but got: "
             f"[{mat2._data.shape[0]}, {mat2._data.shape[1]}]."
         )
-    _refuse_bool(input, "bmm", input._data.shape + mat2._data.shape[2:])
+    refuse_bool(input, "bmm", input._data.shape + mat2._data.shape[2:])
     if input._data.dtype != mat2._data.dtype:
         raise RuntimeError(f"expected scalar type {input.dtype.scalar_name} but found "
                            f"{mat2.dtype.scalar_name}")

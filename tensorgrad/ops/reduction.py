@@ -14,6 +14,7 @@ from .. import dtypes
 from ..arguments import Dtype, Ints, Number, Tensors, converted, declare, declared, overload
 from ..arguments import type_name as arguments_type_name
 from ..autograd import messages
+from ..core.grad_mode import is_grad_enabled
 from ..core.tensor import Tensor, _normalize_dim
 from . import elementwise as ew
 from ..derivatives import (AmaxBackward0, AminBackward0, CumsumBackward0, GatherBackward0,
@@ -42,6 +43,15 @@ def normalize_dims(dim, ndim):
     return dims if ndim else ()
 
 
+def check_differentiable_dtype(input, dtype):  # noqa: A002
+    """A result asked for in an integer or bool dtype (`w.sum(dtype=int64)`) of an input that
+    requires grad, while grad mode records: refused, as PyTorch's autograd refuses to give a
+    node to a result it cannot differentiate (it would have no gradient to pass back)."""
+    if (dtype is not None and not dtypes.check_dtype(dtype).is_floating_point
+            and input.requires_grad and is_grad_enabled()):
+        raise RuntimeError(messages.AUTOGRAD_DTYPE.format(dtype=dtypes.check_dtype(dtype).scalar_name))
+
+
 def _sum_dtype(x):
     # Summing bools or ints gives int64, as in PyTorch.
     return x._data.dtype if x._data.dtype.kind == "f" else np.int64
@@ -55,6 +65,7 @@ def sum(input: Tensor, dim: int | Ints | None, keepdim: bool = False, *,  # noqa
         dtype: Dtype = None, out: Tensor = None): ...
 @declared
 def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001
+    check_differentiable_dtype(input, dtype)
     sum_dtype = _sum_dtype(input) if dtype is None else dtype.numpy
     if dim is None and not keepdim:  # (keepdim=True: dim=None is every dim, kept)
         data = np.add.reduce(input._data, axis=None, dtype=sum_dtype)
@@ -384,6 +395,7 @@ def prod(input: Tensor, *, dtype: Dtype = None): ...
 def prod(input: Tensor, dim: int, keepdim: bool = False, *, dtype: Dtype = None, out: Tensor = None): ...
 @declared
 def prod(input, dim=None, keepdim=False, *, dtype=None):
+    check_differentiable_dtype(input, dtype)
     if dtype is not None:
         input = input.to(dtype)  # noqa: A001
     # (a product of bools is int64, as a sum, unless dtype=bool asks for a bool: then it is `all`)
@@ -621,6 +633,7 @@ def refuse_dtype(dtype, kernel, floating_only=False):
 @declared
 def cumsum(input: Tensor, dim: int, *, dtype: Dtype = None, out: Tensor = None):
     refuse_dtype(dtype, "cumsum_out_cpu")
+    check_differentiable_dtype(input, dtype)
     d = _normalize_dim(dim, input._data.ndim)
     data = np.cumsum(input._data, axis=d if input._data.ndim else None,
                      dtype=_sum_dtype(input) if dtype is None else dtypes.check_dtype(dtype).numpy)

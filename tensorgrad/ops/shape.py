@@ -17,6 +17,7 @@ from .. import dtypes
 from ..arguments import Dtype, Ints, Tensors, declared, declare, overload
 from ..autograd import messages
 from ..core.tensor import Tensor, _normalize_dim
+from ..creation import allocating
 from ..derivatives import (AliasBackward0, CatBackward0, ExpandBackward0, FlipBackward0, PermuteBackward0,
                            RepeatBackward0, RollBackward0, ReshapeAliasBackward0, SqueezeBackward0,
                            SqueezeBackward1, SqueezeBackward4, StackBackward0, TBackward0,
@@ -287,8 +288,10 @@ def repeat(input: Tensor, *repeats: Ints):
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of "
                            "dimensions of tensor")
     padded = (1,) * (len(repeats) - input._data.ndim) + input._data.shape
-    check_sizes_not_negative([r * s for r, s in zip(repeats, padded)])  # (the result's sizes)
-    data = np.tile(input._data, repeats)
+    sizes = [r * s for r, s in zip(repeats, padded)]  # the result's
+    check_sizes_not_negative(sizes)
+    with allocating(np.prod(sizes, dtype=object), input._data.dtype):
+        data = np.tile(input._data, repeats)
     return record(RepeatBackward0, data, (input,), repeats=repeats, self_sym_sizes=input._data.shape)
 
 

@@ -94,10 +94,11 @@ class Adam(Optimizer):
             if group["decoupled_weight_decay"]:
                 inplace.mul_(param, 1 - lr * weight_decay)
             else:
-                grad = ew.add(grad, param, alpha=_scalar(weight_decay))
+                grad = ew.add(grad, param, alpha=_scalar(group["weight_decay"]))
 
-        inplace.add_(inplace.mul_(exp_avg, beta1), grad, alpha=1 - beta1)
-        inplace.add_(inplace.mul_(exp_avg_sq, beta2), grad * grad, alpha=1 - beta2)
+        inplace.add_(inplace.mul_(exp_avg, beta1), grad, alpha=_scalar(1 - beta1, "weight", "lerp_"))
+        inplace.add_(inplace.mul_(exp_avg_sq, beta2), grad * grad,
+                     alpha=_scalar(1 - beta2, "value", "addcmul_"))
 
         step = state["step"]._data.item()
         bias_correction1 = 1 - beta1 ** step

@@ -15,7 +15,7 @@ import warnings
 from collections import defaultdict
 
 from .. import numpy_errors
-from ..arguments import check_scalar_range
+from .. import arguments
 from ..autograd import messages
 from ..core.grad_mode import enable_grad, no_grad
 from ..core.tensor import Tensor
@@ -89,6 +89,8 @@ class Optimizer:
 
         The update itself is each optimizer's `_update(param, group)`; it runs under no_grad,
         because changing a parameter is not part of the model's computation."""
+        if type(self)._update is Optimizer._update:  # the base class has no rule: PyTorch's
+            raise NotImplementedError              # Optimizer.step raises, with no message
         loss = None
         if closure is not None and not callable(closure):  # PyTorch: "'str' object is not callable"
             raise TypeError(messages.CLOSURE_NOT_CALLABLE.format(type_name=type(closure).__name__))
@@ -175,14 +177,20 @@ def _value(setting):
     return setting._data.item() if isinstance(setting, Tensor) else setting
 
 
-def _scalar(setting):
-    """A setting as PyTorch's update hands it to an operation as a Scalar (SGD's
-    `param.add_(grad, alpha=-lr)`, `buf.mul_(momentum)`): a Python int beyond what a Scalar holds
-    is refused there, with PyTorch's OverflowError (`SGD(lr=2 ** 70)` at its first step)."""
-    value = _value(setting)
-    if type(value) is int:
-        check_scalar_range(value)
-    return value
+def _scalar(value, argument="alpha", name="add"):
+    """A setting (or a number made from one) as PyTorch's update hands it to an operation as a
+    Scalar (SGD's `param.add_(grad, alpha=-lr)`, `buf.mul_(momentum)`), refused where PyTorch's
+    parser refuses it there: a Python int beyond what a Scalar holds (`SGD(lr=2 ** 70)`, an
+    OverflowError at its first step), NumPy's uint64 once it wraps around (`-np.uint64(2)`: "an
+    integer is required"), a tensor that is not 0-d or that requires grad (`weight_decay=
+    tensor([2.])`: "add(): argument 'alpha' must be Number, not Tensor")."""
+    return arguments.scalar(name, argument, value)
+
+
+def _squeezed(setting):
+    """A one-element tensor setting as the 0-d tensor PyTorch's step makes of it (`_to_scalar`):
+    SGD's learning rate, which it then negates as a tensor (`-lr`: a bool tensor refused)."""
+    return setting.reshape(()) if isinstance(setting, Tensor) else setting
 
 
 def _take_names(param_group):

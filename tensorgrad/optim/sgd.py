@@ -13,7 +13,8 @@ from ..arguments import Real, checked
 from ..core.tensor import Tensor
 from ..ops import elementwise as ew
 from ..ops import inplace
-from .optimizer import Optimizer, _check_no_differentiable, _scalar, _value
+from .optimizer import (Optimizer, _check_no_differentiable, _scalar, _squeezed,
+                        _value)
 
 
 class SGD(Optimizer):
@@ -42,21 +43,28 @@ class SGD(Optimizer):
 
     def _update(self, param, group):
         grad = param.grad if not group["maximize"] else -param.grad
-        weight_decay = _value(group["weight_decay"])
-        if weight_decay != 0:
-            grad = ew.add(grad, param, alpha=_scalar(weight_decay))
-        momentum = _value(group["momentum"])
-        if momentum != 0:
+        weight_decay = group["weight_decay"]
+        if _value(weight_decay) != 0:  # (a tensor that requires grad: PyTorch's addcmul_)
+            grad = ew.add(grad, param, alpha=_scalar(
+                _value(weight_decay) if _requires_grad(weight_decay) else weight_decay))
+        momentum = group["momentum"]
+        if _value(momentum) != 0:
             state = self.state[param]
             buffer = state.get("momentum_buffer")
             if buffer is None:
                 buffer = ew.clone(grad)  # (under no_grad: recorded nowhere)
                 state["momentum_buffer"] = buffer
             else:
-                inplace.add_(inplace.mul_(buffer, _scalar(momentum)), grad,
+                inplace.add_(inplace.mul_(buffer, _scalar(_value(momentum))), grad,
                              alpha=_scalar(1 - _value(group["dampening"])))
-            grad = ew.add(grad, buffer, alpha=momentum) if group["nesterov"] else buffer
-        inplace.add_(param, grad, alpha=_scalar(-_value(group["lr"])))
+            grad = ew.add(grad, buffer, alpha=_scalar(momentum)) if group["nesterov"] else buffer
+        # (-lr as PyTorch's step computes it: a tensor's negation, a NumPy scalar's wrapping)
+        inplace.add_(param, grad, alpha=_scalar(-_squeezed(group["lr"])))
 
+
+def _requires_grad(setting):
+    """A tensor setting that requires grad: PyTorch's step multiplies by it as a tensor
+    (`addcmul_`) rather than handing it over as a Scalar, which it could not be."""
+    return isinstance(setting, Tensor) and setting.requires_grad
 
 __all__ = ["SGD"]
