@@ -545,14 +545,18 @@ def test_control_without_the_monitor_the_flood_succeeds(hostile, student, tmp_pa
 
 def test_control_without_a_memory_limit_the_hog_gets_its_4_gib_and_nothing_is_said(hostile):
     """No address-space limit: the kernel takes its 4 GiB (for a moment, then lets go) and no
-    note says a word of it. (It touches 4 GiB of the machine's memory, about a second.)"""
+    note says a word of it. (It touches 4 GiB of the machine's memory: about a second on a quiet
+    machine, but 23 s where first touches of memory are slow, as in this project's VM on
+    2026-12-07; so the cell gets the time the control needs, not the class's 20 s: the time
+    limit is not what this control is about.)"""
     from dataclasses import replace
 
     from tensorgrad_course.exercise_set import load_exercise_sets
 
     path = hostile["root"] / "submissions" / "l_memory" / "basics.ipynb"
     sets = load_exercise_sets(hostile["root"] / "solutions", hostile["root"] / "exercises")
-    r = grade_submission(Submission("l_memory", str(path)), sets, replace(LIMITS, memory_mb=0))
+    r = grade_submission(Submission("l_memory", str(path)), sets,
+                         replace(LIMITS, memory_mb=0, cell_timeout=180, notebook_timeout=300))
     assert r.status == "graded", (r.status, r.reason)
     assert ATTACKS["l_memory"][3] not in _text_of(r), _text_of(r)
     assert "MemoryError" not in _text_of(r), _text_of(r)
