@@ -306,24 +306,6 @@ def test_a_hook_that_holds_its_tensor_is_a_user_made_cycle():
         assert gc.collect() > 0
 
 
-@pytest.mark.parametrize("op", ["mul_", "div_", "pow_", "add_", "sub_"])
-def test_an_in_place_op_on_itself_is_freed_by_reference_counting(op):
-    """`h.mul_(h)`: the rule saves `other`, which is h, and h is the node's output once written.
-    Kept as an output is (its array, not the tensor), it makes no cycle: the node goes with h
-    (outside review s14b, F6: node.py says the graph never forms one). Backward through it
-    raises the version error, as in PyTorch (tests/test_saved_tensor_hooks.py)."""
-    import weakref
-
-    with collector_off():
-        a = tg.tensor([1., 2.], requires_grad=True)
-        h = a * 2
-        getattr(h, op)(h)
-        node = weakref.ref(h.grad_fn)
-        del h
-        assert node() is None
-        assert gc.collect() == 0
-
-
 def test_graph_objects_are_freed_by_reference_counting():
     import weakref
 

@@ -13,10 +13,10 @@ CYCLES = {
     "h.copy_(h * b)": lambda h, b: h.copy_(h * b),
     "h[0] = h[1] * b": lambda h, b: h.__setitem__(0, h[1] * b[0]),
     "h.mul_(h.view(2))": lambda h, b: h.mul_(h.view(2)),
+    "h.mul_(h)": lambda h, b: h.mul_(h),
 }
 NO_CYCLES = {
     "h * b": lambda h, b: h * b,
-    "h.mul_(h)": lambda h, b: h.mul_(h),
     "h.exp_()": lambda h, b: h.exp_(),
     "h[0] = h[1]": lambda h, b: h.__setitem__(0, h[1]),
     "y = h * h; h.mul_(2)": lambda h, b: (h * h, h.mul_(2)),

@@ -19,12 +19,10 @@ gradients into `leaf.grad`. The leaf holds that node only weakly, and the node h
 recording operations forms no reference cycle: when the last result goes away, the whole graph is
 freed at once. One kind of graph does form a cycle: an in-place change of a tensor that a node
 keeps as a saved value, itself or through a view (`h.copy_(h * b)`, `h[0] = h[1] * b`,
-`h.mul_(h.view(2))`): the tensor takes the in-place node as its grad_fn, and that node's inputs
+`h.mul_(h.view(2))`, `h.mul_(h)`): the tensor takes the in-place node as its grad_fn, and that node's inputs
 lead back to the node that keeps the tensor.
 Backward refuses such a graph anyway (a saved tensor was modified), and Python's garbage
-collector frees it later. (An in-place operation that saves the tensor it writes, `h.mul_(h)`,
-keeps, without hooks, its array and version rather than the tensor, and forms none:
-ops/inplace.py.)
+collector frees it later.
 """
 
 import itertools

@@ -258,11 +258,10 @@ def _saving_for_in_place(tensor, after_the_write):
         once it has been written, and it is saved then, through `save` like any other value
         (_save_the_written_result). A pack hook sees `tensor` itself at its new version, and
         backward reads it as it is when backward runs (tests/spec/test_s15_inplace_saves_its_result.py);
-      * where it saves `tensor` under another name (x.mul_(x)'s `other`), `tensor` as it is:
-        backward finds it overwritten and, without hooks, says so, as PyTorch does
-        (tests/test_saved_tensor_hooks.py). Without hooks it is kept as an output is, its array
-        and version without the tensor: `tensor` will hold this node, and the node holding
-        `tensor` would be a reference cycle (tests/test_engine.py).
+      * where it saves `tensor` under another name (x.mul_(x)'s `other`), `tensor` itself:
+        backward finds it overwritten and, without hooks, says so, naming what made it then
+        ("output 0 of Sub" after a later `sub_`), as PyTorch does. `tensor` will hold this node
+        and the node `tensor`: one of the reference cycles core/node.py names.
     What must wait for the node to be `tensor`'s goes into `after_the_write`, as f(node)."""
     usual = instruments.savers[-1] if instruments.savers else None  # (the hooks', if in force)
 
@@ -272,10 +271,6 @@ def _saving_for_in_place(tensor, after_the_write):
             return AFTER_THE_WRITE
         if name == "self" and value is tensor:
             value = clone(tensor)  # (before the write: the old values)
-        elif value is tensor and usual is None:
-            saved = SavedTensor(tensor, is_output=True)
-            after_the_write.append(lambda node: _name_its_producer(saved, node, tensor))
-            return saved
         if usual is not None:
             return usual(value, is_output, producer, name)
         return SavedTensor(value, is_output, producer)
@@ -287,12 +282,6 @@ def _save_the_written_result(node, tensor):
     node._for_backward = tuple([
         save(OUTPUT, tensor, type(node), name) if value is AFTER_THE_WRITE else value
         for value, name in zip(node._for_backward, type(node).saved_names)])
-
-
-def _name_its_producer(saved, node, tensor):
-    """x.mul_(x)'s saved `other`, kept as an output: the version error backward will raise
-    names what made the tensor then, "output 0 of Mul", as PyTorch's does."""
-    saved._producer, saved._output_nr = type(node), tensor._output_nr
 
 
 def check_castable(result_dtype, output_dtype):
