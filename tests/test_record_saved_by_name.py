@@ -141,7 +141,7 @@ def calls_of_record(source, module):
     found = []
     for call in ast.walk(tree):
         if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
-                and call.func.id == "record" and getattr(module, "record", None) is record):
+                and getattr(module, call.func.id, None) is record):  # (any name: `_record` too)
             continue
         classes = node_classes(call.args[0], enclosing(call)) if call.args else None
         keywords = {k.arg: k.value for k in call.keywords}
