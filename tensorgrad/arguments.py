@@ -934,7 +934,10 @@ def scalar(name, argument, value):
                                                       expected="Number", got=type_name(value)))
     if type(value) is int:
         check_scalar_range(value)
-    return _keeping_complex(_PLAIN["Number"])(value)  # (alpha's own check refuses a complex)
+    return _SCALAR(value)  # (alpha's own check refuses a complex)
+
+
+_SCALAR = _keeping_complex(_PLAIN["Number"])  # (made once: an optimizer's step calls scalar per parameter)
 
 
 def check_scalar_range(value):
