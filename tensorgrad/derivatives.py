@@ -24,8 +24,8 @@ What an entry holds, besides its formulas:
                  computes, which tests check it against (tests/test_derivative_table.py)
     jvp          the forward-mode rule: the output's tangent from the inputs' tangents
                  (`self_t`, `other_t`, ...), for autograd.forward_ad
-    full_name    the name PyTorch's `grad_fn.name()` gives, where it is not the class name
-                 ("tensorgrad::autograd::CopySlices")
+    full_name    where PyTorch's `grad_fn.name()` is not the class name, that name, with
+                 tensorgrad for torch as in every message ("tensorgrad::autograd::CopySlices")
 
 Broadcasting is undone in one place for all of them (core/engine.py: fit_gradient), so no
 formula sums a gradient back to its input's shape. Every rule is checked against finite
@@ -316,6 +316,7 @@ ToCopyBackward0 = rule("ToCopyBackward0", local="1", elementwise=True, self=lamb
 # copy_, and the node of a `.grad` made by backward(create_graph=True) (PyTorch's name has no digit):
 # the overwritten values (self) get no gradient, the source (src) all of it
 CopyBackwards = rule("CopyBackwards", local=("0", "1"), elementwise=True,
+                     full_name="tensorgrad::autograd::CopyBackwards",
                      self=lambda grad: zeros_like(grad), src=lambda grad: grad)
 
 # x.zero_() and x.fill_(v): the old values no longer matter, so their gradient is zero

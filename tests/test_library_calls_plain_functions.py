@@ -339,7 +339,7 @@ def _checks_run(function):
 
 def _plain_init_calls():
     w = tg.empty(3, 4)
-    plain = tg.nn.init.plain
+    plain = tg.nn.init._plain
     return {
         "uniform_": lambda: plain.uniform_(w, -0.5, 0.5),
         "normal_": lambda: plain.normal_(w, 0.0, 0.1),

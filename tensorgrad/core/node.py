@@ -18,11 +18,11 @@ A leaf tensor that requires grad gets an `AccumulateGrad` node, whose `apply` ad
 gradients into `leaf.grad`. The leaf holds that node only weakly, and the node holds the leaf, so
 recording operations forms no reference cycle: when the last result goes away, the whole graph is
 freed at once. One kind of graph does form a cycle: an in-place change of a tensor that a node
-keeps as a saved value, itself or through a view (`h.copy_(h * b)`, `h[0] = h[1] * b`,
-`h.mul_(h.view(2))`, `h.mul_(h)`): the tensor takes the in-place node as its grad_fn, and that node's inputs
-lead back to the node that keeps the tensor.
-Backward refuses such a graph anyway (a saved tensor was modified), and Python's garbage
-collector frees it later.
+keeps as a saved value, itself or through a view (for example `h.copy_(h * b)`, `h[0] = h[1] * b`,
+`h.mul_(h.view(2))`, `h.mul_(h)`): the tensor takes the in-place node as its grad_fn, and that
+node's inputs lead back to the node that keeps the tensor. Without saved-tensor hooks backward
+refuses such a graph (a saved tensor was modified; with hooks it runs, in PyTorch too), and
+Python's garbage collector frees it later.
 """
 
 import itertools
@@ -64,11 +64,12 @@ class Node:
     saved_names = ()  # names of saved values, in order: gives `_saved_self`, `_saved_other`, ...
     read_by = None  # for each saved value, the inputs whose gradient needs it (None: all of them)
     forward_name = None  # "Mul" for MulBackward0; None means: derive it from the class name
+    _full_name = None  # where PyTorch's name is not the class name: "torch::autograd::CopySlices"
 
     # -- what learners inspect -------------------------------------------------------------
     def name(self):
         """The node's name, as PyTorch's `grad_fn.name()`: `'MulBackward0'`."""
-        return type(self).__name__
+        return self._full_name or type(self).__name__
 
     @property
     def metadata(self):
@@ -137,6 +138,7 @@ class AccumulateGrad(Node):
 
     __slots__ = ("variable",)
     _sequence_nr = sys.maxsize  # PyTorch runs these as soon as they are ready
+    _full_name = "tensorgrad::autograd::AccumulateGrad"
 
     def __new__(cls, variable):
         node = None if variable._accumulator_ref is None else variable._accumulator_ref()
@@ -145,9 +147,6 @@ class AccumulateGrad(Node):
             node.variable = variable
             variable._accumulator_ref = weakref.ref(node)
         return node
-
-    def name(self):
-        return "tensorgrad::autograd::AccumulateGrad"
 
     def apply(self, grads):
         """Add the gradient that reached the leaf into `leaf.grad`; nothing flows on.
@@ -296,7 +295,9 @@ class SavedTensor:
 def _name_in_messages(node_class):
     """The producer's name as PyTorch writes it in the version-counter message: the forward
     op's name, with the node's number kept unless it is 0 (ExpBackward0 -> Exp, but
-    PowBackward1 -> Pow1, MaxBackward1 -> Max1)."""
+    PowBackward1 -> Pow1, MaxBackward1 -> Max1); a node PyTorch names in full, by that name."""
+    if node_class._full_name is not None:  # (torch::autograd::CopySlices, ...CopyBackwards)
+        return node_class._full_name
     number = node_class.__name__.rpartition("Backward")[2]
     if node_class.forward_name is not None or number == "0":
         return node_class.op_name()

@@ -100,8 +100,7 @@ def save(value, result=None, node_class=None, name=None):
     """How one value is kept for backward: a SavedTensor, or what the saver plugged into the
     instruments makes of it: the saved-tensor hooks (autograd/graph.py), or an in-place
     operation's saver (ops/inplace.py), which keeps its rule's `self` as it was before the
-    write, keeps the tensor it writes under another name (`x.mul_(x)`'s `other`) as an output
-    is kept, and for the rule's result returns the placeholder AFTER_THE_WRITE, replaced by the
+    write and for the rule's result returns the placeholder AFTER_THE_WRITE, replaced by the
     result saved once it is written. `name` is the rule's name for the value (None for a
     custom Function's ctx.save_for_backward)."""
     if isinstance(value, Tensor):

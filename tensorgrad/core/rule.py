@@ -57,11 +57,7 @@ class Rule(Node):
     local = None
     elementwise = False
     jvp_formula = None
-    _full_name = None
     _entry_line = None
-
-    def name(self):
-        return self._full_name or type(self).__name__
 
     def apply(self, grads):
         """The chain rule for one operation: each input that needs a gradient gets its formula,

@@ -659,11 +659,11 @@ def batch_norm(input: object, running_mean: object, running_var: object,  # noqa
 
 # -- the door -----------------------------------------------------------------------------------
 # The functions above are declared where they are defined, and left plain: the library calls
-# them as they are (nn/modules.py's layers, through `plain`, after their own one check). The
+# them as they are (nn/modules.py's layers, through `_plain`, after their own one check). The
 # names this module exports are their checked forms, made here once, as tensorgrad/__init__.py
 # makes the operations'. (linear's is made above, from _compute_linear; relu, nll_loss and
 # cross_entropy check by hand what PyTorch's C functions beneath them check.)
-plain = types.SimpleNamespace(
+_plain = types.SimpleNamespace(
     sigmoid=sigmoid, tanh=tanh, softmax=softmax, log_softmax=log_softmax, mse_loss=mse_loss,
     binary_cross_entropy=binary_cross_entropy, dropout=dropout, batch_norm=batch_norm,
     binary_cross_entropy_with_logits=binary_cross_entropy_with_logits)

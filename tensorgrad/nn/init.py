@@ -178,11 +178,11 @@ def kaiming_normal_(tensor: Tensor, a: object = 0, mode: str = "fan_in",
 # -- the door -----------------------------------------------------------------------------------
 # The functions above are declared where they are defined. The names this module exports are
 # their checked forms, made here once, as tensorgrad/__init__.py makes the operations'. The
-# library calls, through `plain`, the ones that check nothing (nn.Linear's reset_parameters: its
+# library calls, through `_plain`, the ones that check nothing (nn.Linear's reset_parameters: its
 # own bounds are plain floats): the fills, ones_, zeros_ and the Kaiming functions, whose
 # numbers calculate_gain has taken only as Python numbers. (uniform_, normal_, constant_ and the
 # Xavier functions check the numbers a public call hands on, in the method's words: not plain.)
-plain = types.SimpleNamespace(
+_plain = types.SimpleNamespace(
     uniform_=_uniform, normal_=_normal, constant_=_constant, ones_=ones_, zeros_=zeros_,
     kaiming_uniform_=kaiming_uniform_, kaiming_normal_=kaiming_normal_)
 uniform_, normal_, constant_, ones_, zeros_, xavier_uniform_, xavier_normal_, kaiming_uniform_, \

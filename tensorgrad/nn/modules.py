@@ -54,11 +54,11 @@ class Linear(Module):
 
     def reset_parameters(self):
         # kaiming_uniform_ with a=√5 gives bound = √(6 / ((1 + 5)·fan_in)) = 1/√fan_in.
-        init.plain.kaiming_uniform_(self.weight, a=math.sqrt(5))  # (the plain ones: see init.py)
+        init._plain.kaiming_uniform_(self.weight, a=math.sqrt(5))  # (the plain ones: see init.py)
         if self.bias is not None:
             fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
             bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
-            init.plain.uniform_(self.bias, -bound, bound)
+            init._plain.uniform_(self.bias, -bound, bound)
 
     def forward(self, input):  # noqa: A002  (PyTorch's argument name)
         """F.linear(input, weight, bias): checked as F.linear checks it, once, then computed."""
@@ -190,12 +190,12 @@ class ReLU(Module):
 
 class Tanh(Module):
     def forward(self, input):  # noqa: A002
-        return _checked_once(F.plain.tanh, input)
+        return _checked_once(F._plain.tanh, input)
 
 
 class Sigmoid(Module):
     def forward(self, input):  # noqa: A002
-        return _checked_once(F.plain.sigmoid, input)
+        return _checked_once(F._plain.sigmoid, input)
 
 
 class Softmax(Module):
@@ -204,7 +204,7 @@ class Softmax(Module):
         self.dim = dim
 
     def forward(self, input):  # noqa: A002
-        return _checked_once(F.plain.softmax, input, self.dim, _stacklevel=5)
+        return _checked_once(F._plain.softmax, input, self.dim, _stacklevel=5)
 
     def extra_repr(self):
         return f"dim={self.dim}"
@@ -212,7 +212,7 @@ class Softmax(Module):
 
 class LogSoftmax(Softmax):
     def forward(self, input):  # noqa: A002
-        return _checked_once(F.plain.log_softmax, input, self.dim, _stacklevel=5)
+        return _checked_once(F._plain.log_softmax, input, self.dim, _stacklevel=5)
 
 
 class Identity(Module):
@@ -258,12 +258,12 @@ class _WeightedLoss(_Loss):
 
 class MSELoss(_Loss):
     def forward(self, input, target):  # noqa: A002
-        return _checked_once(F.plain.mse_loss, input, target, reduction=self.reduction)
+        return _checked_once(F._plain.mse_loss, input, target, reduction=self.reduction)
 
 
 class BCELoss(_WeightedLoss):
     def forward(self, input, target):  # noqa: A002
-        return _checked_once(F.plain.binary_cross_entropy, input, target, weight=self.weight,
+        return _checked_once(F._plain.binary_cross_entropy, input, target, weight=self.weight,
                              reduction=self.reduction)
 
 
@@ -302,7 +302,7 @@ class BCEWithLogitsLoss(_Loss):
         self.register_buffer("pos_weight", pos_weight)
 
     def forward(self, input, target):  # noqa: A002
-        return _checked_once(F.plain.binary_cross_entropy_with_logits, input, target,
+        return _checked_once(F._plain.binary_cross_entropy_with_logits, input, target,
                              self.weight, pos_weight=self.pos_weight, reduction=self.reduction)
 
 
@@ -385,7 +385,7 @@ class Dropout(Module):
         self.inplace = inplace
 
     def forward(self, input):  # noqa: A002
-        return _checked_once(F.plain.dropout, input, self.p, self.training, self.inplace)
+        return _checked_once(F._plain.dropout, input, self.p, self.training, self.inplace)
 
     def extra_repr(self):
         return f"p={self.p}, inplace={self.inplace}"
@@ -437,7 +437,7 @@ class BatchNorm1d(Module):
             if self.momentum is None:  # a cumulative average of all batches so far
                 momentum = 1.0 / self.num_batches_tracked._data.item()
         return _checked_once(
-            F.plain.batch_norm, input, self.running_mean if not use_batch or self.training else None,
+            F._plain.batch_norm, input, self.running_mean if not use_batch or self.training else None,
             self.running_var if not use_batch or self.training else None, self.weight, self.bias,
             use_batch, momentum, self.eps)
 
