@@ -1217,6 +1217,17 @@ REWORDED_GIVE_AWAYS += [
      "教程 2 写道，由于 `out` 只有一个元素，“out.backward()等价于out.backward(torch.tensor(1.))”。"),
 ]
 
+# the s15b review: lesson 5's second prediction asked which v gives just c2's gradient, mechanical from
+# the rule stated above it (`b.backward(v)` is `(v * b).sum().backward()`); it now asks for all three
+# (put back in the cell above the prompt, whose own first words must stay **Predict:**)
+REWORDED_GIVE_AWAYS += [
+    ("05_vector_backward", "05_vector_backward", "cell-0179dcdc",
+     "The cell below runs `c.backward(v)` with three vectors $v$: $(1, 0)$, $(0, 1)$ and $(1, 1)$. Which of them "
+     "gives just the gradient of the second output $c_2$, and what will `a.grad` be for it?",
+     "下面的单元格用三个向量 $v$ 运行 `c.backward(v)`：$(1, 0)$、$(0, 1)$ 和 $(1, 1)$。其中哪一个只给出第二个输出 $c_2$ "
+     "的梯度？这时 `a.grad` 是多少？"),
+]
+
 # Code cells that once stood open above a prediction they answer (outside reviews found them):
 # (lesson, the code cell, the cell it stood before, or None if it now stands there folded). Put back
 # there, or unfolded, each must be caught by the prediction's declared `gives_away_code`.
