@@ -1434,7 +1434,6 @@ def early_companion_links(path: Path, loader=load) -> list[str]:
     read them after its lesson."""
     order = reading_order()
     english = path.parent.name != "zh"
-    w = words(path)
     after_lesson = _READ_AFTER_LESSON["en" if english else "zh"]
     rank = {int(name[:2]): i for i, name in enumerate(order)}
     position = order.index(path.name)
