@@ -1217,6 +1217,17 @@ REWORDED_GIVE_AWAYS += [
      "教程 2 写道，由于 `out` 只有一个元素，“out.backward()等价于out.backward(torch.tensor(1.))”。"),
 ]
 
+# the s15b review: lesson 5's second prediction asked which v gives just c2's gradient, mechanical from
+# the rule stated above it (`b.backward(v)` is `(v * b).sum().backward()`); it now asks for all three
+# (put back in the cell above the prompt, whose own first words must stay **Predict:**)
+REWORDED_GIVE_AWAYS += [
+    ("05_vector_backward", "05_vector_backward", "cell-0179dcdc",
+     "The cell below runs `c.backward(v)` with three vectors $v$: $(1, 0)$, $(0, 1)$ and $(1, 1)$. Which of them "
+     "gives just the gradient of the second output $c_2$, and what will `a.grad` be for it?",
+     "下面的单元格用三个向量 $v$ 运行 `c.backward(v)`：$(1, 0)$、$(0, 1)$ 和 $(1, 1)$。其中哪一个只给出第二个输出 $c_2$ "
+     "的梯度？这时 `a.grad` 是多少？"),
+]
+
 # Code cells that once stood open above a prediction they answer (outside reviews found them):
 # (lesson, the code cell, the cell it stood before, or None if it now stands there folded). Put back
 # there, or unfolded, each must be caught by the prediction's declared `gives_away_code`.
@@ -1389,6 +1400,108 @@ def test_reworded_give_aways_are_caught(lesson, where, cell_id, english, chinese
     after = set(spoilers(loader(path), words(path), path.name, path, loader=loader))
     assert any("already say" in problem for problem in after - before), (
         f"{path.name}: the old wording in {where} cell {cell_id} is not caught; declare its give-away phrase")
+
+
+# --- A lesson's link into a seed companion, before a prediction the companion answers ------------
+# A lesson quotes a tutorial and links its companion ("read in full in its companion"). The
+# companions go over the tutorials' claims with the course's verdicts, so a learner who follows the
+# link at once can read there the answer of a prediction still ahead (the s15b review: lesson 4's
+# link, seven cells above its first prediction, led to companion 2's word table). Each such link
+# either says when to read it ("after lesson 7", "学完第 7 课后"), at or past the lesson of every
+# prediction its target answers, or points at a section (#cell-id=..., up to the next heading) that
+# answers none of the predictions after it.
+_COMPANION_LINK = re.compile(r"\]\((seed_\d_[a-z0-9_]+\.ipynb)(?:#cell-id=([\w-]+))?\)")
+_READ_AFTER_LESSON = {"en": re.compile(r"after lesson (\d+)"),
+                      "zh": re.compile(r"(?:学完|读完)?第\s*(\d+)\s*课(?:之后|以后|后)")}
+_LINK_WINDOW = 80   # how far from a link its "after lesson N" may stand (characters)
+
+
+def companion_link_target(nb, cell_id: str | None) -> set[int]:
+    """The cells a link into a companion leads to: all of them, or the anchored cell up to the next
+    heading."""
+    if cell_id is None:
+        return set(range(len(nb.cells)))
+    ids = [cell.get("id") for cell in nb.cells]
+    start = ids.index(cell_id)
+    end = next((i for i in range(start + 1, len(nb.cells)) if nb.cells[i].cell_type == "markdown"
+                and nb.cells[i].source.lstrip().startswith("#")), len(nb.cells))
+    return set(range(start, end))
+
+
+def early_companion_links(path: Path, loader=load) -> list[str]:
+    """The links of lesson `path` into a seed companion that lead, before a prediction (in this
+    lesson or a later one in the reading order), to that prediction's give-aways without saying to
+    read them after its lesson."""
+    order = reading_order()
+    english = path.parent.name != "zh"
+    after_lesson = _READ_AFTER_LESSON["en" if english else "zh"]
+    rank = {int(name[:2]): i for i, name in enumerate(order)}
+    position = order.index(path.name)
+    nb = loader(path)
+    ahead = []          # (rank of its lesson, its notebook's name, the prompt's cell index or -1, give-aways)
+    for later in [path] + [path.parent / name for name in order[position + 1:]]:
+        for start, codes, answer, _ in predict_pairs(loader(later), words(later)):
+            if not codes or answer is None:
+                continue
+            meta = loader(later).cells[codes[0]].get("metadata", {}).get("tensorgrad", {})
+            items = list(meta.get("gives_away", [])) + ([] if english else list(meta.get("gives_away_zh", [])))
+            ahead.append((order.index(later.name), later.name, start if later == path else -1, items))
+    problems = []
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type != "markdown":
+            continue
+        for link in _COMPANION_LINK.finditer(cell.source):
+            companion = loader(path.parent / link[1])
+            target = companion_link_target(companion, link[2])
+            text = _plain("\n".join(t for i, _, t in screen_text(companion) if i in target))
+            answered = [(lesson, name, start, item) for lesson, name, start, items in ahead
+                        if start == -1 or start > index
+                        for item in items if len(_plain(item)) >= 3 and _plain(item) in text]
+            if not answered:
+                continue
+            near = cell.source[max(0, link.start() - _LINK_WINDOW):link.end() + _LINK_WINDOW]
+            said = [rank.get(int(n)) for n in after_lesson.findall(near)]
+            late_enough = [r for r in said if r is not None and r >= max(a[0] for a in answered)]
+            if not late_enough:
+                lesson, name, start, item = max(answered)
+                problems.append(f"cell {index} links {link[0][2:-1]}, which says {item!r}, the give-away of a "
+                                f"prediction of {name}{f' (cell {start})' if start >= 0 else ''}, and does "
+                                f"not say to read it after that lesson ({after_lesson.pattern!r})")
+    return problems
+
+
+@pytest.mark.parametrize("path", both_editions())
+def test_companion_links_do_not_lead_to_answers_ahead(path):
+    """A link into a seed companion, above a prediction the companion answers, says to read it after
+    that prediction's lesson, or leads only to a section free of the answer (see above)."""
+    problems = early_companion_links(path, load)
+    assert not problems, f"{path.name}:\n  " + "\n  ".join(problems)
+
+
+# The links the s15b review found: lesson 4's "read in full in its companion" (tutorial 2), put back
+# without its "after lesson 7", must be caught.
+OLD_COMPANION_LINKS = [
+    ("04_scalar_backward", "cell-457377a5", "en",
+     'Tutorial 2 ("Pytorch学习笔记--1 AUTOGRAD", read in full in [its companion](seed_2_autograd_notes.ipynb)) shows it.'),
+    ("04_scalar_backward", "cell-457377a5", "zh",
+     "教程 2（“Pytorch学习笔记--1 AUTOGRAD”，全文见[教程 2 的伴读](seed_2_autograd_notes.ipynb)）用下面的代码演示这一点。"),
+]
+
+
+@pytest.mark.parametrize("lesson, cell_id, edition, old", OLD_COMPANION_LINKS,
+                         ids=[f"{case[0][:2]}-{case[2]}" for case in OLD_COMPANION_LINKS])
+def test_an_old_companion_link_put_back_is_caught(lesson, cell_id, edition, old):
+    """The check above can fail: the old link, put back in its cell, is found."""
+    path = LESSONS_DIR / ("zh" if edition == "zh" else "") / f"{lesson}.ipynb"
+    changed = copy.deepcopy(load(path))
+    cell = next(cell for cell in changed.cells if cell.get("id") == cell_id)
+    cell.source = old + "\n\n" + cell.source
+
+    def loader(other: Path):
+        return changed if other == path else load(other)
+
+    assert not early_companion_links(path, load)
+    assert early_companion_links(path, loader), f"{path.name}: the old link in {cell_id} is not caught"
 
 
 def test_plain_text_reads_one_form():

@@ -150,3 +150,25 @@ def test_a_term_no_lesson_uses_and_a_stale_column_are_reported(tmp_path):
     assert any("'冻结参数'" in p for p in problems) and any("stale" in p for p in problems), problems
     assert glossary.write_first_appearances(tmp_path)
     assert "| 梯度 | gradient | | [第 2 课](02_b.ipynb) |" in page.read_text(encoding="utf-8")
+
+
+def test_first_appearance_follows_the_reading_order_and_names_no_lesson_for_an_answer(tmp_path):
+    """The column counts lessons in the course map's reading order (13 is read before 7), and a term
+    first used in a prediction's answer box names no lesson: the glossary is read before any lesson."""
+    catalogues = tmp_path / glossary.LESSON_CATALOGUES
+    catalogues.mkdir(parents=True)
+    (catalogues / "07_a.md").write_text("<!-- cell a en:000000000000 -->\n钩子。\n", encoding="utf-8")
+    (catalogues / "13_b.md").write_text("<!-- cell b en:000000000000 -->\n钩子和张量。\n<!-- cell c en:000000000000 -->\n"
+                                        "<details><summary>答案</summary>\n\n梯度累加。\n\n</details>\n梯度累加。\n",
+                                        encoding="utf-8")
+    page = tmp_path / glossary.GLOSSARY
+    page.parent.mkdir(parents=True)
+    (tmp_path / glossary.COURSE_MAP).write_text("## The lessons\n\n- [13_b.ipynb](13_b.ipynb)\n- [07_a.ipynb](07_a.ipynb)\n",
+                                                encoding="utf-8")
+    page.write_text("| 中文 | English | 名字 | 首次出现 |\n|---|---|---|---|\n"
+                    "| 钩子 | hook | | |\n| 梯度累加 | gradient accumulation | | |\n\n"
+                    f"{glossary.RULES_HEADING}\n", encoding="utf-8")
+    assert glossary.write_first_appearances(tmp_path)
+    text = page.read_text(encoding="utf-8")
+    assert "| 钩子 | hook | | [第 13 课](13_b.ipynb) |" in text, text
+    assert f"| 梯度累加 | gradient accumulation | | {glossary.IN_AN_ANSWER} |" in text, text

@@ -8,6 +8,10 @@ Two things in the glossary are not typed by hand but checked against the edition
   lesson; ``python tools/translate.py write`` rewrites the column, and ``--check`` fails when it
   is stale or when a term appears in no lesson (use the term where its idea is taught, or drop it).
   A term inside another row's longer term does not count as the term (视图 in 前向视图).
+  "First" is in the reading order of the course map (lessons/README.md: lesson 13 is read right
+  after 6), and a term whose first use is inside a prediction's answer box (``<details>``) gets
+  :data:`IN_AN_ANSWER` instead of a lesson: the glossary is read before any lesson, and "gradient
+  accumulation, lesson 4" would tell a reader what lesson 4 asks them to predict.
   A term is the first column's text without its parenthesised note, each of its ``/``- or
   ``、``-separated words counting (``拓扑排序 / 拓扑顺序``: whichever comes first).
 * **One term per idea.** The section ``## 一个概念，一个词`` lists, one line each, the word the
@@ -36,6 +40,9 @@ ROOT = Path(__file__).resolve().parents[1]
 GLOSSARY = Path("lessons") / "zh" / "术语表.md"  # from the checkout's root
 LESSON_CATALOGUES = Path("translations") / "zh" / "lessons"
 RULES_HEADING = "## 一个概念，一个词"
+COURSE_MAP = Path("lessons") / "README.md"
+IN_AN_ANSWER = "（先出现在一个预测的答案里）"
+_ANSWER_BOX = re.compile(r"(<details>.*?</details>)", re.DOTALL)
 
 _ROW = re.compile(r"^\| (?P<term>[^|]+?) \|(?P<middle>.*)\|\s*(?P<first>[^|]*?)\s*\|$")
 _FIRST = re.compile(r"^\[第 (\d+) 课\]\((\d\d_[a-z0-9_]+\.ipynb)\)$")
@@ -151,15 +158,32 @@ def term_words(term: str) -> list[str]:
     return [w.strip() for w in words if w.strip()]
 
 
-def lesson_texts(root: Path = ROOT) -> list[tuple[int, str, str]]:
-    """(number, notebook name, what a reader reads) of each numbered lesson, in course order,
-    from its catalogue: the prose of its Markdown entries and the comments and strings of its code."""
+def reading_order(root: Path = ROOT) -> list[str]:
+    """The lessons' notebook names in the course map's reading order (none if there is no map)."""
+    path = root / COURSE_MAP
+    text = path.read_text(encoding="utf-8").split("## The lessons", 1) if path.exists() else []
+    return re.findall(r"^- \[(\d\d_[A-Za-z0-9_]+\.ipynb)\]", text[1], flags=re.M) if len(text) == 2 else []
+
+
+def _words(text: str) -> str:
+    """What a reader reads of a catalogue's text: the prose of its Markdown, the comments and
+    strings of its code."""
+    parts = re.split(r"```python\n(.*?)```", text, flags=re.DOTALL)
+    return "".join(prose(part) if k % 2 == 0 else code_words(part) for k, part in enumerate(parts))
+
+
+def lesson_texts(root: Path = ROOT) -> list[tuple[int, str, list[tuple[bool, str]]]]:
+    """(number, notebook name, what a reader reads) of each numbered lesson, in the course map's
+    reading order, from its catalogue; what a reader reads is in pieces, in order, each marked
+    whether it is a prediction's answer box."""
+    order = reading_order(root)
+    paths = sorted((root / LESSON_CATALOGUES).glob("[0-9][0-9]_*.md"))
+    paths.sort(key=lambda p: order.index(p.stem + ".ipynb") if p.stem + ".ipynb" in order else len(order))
     found = []
-    for path in sorted((root / LESSON_CATALOGUES).glob("[0-9][0-9]_*.md")):
-        text = path.read_text(encoding="utf-8")
-        parts = re.split(r"```python\n(.*?)```", text, flags=re.DOTALL)
-        words = "".join(prose(part) if k % 2 == 0 else code_words(part) for k, part in enumerate(parts))
-        found.append((int(path.name[:2]), path.stem + ".ipynb", words))
+    for path in paths:
+        pieces = _ANSWER_BOX.split(path.read_text(encoding="utf-8"))
+        found.append((int(path.name[:2]), path.stem + ".ipynb",
+                      [(k % 2 == 1, _words(piece)) for k, piece in enumerate(pieces)]))
     return found
 
 
@@ -180,12 +204,12 @@ def first_appearances(glossary: str, root: Path = ROOT) -> tuple[dict[str, str],
         words = term_words(row.term)
         longer = {other for r in all_rows if r is not row for other in term_words(r.term)
                   if any(w in other and w != other for w in words)}
-        hit = next(((n, name) for n, name, text in lessons
+        hit = next(((n, name, answer) for n, name, pieces in lessons for answer, text in pieces
                     if any(w in _without(text, longer) for w in words)), None)
         if hit is None:
             unused.append(row.term)
         else:
-            firsts[row.term] = f"[第 {hit[0]} 课]({hit[1]})"
+            firsts[row.term] = IN_AN_ANSWER if hit[2] else f"[第 {hit[0]} 课]({hit[1]})"
     return firsts, unused
 
 
