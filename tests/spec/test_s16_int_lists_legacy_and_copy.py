@@ -108,3 +108,50 @@ def test_a_bool_after_the_first_size_is_an_int(tg, call, shape):
 def test_a_bool_first_or_numpys_bool_is_no_size(tg, call, error, text):
     with raises_exactly(tg, error, text):
         call(tg, tg.ones(6))
+
+
+# -- the legacy constructors: new's declaration, checked at their own door ----------------------------
+@pytest.mark.parametrize("call, shown", [
+    (lambda tg: tg.Tensor(2, 3, device="cpu").shape, "tensorgrad.Size([2, 3])"),
+    (lambda tg: tg.Tensor([1, 2], device="cpu"), "tensor([1., 2.])"),
+    (lambda tg: tg.Tensor(device="cpu"), "tensor([])"),
+    (lambda tg: tg.Tensor(data=[1]), "tensor([1.])"),
+    (lambda tg: tg.Tensor(size=(2,)).shape, "tensorgrad.Size([2])"),
+    (lambda tg: tg.FloatTensor(2, 3, device="cpu").shape, "tensorgrad.Size([2, 3])"),
+    (lambda tg: tg.FloatTensor(data=[1]), "tensor([1.])"),
+    (lambda tg: tg.FloatTensor(size=[2]).dtype, "tensorgrad.float32"),
+    (lambda tg: tg.DoubleTensor(2).dtype, "tensorgrad.float64"),
+    (lambda tg: tg.DoubleTensor(other=tg.ones(1, dtype=tg.float64)), "tensor([1.], dtype=tensorgrad.float64)"),
+])
+def test_the_legacy_constructors_take_news_keywords(tg, call, shown):
+    assert show(call(tg)) == shown
+
+
+_OPTIONS = ("TensorOptions(dtype={}, device=cpu, layout=Strided, requires_grad=false (default), "
+            "pinned_memory=false (default), memory_format=(nullopt))")
+
+
+@pytest.mark.parametrize("call, text", [
+    (lambda tg: tg.FloatTensor(tg.ones(2, dtype=tg.int64)),
+     f"expected {_OPTIONS.format('float')} (got {_OPTIONS.format('long int')})"),
+    (lambda tg: tg.FloatTensor(tg.ones(2, dtype=tg.float64)),
+     f"expected {_OPTIONS.format('float')} (got {_OPTIONS.format('double')})"),
+    (lambda tg: tg.DoubleTensor(tg.ones(2)),
+     f"expected {_OPTIONS.format('double')} (got {_OPTIONS.format('float')})"),
+    (lambda tg: tg.FloatTensor(2, dtype=tg.float32),
+     "new() received an invalid combination of arguments - got (int, dtype=tensorgrad.dtype), but "
+     "expected one of:\n * (*, tensorgrad.device device = None)\n      didn't match because some of "
+     "the keywords were incorrect: dtype\n * (tensorgrad.Storage storage)\n * (Tensor other)\n"
+     " * (tuple of ints size, *, tensorgrad.device device = None)\n"
+     " * (object data, *, tensorgrad.device device = None)\n"),
+])
+def test_a_typed_legacy_constructor_refuses_a_tensor_of_another_dtype(tg, call, text):
+    with raises_exactly(tg, TypeError, text):
+        call(tg)
+
+
+def test_a_typed_legacy_constructor_of_a_tensor_of_its_dtype_shares_its_memory(tg):
+    x = tg.zeros(2)
+    y = tg.FloatTensor(x)
+    y[0] = 5
+    assert show(x) == "tensor([5., 0.])"
