@@ -299,6 +299,16 @@ class TensorMethods:
         type (float32 unless `set_default_dtype` changed it), as PyTorch's `torch.Tensor`."""
         return legacy_constructor(None, args, kwargs)
 
+    def __copy__(self):
+        """`copy.copy(t)` as PyTorch's, which rebuilds a tensor on t's storage: the same memory
+        and version counter, but a leaf, with t's requires_grad and t's own Python attributes,
+        and without its grad, grad_fn or retained gradient."""
+        twin = type(self)._make(self._data, requires_grad=self.requires_grad,
+                                version_counter=self._shared_version_counter())
+        twin.__dict__.update((key, value) for key, value in self.__dict__.items()
+                             if not hasattr(Tensor, key))  # (not the flags kept there)
+        return twin
+
     @overload
     def new(self, *, device: Device = None): ...
     @overload

@@ -285,6 +285,13 @@ UNPACK_HOOK_NOT_TENSOR = (
     "Output of saved tensor unpack_hook expected to be a Tensor but got result of type {type_name}"
 )
 
+# retain_grad(), then detach_(), then an in-place change that records a node: PyTorch keeps the
+# retains_grad flag through detach_ and its internal assert refuses the move (measured, 2.13.0)
+RETAINED_GRAD_WITHOUT_GRAD_FN = (
+    'old_fn INTERNAL ASSERT FAILED at "/__w/pytorch/pytorch/torch/csrc/autograd/variable.cpp":205, '
+    "please report a bug to PyTorch. "
+)
+
 # -- argument checks (tensorgrad/arguments.py): PyTorch's python arg parser, word for word ---------
 ARGUMENT_TYPE = "{name}(): argument '{argument}'{where} must be {expected}, not {got}"
 INT_LIST_ELEMENT = ("{name}(): argument '{argument}'{where} must be tuple of ints, but found "

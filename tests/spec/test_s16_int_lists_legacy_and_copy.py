@@ -11,6 +11,8 @@ checks the others as it unpacks them, where a Python bool is read as an int and 
 is refused: "failed to unpack the object at pos N".
 """
 
+import copy
+
 import numpy as np
 import pytest
 
@@ -155,3 +157,52 @@ def test_a_typed_legacy_constructor_of_a_tensor_of_its_dtype_shares_its_memory(t
     y = tg.FloatTensor(x)
     y[0] = 5
     assert show(x) == "tensor([5., 0.])"
+
+
+# -- copy.copy: a leaf on the same memory ------------------------------------------------------------
+def test_a_copy_of_a_non_leaf_is_a_leaf_on_the_same_memory(tg):
+    a = tg.ones(2, requires_grad=True)
+    h = a * 2
+    h.retain_grad()
+    h.label = "doubled"
+    c = copy.copy(h)
+    assert (c.grad_fn, c.is_leaf, c.requires_grad, c.retains_grad) == (None, True, True, False)
+    assert c.label == "doubled" and c is not h
+    with tg.no_grad():
+        h.add_(1)
+    assert show(c) == "tensor([3., 3.], requires_grad=True)" and c._version == h._version == 1
+    c.sum().backward()
+    assert show(c.grad) == "tensor([1., 1.])" and a.grad is None
+
+
+def test_a_copy_keeps_the_type_and_not_the_grad(tg):
+    p = tg.nn.Parameter(tg.ones(2))
+    (p * 2).sum().backward()
+    c = copy.copy(p)
+    assert type(c).__name__ == "Parameter" and c.grad is None and c.requires_grad
+    assert copy.copy(tg.tensor([1, 2])).dtype is tg.int64
+
+
+# -- retain_grad(), then detach_(): the flag stays, and a recorded change is refused -----------------
+def _retained_then_detached(tg):
+    a = tg.ones(2, requires_grad=True)
+    h = a * 2
+    h.retain_grad()
+    h.detach_()
+    return a, h
+
+
+def test_a_tensor_detached_in_place_keeps_its_retains_grad_flag(tg):
+    a, h = _retained_then_detached(tg)
+    assert (h.grad_fn, h.is_leaf, h.retains_grad, h.requires_grad) == (None, True, True, False)
+    h.mul_(3)  # nothing recorded: nothing to move
+    assert show(h) == "tensor([6., 6.])"
+
+
+@pytest.mark.parametrize("change", [lambda a, h: h.mul_(a), lambda a, h: h.add_(a)])
+def test_a_recorded_change_after_detach_is_refused_as_pytorch_refuses_it(tg, change):
+    a, h = _retained_then_detached(tg)
+    with raises_exactly(tg, RuntimeError, 'old_fn INTERNAL ASSERT FAILED at "/__w/pytorch/pytorch/'
+                        'torch/csrc/autograd/variable.cpp":205, please report a bug to PyTorch. '):
+        change(a, h)
+    assert h.retains_grad
