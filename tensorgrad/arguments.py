@@ -912,7 +912,7 @@ def _check_lists(name, overload, args, kwargs):
     for position, param in enumerate(overload.params):
         if param.type not in ("tuple of ints", "tuple of Tensors") or param.name == "out":
             continue
-        if param.varargs and args and _is_list_int(args[0]):
+        if position == 0 and param.varargs and args and _is_list_int(args[0]):
             value = args  # the sizes one by one
         elif position < len(args) and not param.keyword_only:
             value = args[position]

@@ -43,6 +43,8 @@ def _unpack(name, argument, pos, got):
     (lambda tg, x: tg.randn(2, "a"), _unpack("randn", "size", 2, "str")),
     (lambda tg, x: tg.zeros(2, tg.tensor(3.0)), _unpack("zeros", "size", 2, "Tensor")),
     (lambda tg, x: tg.zeros(2, np.float64(3)), _unpack("zeros", "size", 2, "numpy.float64")),
+    # (a one-element integer tensor first is the input here, not a size)
+    (lambda tg, x: tg.flip(tg.tensor([1]), (0, "a")), _unpack("flip", "dims", 2, "str")),
 ])
 def test_a_later_size_is_refused_as_the_sizes_are_unpacked(tg, call, text):
     with raises_exactly(tg, TypeError, text):
