@@ -62,7 +62,7 @@ from .core.tensor import Tensor
 from .tensor_methods import IN_PLACE_OF as _IN_PLACE_OF  # (and every method of Tensor)
 from .tensor_methods import detach_in_place as _detach_in_place, plain_in_place as _plain_in_place
 from .tensor_methods import round_in_place as _round_in_place
-from .tensor_methods import _as_dtype  # (Tensor.float's and .double's plain conversion)
+from .tensor_methods import legacy_constructor as _legacy_constructor  # (Tensor(...) in a dtype)
 from .ops import inplace as _inplace
 
 from .ops.elementwise import floor_divide, remainder
@@ -121,15 +121,16 @@ def round_(input, *, decimals=None):  # noqa: A002
     return _round_in_place(input, decimals)
 
 
-def FloatTensor(*args):  # noqa: N802  (the legacy PyTorch constructor, still in old tutorials)
+def FloatTensor(*args, **kwargs):  # noqa: N802  (the legacy PyTorch constructor, still in old tutorials)
     """`FloatTensor([3])` is `tensor([3.])`: float32 whatever the default float type, unlike the
-    legacy `Tensor([3])`, which follows `set_default_dtype`."""
-    return _as_dtype(Tensor(*args), float32)
+    legacy `Tensor([3])`, which follows `set_default_dtype`; `FloatTensor(t)` is t itself, if t
+    is float32 (refused otherwise, as PyTorch refuses it)."""
+    return _legacy_constructor(float32, args, kwargs)
 
 
-def DoubleTensor(*args):  # noqa: N802
+def DoubleTensor(*args, **kwargs):  # noqa: N802
     """`DoubleTensor([3])`: like FloatTensor, but float64."""
-    return _as_dtype(Tensor(*args), float64)
+    return _legacy_constructor(float64, args, kwargs)
 
 
 def is_tensor(value):

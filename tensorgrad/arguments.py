@@ -44,6 +44,7 @@ at the top of its body; their texts live in `autograd/messages.py` too.
 import functools
 import inspect
 import keyword
+import operator
 import types
 
 import numpy as np
@@ -576,7 +577,30 @@ def _is_tensor(value):
 
 def _is_int_list(value):
     """A tuple or list whose first element is an int (the others are checked when unpacked)."""
-    return isinstance(value, (tuple, list)) and (not value or _is_int(value[0]))
+    return isinstance(value, (tuple, list)) and (not value or _is_list_int(value[0]))
+
+
+def _is_list_int(value):
+    """An int as the first of a list of ints, or as the first of sizes given one by one, to
+    PyTorch's parser (its is_int_or_symint): what Python can use as an index (a Python or NumPy
+    int, a 0-d integer array; not a bool of either kind), or a one-element integer or bool
+    tensor, whatever its shape (a bool one is refused as the list is unpacked)."""
+    if isinstance(value, Tensor):
+        return value._data.size == 1 and value._data.dtype.kind in "iub"
+    if isinstance(value, (bool, np.bool_)):
+        return False
+    try:
+        operator.index(value)
+    except Exception:  # noqa: BLE001  (PyTorch asks __index__ and clears any error it raises)
+        return False
+    return True
+
+
+def _unpacks_as_int(value):
+    """An element of a list of ints after the first, as PyTorch unpacks it: as the first
+    (`_is_list_int`), or a Python bool, which it reads through __index__ (`zeros(2, True)` is
+    `zeros(2, 1)`; `zeros(True, 2)` and `zeros((True, 2))` are refused). NumPy's bool is not."""
+    return isinstance(value, bool) or _is_list_int(value)
 
 
 def _is_one_int_tensor(value):
@@ -633,12 +657,17 @@ def _plain_numpy_number(value):
     return plain_number(value) if isinstance(value, np.generic) else value
 
 
-def _plain_int_list(value):
+def _plain_list_int(value):
+    """An element of a list of ints (checked: `_unpacks_as_int`) as the Python int it holds."""
     if isinstance(value, Tensor):
-        return _plain_int(value)
+        return int(value._data.reshape(()))
+    return value if type(value) is int else operator.index(value)
+
+
+def _plain_int_list(value):
     if isinstance(value, (tuple, list)):
-        return type(value)(_plain_int(v) if _is_int(v) else v for v in value)
-    return _plain_int(value) if _is_int(value) else value
+        return type(value)(_plain_list_int(v) if _unpacks_as_int(v) else v for v in value)
+    return _plain_list_int(value) if _unpacks_as_int(value) else value
 
 
 _PLAIN = {
@@ -660,8 +689,8 @@ def converted(overload, args, kwargs, complex_into=False):
     by a guard) never needs this. A complex number reaches add's `alpha`, and every number
     parameter of an in-place arithmetic method (`complex_into`), as it is (`_keeping_complex`)."""
     args, kwargs, params = list(args), dict(kwargs), overload.params
-    if params and params[0].varargs and args and _is_int(args[0]) and len(args) > 1:
-        return [_plain_int(a) if _is_int(a) else a for a in args], kwargs  # ones(tensor(2), 2)
+    if params and params[0].varargs and args and _is_list_int(args[0]) and len(args) > 1:
+        return [_plain_list_int(a) for a in args], kwargs  # ones(tensor(2), True)
     for position, param in enumerate(params):
         plain = _plain_numpy_number if param.numbers_ok else _PLAIN.get(param.type)
         if (param.name == "alpha" or complex_into) and (param.type == "Number" or param.numbers_ok):
@@ -817,7 +846,9 @@ def _bind(name, overload, args, kwargs, raise_error):
     with raise_error, the TypeError that says why it does not."""
     nargs, params = len(args), overload.params
     # ones(2, 3): a first parameter `tuple of ints...` takes the ints one by one, if the first is
-    varargs = bool(params) and params[0].varargs and nargs > 0 and _is_int(args[0])
+    # one; the others are checked as the list is unpacked, after this overload is chosen (so
+    # `view(2, "a")` fails in view's size, not as "an invalid combination")
+    varargs = bool(params) and params[0].varargs and nargs > 0 and _is_list_int(args[0])
     if nargs > overload.max_positional and not varargs:
         if not raise_error:
             return False
@@ -863,8 +894,6 @@ def _bind(name, overload, args, kwargs, raise_error):
                 raise TypeError(messages.UNEXPECTED_KEYWORD.format(name=name, keyword=key))
             if names.index(key) < nargs and not params[names.index(key)].keyword_only:
                 raise TypeError(messages.MULTIPLE_VALUES.format(name=name, keyword=key))
-    if varargs and nargs > 1:  # ones(2, 3): every size must be an int
-        return _check_elements(name, params[0], args, raise_error)
     return True
 
 
@@ -878,12 +907,14 @@ def _type_error(name, param, value, position):
 
 
 def _check_lists(name, overload, args, kwargs):
-    """The elements of each list of ints (after the first) or of Tensors: PyTorch checks them
-    when it unpacks the list."""
+    """The elements of each list of ints or of Tensors, the sizes given one by one (`ones(2,
+    3)`) too: PyTorch checks them when it unpacks the list, once the overload is chosen."""
     for position, param in enumerate(overload.params):
         if param.type not in ("tuple of ints", "tuple of Tensors") or param.name == "out":
             continue
-        if position < len(args) and not param.keyword_only:
+        if position == 0 and param.varargs and args and _is_list_int(args[0]):
+            value = args  # the sizes one by one
+        elif position < len(args) and not param.keyword_only:
             value = args[position]
         else:
             value = kwargs.get(param.name)
@@ -908,7 +939,7 @@ def _check_int_ranges(name, overload, args, kwargs):
             value = kwargs[param.name]
         else:
             continue
-        if param.varargs and position < len(args) and _is_int(value):
+        if param.varargs and position < len(args) and _is_list_int(value):
             value = args  # ones(2, 2 ** 70): the sizes one by one
         if param.type == "tuple of ints" and isinstance(value, (tuple, list)):
             for index, element in enumerate(value):
@@ -950,12 +981,16 @@ def check_scalar_range(value):
 
 
 def _check_elements(name, param, values, raise_error):
+    """Each element of a list of ints as PyTorch unpacks it (`_unpacks_as_int`): a bool tensor
+    passes the test but not the unpacking, which reads an int out of it."""
     for index, value in enumerate(values):
-        if not _is_int(value):
+        if not _unpacks_as_int(value):
             if not raise_error:
                 return False
             raise TypeError(messages.INT_LIST_UNPACK.format(
                 name=name, argument=param.name, pos=index + 1, got=type_name(value)))
+        if isinstance(value, Tensor) and value._data.dtype.kind == "b":
+            raise RuntimeError(messages.SCALAR_NOT_INTEGRAL)
     return True
 
 

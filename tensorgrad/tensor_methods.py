@@ -32,7 +32,7 @@ from .ops import linalg as _linalg
 from .ops import reduction as _red
 from .ops import shape as _shape
 from .arguments import (Device, Dtype, Generator, Ints, Layout, MemoryFormat, Number, Signatures, Storage, checked,
-                        method, check_scalar_range, overload, takes_no_arguments, type_name)
+                        method, check_scalar_range, checked_values, overload, takes_no_arguments, type_name)
 from .core.tensor import Tensor, _normalize_dim, read_only
 
 # The operations themselves, as the library calls them (their checked forms are tensorgrad.mul and
@@ -271,16 +271,43 @@ def legacy_new(dtype, args, device=None, named=None):
     return creation.empty(size, dtype=dtype)  # (zeros, but with empty's words for a negative size)
 
 
+def legacy_constructor(dtype, args, kwargs):
+    """`torch.Tensor(...)` (dtype None: the default float type), `FloatTensor(...)`,
+    `DoubleTensor(...)`: PyTorch's legacy constructors take what `t.new(...)` takes and refuse
+    it in the same words ("new(): ..."), so they are checked here, at their own door, against
+    new's declaration, and made by the plain `legacy_new`."""
+    args, kwargs = checked_values("new", args, kwargs, method=True)
+    return legacy_new(dtype, *_legacy_form(args, kwargs))
+
+
+def _legacy_form(args, kwargs):
+    """A checked call of the legacy constructor as legacy_new takes it: (args, device, named).
+    By keyword, the overload is the one named (`new(size=(2,))`: by position, a tuple is data;
+    `new(data=2)` is refused as data)."""
+    named = next((key for key in ("size", "data", "other") if key in kwargs), None)
+    if named is not None:
+        args = (kwargs[named],)
+    return args, kwargs.get("device"), named
+
+
 class TensorMethods:
     """Tensor's methods that hand the work to an operation (copied onto Tensor below)."""
 
     # -- construction ------------------------------------------------------------------------
-    def __new__(cls, *args):
+    def __new__(cls, *args, **kwargs):
         """The legacy constructor `Tensor([2])`, or `Tensor(2, 3)` (zeros), in the default float
         type (float32 unless `set_default_dtype` changed it), as PyTorch's `torch.Tensor`."""
-        if len(args) > 1:  # sizes, all ints: else new()'s refusal, from its declaration
-            return cls._make(np.zeros(0, dtype=dtypes.get_default_dtype().numpy)).new(*args)
-        return legacy_new(None, args)
+        return legacy_constructor(None, args, kwargs)
+
+    def __copy__(self):
+        """`copy.copy(t)` as PyTorch's, which rebuilds a tensor on t's storage: the same memory
+        and version counter, but a leaf, with t's requires_grad and t's own Python attributes,
+        and without its grad, grad_fn or retained gradient."""
+        twin = type(self)._make(self._data, requires_grad=self.requires_grad,
+                                version_counter=self._shared_version_counter())
+        twin.__dict__.update((key, value) for key, value in self.__dict__.items()
+                             if not hasattr(Tensor, key))  # (not the flags kept there)
+        return twin
 
     @overload
     def new(self, *, device: Device = None): ...
@@ -297,10 +324,7 @@ class TensorMethods:
         """The legacy constructor in this tensor's dtype: `x.new(2, 3)` (zeros: tensorgrad never
         hands out uninitialised memory), `x.new([1, 2])` (a copy of the data), `x.new(y)` (y
         itself, if it has x's dtype), `x.new()` (empty)."""
-        named = next((key for key in ("size", "data", "other") if key in kwargs), None)
-        if named is not None:  # by keyword, the overload is the one named: `new(size=(2,))`
-            args = (kwargs[named],)  # (by position, a tuple is data) and `new(data=2)` refused
-        return legacy_new(self.dtype, args, kwargs.get("device"), named)
+        return legacy_new(self.dtype, *_legacy_form(args, kwargs))
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Compute the gradient of this tensor with respect to the graph leaves.

@@ -391,6 +391,12 @@ WIDER_LIBRARY_CALLS = {
     "tensorgrad.load": _saved_and_loaded,
     "FloatTensor": lambda: tg.FloatTensor([3, 4]),
     "DoubleTensor": lambda: tg.DoubleTensor([3, 4]),
+    # checked once, at their own door, against new's declaration (review s16: Tensor(2, 3) made a
+    # tensor and called the checked Tensor.new from inside; FloatTensor cast Tensor(...)'s result)
+    "Tensor(2, 3)": lambda: tg.Tensor(2, 3),
+    "Tensor(2, True)": lambda: tg.Tensor(2, True),
+    "FloatTensor(2, 3)": lambda: tg.FloatTensor(2, 3, device="cpu"),
+    "DoubleTensor(size=)": lambda: tg.DoubleTensor(size=(2,)),
 }
 
 

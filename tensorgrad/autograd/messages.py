@@ -285,12 +285,23 @@ UNPACK_HOOK_NOT_TENSOR = (
     "Output of saved tensor unpack_hook expected to be a Tensor but got result of type {type_name}"
 )
 
+# retain_grad(), then detach_(), then an in-place change that records a node: PyTorch keeps the
+# retains_grad flag through detach_ and its internal assert refuses the move (measured, 2.13.0)
+RETAINED_GRAD_WITHOUT_GRAD_FN = (
+    'old_fn INTERNAL ASSERT FAILED at "/__w/pytorch/pytorch/torch/csrc/autograd/variable.cpp":205, '
+    "please report a bug to PyTorch. "
+)
+
 # -- argument checks (tensorgrad/arguments.py): PyTorch's python arg parser, word for word ---------
 ARGUMENT_TYPE = "{name}(): argument '{argument}'{where} must be {expected}, not {got}"
 INT_LIST_ELEMENT = ("{name}(): argument '{argument}'{where} must be tuple of ints, but found "
                     "element of type {element} at pos 0")
 INT_LIST_UNPACK = ("{name}(): argument '{argument}' failed to unpack the object at pos {pos} "
                    "with error \"type must be tuple of ints,but got {got}\"")
+# a bool tensor in a list of ints: PyTorch reads an int64 out of it and fails (`zeros(2, tensor(True))`)
+SCALAR_NOT_INTEGRAL = ("Expected scalar.isIntegral( false) to be true, but got false.  (Could this "
+                       "error message be improved?  If so, please report an enhancement request "
+                       "to PyTorch.)")
 TENSOR_LIST_ELEMENT = "expected Tensor as element {index} in argument {position}, but got {got}"
 TAKES_POSITIONAL = "{name}() takes {count} positional argument{s} but {given} {were} given"
 # (PyTorch writes "1 required positional arguments" and "2 required positional argument")

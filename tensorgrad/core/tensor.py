@@ -179,7 +179,11 @@ class Tensor:
         the engine stores it, and moves with the tensor, as in PyTorch: `.grad` is then the
         gradient of the value the tensor holds now, not of the value it held before.
         (`node._retained_outputs`, {output_nr: weakref to the tensor}, is a Node attribute
-        that node.py, the next file, defines; the engine's run_tensor_pre_hooks reads it.)"""
+        that node.py, the next file, defines; the engine's run_tensor_pre_hooks reads it.)
+        A tensor that retained its gradient and was then detached in place keeps the flag, as
+        in PyTorch, and no node holds its registration: PyTorch's internal assert refuses it."""
+        if self._retains_grad and self._grad_fn is None:  # (retained, then detached in place)
+            raise RuntimeError(messages.RETAINED_GRAD_WITHOUT_GRAD_FN)
         if self._retains_grad:
             del self._grad_fn._retained_outputs[self._output_nr]
         self._grad_fn, self._output_nr = node, output_nr
