@@ -38,10 +38,10 @@ def threshold_backward(g, y):
 def softmax_backward_data(g, s, dim):
     """s ⊙ (g - Σ g⊙s) along `dim`, for s = softmax(x)."""
     axis = dim if g.ndim else None
-    return s * (g - np.sum(g * s, axis=axis, keepdims=True))
+    return s * (g - np.add.reduce(g * s, axis=axis, keepdims=True))
 
 
 def log_softmax_backward_data(g, log_s, dim):
     """g - eˡ·Σ g along `dim`, for l = log_softmax(x)."""
     axis = dim if g.ndim else None
-    return g - np.exp(log_s) * np.sum(g, axis=axis, keepdims=True)
+    return g - np.exp(log_s) * np.add.reduce(g, axis=axis, keepdims=True)  # (np.sum, unwrapped)

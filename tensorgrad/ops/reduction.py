@@ -579,8 +579,9 @@ def log_softmax(input: Tensor, dim: int, dtype: Dtype = None, *, out: Tensor = N
     if values.size == 0:
         return record(LogSoftmaxBackward0, values.copy(), (input,), saved={"result": OUTPUT}, dim=d)
     axis = d if values.ndim else None
-    shifted = values - values.max(axis=axis, keepdims=True)
-    data = _c_contiguous(shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True)))
+    # (the ufuncs' reduce, not the methods .max and .sum, which wrap it in a Python call)
+    shifted = values - np.maximum.reduce(values, axis=axis, keepdims=True)
+    data = _c_contiguous(shifted - np.log(np.add.reduce(np.exp(shifted), axis=axis, keepdims=True)))
     return record(LogSoftmaxBackward0, data, (input,), saved={"result": OUTPUT}, dim=d)
 
 
