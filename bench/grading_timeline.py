@@ -108,8 +108,19 @@ def instrument(log: Path, profile: Path | None = None) -> None:
     """Wrap the grader's steps in this process (forked grading workers inherit the wrappers);
     with ``profile``, cProfile the grading of each submission into ``profile.PID``."""
     _wrap(kernel._Zygote, "spawn", "spawn_request", "spawn_reply")
-    _wrap_async(kernel._QuickClient, "_async_wait_for_ready", "wait_ready", "kernel_ready")
-    kernel._QuickClient.wait_for_ready = kernel._QuickClient._async_wait_for_ready
+    ready = kernel._QuickClient._async_wait_for_ready
+
+    async def wait_for_ready(self, *args, **kwargs):
+        _mark("wait_ready")
+        try:
+            return await ready(self, *args, **kwargs)
+        finally:
+            _mark("kernel_ready")
+            pid = kernel._kernel_pgid(getattr(self, "parent", None))
+            if pid and not _kernel_cpu:
+                _kernel_cpu.append(_cpu_of(pid))
+
+    kernel._QuickClient._async_wait_for_ready = kernel._QuickClient.wait_for_ready = wait_for_ready
     _wrap(kernel, "_reap", "reap", "reaped")
     claim = kernel._claim
 
@@ -138,7 +149,7 @@ def instrument(log: Path, profile: Path | None = None) -> None:
 
     def kill_kernel(km, pgid=None):
         pid = pgid or kernel._kernel_pgid(km)
-        if pid and not _kernel_cpu:
+        if pid and len(_kernel_cpu) < 2:
             _kernel_cpu.append(_cpu_of(pid))
             _mark("kill")
         return kill(km, pgid)
@@ -162,7 +173,7 @@ def instrument(log: Path, profile: Path | None = None) -> None:
     if profile is not None:
         import cProfile
 
-        profiler = cProfile.Profile()
+        profiler = cProfile.Profile(time.process_time)  # (CPU, not wall: the machine is shared)
 
     def graded(sub, sets, limits, expected, prestart=False):
         _events.clear()
@@ -181,7 +192,8 @@ def instrument(log: Path, profile: Path | None = None) -> None:
                 profiler.dump_stats(f"{profile}.{os.getpid()}")
         _mark("end")
         row = {"pid": os.getpid(), "path": sub.path, "events": list(_events), "cells": list(_cells),
-               "kernel_cpu": _kernel_cpu[0] if _kernel_cpu else None, "grader_cpu": time.process_time() - cpu,
+               "kernel_cpu": _kernel_cpu[-1] if _kernel_cpu else None,
+               "kernel_cpu_ready": _kernel_cpu[0] if len(_kernel_cpu) == 2 else None, "grader_cpu": time.process_time() - cpu,
                "cpu_at": [cpu, below, time.process_time(), _tree_cpu(os.getpid())],
                "status": result.status, "score": result.score, "max": result.max_score}
         with open(log, "a") as fh:
@@ -237,6 +249,8 @@ def table(rows: list[dict], roles: list[str]) -> str:
         add("score, findings", at("end") - at("rmtree_done"))
         add("WHOLE submission (wall)", at("end") - at("start"))
         add("kernel CPU (utime+stime)", row["kernel_cpu"] or 0.0)
+        if row.get("kernel_cpu_ready") is not None:
+            add("  of which until its first kernel_info reply", row["kernel_cpu_ready"])
         add("grading process CPU", row["grader_cpu"])
         add("waiting: wall not covered by kernel or grader CPU",
             at("end") - at("start") - (row["kernel_cpu"] or 0.0) - row["grader_cpu"])
