@@ -175,7 +175,7 @@ def instrument(log: Path, profile: Path | None = None) -> None:
 
         profiler = cProfile.Profile(time.process_time)  # (CPU, not wall: the machine is shared)
 
-    def graded(sub, sets, limits, expected, prestart=False):
+    def graded(sub, sets, limits, expected, *more):
         _events.clear()
         _cells.clear()
         _kernel_cpu.clear()
@@ -185,7 +185,7 @@ def instrument(log: Path, profile: Path | None = None) -> None:
         if profiler is not None:
             profiler.enable()
         try:
-            result = one(sub, sets, limits, expected, prestart)
+            result = one(sub, sets, limits, expected, *more)
         finally:
             if profiler is not None:
                 profiler.disable()
