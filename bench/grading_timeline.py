@@ -14,7 +14,14 @@ has no spawn of its own: its row says how long after its run began its kernel an
 spawns made meanwhile for the next submission are left out of its steps. The kernel's own CPU
 (utime + stime from ``/proc/PID/stat`` just before it is killed) and the grading process's
 CPU per submission are recorded next to the wall time, so that the table shows which steps
-are waiting rather than computing. Nothing here changes what the grader does.
+are waiting rather than computing. Below the table, all the CPU a submission costs: the grading
+process's and everything below it (the fork server, its sandbox, every kernel with its start and
+its end, a kernel started ahead), from the first submission of each grading process to its last;
+on 2 busy cores 120 s divided by it bounds the submissions a minute, whatever the machine's load
+does to the wall time. ``--profile N`` runs cProfile in the grading processes (the grading of each
+submission) and prints their N costliest functions. Nothing here changes what the grader does.
+
+    python bench/grading_timeline.py --copies 16 --profile 40
 """
 
 from __future__ import annotations
@@ -56,6 +63,21 @@ def _cpu_of(pid: int) -> float:
         return 0.0
 
 
+def _tree_cpu(pid: int) -> float:
+    """CPU seconds of ``pid``'s descendants (not ``pid`` itself), with what each has reaped of its
+    own children (cutime + cstime): the fork server, its sandbox and every kernel it forked."""
+    total, stack = 0.0, kernel.sandbox.children(pid)
+    while stack:
+        current = stack.pop()
+        stack.extend(kernel.sandbox.children(current))
+        try:
+            fields = Path(f"/proc/{current}/stat").read_text().rsplit(")", 1)[1].split()
+            total += sum(int(f) for f in fields[11:15]) / _TICK
+        except (OSError, IndexError, ValueError):
+            pass
+    return total
+
+
 def _wrap(owner, name: str, before: str, after: str):
     original = getattr(owner, name)
 
@@ -82,11 +104,23 @@ def _wrap_async(owner, name: str, before: str, after: str):
     setattr(owner, name, wrapped)
 
 
-def instrument(log: Path) -> None:
-    """Wrap the grader's steps in this process (forked grading workers inherit the wrappers)."""
+def instrument(log: Path, profile: Path | None = None) -> None:
+    """Wrap the grader's steps in this process (forked grading workers inherit the wrappers);
+    with ``profile``, cProfile the grading of each submission into ``profile.PID``."""
     _wrap(kernel._Zygote, "spawn", "spawn_request", "spawn_reply")
-    _wrap_async(kernel._QuickClient, "_async_wait_for_ready", "wait_ready", "kernel_ready")
-    kernel._QuickClient.wait_for_ready = kernel._QuickClient._async_wait_for_ready
+    ready = kernel._QuickClient._async_wait_for_ready
+
+    async def wait_for_ready(self, *args, **kwargs):
+        _mark("wait_ready")
+        try:
+            return await ready(self, *args, **kwargs)
+        finally:
+            _mark("kernel_ready")
+            pid = kernel._kernel_pgid(getattr(self, "parent", None))
+            if pid and not _kernel_cpu:
+                _kernel_cpu.append(_cpu_of(pid))
+
+    kernel._QuickClient._async_wait_for_ready = kernel._QuickClient.wait_for_ready = wait_for_ready
     _wrap(kernel, "_reap", "reap", "reaped")
     claim = kernel._claim
 
@@ -115,7 +149,7 @@ def instrument(log: Path) -> None:
 
     def kill_kernel(km, pgid=None):
         pid = pgid or kernel._kernel_pgid(km)
-        if pid and not _kernel_cpu:
+        if pid and len(_kernel_cpu) < 2:
             _kernel_cpu.append(_cpu_of(pid))
             _mark("kill")
         return kill(km, pgid)
@@ -135,16 +169,32 @@ def instrument(log: Path) -> None:
 
     one = grade._grade
 
-    def graded(sub, sets, limits, expected):
+    profiler = None
+    if profile is not None:
+        import cProfile
+
+        profiler = cProfile.Profile(time.process_time)  # (CPU, not wall: the machine is shared)
+
+    def graded(sub, sets, limits, expected, *more):
         _events.clear()
         _cells.clear()
         _kernel_cpu.clear()
         cpu = time.process_time()
+        below = _tree_cpu(os.getpid())
         _mark("start")
-        result = one(sub, sets, limits, expected)
+        if profiler is not None:
+            profiler.enable()
+        try:
+            result = one(sub, sets, limits, expected, *more)
+        finally:
+            if profiler is not None:
+                profiler.disable()
+                profiler.dump_stats(f"{profile}.{os.getpid()}")
         _mark("end")
         row = {"pid": os.getpid(), "path": sub.path, "events": list(_events), "cells": list(_cells),
-               "kernel_cpu": _kernel_cpu[0] if _kernel_cpu else None, "grader_cpu": time.process_time() - cpu,
+               "kernel_cpu": _kernel_cpu[-1] if _kernel_cpu else None,
+               "kernel_cpu_ready": _kernel_cpu[0] if len(_kernel_cpu) == 2 else None, "grader_cpu": time.process_time() - cpu,
+               "cpu_at": [cpu, below, time.process_time(), _tree_cpu(os.getpid())],
                "status": result.status, "score": result.score, "max": result.max_score}
         with open(log, "a") as fh:
             fh.write(json.dumps(row) + "\n")
@@ -199,6 +249,8 @@ def table(rows: list[dict], roles: list[str]) -> str:
         add("score, findings", at("end") - at("rmtree_done"))
         add("WHOLE submission (wall)", at("end") - at("start"))
         add("kernel CPU (utime+stime)", row["kernel_cpu"] or 0.0)
+        if row.get("kernel_cpu_ready") is not None:
+            add("  of which until its first kernel_info reply", row["kernel_cpu_ready"])
         add("grading process CPU", row["grader_cpu"])
         add("waiting: wall not covered by kernel or grader CPU",
             at("end") - at("start") - (row["kernel_cpu"] or 0.0) - row["grader_cpu"])
@@ -207,7 +259,25 @@ def table(rows: list[dict], roles: list[str]) -> str:
         lines.append(f"{name:62s} {len(values):3d} {statistics.median(values):10.1f} {min(values):8.1f} "
                      f"{max(values):8.1f}")
     lines.append(f"(cells per submission: {len(rows[0]['cells'])}; median gap between cells {statistics.median(gaps):.2f} ms)")
+    lines.append(cpu_per_submission(rows))
     return "\n".join(lines)
+
+
+def cpu_per_submission(rows: list[dict]) -> str:
+    """All the CPU a submission costs, from the first submission of each grading process to its last:
+    that process's own and everything below it (the fork server, its sandbox, every kernel and what
+    a kernel started ahead cost). On 2 cores kept busy, 120 s / this is the most submissions a minute."""
+    grader = below = 0.0
+    count = 0
+    for pid in {row["pid"] for row in rows}:
+        mine = [row for row in rows if row["pid"] == pid]
+        grader += mine[-1]["cpu_at"][2] - mine[0]["cpu_at"][0]
+        below += mine[-1]["cpu_at"][3] - mine[0]["cpu_at"][1]
+        count += len(mine)
+    per = 1000 * (grader + below) / count
+    return (f"CPU per submission, all processes: {per:.0f} ms (grading process {1000 * grader / count:.0f}, "
+            f"fork server and kernels {1000 * below / count:.0f}); at 2 busy cores at most "
+            f"{120_000 / per:.0f} a minute")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -216,6 +286,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--copies", type=int, default=6)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--no-sandbox", action="store_true")
+    parser.add_argument("--profile", type=int, default=0, metavar="N",
+                        help="cProfile the grading processes and print their N costliest functions")
     args = parser.parse_args(argv)
     solutions, exercises = ROOT / "solutions", ROOT / "exercises"
     source = next(solutions.glob(f"{args.set}_*.ipynb"))
@@ -228,7 +300,7 @@ def main(argv: list[str] | None = None) -> int:
         dest.write_text(answered(source, exercises / source.name), encoding="utf-8")
         subs.append(grade.Submission(f"s{i:03d}", str(dest)))
     limits = kernel.Limits(cell_timeout=60, notebook_timeout=300, sandbox=not args.no_sandbox)
-    instrument(log)
+    instrument(log, work / "profile" if args.profile else None)
     load = os.getloadavg()
     start = time.monotonic()
     results = grade.grade_batch(subs, solutions, exercises, limits, jobs=args.jobs, cache_dir=work / "cache")
@@ -241,6 +313,12 @@ def main(argv: list[str] | None = None) -> int:
           f"{[round(x, 2) for x in os.getloadavg()]}; batch {seconds:.1f} s (solutions included); "
           f"all full marks: {all(r['score'] == r['max'] and r['status'] == 'graded' for r in rows)}")
     print(table(rows, roles_of(exset)))
+    if args.profile:
+        import pstats
+
+        stats = pstats.Stats(*map(str, work.glob("profile.*")), stream=sys.stdout)
+        stats.sort_stats("tottime").print_stats(args.profile)
+        stats.sort_stats("cumulative").print_stats(args.profile)
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     print(f"(children CPU of this process: {usage.ru_utime + usage.ru_stime:.1f} s)")
     return 0

@@ -29,6 +29,7 @@ sockets before forking; BLAS libraries run single-threaded
 (``OPENBLAS_NUM_THREADS=1``), so forking is safe.
 """
 
+import gc
 import json
 import os
 import resource
@@ -62,6 +63,11 @@ def _preload() -> None:
             importlib.import_module(name)
         except Exception:  # noqa: BLE001 - a kernel imports it again and reports the error
             pass
+    # What was imported lives as long as every kernel: out of the garbage collector's sight
+    # (gc.freeze), so that a kernel's collections neither walk those objects again nor write to
+    # their pages, which the kernel would then have to copy from this process (copy-on-write).
+    gc.collect()
+    gc.freeze()
 
 
 def _set(limit: int, value: int, hard=None) -> None:

@@ -73,7 +73,7 @@ from . import expected as exp
 from . import identify, library, measures, sandbox
 from .errors import CourseError, NotebookError, UsageError
 from .exercise_set import ExerciseSet, load_exercise_sets
-from .kernel import CellResult, Limits, RunResult, kernel_env, new_scratch, run_notebook
+from .kernel import CellResult, Limits, RunResult, kernel_env, new_scratch, prestart_pays, run_notebook
 from .notebooks import grade_id, parse_json, shape_problem, source_of
 from .values import compare, record_problem, share_of_points
 from .version import GRADER_VERSION
@@ -655,15 +655,19 @@ def grade_submission(
     sets: dict[str, ExerciseSet],
     limits: Limits,
     expected: dict[str, exp.Expected] | None = None,
+    *,
+    prestart: bool = False,
 ) -> SubmissionResult:
     """Grade one submission. Never raises: a grader bug becomes status ``grader_error``.
 
     ``expected`` maps exercise-set names to their expected values; a set
     missing from it has its solution run first (:func:`.expected.compute`).
+    ``prestart``: start the kernel of this process's next submission while this
+    one runs (where the sandbox allows it: :func:`.kernel.prestart_pays`).
     """
     begin = time.monotonic()
     try:
-        result = _grade(sub, sets, limits, expected or {})
+        result = _grade(sub, sets, limits, expected or {}, prestart)
     except Exception as exc:  # noqa: BLE001 - the batch must go on
         result = SubmissionResult(
             sub.student, sub.path, Path(sub.path).stem, "", "grader_error", f"{type(exc).__name__}: {exc}"
@@ -716,7 +720,8 @@ _SCRATCH = "tg-grade-"
 
 
 def _grade(
-    sub: Submission, sets: dict[str, ExerciseSet], limits: Limits, expected: dict[str, exp.Expected]
+    sub: Submission, sets: dict[str, ExerciseSet], limits: Limits, expected: dict[str, exp.Expected],
+    prestart: bool = False,
 ) -> SubmissionResult:
     result = SubmissionResult(sub.student, sub.path, Path(sub.path).stem, "", "graded")
     if sub.skipped:  # (nothing to read: :func:`_skipped_entries`)
@@ -771,8 +776,9 @@ def _grade(
         # The kernel's folder holds a copy of the submission (a notebook may read
         # itself, or files next to it) and nothing of solutions/.
         (workdir / Path(sub.path).name).write_bytes(data)
+        # With ``prestart``, the next submission's kernel starts while this one runs.
         run = run_notebook(assembly.notebook, limits, workdir, kernel_env(scratch, library.import_roots()),
-                           prestart=_SCRATCH)  # the next submission's kernel starts while this one runs
+                           prestart=_SCRATCH if prestart else None)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     collected = exp.collect(assembly, run, nonce)
@@ -808,10 +814,11 @@ def _sets_in_worker(solutions_dir: str, exercises_dir: str | None) -> dict[str, 
 
 
 def _grade_in_worker(
-    sub: Submission, solutions_dir: str, exercises_dir: str | None, limits: Limits, expected: dict
+    sub: Submission, solutions_dir: str, exercises_dir: str | None, limits: Limits, expected: dict,
+    prestart: bool = False,
 ) -> dict:
     sets = _sets_in_worker(solutions_dir, exercises_dir)
-    return grade_submission(sub, sets, limits, expected).to_dict()
+    return grade_submission(sub, sets, limits, expected, prestart=prestart).to_dict()
 
 
 def _expected_in_worker(name: str, solutions_dir: str, exercises_dir: str | None, limits: Limits,
@@ -946,8 +953,9 @@ def grade_batch(
 
     if jobs <= 1 or len(submissions) <= 1:
         expected = prepare_expected(needed, sets, solutions_dir, exercises_dir, limits, cache_dir=cache_dir)
+        prestart = len(submissions) > 1 and prestart_pays(1)
         for sub in submissions:
-            report(grade_submission(sub, sets, limits, expected))
+            report(grade_submission(sub, sets, limits, expected, prestart=prestart))
     else:
         # One pool for both phases: its workers (and their kernel fork servers)
         # start once, run the solutions, then grade.
@@ -959,6 +967,7 @@ def grade_batch(
                 str(Path(exercises_dir).resolve()) if exercises_dir else None,
                 limits,
                 expected,
+                prestart_pays(min(jobs, len(submissions))),  # (kernels started ahead only where a core idles)
             )
             lost = _run_pool(submissions, jobs, args, report, pool=pool)
         for sub in lost:  # isolate the culprit: one fresh pool each
