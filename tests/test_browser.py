@@ -82,16 +82,15 @@ def env_for(work: Path):
     return env
 
 
-@pytest.fixture
-def lab(tmp_path, request):
-    """./run lab on a fresh working copy; yields (base url, working copy). A test may ask for
-    more arguments of ./run lab with ``@pytest.mark.lab_args(...)``."""
-    marker = request.node.get_closest_marker("lab_args")
-    work = tmp_path / "work"
+@contextlib.contextmanager
+def running_lab(folder: Path, *args: str):
+    """./run lab on a fresh working copy in ``folder`` (its log beside it), with ``args`` for
+    ./run lab; yields (base url, working copy) and stops the server afterwards."""
+    work = folder / "work"
     port = free_port()
-    log = open(tmp_path / "lab.log", "w")
+    log = open(folder / "lab.log", "w")
     process = subprocess.Popen(
-        [str(ROOT / "run"), "lab", *(marker.args if marker else ()), "--no-browser", f"--port={port}",
+        [str(ROOT / "run"), "lab", *args, "--no-browser", f"--port={port}",
          f"--IdentityProvider.token={TOKEN}", "--LabApp.expose_app_in_browser=True"],
         cwd=ROOT, env=env_for(work), stdout=log, stderr=subprocess.STDOUT,
         start_new_session=True)
@@ -106,7 +105,7 @@ def lab(tmp_path, request):
                 if process.poll() is not None or time.monotonic() > deadline:
                     log.flush()
                     pytest.fail("./run lab did not start:\n"
-                                + (tmp_path / "lab.log").read_text()[-3000:])
+                                + (folder / "lab.log").read_text()[-3000:])
                 time.sleep(0.5)
         yield base, work
     finally:
@@ -116,6 +115,15 @@ def lab(tmp_path, request):
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
         log.close()
+
+
+@pytest.fixture
+def lab(tmp_path, request):
+    """./run lab on a fresh working copy; yields (base url, working copy). A test may ask for
+    more arguments of ./run lab with ``@pytest.mark.lab_args(...)``."""
+    marker = request.node.get_closest_marker("lab_args")
+    with running_lab(tmp_path, *(marker.args if marker else ())) as started:
+        yield started
 
 
 # JavaScript run in the page: the open notebook, found through JupyterLab's application object.

@@ -1,7 +1,8 @@
 """A lesson and its exercise set, open side by side in JupyterLab, carry tabs a learner tells
 apart at a glance (issue 27).
 
-`./run lab` is started on a fresh working copy (the ``lab`` fixture of test_browser.py) and a
+`./run lab` is started once, on a fresh working copy, for both editions (the tests change nothing
+in it: they open notebooks, read their tabs and close them), and a
 headless Chromium opens a lesson, then its exercise set, as a learner does, and reads the two
 tabs: their names must differ, and so must the part of each name the tab has room to show
 (JupyterLab cuts a long name with "…" at its end, so two names that differ only near their ends
@@ -16,7 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_browser import CHROMIUM, browser_page, lab, open_lesson, screenshots  # noqa: F401 (lab: fixture)
+from test_browser import CHROMIUM, browser_page, open_lesson, running_lab, screenshots
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no Chromium installed (apt-get install chromium)")
@@ -38,6 +39,13 @@ TABS = """[...document.querySelectorAll('.lm-DockPanel-tabBar .lm-TabBar-tab')].
     }
     return {name: text, shown: text.slice(0, shown), title: tab.title};
 })"""
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    """One ./run lab for the module's tests; yields (base url, working copy)."""
+    with running_lab(tmp_path_factory.mktemp("lab")) as started:
+        yield started
 
 
 def exercise_set_of(number: str, edition: str) -> str:

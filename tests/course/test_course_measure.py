@@ -84,26 +84,62 @@ def _with_train(nb: dict, source: str, grade_id: str = "task6") -> dict:
     return nb
 
 
-def _grade(tmp_path_factory, name: str, grade_id: str, attacks: dict[str, str]) -> dict:
-    """Grade the solution of set ``name`` and, for each attack, the solution with that ``train``."""
-    if not (SOLUTIONS / f"{name}.ipynb").is_file():
-        pytest.skip(f"{name} is not in solutions/")
-    full = answered(read_json(SOLUTIONS / f"{name}.ipynb"), read_json(EXERCISES / f"{name}.ipynb"))
+def _grade(tmp_path_factory, plan: dict[str, tuple[str, str, dict[str, str]]]) -> dict:
+    """Grade, in one batch, the solution of each set that ``plan`` names and, for each attack, the
+    solution with that answer. ``plan``: label -> (set, the answer cell the attacks replace,
+    {student: the attack's answer}); the result: label -> {"honest": the solution's result,
+    student: the attack's result}, for the labels whose set is in solutions/. A set's solution is
+    run once for its expected values and graded once, however many labels use it."""
+    present = sorted({name for name, _, _ in plan.values() if (SOLUTIONS / f"{name}.ipynb").is_file()})
+    full = {name: answered(read_json(SOLUTIONS / f"{name}.ipynb"), read_json(EXERCISES / f"{name}.ipynb"))
+            for name in present}
+    made = {f"{name}--honest": (name, nb) for name, nb in full.items()}
+    for label, (name, grade_id, attacks) in plan.items():
+        if name in full:
+            for student, source in attacks.items():
+                made[_student(label, student)] = (name, _with_train(full[name], source, grade_id))
     folder = tmp_path_factory.mktemp("measure")
-    made = {"honest": full, **{student: _with_train(full, source, grade_id) for student, source in attacks.items()}}
     subs = []
-    for student, nb in made.items():
+    for student, (name, nb) in made.items():
         (folder / student).mkdir()
         path = folder / student / f"{name}.ipynb"
         path.write_text(json.dumps(nb), encoding="utf-8")
         subs.append(Submission(student, str(path)))
-    results = grade_batch(subs, SOLUTIONS, EXERCISES, Limits(cell_timeout=60, notebook_timeout=300), jobs=2)
-    return {r.student: r for r in results}
+    results = {r.student: r for r in grade_batch(subs, SOLUTIONS, EXERCISES,
+                                                 Limits(cell_timeout=60, notebook_timeout=300), jobs=2)}
+    return {label: {"honest": results[f"{name}--honest"],
+                    **{student: results[_student(label, student)] for student in attacks}}
+            for label, (name, _, attacks) in plan.items() if name in full}
+
+
+def _student(label: str, student: str) -> str:
+    return f"{label}--{student}".replace("/", "--")
 
 
 @pytest.fixture(scope="module")
-def graded(tmp_path_factory):
-    return _grade(tmp_path_factory, SET, "task6", {"rebind_helper": REBIND_HELPER, "swap_data": SWAP_DATA})
+def measured(tmp_path_factory):
+    """Every grading this module looks at, in one batch: set 11's two attacks, set 12's XOR
+    attacks and the in-kernel verdict attacks (sets 10, 12 and 09), each set's solution beside
+    them."""
+    plan = {SET: (SET, "task6", {"rebind_helper": REBIND_HELPER, "swap_data": SWAP_DATA}),
+            ENGINE_SET + "/xor": (ENGINE_SET, "task7", {"rebind_sum": REBIND_SUM, "swap_targets": SWAP_TARGETS})}
+    for key, (answer, _, source, _) in VERDICT_ATTACKS.items():
+        extra = {"forged_record": FORGE_ORDER_RECORD} if key == "10_exercises_inside_the_engine" else {}
+        plan[key] = (key.split("/")[0], answer, {"attack": source, **extra})
+    return _grade(tmp_path_factory, plan)
+
+
+def _graded(measured, *labels: str) -> dict:
+    """The results of ``labels`` (skipped when a set they need is not in solutions/)."""
+    missing = [label.split("/")[0] for label in labels if label not in measured]
+    if missing:
+        pytest.skip(f"{missing[0]} is not in solutions/")
+    return {label: measured[label] for label in labels}
+
+
+@pytest.fixture(scope="module")
+def graded(measured):
+    return _graded(measured, SET)[SET]
 
 
 def _task(result, grade_id="task6_check"):
@@ -166,8 +202,8 @@ def train(model, parameters, points, targets, epochs, lr, batch_size, decay):
 
 
 @pytest.fixture(scope="module")
-def graded_engine(tmp_path_factory):
-    return _grade(tmp_path_factory, ENGINE_SET, "task7", {"rebind_sum": REBIND_SUM, "swap_targets": SWAP_TARGETS})
+def graded_engine(measured):
+    return _graded(measured, ENGINE_SET + "/xor")[ENGINE_SET + "/xor"]
 
 
 @pytest.mark.parametrize("student", ["rebind_sum", "swap_targets"])
@@ -446,12 +482,8 @@ _measures.order_of = _forged_order_of
 
 
 @pytest.fixture(scope="module")
-def graded_verdicts(tmp_path_factory):
-    out = {}
-    for key, (answer, _, source, _) in VERDICT_ATTACKS.items():
-        extra = {"forged_record": FORGE_ORDER_RECORD} if key == "10_exercises_inside_the_engine" else {}
-        out[key] = _grade(tmp_path_factory, key.split("/")[0], answer, {"attack": source, **extra})
-    return out
+def graded_verdicts(measured):
+    return _graded(measured, *VERDICT_ATTACKS)
 
 
 def test_a_forged_order_record_wins_nothing(graded_verdicts):

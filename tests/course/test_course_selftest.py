@@ -283,11 +283,18 @@ def bound_names(source):
     return names
 
 
+@pytest.fixture(scope="module")
+def exercise_sets():
+    """Every set of solutions/ and exercises/, loaded once for the tests that only read them (a
+    load reads and checks all 26 sets: seconds, not worth paying once per set)."""
+    return load_exercise_sets(SOLUTIONS, EXERCISES)
+
+
 @pytest.mark.parametrize("name", SETS)
-def test_no_two_tasks_of_a_set_answer_with_the_same_name(name):
+def test_no_two_tasks_of_a_set_answer_with_the_same_name(name, exercise_sets):
     # A later task that reuses an earlier task's name would find the earlier answer while its own
     # is still blank: its self-check would say "answered", and the grader "failed", not "not attempted".
-    exset = load_exercise_sets(SOLUTIONS, EXERCISES)[name]
+    exset = exercise_sets[name]
     first_answer = {}
     for task in exset.tasks:
         for gid in task.answers:
