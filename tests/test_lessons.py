@@ -151,6 +151,13 @@ def load(path: Path):
     return nbformat.read(path, as_version=4)
 
 
+def loading_instead(path: Path, changed):
+    """A loader like `load` that reads notebook `path` as `changed` (a put-back test's copy)."""
+    def loader(other: Path):
+        return changed if other == path else load(other)
+    return loader
+
+
 def tags(cell) -> list[str]:
     return list(cell.get("metadata", {}).get("tags", []))
 
@@ -1226,6 +1233,14 @@ REWORDED_GIVE_AWAYS += [
      "gives just the gradient of the second output $c_2$, and what will `a.grad` be for it?",
      "下面的单元格用三个向量 $v$ 运行 `c.backward(v)`：$(1, 0)$、$(0, 1)$ 和 $(1, 1)$。其中哪一个只给出第二个输出 $c_2$ "
      "的梯度？这时 `a.grad` 是多少？"),
+    # the s16 review: lesson 3's reason for a fresh graph said what a product saves, which with
+    # lesson 8's explanation of the version check makes its in-place predictions mechanical
+    ("08_hooks_and_inplace", "03_chain_rule", "cell-fd25ab27",
+     "Here it needs a graph that has not been through `backward()` yet: the product `a * b`\n"
+     "saved `a` and `b` for its derivative, and `backward()` lets go of such saved values (lesson 6\n"
+     "explains why).",
+     "它需要一张还没做过 `backward()` 的图：乘法 `a * b` 为了求导保存了 `a` 和 `b`，而 `backward()` "
+     "会放掉这些保存的值（原因见第 6 课）。"),
 ]
 
 # Code cells that once stood open above a prediction they answer (outside reviews found them):
@@ -1393,9 +1408,7 @@ def test_reworded_give_aways_are_caught(lesson, where, cell_id, english, chinese
     cell = next(cell for cell in changed.cells if cell.get("id") == cell_id)
     cell.source = (chinese if edition == "zh" else english) + "\n\n" + cell.source
 
-    def loader(other: Path):
-        return changed if other == changed_path else load(other)
-
+    loader = loading_instead(changed_path, changed)
     before = set(spoilers(load(path), words(path), path.name, path))
     after = set(spoilers(loader(path), words(path), path.name, path, loader=loader))
     assert any("already say" in problem for problem in after - before), (
@@ -1497,11 +1510,114 @@ def test_an_old_companion_link_put_back_is_caught(lesson, cell_id, edition, old)
     cell = next(cell for cell in changed.cells if cell.get("id") == cell_id)
     cell.source = old + "\n\n" + cell.source
 
-    def loader(other: Path):
-        return changed if other == path else load(other)
-
+    loader = loading_instead(path, changed)
     assert not early_companion_links(path, load)
     assert early_companion_links(path, loader), f"{path.name}: the old link in {cell_id} is not caught"
+
+
+# --- A companion read section by section, as the course map allows --------------------------------
+# The course map offers two ways into a companion: whole, after the lessons it links to, or "each of
+# its sections after the lesson that section links to". A reader who takes the second scrolls past
+# every section above the one they open, so a cell is on screen after the earliest lesson at which
+# any section at or below it is read (a section: a heading cell and the cells up to the next
+# heading). A section that links no lesson, and the closing summary (which looks back over the whole
+# course and links its first lessons too), are read with the whole companion, after the last lesson
+# it links (the s16 review: companion 2's word table, at its top, stood above a section that links
+# only lesson 1, and its 梯度 section linked lesson 4 while judging P5.1's key "Right").
+_LESSON_LINK = re.compile(r"\]\((\d\d)_[a-z0-9_]+\.ipynb")
+COMPANION_SUMMARY = {"en": "## Summary", "zh": "## 小结"}
+
+
+def companion_cells_read_after(nb, summary: str) -> list[int]:
+    """For each cell of a companion, the rank (in the reading order) of the earliest lesson after
+    which the per-section rule puts it on screen (see above)."""
+    rank = {int(name[:2]): i for i, name in enumerate(reading_order())}
+    starts = [i for i, cell in enumerate(nb.cells)
+              if i == 0 or (cell.cell_type == "markdown" and cell.source.lstrip().startswith("#"))]
+    sections = list(zip(starts, starts[1:] + [len(nb.cells)]))
+    linked = [[rank[int(n)] for i in range(first, end) if nb.cells[i].cell_type == "markdown"
+               for n in _LESSON_LINK.findall(nb.cells[i].source) if int(n) in rank]
+              for first, end in sections]
+    whole = max(r for ranks in linked for r in ranks)
+    closing = nb.cells[sections[-1][0]].source.lstrip().startswith(summary)
+    read_at = [max(ranks) if ranks and not (closing and k == len(sections) - 1) else whole
+               for k, ranks in enumerate(linked)]
+    after = [0] * len(nb.cells)
+    for k, (first, end) in enumerate(sections):
+        for i in range(first, end):
+            after[i] = min(read_at[k:])
+    return after
+
+
+def companion_answers_ahead(path: Path, loader=load) -> list[str]:
+    """The cells of companion `path` that a reader going section by section sees before a
+    prediction whose declared give-away they state."""
+    english = path.parent.name != "zh"
+    order = reading_order()
+    ahead = []      # (rank of its lesson, its notebook's name, the prompt's cell index, give-aways)
+    for rank, name in enumerate(order):
+        lesson = path.parent / name
+        for start, codes, answer, _ in predict_pairs(loader(lesson), words(lesson)):
+            if not codes or answer is None:
+                continue
+            meta = loader(lesson).cells[codes[0]].get("metadata", {}).get("tensorgrad", {})
+            items = list(meta.get("gives_away", [])) + ([] if english else list(meta.get("gives_away_zh", [])))
+            ahead.append((rank, name, start, [item for item in dict.fromkeys(items) if len(_plain(item)) >= 3]))
+    nb = loader(path)
+    summary = COMPANION_SUMMARY["en" if english else "zh"]
+    assert any(cell.source.lstrip().startswith(summary) for cell in nb.cells), (
+        f"{path.name}: no closing {summary!r} section")
+    after = companion_cells_read_after(nb, summary)
+    problems = []
+    for index, _, text in screen_text(nb):
+        plain = _plain(text)
+        for rank, name, start, items in ahead:
+            for item in items:
+                if rank > after[index] and _plain(item) in plain:
+                    problems.append(f"cell {index} ({nb.cells[index].get('id')}), on screen after "
+                                    f"{order[after[index]]} when read section by section, says {item!r}, "
+                                    f"the give-away of {name} cell {start}")
+    return problems
+
+
+@pytest.mark.parametrize("path", companions_both_editions())
+def test_companion_sections_do_not_answer_predictions_ahead(path):
+    """Read section by section, each after the lesson it links to, a companion shows no give-away
+    of a prediction still ahead (see above)."""
+    problems = companion_answers_ahead(path)
+    assert not problems, f"{path.name}:\n  " + "\n  ".join(problems)
+
+
+# The s16 review's companion text, put back: the word table at the top of companion 2 (F1) and its
+# 梯度 section linking lesson 4 only (F5). (companion, edition, cell id, old source or None: moved to
+# stand right after the title)
+OLD_COMPANION_SECTIONS = [
+    ("seed_2_autograd_notes", "en", "s2-01a", None),
+    ("seed_2_autograd_notes", "zh", "s2-01a", None),
+    ("seed_2_autograd_notes", "en", "s2-18",
+     '## 梯度 (gradients)\n\n"由于out中仅有一个元素，out.backward()等价于out.backward(torch.tensor(1.))。" Right\n'
+     "([lesson 4, cell-c30e4e57](04_scalar_backward.ipynb#cell-id=cell-c30e4e57)). The note's code, as written there:"),
+    ("seed_2_autograd_notes", "zh", "s2-18",
+     "## 梯度\n\n“由于out中仅有一个元素，out.backward()等价于out.backward(torch.tensor(1.))。”说得对"
+     "（[第 4 课 cell-c30e4e57](04_scalar_backward.ipynb#cell-id=cell-c30e4e57)）。下面是教程 2 的代码，原样照录："),
+]
+
+
+@pytest.mark.parametrize("companion, edition, cell_id, old", OLD_COMPANION_SECTIONS,
+                         ids=[f"{case[2]}-{case[1]}" for case in OLD_COMPANION_SECTIONS])
+def test_old_companion_sections_put_back_are_caught(companion, edition, cell_id, old):
+    """The check above can fail: the old text, put back, is found."""
+    path = LESSONS_DIR / ("zh" if edition == "zh" else "") / f"{companion}.ipynb"
+    changed = copy.deepcopy(load(path))
+    index = next(i for i, cell in enumerate(changed.cells) if cell.get("id") == cell_id)
+    if old is None:
+        changed.cells.insert(1, changed.cells.pop(index))
+    else:
+        changed.cells[index].source = old
+
+    loader = loading_instead(path, changed)
+    assert not companion_answers_ahead(path, load)
+    assert companion_answers_ahead(path, loader), f"{path.name}: the old {cell_id} is not caught"
 
 
 def test_plain_text_reads_one_form():
