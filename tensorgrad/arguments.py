@@ -327,8 +327,8 @@ def checked(function=None, *, name=None, method=False, like=None, of_function=Fa
         declared = declare(function, name=name, method=method, like=like,
                            of_function=of_function, python=python)
     overloads = declared.overloads
-    if method and all(not o.params for o in overloads):
-        return takes_no_arguments(function)  # no arguments beyond the tensor
+    if not python and all(not o.params for o in overloads):
+        return takes_no_arguments(function, method)  # no arguments (beyond the tensor)
     parameters = inspect.signature(function).parameters
     takes = frozenset(key for key, p in parameters.items() if p.kind in (
         p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and key != "out")  # (out= is refused)
@@ -388,21 +388,23 @@ def numpy_names(kwargs, overloads):
             and _NUMPY_NAMES[key] not in kwargs else key: value for key, value in kwargs.items()}
 
 
-def takes_no_arguments(function):
-    """A Tensor method that takes nothing but the tensor (`x.exp()`, `x.item()`), as PyTorch's C
-    methods of that kind: anything more is refused in their words, not Python's, and an `out=`
-    is never taken and ignored. (`x.exp` itself is a function of `input` and `out`.)"""
-    name = function.__name__
+def takes_no_arguments(function, method=True):
+    """An operation that takes nothing (`tg.is_grad_enabled()`) or nothing but the tensor
+    (`x.exp()`, `x.item()`), as PyTorch's C functions and methods of that kind: anything more is
+    refused in their words, not Python's, and an `out=` is never taken and ignored. (`x.exp`
+    itself is a function of `input` and `out`.)"""
+    name = ("TensorBase." if method else "tensorgrad.") + function.__name__
+    own = 1 if method else 0  # (the tensor a method is called on)
 
     @functools.wraps(function)
-    def without_arguments(self, *args, **kwargs):
+    def without_arguments(*args, **kwargs):
         if kwargs:
             raise TypeError(messages.NO_KEYWORD_ARGUMENTS.format(name=name))
-        if args:
-            raise TypeError(messages.NO_ARGUMENTS.format(name=name, given=len(args)))
+        if len(args) > own:
+            raise TypeError(messages.NO_ARGUMENTS.format(name=name, given=len(args) - own))
         token = numpy_errors.state.set(numpy_errors.QUIET)  # x.exp() of 1000 is inf, silently
         try:
-            return function(self)
+            return function(*args)
         finally:
             numpy_errors.state.reset(token)
 

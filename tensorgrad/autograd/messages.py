@@ -432,10 +432,11 @@ OTHER_OPTIMIZER_STATE = (
 # bmm of a tensor that is not a batch of matrices
 NOT_3D = "{name} must be a 3D tensor"
 
-# a Tensor method that takes nothing but the tensor (x.exp(), x.item()), given more: PyTorch's C
-# methods say so in these words (arguments.takes_no_arguments)
-NO_KEYWORD_ARGUMENTS = "TensorBase.{name}() takes no keyword arguments"
-NO_ARGUMENTS = "TensorBase.{name}() takes no arguments ({given} given)"
+# a function that takes nothing (torch.is_grad_enabled()) or a Tensor method that takes nothing
+# but the tensor (x.exp(), x.item()), given more: PyTorch's C functions and methods say so in
+# these words, `name` being "torch.is_grad_enabled" or "TensorBase.exp" (arguments.takes_no_arguments)
+NO_KEYWORD_ARGUMENTS = "{name}() takes no keyword arguments"
+NO_ARGUMENTS = "{name}() takes no arguments ({given} given)"
 
 # a tensor's read-only attributes (t.shape = ..., del t.grad_fn), and its data
 NOT_WRITABLE = "attribute '{name}' of 'tensorgrad._C.TensorBase' objects is not writable"
