@@ -195,8 +195,8 @@ def binary_operator(operation, reflected=False, arrays=False):
     torch)."""
     def binary_operator(self, other):
         if type(other) not in _OPERAND_TYPES:  # (a Tensor, int, float or bool passes at once)
-            if arrays and type(other) is np.ndarray:
-                other = creation.as_tensor(other)
+            if arrays and type(other) is np.ndarray:  # (other integer widths: as int64)
+                other = creation.as_tensor(other, dtypes.from_numpy_dtype(other.dtype))
             elif isinstance(other, complex):  # (PyTorch: a complex tensor; NumPy's complex64,
                 raise TypeError(messages.NO_COMPLEX.format(  # not a Python complex, is its real
                     type_name=type(other).__name__))         # part there: check_operand)
@@ -470,7 +470,9 @@ class TensorMethods:
         return self.numpy().astype(dtype, copy=bool(copy))
 
     _NO_SUCH_DTYPE_ADVICE = {"f": "convert the tensor first, for example with t.float()",
-                             "c": "tensorgrad computes with real numbers only"}
+                             "c": "tensorgrad computes with real numbers only",
+                             "i": "convert the array first, for example with array.astype(np.int64)",
+                             "u": "convert the array first, for example with array.astype(np.int64)"}
 
     def __array_wrap__(self, array, context=None, return_scalar=False):
         """What a NumPy ufunc makes of a tensor (`np.exp(t)`, `t + np.ones(3)`, where the tensor's
@@ -478,9 +480,10 @@ class TensorMethods:
         refuses a tensor that requires grad, in PyTorch's words) and hands its result back here,
         to be a tensor again, as torch does. NumPy's arithmetic is not recorded in any graph.
         A result in a dtype tensorgrad has not (np.exp of a bool tensor is float16 in NumPy, a
-        complex operand makes it complex) is refused in words that say where it came from."""
-        if array.dtype.kind == "c" or array.dtype == np.float16:  # (NumPy retries a TypeError
-            raise TypeError(messages.NUMPY_RESULT_DTYPE.format(  # here without context: none used)
+        complex operand makes it complex, an int8 one an int8 result beside a bool tensor) is
+        refused in words that say where it came from."""
+        if array.dtype not in dtypes.NUMPY_DTYPES:  # (NumPy retries a TypeError here without
+            raise TypeError(messages.NUMPY_RESULT_DTYPE.format(  # context: none is used)
                 dtype=array.dtype, advice=self._NO_SUCH_DTYPE_ADVICE[array.dtype.kind]))
         return creation.from_numpy(array)
 

@@ -335,9 +335,6 @@ MORE_THAN_64_DIMS = ("tensorgrad tensors have at most {limit} dimensions (NumPy'
 # -- value checks of single operations --------------------------------------------------------------
 ARANGE_STEP_SIGN = "upper bound and lower bound inconsistent with step sign"
 ARANGE_SIZE = "invalid size, possible overflow?"
-UINT64_TOO_BIG = ("tensorgrad's integer dtype is int64, which cannot hold the uint64 value {value} "
-                  "(it would wrap to a negative number). Convert the array first, for example "
-                  "with array.astype(np.float64).")
 UNSIGNED_PROMOTION = ("Promotion for uint16, uint32, uint64 types is not supported, attempted to "
                       "promote {dtype} and UInt64")
 INT64_OVERFLOW = "value cannot be converted to type int64_t without overflow"

@@ -1,11 +1,14 @@
 """PyTorch's behaviour where the last of an outside attacker's findings (session 15's set of
 10,072 cases, issue 29) still differed after session 15: a function PyTorch writes in C that
-takes no arguments, given some. Each runs on both libraries (PyTorch 2.13.0, measured).
+takes no arguments, given some; a tensor of a NumPy integer dtype tensorgrad has not (int8,
+uint8, int16, int32, uint16, uint32, uint64). Each runs on both libraries (PyTorch 2.13.0,
+measured).
 """
 
+import numpy as np
 import pytest
 
-from .conftest import raises_exactly
+from .conftest import raises_exactly, show
 
 
 # -- a function that takes no arguments, given some ------------------------------------------------
@@ -25,3 +28,65 @@ def test_a_function_without_parameters_given_arguments_says_so_in_pytorchs_words
 @pytest.mark.parametrize("name", ["is_grad_enabled", "get_default_dtype"])
 def test_a_function_without_parameters_still_answers(tg, name):
     assert getattr(tg, name)() in (True, tg.float32)
+
+
+# -- a tensor of a NumPy integer dtype tensorgrad has not -------------------------------------------
+NARROW = ["int8", "uint8", "int16", "int32", "uint16", "uint32", "uint64"]
+
+
+ARRAYS = [lambda tg, w: tg.tensor(np.array([1, 2], dtype=w)),
+          lambda tg, w: tg.as_tensor(np.array([1, 2], dtype=w)),
+          lambda tg, w: tg.from_numpy(np.array([1, 2], dtype=w))]
+SCALARS = [lambda tg, w: tg.tensor(np.dtype(w).type(1)),  # (a NumPy uint64 scalar is refused by
+           lambda tg, w: tg.tensor([np.dtype(w).type(1)]),  # both: "an integer is required")
+           lambda tg, w: tg.tensor([[np.dtype(w).type(1)], [np.dtype(w).type(2)]])]
+
+
+@pytest.mark.parametrize("make, width", [(make, width) for make in ARRAYS for width in NARROW]
+                         + [(make, width) for make in SCALARS for width in NARROW[:-1]])
+def test_a_tensor_of_an_integer_dtype_tensorgrad_has_not_is_refused_not_widened(tg, make, width):
+    """PyTorch makes a tensor of that dtype (and refuses it later where it takes only int64: as an
+    index, `x[torch.tensor([np.int8(-1)])]`, as a target); tensorgrad, whose one integer dtype is
+    int64, refuses to make it, as it refuses float16, rather than widening it to int64, which
+    would then succeed where PyTorch refuses (or index otherwise: a uint8 index is a mask)."""
+    if tg.__name__ == "torch":
+        assert make(tg, width).dtype == getattr(tg, width)
+        return
+    advice = ". Convert the array first, for example with array.astype(np.int64)."
+    with raises_exactly(tg, TypeError, "tensorgrad supports the dtypes float32, float64, int64 "
+                                       f"and bool, not NumPy's {width}{advice}"):
+        make(tg, width)
+
+
+@pytest.mark.parametrize("make", [
+    lambda tg: tg.tensor([1, 2])[tg.tensor([np.int8(1)])],
+    lambda tg: tg.tensor([1, 2])[tg.as_tensor(np.array([1], dtype=np.int16))],
+])
+def test_an_index_of_an_integer_dtype_other_than_int64_and_int32_is_refused(tg, make):
+    with pytest.raises((IndexError, TypeError)):
+        make(tg)
+
+
+@pytest.mark.parametrize("code, text", [
+    ("tg.tensor(np.array([1], dtype=np.int32), dtype=tg.int64)", "tensor([1])"),
+    ("tg.tensor(np.array([1], dtype=np.int8), dtype=tg.float32)", "tensor([1.])"),
+    ("tg.as_tensor(np.array([1], dtype=np.int16), dtype=tg.int64)", "tensor([1])"),
+    ("tg.tensor([np.int16(1)], dtype=tg.int64)", "tensor([1])"),
+    ("tg.tensor([np.int32(1), 2])", "tensor([1, 2])"),
+    ("tg.tensor([np.int8(1), 2.5])", "tensor([1.0000, 2.5000])"),
+    ("tg.tensor([[1, 2]]).new_tensor(np.array([1], dtype=np.int32))", "tensor([1])"),
+    ("tg.Tensor(np.array([1, 2], dtype=np.int32))", "tensor([1., 2.])"),
+    ("tg.tensor([1., 2., 3.]) + np.array([1, 2, 3], dtype=np.int32)",
+     "tensor([2., 4., 6.], dtype=tensorgrad.float64)"),
+    ("tg.tensor([1, 2, 3]) + np.array([1, 2, 3], dtype=np.int8)", "tensor([2, 4, 6])"),
+    ("tg.tensor([1., 2., 3.]) == np.array([1, 0, 3], dtype=np.int32)",
+     "tensor([ True, False,  True])"),
+    ("tg.tensor([1., 2., 3.])[np.array([2, 0], dtype=np.int16)]", "tensor([3., 1.])"),
+    ("tg.tensor([1., 2., 3.])[np.array([2, 0], dtype=np.int32)]", "tensor([3., 1.])"),
+    ("tg.tensor([1., 2., 3.]) * np.int32(2)", "tensor([2., 4., 6.])"),
+])
+def test_integer_data_of_another_width_asked_for_as_a_dtype_tensorgrad_has_or_used_as_an_operand(
+        tg, code, text):
+    """Where the result has a dtype tensorgrad has (one asked for, or one an operation computes),
+    NumPy's other integer widths are taken as in PyTorch."""
+    assert show(eval(code, {"tg": tg, "np": np})) == text
