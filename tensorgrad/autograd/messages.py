@@ -362,7 +362,8 @@ LEGACY_DEVICE = "legacy constructor expects device type: cpu but device type: {t
 LEGACY_OTHER_DTYPE = "expected {expected} (got {got})"
 TENSOR_OPTIONS = ("TensorOptions(dtype={dtype}, device=cpu, layout=Strided, requires_grad=false "
                   "(default), pinned_memory=false (default), memory_format=(nullopt))")
-C_TYPE_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "bool": "bool"}
+C_TYPE_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "bool": "bool",
+                "uint8": "unsigned char"}  # (a NumPy byte mask: x[array] = 0)
 REQUIRES_GRAD_NOT_BOOL = "requires_grad must be a bool"
 BCE_TARGET_RANGE = "all elements of target should be between 0 and 1"
 FOUND_DTYPE = "Found dtype {found} but expected {expected}"
@@ -509,11 +510,15 @@ NON_TUPLE_INDEX = (
     "pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be interpreted as "
     "tensor index, x[tensorgrad.tensor(seq)], which will result either in an error or a different "
     "result")
+# x[np.array([1, 0], dtype=np.uint8)]: a byte index is a mask to PyTorch, with its warning
+BYTE_INDEX = ("indexing with dtype tensorgrad.uint8 is now deprecated, please use a dtype "
+              "tensorgrad.bool instead.")
 # t.masked_fill(mask, value): the mask must be bool, a tensor value 0-d (C type names of the mask)
 MASKED_FILL_MASK = "masked_fill_ only supports boolean masks, but got mask with dtype {c_type}"
 MASKED_FILL_VALUE = ("masked_fill_ only supports a 0-dimensional value tensor, but got tensor "
                      "with {ndim} dimension(s).")
-C_TYPE_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "bool": "bool"}
+C_TYPE_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "bool": "bool",
+                "uint8": "unsigned char"}  # (a NumPy byte mask: x[array] = 0)
 # a tensor that requires grad written into an integer result (`int_t.masked_fill(m, w)`)
 AUTOGRAD_DTYPE = "Autograd not support dtype: {dtype}"
 # x.new_tensor(a_tensor): COPY_CONSTRUCT, with the method's name

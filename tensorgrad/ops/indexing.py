@@ -51,6 +51,9 @@ def to_numpy_index(index):
                 raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
             if array.dtype.kind in "iu" and isinstance(item, list):  # (made a tensor of first)
                 check_integer_leaves(item)
+            if array.dtype == np.uint8:  # PyTorch's byte index is a mask, still (deprecated)
+                warnings.warn(messages.BYTE_INDEX, UserWarning, stacklevel=4)
+                array = array.astype(bool)
             converted.append(array)
             kinds.add("advanced")
         elif type(item) is bool:  # (NumPy's bool is refused below, as in PyTorch)
@@ -303,6 +306,9 @@ def setitem(x, index, value):
     """`x[index] = value`, checked in PyTorch's order: the value, the index, the value's shape,
     the in-place rules, and (for index_put) the value's dtype."""
     value = _value_to_write(x, value)  # PyTorch converts the value first, then reads the index
+    if type(index) is np.ndarray and index.dtype == np.uint8 and (
+            not isinstance(value, Tensor) or value._data.size == 1):  # x[byte_mask] = 0: PyTorch's
+        _check_mask(index)                                          # masked_fill_, bool masks only
     if x._data.ndim == 0:
         _check_index_of_0_dim(index)
     numpy_index, kind = to_numpy_index(index)
@@ -432,6 +438,8 @@ def _broadcast_mask(input, mask):
 
 
 def _check_mask(mask):
-    if mask.dtype is not dtypes.bool_:
+    """A mask (a tensor, or the NumPy array of `x[array] = 0`) must be bool."""
+    data = mask._data if isinstance(mask, Tensor) else mask
+    if data.dtype != np.bool_:
         raise RuntimeError(messages.MASKED_FILL_MASK.format(
-            c_type=messages.C_TYPE_NAMES[mask._data.dtype.name]))
+            c_type=messages.C_TYPE_NAMES[data.dtype.name]))

@@ -8,7 +8,7 @@ measured).
 import numpy as np
 import pytest
 
-from .conftest import raises_exactly, show
+from .conftest import raises_exactly, show, warns_exactly
 
 
 # -- a function that takes no arguments, given some ------------------------------------------------
@@ -90,3 +90,42 @@ def test_integer_data_of_another_width_asked_for_as_a_dtype_tensorgrad_has_or_us
     """Where the result has a dtype tensorgrad has (one asked for, or one an operation computes),
     NumPy's other integer widths are taken as in PyTorch."""
     assert show(eval(code, {"tg": tg, "np": np})) == text
+
+
+BYTE_INDEX = ("indexing with dtype tensorgrad.uint8 is now deprecated, please use a dtype "
+              "tensorgrad.bool instead.")
+
+
+@pytest.mark.parametrize("code, text", [
+    ("x[np.array([1, 0], dtype=np.uint8)]", "tensor([[ 1., -2.,  3.]])"),
+    ("x[np.array([1, 2], dtype=np.uint8)]", "tensor([[ 1., -2.,  3.],\n        [ 4.,  5., -6.]])"),
+    ("x[[np.uint8(0), np.uint8(1)]]", "tensor([[ 4.,  5., -6.]])"),
+    ("x[:, np.array([1, 0, 1], dtype=np.uint8)]", "tensor([[ 1.,  3.],\n        [ 4., -6.]])"),
+])
+def test_a_numpy_uint8_index_is_a_mask_as_in_pytorch(tg, code, text):
+    x = tg.tensor([[1., -2., 3.], [4., 5., -6.]])
+    with warns_exactly(tg, UserWarning, BYTE_INDEX):
+        result = eval(code, {"x": x, "np": np})
+    assert show(result) == text
+
+
+def test_a_numpy_uint8_index_of_the_wrong_shape_is_refused_as_a_mask(tg):
+    x = tg.tensor([[1., -2., 3.], [4., 5., -6.]])
+    with raises_exactly(tg, IndexError, "The shape of the mask [3] at index 0 does not match the "
+                                        "shape of the indexed tensor [2, 3] at index 0"):
+        x[np.array([1, 0, 1], dtype=np.uint8)]
+
+
+@pytest.mark.parametrize("value", [0, "tg.tensor(5.)", "tg.tensor([5.])"])
+def test_a_number_written_through_a_numpy_uint8_mask_is_refused_by_masked_fill(tg, value):
+    x = tg.tensor([1., 2., 3.])
+    with raises_exactly(tg, RuntimeError, "masked_fill_ only supports boolean masks, but got mask "
+                                          "with dtype unsigned char"):
+        x[np.array([1, 0, 1], dtype=np.uint8)] = eval(str(value), {"tg": tg})
+
+
+def test_values_written_through_a_numpy_uint8_mask(tg):
+    x = tg.tensor([1., 2., 3.])
+    with warns_exactly(tg, UserWarning, BYTE_INDEX):
+        x[np.array([1, 0, 1], dtype=np.uint8)] = tg.tensor([5., 6.])
+    assert show(x) == "tensor([5., 2., 6.])"
