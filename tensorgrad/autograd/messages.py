@@ -527,6 +527,7 @@ COPY_CONSTRUCT_NEW = COPY_CONSTRUCT.replace("tensorgrad.tensor(", "tensor.new_te
 INDEX_SELECT_VECTOR = "index_select(): Index is supposed to be a vector"
 INDEX_SELECT_DTYPE = "index_select(): Expected dtype int32 or int64 for index"
 INDEX_SELECT_BOUNDS = "INDICES element is out of DATA bounds, id={index} axis_dim={size}"
+INDEX_SELECT_EMPTY_DIM = "index_select(): self indexing axis dim should be positive"
 INDEX_SELECT_SCALAR = "index_select(): Index to scalar can have only 1 value, got {count} value(s)"
 INDEX_OUT_OF_RANGE_IN_SELF = "index out of range in self"
 # tensorgrad.finfo / iinfo of a dtype of the other kind

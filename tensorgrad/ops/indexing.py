@@ -264,10 +264,22 @@ def index_select(input: Tensor, dim: int, index: Tensor, *, out: Tensor = None):
         size, flat = input._data.shape[d], positions.reshape(-1)  # (a 0-d index is one position)
         outside = flat[(flat < 0) | (flat >= size)]
         if outside.size:
-            raise RuntimeError(messages.INDEX_SELECT_BOUNDS.format(index=outside[0], size=size))
+            _out_of_range(input._data, d, outside[0])
         data = np.take(input._data, flat, axis=d)
     return record(IndexSelectBackward0, data, (input,), saved={"index": index}, dim=d,
                   self_sym_sizes=input._data.shape)
+
+
+def _out_of_range(data, dim, position):
+    """A position outside `dim`, in the words of the CPU kernel PyTorch runs for that input
+    (measured): a vector's loop and the slice loop (dim 0, a last dim beyond 1) raise
+    IndexError; the loop for dim 1, and the check of an empty input, RuntimeError."""
+    if data.ndim > 1 and data.size == 0 and data.shape[dim] == 0:
+        raise RuntimeError(messages.INDEX_SELECT_EMPTY_DIM)
+    if data.ndim > 1 and (dim == 1 or data.size == 0):
+        raise RuntimeError(messages.INDEX_SELECT_BOUNDS.format(index=position,
+                                                               size=data.shape[dim]))
+    raise IndexError(messages.INDEX_OUT_OF_RANGE_IN_SELF)
 
 
 @declared

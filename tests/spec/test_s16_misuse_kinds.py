@@ -1,7 +1,7 @@
 """PyTorch's behaviour where the last of an outside attacker's findings (session 15's set of
 10,072 cases, issue 29) still differed after session 15: a function PyTorch writes in C that
 takes no arguments, given some; a tensor of a NumPy integer dtype tensorgrad has not (int8,
-uint8, int16, int32, uint16, uint32, uint64). Each runs on both libraries (PyTorch 2.13.0,
+uint8, int16, int32, uint16, uint32, uint64); index_select's out-of-range texts. Each runs on both libraries (PyTorch 2.13.0,
 measured).
 """
 
@@ -129,3 +129,39 @@ def test_values_written_through_a_numpy_uint8_mask(tg):
     with warns_exactly(tg, UserWarning, BYTE_INDEX):
         x[np.array([1, 0, 1], dtype=np.uint8)] = tg.tensor([5., 6.])
     assert show(x) == "tensor([5., 2., 6.])"
+
+
+# -- index_select out of range: PyTorch's CPU kernels word it by dim (measured) --------------------
+IN_SELF = "index out of range in self"
+
+
+@pytest.mark.parametrize("shape, dim, index, error, text", [
+    ((2,), 0, [5], IndexError, IN_SELF),  # a vector: its one loop
+    ((2,), -1, [-1], IndexError, IN_SELF),
+    ((0,), 0, [0], IndexError, IN_SELF),
+    ((2, 3), 0, [2], IndexError, IN_SELF),  # dim 0, or a last dim beyond 1: the slice loop
+    ((2, 3), -2, [-1], IndexError, IN_SELF),
+    ((2, 3, 4), 2, [4], IndexError, IN_SELF),
+    ((2, 3, 4, 5), 3, [5], IndexError, IN_SELF),
+    ((2, 3), 1, [5], RuntimeError, "INDICES element is out of DATA bounds, id=5 axis_dim=3"),
+    ((2, 3, 4), 1, [0, 3, 9], RuntimeError, "INDICES element is out of DATA bounds, id=3 axis_dim=3"),
+    ((2, 3, 4, 5), -3, [-1], RuntimeError, "INDICES element is out of DATA bounds, id=-1 axis_dim=3"),
+    ((3, 0), 0, [3], RuntimeError, "INDICES element is out of DATA bounds, id=3 axis_dim=3"),
+    ((2, 0, 3), 0, [5], RuntimeError, "INDICES element is out of DATA bounds, id=5 axis_dim=2"),
+    ((0, 3), 0, [0], RuntimeError, "index_select(): self indexing axis dim should be positive"),
+    ((2, 0, 3), 1, [0], RuntimeError, "index_select(): self indexing axis dim should be positive"),
+])
+def test_index_select_out_of_range_in_pytorchs_words_for_each_dim(tg, shape, dim, index, error,
+                                                                 text):
+    with raises_exactly(tg, error, text):
+        tg.ones(shape).index_select(dim, tg.tensor(index))
+
+
+def test_index_select_of_a_transposed_matrix_along_dim_0(tg):
+    with raises_exactly(tg, IndexError, IN_SELF):
+        tg.ones(2, 3).t().index_select(0, tg.tensor([5]))
+
+
+def test_index_select_of_an_empty_tensor_with_no_positions_is_empty(tg):
+    assert tg.zeros(0, 3).index_select(0, tg.tensor([], dtype=tg.int64)).shape == (0, 3)
+    assert tg.zeros(0, 3).index_select(1, tg.tensor([0, 2])).shape == (0, 2)
