@@ -1,7 +1,8 @@
 """PyTorch's behaviour where the last of an outside attacker's findings (session 15's set of
 10,072 cases, issue 29) still differed after session 15: a function PyTorch writes in C that
 takes no arguments, given some; a tensor of a NumPy integer dtype tensorgrad has not (int8,
-uint8, int16, int32, uint16, uint32, uint64); index_select's out-of-range texts. Each runs on both libraries (PyTorch 2.13.0,
+uint8, int16, int32, uint16, uint32, uint64); index_select's out-of-range texts; Adam's step with betas edited
+into its group. Each runs on both libraries (PyTorch 2.13.0,
 measured).
 """
 
@@ -165,3 +166,48 @@ def test_index_select_of_a_transposed_matrix_along_dim_0(tg):
 def test_index_select_of_an_empty_tensor_with_no_positions_is_empty(tg):
     assert tg.zeros(0, 3).index_select(0, tg.tensor([], dtype=tg.int64)).shape == (0, 3)
     assert tg.zeros(0, 3).index_select(1, tg.tensor([0, 2])).shape == (0, 2)
+
+
+# -- Adam's step with betas edited into its group: computed as PyTorch's step computes them ---------
+BOOL_SUBTRACTION = ("Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+                    "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+
+
+def _adam_step(tg, betas):
+    w = tg.tensor([1., 2., 3.], requires_grad=True)
+    optimizer = tg.optim.Adam([w])
+    optimizer.param_groups[0]["betas"] = betas(tg)
+    (w ** 2).sum().backward()
+    optimizer.step()
+    return w
+
+
+@pytest.mark.parametrize("betas", [
+    lambda tg: (0.9, tg.tensor(True)),  # 1 - beta2, of the tensor
+    lambda tg: (tg.tensor(0.5), tg.tensor(True)),
+])
+def test_adam_refuses_a_bool_tensor_beta2_at_its_subtraction(tg, betas):
+    with raises_exactly(tg, RuntimeError, BOOL_SUBTRACTION):
+        _adam_step(tg, betas)
+
+
+@pytest.mark.parametrize("betas", [
+    lambda tg: (tg.tensor(True), 0.9),  # 1 - beta1 ** step is a tensor: lr / 0 is inf, not an error
+    lambda tg: (tg.tensor(1.), 0.9),
+    lambda tg: (np.bool_(True), 0.9),
+    lambda tg: (0.9, 1.0),
+])
+def test_adam_with_a_first_beta_of_one_as_a_tensor_gives_nan(tg, betas):
+    assert show(_adam_step(tg, betas)) == "tensor([nan, nan, nan], requires_grad=True)"
+
+
+@pytest.mark.parametrize("betas", [lambda tg: (1.0, 0.9), lambda tg: (True, 0.9)])
+def test_adam_with_a_first_beta_of_one_as_a_number_divides_by_zero_in_python(tg, betas):
+    with raises_exactly(tg, ZeroDivisionError, "float division by zero"):
+        _adam_step(tg, betas)
+
+
+def test_adam_with_tensor_betas_steps_as_with_numbers(tg):
+    assert show(_adam_step(tg, lambda tg: (tg.tensor(0.5), tg.tensor(0.8)))) == \
+        show(_adam_step(tg, lambda tg: (0.5, 0.8))) == \
+        "tensor([0.9990, 1.9990, 2.9990], requires_grad=True)"
