@@ -2,7 +2,7 @@
 10,072 cases, issue 29) still differed after session 15: a function PyTorch writes in C that
 takes no arguments, given some; a tensor of a NumPy integer dtype tensorgrad has not (int8,
 uint8, int16, int32, uint16, uint32, uint64); index_select's out-of-range texts; Adam's step with betas edited
-into its group. Each runs on both libraries (PyTorch 2.13.0,
+into its group; add's alpha times a narrower tensor. Each runs on both libraries (PyTorch 2.13.0,
 measured).
 """
 
@@ -211,3 +211,26 @@ def test_adam_with_tensor_betas_steps_as_with_numbers(tg):
     assert show(_adam_step(tg, lambda tg: (tg.tensor(0.5), tg.tensor(0.8)))) == \
         show(_adam_step(tg, lambda tg: (0.5, 0.8))) == \
         "tensor([0.9990, 1.9990, 2.9990], requires_grad=True)"
+
+
+# -- add's alpha: alpha·other computed in the result's dtype ----------------------------------------
+@pytest.mark.parametrize("code, text", [
+    ("x.double().add(v, alpha=1e308)", "tensor([1.0000e+308,         inf,         inf], "
+                                       "dtype=tensorgrad.float64)"),
+    ("x.double().sub(v, alpha=1e308)", "tensor([-1.0000e+308,         -inf,         -inf], "
+                                       "dtype=tensorgrad.float64)"),
+    ("x.double().add(v, alpha=1e39)", "tensor([1.0000e+39, 2.0000e+39, 3.0000e+39], "
+                                      "dtype=tensorgrad.float64)"),
+    ("x.double().add(tg.tensor([1, 2, 3]), alpha=1e308)",
+     "tensor([1.0000e+308,         inf,         inf], dtype=tensorgrad.float64)"),
+    ("x.double().add(tg.tensor(1.), alpha=1e308)",
+     "tensor([1.0000e+308, 1.0000e+308, 1.0000e+308], dtype=tensorgrad.float64)"),
+    ("tg.add(x.double(), v, alpha=1e308)", "tensor([1.0000e+308,         inf,         inf], "
+                                           "dtype=tensorgrad.float64)"),
+    ("x.double().add_(v, alpha=1e308)", "tensor([1.0000e+308,         inf,         inf], "
+                                        "dtype=tensorgrad.float64)"),
+    ("x.add(tg.tensor([1, 2, 3]), alpha=2.5)", "tensor([2.5000, 5.0000, 7.5000])"),
+])
+def test_alpha_times_other_is_computed_in_the_results_dtype(tg, code, text):
+    namespace = {"tg": tg, "x": tg.zeros(3), "v": tg.tensor([1., 2., 3.])}
+    assert show(eval(code, namespace)) == text
