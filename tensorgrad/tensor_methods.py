@@ -10,6 +10,7 @@ operation, and each layer of the library imports only the layers below it
 """
 
 import builtins
+import copy
 import inspect
 import types
 import warnings
@@ -377,6 +378,14 @@ class TensorMethods:
         """The tensor itself: the CPU is tensorgrad's only device."""
         return self
 
+    def __deepcopy__(self, memo):
+        """`copy.deepcopy(t)` (and of a model that holds t): a leaf is copied as Python copies
+        any object, its data, flags and gradient with it; a tensor made by a recorded operation
+        is refused, as in PyTorch, rather than its graph being copied node by node."""
+        if not self.is_leaf:
+            raise RuntimeError(messages.DEEPCOPY_NON_LEAF)
+        return copy._reconstruct(self, memo, *self.__reduce_ex__(4))  # (what deepcopy does for
+                                                                      # an object without one)
     # -- printing ----------------------------------------------------------------------------
     def __repr__(self):
         grad_fn = self._grad_fn

@@ -63,6 +63,11 @@ CREATE_GRAPH_CYCLE = (
 )
 
 # tests/spec/test_s3_backward.py::test_non_leaf_grad_is_none_and_warns
+# copy.deepcopy of a tensor that is not a leaf (Tensor.__deepcopy__)
+DEEPCOPY_NON_LEAF = (
+    "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at "
+    "the moment.  If you were attempting to deepcopy a module, this may be because of a "
+    "tensorgrad.nn.utils.weight_norm usage, see https://github.com/pytorch/pytorch/pull/103001")
 NON_LEAF_GRAD_ACCESS = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
     "attribute won't be populated during autograd.backward(). If you indeed want the .grad field "

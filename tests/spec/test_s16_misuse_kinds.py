@@ -2,9 +2,12 @@
 10,072 cases, issue 29) still differed after session 15: a function PyTorch writes in C that
 takes no arguments, given some; a tensor of a NumPy integer dtype tensorgrad has not (int8,
 uint8, int16, int32, uint16, uint32, uint64); index_select's out-of-range texts; Adam's step with betas edited
-into its group; add's alpha times a narrower tensor. Each runs on both libraries (PyTorch 2.13.0,
+into its group; add's alpha times a narrower tensor; `copy.deepcopy` of a tensor
+that is not a leaf. Each runs on both libraries (PyTorch 2.13.0,
 measured).
 """
+
+import copy
 
 import numpy as np
 import pytest
@@ -234,3 +237,35 @@ def test_adam_with_tensor_betas_steps_as_with_numbers(tg):
 def test_alpha_times_other_is_computed_in_the_results_dtype(tg, code, text):
     namespace = {"tg": tg, "x": tg.zeros(3), "v": tg.tensor([1., 2., 3.])}
     assert show(eval(code, namespace)) == text
+
+
+# -- copy.deepcopy of a tensor that is not a leaf ---------------------------------------------------
+DEEPCOPY = ("Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol "
+            "at the moment.  If you were attempting to deepcopy a module, this may be because of a "
+            "tensorgrad.nn.utils.weight_norm usage, see https://github.com/pytorch/pytorch/pull/103001")
+
+
+@pytest.mark.parametrize("make", [
+    lambda w: w * 2,
+    lambda w: [w * 2],
+    lambda w: w[0],  # (a view of a leaf that requires grad: not a leaf)
+    lambda w: {"out": w.exp()},
+])
+def test_deepcopy_of_a_tensor_that_is_not_a_leaf_is_refused(tg, make):
+    w = tg.tensor([1., 2.], requires_grad=True)
+    value = make(w)
+    with raises_exactly(tg, RuntimeError, DEEPCOPY):
+        copy.deepcopy(value)
+
+
+def test_deepcopy_of_leaves_copies(tg):
+    w = tg.tensor([1., 2.], requires_grad=True)
+    (w * 2).sum().backward()
+    w2 = copy.deepcopy(w)
+    assert show(w2) == "tensor([1., 2.], requires_grad=True)" and show(w2.grad) == "tensor([2., 2.])"
+    assert w2 is not w and w2.grad is not w.grad
+    assert show(copy.deepcopy((w * 2).detach())) == "tensor([2., 4.])"
+    with tg.no_grad():
+        assert show(copy.deepcopy(w * 2)) == "tensor([2., 4.])"
+    model = tg.nn.Linear(2, 2)
+    assert type(copy.deepcopy(model).weight) is tg.nn.Parameter
