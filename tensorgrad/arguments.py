@@ -359,6 +359,7 @@ def checked(function=None, *, name=None, method=False, like=None, of_function=Fa
                 return function(*args, **kwargs)  # Python's own words, as PyTorch's Python code
             kwargs = numpy_names(kwargs, overloads)
             overload = declared.parse(call_args, kwargs)
+            _refuse_complex_operand(declared.name, args, kwargs)
             call_args, kwargs = converted(overload, call_args, kwargs, complex_into)
             args = (args[0], *call_args) if method else tuple(call_args)
         if kwargs and takes is not None and (not takes >= kwargs.keys() or overload in renamed):
@@ -618,6 +619,38 @@ def plain_number(value):
             raise RuntimeError(messages.COMPLEX_VALUE.format(type_name="double"))
         raise TypeError(messages.NO_COMPLEX.format(type_name="complex"))
     return value
+
+
+def complex_dtype_name(tensor):
+    """PyTorch's name for the complex dtype a complex number makes beside `tensor`."""
+    floating = tensor._data.dtype if tensor._data.dtype.kind == "f" else \
+        dtypes.get_default_dtype().numpy
+    return "ComplexDouble" if floating == np.float64 else "ComplexFloat"
+
+
+def refuse_complex(name, tensor, value, rounding_mode=None):
+    """A complex `value` met by the operation `name` beside the real `tensor`: the refusal of
+    PyTorch's kernel where it has no complex version (`x < 1j`, `i // 1j`: NotImplementedError,
+    "lt_cpu" not implemented for 'ComplexFloat'), else tensorgrad's own (PyTorch would make a
+    complex tensor, a dtype tensorgrad has not). The operators and the parser both ask here."""
+    kernel = messages.NO_COMPLEX_KERNEL.get((name, rounding_mode) if name == "div" else name)
+    if kernel is not None and tensor is not None:
+        raise NotImplementedError(messages.NOT_IMPLEMENTED_FOR.format(
+            kernel=kernel, dtype=complex_dtype_name(tensor)))
+    raise TypeError(messages.NO_COMPLEX.format(type_name=type(value).__name__))
+
+
+def _refuse_complex_operand(name, args, kwargs):
+    """The parser's part of refuse_complex: a Python complex given to an operation whose kernel
+    refuses it, before the number is converted (which would refuse it in other words)."""
+    rounding_mode = kwargs.get("rounding_mode")
+    if ((name, rounding_mode) if name == "div" else name) not in messages.NO_COMPLEX_KERNEL:
+        return
+    values = [*args, *kwargs.values()]
+    number = next((v for v in values if isinstance(v, complex)), None)
+    if number is not None:
+        tensor = next((v for v in values if isinstance(v, Tensor)), None)
+        refuse_complex(name, tensor, number, rounding_mode)
 
 
 def _keeping_complex(plain):

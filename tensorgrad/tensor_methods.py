@@ -33,7 +33,8 @@ from .ops import linalg as _linalg
 from .ops import reduction as _red
 from .ops import shape as _shape
 from .arguments import (Device, Dtype, Generator, Ints, Layout, MemoryFormat, Number, Signatures, Storage, checked,
-                        method, check_scalar_range, overload, takes_no_arguments, type_name)
+                        method, check_scalar_range, complex_dtype_name, overload, refuse_complex,
+                        takes_no_arguments, type_name)
 from .core.tensor import Tensor, _normalize_dim, read_only
 
 # The operations themselves, as the library calls them (their checked forms are tensorgrad.mul and
@@ -117,9 +118,8 @@ def _into(tensor, function, other):
         if shape != tensor._data.shape:
             raise _inplace._cannot_grow(tensor, shape)
     if isinstance(other, complex):  # (a complex result, which no tensor here can hold)
-        raise RuntimeError(messages.CANNOT_CAST.format(
-            result="ComplexDouble" if tensor._data.dtype == np.float64 else "ComplexFloat",
-            output=tensor.dtype.scalar_name))
+        raise RuntimeError(messages.CANNOT_CAST.format(result=complex_dtype_name(tensor),
+                                                       output=tensor.dtype.scalar_name))
     if function is not _pow:
         _inplace.check_castable(dtypes.result_type(tensor, other).numpy, tensor._data.dtype)
     return function(tensor, other)
@@ -198,9 +198,10 @@ def binary_operator(operation, reflected=False, arrays=False):
         if type(other) not in _OPERAND_TYPES:  # (a Tensor, int, float or bool passes at once)
             if arrays and type(other) is np.ndarray:  # (other integer widths: as int64)
                 other = creation.as_tensor(other, dtypes.from_numpy_dtype(other.dtype))
-            elif isinstance(other, complex):  # (PyTorch: a complex tensor; NumPy's complex64,
-                raise TypeError(messages.NO_COMPLEX.format(  # not a Python complex, is its real
-                    type_name=type(other).__name__))         # part there: check_operand)
+            elif isinstance(other, complex):  # (NumPy's complex64, not a Python complex, is its
+                if operation.__name__.endswith("_"):  # real part: check_operand) In place: refused
+                    return operation(self, other)      # at the cast, by `_into`
+                refuse_complex(operation.__name__, self, other)
             if not _is_operand(other):
                 return NotImplemented
         elif type(other) is int and not -_INT64 <= other < _INT64:

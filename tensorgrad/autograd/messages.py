@@ -464,6 +464,16 @@ EMPTY_REDUCTION = {
 EMPTY_REDUCTION_DIM = "{name}(): Expected reduction dim {dim} to have non-zero size."
 # tensorgrad's own: it has no complex dtypes (PyTorch makes a complex tensor)
 NO_COMPLEX = "tensorgrad has no complex dtypes: a {type_name} cannot be combined with a tensor"
+# PyTorch's CPU kernels that have no complex version: a complex number beside a real tensor makes
+# the operation complex, and its kernel refuses (NOT_IMPLEMENTED_FOR, 'ComplexFloat'), where
+# another operation makes a complex tensor (tensorgrad: NO_COMPLEX). By operation (the in-place
+# forms refuse at the cast first: CANNOT_CAST); div's by its rounding mode (measured).
+NO_COMPLEX_KERNEL = {"lt": "lt_cpu", "le": "le_cpu", "gt": "gt_cpu", "ge": "ge_cpu",
+                     "floor_divide": "div_floor_cpu", "remainder": "remainder_cpu",
+                     "bitwise_and": "bitwise_and_cpu", "bitwise_or": "bitwise_or_cpu",
+                     "bitwise_xor": "bitwise_xor_cpu", "bitwise_left_shift": "lshift_cpu",
+                     "bitwise_right_shift": "rshift_cpu", ("div", "floor"): "div_floor_cpu",
+                     ("div", "trunc"): "div_trunc_cpu"}
 # a NumPy function of a tensor whose result NumPy computed in a dtype tensorgrad has not
 # (tensor_methods.py, Tensor.__array_wrap__: np.exp of a bool tensor is float16 in NumPy)
 NUMPY_RESULT_DTYPE = ("NumPy computed this result from a tensor in {dtype}, which tensorgrad does "

@@ -3,7 +3,7 @@
 takes no arguments, given some; a tensor of a NumPy integer dtype tensorgrad has not (int8,
 uint8, int16, int32, uint16, uint32, uint64); index_select's out-of-range texts; Adam's step with betas edited
 into its group; add's alpha times a narrower tensor; `copy.deepcopy` of a tensor
-that is not a leaf. Each runs on both libraries (PyTorch 2.13.0,
+that is not a leaf; a complex number where PyTorch's kernel has no complex version. Each runs on both libraries (PyTorch 2.13.0,
 measured).
 """
 
@@ -269,3 +269,35 @@ def test_deepcopy_of_leaves_copies(tg):
         assert show(copy.deepcopy(w * 2)) == "tensor([2., 4.])"
     model = tg.nn.Linear(2, 2)
     assert type(copy.deepcopy(model).weight) is tg.nn.Parameter
+
+
+# -- a complex number where PyTorch's kernel has no complex version ---------------------------------
+@pytest.mark.parametrize("tensor, dtype", [
+    ("tg.tensor([1., -2., 3.])", "ComplexFloat"), ("tg.tensor([1, 2, 3])", "ComplexFloat"),
+    ("tg.tensor([True, False, True])", "ComplexFloat"),
+    ("tg.tensor([1., 2.], dtype=tg.float64)", "ComplexDouble")])
+@pytest.mark.parametrize("code, kernel", [
+    ("a < c", "lt_cpu"), ("a <= c", "le_cpu"), ("a > c", "gt_cpu"), ("c < a", "gt_cpu"),
+    ("a >= c", "ge_cpu"), ("tg.lt(a, c)", "lt_cpu"), ("a.ge(c)", "ge_cpu"),
+    ("a // c", "div_floor_cpu"), ("c // a", "div_floor_cpu"), ("a.floor_divide(c)", "div_floor_cpu"),
+    ("a.div(c, rounding_mode='floor')", "div_floor_cpu"),
+    ("a.div(c, rounding_mode='trunc')", "div_trunc_cpu"),
+    ("a % c", "remainder_cpu"), ("c % a", "remainder_cpu"), ("tg.remainder(a, c)", "remainder_cpu"),
+    ("a & c", "bitwise_and_cpu"), ("a | c", "bitwise_or_cpu"), ("a ^ c", "bitwise_xor_cpu"),
+    ("a << c", "lshift_cpu"), ("c >> a", "rshift_cpu"), ("a.bitwise_and(c)", "bitwise_and_cpu"),
+    ("tg.bitwise_left_shift(a, c)", "lshift_cpu"),
+])
+@pytest.mark.parametrize("number", ["1j", "(2+0j)"])
+def test_a_complex_number_where_the_kernel_has_no_complex_version(tg, tensor, dtype, code, kernel,
+                                                                  number):
+    namespace = {"tg": tg, "a": eval(tensor, {"tg": tg}), "c": eval(number)}
+    with raises_exactly(tg, NotImplementedError, f"\"{kernel}\" not implemented for '{dtype}'"):
+        eval(code, namespace)
+
+
+@pytest.mark.parametrize("code", ["a.__ifloordiv__(c)", "a.__imod__(c)", "a.__ipow__(c)"])
+def test_a_complex_number_into_a_real_tensor_in_place_is_refused_at_the_cast(tg, code):
+    namespace = {"a": tg.tensor([1., -2., 3.]), "c": 1j}
+    with raises_exactly(tg, RuntimeError, "result type ComplexFloat can't be cast to the desired "
+                                          "output type Float"):
+        eval(code, namespace)
