@@ -301,3 +301,16 @@ def test_a_complex_number_into_a_real_tensor_in_place_is_refused_at_the_cast(tg,
     with raises_exactly(tg, RuntimeError, "result type ComplexFloat can't be cast to the desired "
                                           "output type Float"):
         eval(code, namespace)
+
+
+# -- inference mode: deliberately absent (docs/library.md, "Not supported") -------------------------
+@pytest.mark.parametrize("name", ["inference_mode", "is_inference_mode_enabled"])
+def test_inference_mode_is_absent_rather_than_half_there(tg, name):
+    """PyTorch's inference tensors are refused later (saved for backward, changed in place
+    outside the mode); a tensorgrad that only switched gradients off would let those through."""
+    if tg.__name__ == "torch":
+        assert callable(getattr(tg, name)) and tg.ones(1).is_inference() is False
+        return
+    with raises_exactly(tg, AttributeError, f"module 'tensorgrad' has no attribute '{name}'"):
+        getattr(tg, name)
+    assert not hasattr(tg.ones(1), "is_inference")
