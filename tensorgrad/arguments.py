@@ -359,8 +359,8 @@ def checked(function=None, *, name=None, method=False, like=None, of_function=Fa
                 return function(*args, **kwargs)  # Python's own words, as PyTorch's Python code
             kwargs = numpy_names(kwargs, overloads)
             overload = declared.parse(call_args, kwargs)
-            _refuse_complex_operand(declared.name, args, kwargs)
-            call_args, kwargs = converted(overload, call_args, kwargs, complex_into)
+            keep = _refuse_complex_operand(declared.name, args, kwargs)
+            call_args, kwargs = converted(overload, call_args, kwargs, complex_into or keep)
             args = (args[0], *call_args) if method else tuple(call_args)
         if kwargs and takes is not None and (not takes >= kwargs.keys() or overload in renamed):
             args, kwargs = _keywords_it_lacks(function, overload, args, kwargs, method)
@@ -632,7 +632,10 @@ def refuse_complex(name, tensor, value, rounding_mode=None):
     """A complex `value` met by the operation `name` beside the real `tensor`: the refusal of
     PyTorch's kernel where it has no complex version (`x < 1j`, `i // 1j`: NotImplementedError,
     "lt_cpu" not implemented for 'ComplexFloat'), else tensorgrad's own (PyTorch would make a
-    complex tensor, a dtype tensorgrad has not). The operators and the parser both ask here."""
+    complex tensor, a dtype tensorgrad has not). Equality (`x == 1j`) is computed, a bool
+    tensor, as in PyTorch: nothing to refuse. The operators and the parser both ask here."""
+    if name in messages.COMPLEX_COMPARED:
+        return
     kernel = messages.NO_COMPLEX_KERNEL.get((name, rounding_mode) if name == "div" else name)
     if kernel is not None and tensor is not None:
         raise NotImplementedError(messages.NOT_IMPLEMENTED_FOR.format(
@@ -642,15 +645,17 @@ def refuse_complex(name, tensor, value, rounding_mode=None):
 
 def _refuse_complex_operand(name, args, kwargs):
     """The parser's part of refuse_complex: a Python complex given to an operation whose kernel
-    refuses it, before the number is converted (which would refuse it in other words)."""
+    refuses it, before the number is converted (which would refuse it in other words). True
+    where the operation takes the complex number as it is (eq, ne)."""
     rounding_mode = kwargs.get("rounding_mode")
     if ((name, rounding_mode) if name == "div" else name) not in messages.NO_COMPLEX_KERNEL:
-        return
+        return name in messages.COMPLEX_COMPARED  # (eq, ne: the number is handed over as it is)
     values = [*args, *kwargs.values()]
     number = next((v for v in values if isinstance(v, complex)), None)
     if number is not None:
         tensor = next((v for v in values if isinstance(v, Tensor)), None)
         refuse_complex(name, tensor, number, rounding_mode)
+    return False
 
 
 def _keeping_complex(plain):

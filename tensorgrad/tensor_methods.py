@@ -201,7 +201,8 @@ def binary_operator(operation, reflected=False, arrays=False):
             elif isinstance(other, complex):  # (NumPy's complex64, not a Python complex, is its
                 if operation.__name__.endswith("_"):  # real part: check_operand) In place: refused
                     return operation(self, other)      # at the cast, by `_into`
-                refuse_complex(operation.__name__, self, other)
+                refuse_complex(operation.__name__, self, other)  # (returns for eq and ne)
+                return operation(self, other)
             if not _is_operand(other):
                 return NotImplemented
         elif type(other) is int and not -_INT64 <= other < _INT64:

@@ -474,6 +474,8 @@ NO_COMPLEX_KERNEL = {"lt": "lt_cpu", "le": "le_cpu", "gt": "gt_cpu", "ge": "ge_c
                      "bitwise_xor": "bitwise_xor_cpu", "bitwise_left_shift": "lshift_cpu",
                      "bitwise_right_shift": "rshift_cpu", ("div", "floor"): "div_floor_cpu",
                      ("div", "trunc"): "div_trunc_cpu"}
+# ... and the operations whose result a complex number leaves real: equality (a bool tensor)
+COMPLEX_COMPARED = frozenset(("eq", "ne"))
 # a NumPy function of a tensor whose result NumPy computed in a dtype tensorgrad has not
 # (tensor_methods.py, Tensor.__array_wrap__: np.exp of a bool tensor is float16 in NumPy)
 NUMPY_RESULT_DTYPE = ("NumPy computed this result from a tensor in {dtype}, which tensorgrad does "

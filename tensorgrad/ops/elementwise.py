@@ -589,6 +589,8 @@ def copy_for_grad(grad):
 
 # -- comparisons and logic: no gradients ---------------------------------------------------
 def _compare(ufunc, a, b):
+    if isinstance(b, complex):  # (eq, ne: PyTorch compares in complex, a bool result)
+        return Tensor._make(np.asarray(ufunc(_values(a), b)))
     check_operand(b)
     a, b = unsigned_as_pytorch(a, b)  # (NumPy would compare 2 ** 63 exactly; PyTorch wraps it)
     try:

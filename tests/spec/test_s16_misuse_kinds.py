@@ -314,3 +314,19 @@ def test_inference_mode_is_absent_rather_than_half_there(tg, name):
     with raises_exactly(tg, AttributeError, f"module 'tensorgrad' has no attribute '{name}'"):
         getattr(tg, name)
     assert not hasattr(tg.ones(1), "is_inference")
+
+
+@pytest.mark.parametrize("code, text", [
+    ("a == 1j", "tensor([False, False, False])"),
+    ("a == (1+0j)", "tensor([ True, False, False])"),
+    ("(3+0j) == a", "tensor([False, False,  True])"),
+    ("a != (1+0j)", "tensor([False,  True,  True])"),
+    ("a.eq(complex(3, 1e-9))", "tensor([False, False, False])"),
+    ("tg.eq(a, 3+0j)", "tensor([False, False,  True])"),
+    ("tg.ne(a.double(), -2+0j)", "tensor([ True, False,  True])"),
+    ("a.long().eq(1+0j)", "tensor([ True, False, False])"),
+    ("(a > 0) == (1+0j)", "tensor([ True, False,  True])"),
+])
+def test_equality_with_a_complex_number_is_computed(tg, code, text):
+    """PyTorch compares in complex and gives a bool tensor, which tensorgrad has."""
+    assert show(eval(code, {"tg": tg, "a": tg.tensor([1., -2., 3.])})) == text
