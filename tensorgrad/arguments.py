@@ -357,8 +357,8 @@ def checked(function=None, *, name=None, method=False, like=None, of_function=Fa
         else:
             if python and not _binds(parameters, args, kwargs):
                 return function(*args, **kwargs)  # Python's own words, as PyTorch's Python code
+            overload = _parsed(declared, call_args, kwargs)
             kwargs = numpy_names(kwargs, overloads)
-            overload = declared.parse(call_args, kwargs)
             keep = _refuse_complex_operand(declared.name, args, kwargs)
             call_args, kwargs = converted(overload, call_args, kwargs, complex_into or keep)
             args = (args[0], *call_args) if method else tuple(call_args)
@@ -387,6 +387,18 @@ def numpy_names(kwargs, overloads):
     own = set().union(*(o.names for o in overloads))
     return {_NUMPY_NAMES[key] if key in _NUMPY_NAMES and key not in own
             and _NUMPY_NAMES[key] not in kwargs else key: value for key, value in kwargs.items()}
+
+
+def _parsed(declared, args, kwargs):
+    """The overload a call fits, its NumPy keywords read as PyTorch's (`t.sum(axis=1)`); a call
+    that fits none is refused naming its keywords as given (`t.all(x=1)`: "got (x=int, )")."""
+    translated = numpy_names(kwargs, declared.overloads)
+    try:
+        return declared.parse(args, translated)
+    except TypeError:
+        if translated is not kwargs:
+            declared.parse(args, kwargs)  # (raises, in the call's own words)
+        raise
 
 
 def takes_no_arguments(function, method=True):

@@ -330,3 +330,17 @@ def test_inference_mode_is_absent_rather_than_half_there(tg, name):
 def test_equality_with_a_complex_number_is_computed(tg, code, text):
     """PyTorch compares in complex and gives a bool tensor, which tensorgrad has."""
     assert show(eval(code, {"tg": tg, "a": tg.tensor([1., -2., 3.])})) == text
+
+
+
+@pytest.mark.parametrize("code, text", [
+    ("t.all(x=1)", "all() received an invalid combination of arguments - got (x=int, ), but "
+                   "expected one of:\n * ()\n      didn't match because some of the keywords were "
+                   "incorrect: x\n * (tuple of ints dim = None, bool keepdim = False)\n"
+                   " * (int dim, bool keepdim = False)\n"),
+    ("t.max(1, x=1)", "max() got an unexpected keyword argument 'x'"),
+])
+def test_a_call_that_fits_no_overload_names_its_keywords_as_given(tg, code, text):
+    """(NumPy's `x=` is read as `input=` to find an overload; refused, it is named as given.)"""
+    with raises_exactly(tg, TypeError, text):
+        eval(code, {"t": tg.ones(2, 3)})
