@@ -84,6 +84,11 @@ for _name, _function in list(globals().items()):
             and hasattr(_function, "signatures"):
         globals()[_name] = _arguments.checked(_function)
 del _name, _function
+# PyTorch's C functions that take no arguments, given some, say so in its words (not Python's);
+# the library calls the plain functions.
+is_grad_enabled = _arguments.checked(is_grad_enabled)
+get_default_dtype = _arguments.checked(get_default_dtype)
+
 
 def _function_form(name, plain):
     """`tensorgrad.exp_(x)`: the Tensor method as a function, whose input must be a Tensor. Its

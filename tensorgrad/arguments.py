@@ -328,8 +328,8 @@ def checked(function=None, *, name=None, method=False, like=None, of_function=Fa
         declared = declare(function, name=name, method=method, like=like,
                            of_function=of_function, python=python)
     overloads = declared.overloads
-    if method and all(not o.params for o in overloads):
-        return takes_no_arguments(function)  # no arguments beyond the tensor
+    if not python and all(not o.params for o in overloads):
+        return takes_no_arguments(function, method)  # no arguments (beyond the tensor)
     parameters = inspect.signature(function).parameters
     takes = frozenset(key for key, p in parameters.items() if p.kind in (
         p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and key != "out")  # (out= is refused)
@@ -358,9 +358,10 @@ def checked(function=None, *, name=None, method=False, like=None, of_function=Fa
         else:
             if python and not _binds(parameters, args, kwargs):
                 return function(*args, **kwargs)  # Python's own words, as PyTorch's Python code
+            overload = _parsed(declared, call_args, kwargs)
             kwargs = numpy_names(kwargs, overloads)
-            overload = declared.parse(call_args, kwargs)
-            call_args, kwargs = converted(overload, call_args, kwargs, complex_into)
+            keep = _refuse_complex_operand(declared.name, args, kwargs)
+            call_args, kwargs = converted(overload, call_args, kwargs, complex_into or keep)
             args = (args[0], *call_args) if method else tuple(call_args)
         if kwargs and takes is not None and (not takes >= kwargs.keys() or overload in renamed):
             args, kwargs = _keywords_it_lacks(function, overload, args, kwargs, method)
@@ -389,21 +390,35 @@ def numpy_names(kwargs, overloads):
             and _NUMPY_NAMES[key] not in kwargs else key: value for key, value in kwargs.items()}
 
 
-def takes_no_arguments(function):
-    """A Tensor method that takes nothing but the tensor (`x.exp()`, `x.item()`), as PyTorch's C
-    methods of that kind: anything more is refused in their words, not Python's, and an `out=`
-    is never taken and ignored. (`x.exp` itself is a function of `input` and `out`.)"""
-    name = function.__name__
+def _parsed(declared, args, kwargs):
+    """The overload a call fits, its NumPy keywords read as PyTorch's (`t.sum(axis=1)`); a call
+    that fits none is refused naming its keywords as given (`t.all(x=1)`: "got (x=int, )")."""
+    translated = numpy_names(kwargs, declared.overloads)
+    try:
+        return declared.parse(args, translated)
+    except TypeError:
+        if translated is not kwargs:
+            declared.parse(args, kwargs)  # (raises, in the call's own words)
+        raise
+
+
+def takes_no_arguments(function, method=True):
+    """An operation that takes nothing (`tg.is_grad_enabled()`) or nothing but the tensor
+    (`x.exp()`, `x.item()`), as PyTorch's C functions and methods of that kind: anything more is
+    refused in their words, not Python's, and an `out=` is never taken and ignored. (`x.exp`
+    itself is a function of `input` and `out`.)"""
+    name = ("TensorBase." if method else "tensorgrad.") + function.__name__
+    own = 1 if method else 0  # (the tensor a method is called on)
 
     @functools.wraps(function)
-    def without_arguments(self, *args, **kwargs):
+    def without_arguments(*args, **kwargs):
         if kwargs:
             raise TypeError(messages.NO_KEYWORD_ARGUMENTS.format(name=name))
-        if args:
-            raise TypeError(messages.NO_ARGUMENTS.format(name=name, given=len(args)))
+        if len(args) > own:
+            raise TypeError(messages.NO_ARGUMENTS.format(name=name, given=len(args) - own))
         token = numpy_errors.state.set(numpy_errors.QUIET)  # x.exp() of 1000 is inf, silently
         try:
-            return function(self)
+            return function(*args)
         finally:
             numpy_errors.state.reset(token)
 
@@ -640,6 +655,43 @@ def plain_number(value):
             raise RuntimeError(messages.COMPLEX_VALUE.format(type_name="double"))
         raise TypeError(messages.NO_COMPLEX.format(type_name="complex"))
     return value
+
+
+def complex_dtype_name(tensor):
+    """PyTorch's name for the complex dtype a complex number makes beside `tensor`."""
+    floating = tensor._data.dtype if tensor._data.dtype.kind == "f" else \
+        dtypes.get_default_dtype().numpy
+    return "ComplexDouble" if floating == np.float64 else "ComplexFloat"
+
+
+def refuse_complex(name, tensor, value, rounding_mode=None):
+    """A complex `value` met by the operation `name` beside the real `tensor`: the refusal of
+    PyTorch's kernel where it has no complex version (`x < 1j`, `i // 1j`: NotImplementedError,
+    "lt_cpu" not implemented for 'ComplexFloat'), else tensorgrad's own (PyTorch would make a
+    complex tensor, a dtype tensorgrad has not). Equality (`x == 1j`) is computed, a bool
+    tensor, as in PyTorch: nothing to refuse. The operators and the parser both ask here."""
+    if name in messages.COMPLEX_COMPARED:
+        return
+    kernel = messages.NO_COMPLEX_KERNEL.get((name, rounding_mode) if name == "div" else name)
+    if kernel is not None and tensor is not None:
+        raise NotImplementedError(messages.NOT_IMPLEMENTED_FOR.format(
+            kernel=kernel, dtype=complex_dtype_name(tensor)))
+    raise TypeError(messages.NO_COMPLEX.format(type_name=type(value).__name__))
+
+
+def _refuse_complex_operand(name, args, kwargs):
+    """The parser's part of refuse_complex: a Python complex given to an operation whose kernel
+    refuses it, before the number is converted (which would refuse it in other words). True
+    where the operation takes the complex number as it is (eq, ne)."""
+    rounding_mode = kwargs.get("rounding_mode")
+    if ((name, rounding_mode) if name == "div" else name) not in messages.NO_COMPLEX_KERNEL:
+        return name in messages.COMPLEX_COMPARED  # (eq, ne: the number is handed over as it is)
+    values = [*args, *kwargs.values()]
+    number = next((v for v in values if isinstance(v, complex)), None)
+    if number is not None:
+        tensor = next((v for v in values if isinstance(v, Tensor)), None)
+        refuse_complex(name, tensor, number, rounding_mode)
+    return False
 
 
 def _keeping_complex(plain):

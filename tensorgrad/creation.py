@@ -27,9 +27,7 @@ def _finish(data, dtype, requires_grad, message=messages.INT_REQUIRES_GRAD_FACTO
     if dtype is not None:
         data = data.astype(dtypes.check_dtype(dtype).numpy, copy=False)
     else:
-        dtypes.from_numpy_dtype(data.dtype)  # reject unsupported NumPy dtypes clearly
-        if data.dtype.kind in "iu" and data.dtype != np.int64:
-            data = as_int64(data)
+        dtypes.of_new_tensor(data.dtype)  # (one of tensorgrad's four, or refused)
     result = Tensor._make(data)
     if requires_grad:
         if not result.dtype.is_floating_point:
@@ -38,23 +36,13 @@ def _finish(data, dtype, requires_grad, message=messages.INT_REQUIRES_GRAD_FACTO
     return result
 
 
-def as_int64(array):
-    """A NumPy integer array of another width as int64, its values kept exactly: tensorgrad's
-    one integer dtype. A uint64 value above int64's range would wrap to a negative number, so it
-    is refused instead (PyTorch has a uint64 dtype; tensorgrad has not)."""
-    if array.dtype == np.uint64 and array.size and array.max() >= 2 ** 63:
-        raise TypeError(messages.UINT64_TOO_BIG.format(value=int(array.max())))
-    return array.astype(np.int64)
-
-
 def _infer_python_data(data):
     """NumPy array for nested Python data, with PyTorch's dtype inference."""
     array = np.array(nested_values(data))
     if array.dtype == np.float64 and not _contains_numpy_floats(data):
         array = array.astype(dtypes.get_default_dtype().numpy)
     elif array.dtype.kind in "iu":
-        check_integer_leaves(data)
-        array = as_int64(array)
+        check_integer_leaves(data)  # (NumPy's other widths: _finish refuses them, as dtypes)
     elif array.dtype.kind not in "fb":
         if array.size == 0:
             return array.astype(dtypes.get_default_dtype().numpy)
@@ -254,8 +242,8 @@ def from_numpy(array):
     if not isinstance(array, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type_name(array)})")
     _checked_array(array)
-    return Tensor._make(array) if dtypes.from_numpy_dtype(array.dtype).numpy == array.dtype else \
-        _finish(array, None, False)
+    dtypes.of_new_tensor(array.dtype)
+    return Tensor._make(array)
 
 
 def _size_arg(size, negative=None):

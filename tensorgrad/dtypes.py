@@ -44,6 +44,7 @@ long = int64
 
 _ALL = (float32, float64, int64, bool_)
 _BY_NUMPY = {d.numpy: d for d in _ALL}
+NUMPY_DTYPES = frozenset(_BY_NUMPY)  # the NumPy dtypes of tensorgrad's four
 
 
 def _dtype_by_name(name):
@@ -51,7 +52,8 @@ def _dtype_by_name(name):
 
 
 def from_numpy_dtype(np_dtype):
-    """The tensorgrad dtype for a NumPy dtype; other integer widths become int64."""
+    """The tensorgrad dtype that holds a NumPy dtype's values: other integer widths in int64
+    (an array met as an operand, an index, data cast to a dtype asked for)."""
     found = _BY_NUMPY.get(np_dtype)
     if found is not None:
         return found
@@ -61,9 +63,28 @@ def from_numpy_dtype(np_dtype):
         return found
     if np_dtype.kind in "iu":
         return int64
-    raise TypeError(
+    raise not_ours(np_dtype)
+
+
+def of_new_tensor(np_dtype):
+    """The dtype of a tensor made of NumPy data with no dtype asked for (`tensor(array)`,
+    `from_numpy`): the data's own, which PyTorch keeps (int8, uint8, int16, int32, uint16,
+    uint32, uint64, float16, complex). tensorgrad has only four, so another is refused, as a
+    dtype it has not, rather than widened: an int8 tensor widened to int64 would then index
+    (`x[tensor([np.int8(-1)])]`) or be a target where PyTorch refuses its int8 tensor, and a
+    uint8 index, a mask to PyTorch, would pick rows instead."""
+    found = _BY_NUMPY.get(np_dtype)
+    if found is None:
+        raise not_ours(np.dtype(np_dtype))
+    return found
+
+
+def not_ours(np_dtype):
+    """The TypeError for a NumPy dtype that tensorgrad has not, with the conversion to ask for."""
+    advice = "int64" if np_dtype.kind in "iu" else "float32"
+    return TypeError(
         f"tensorgrad supports the dtypes float32, float64, int64 and bool, not NumPy's {np_dtype}. "
-        "Convert the array first, for example with array.astype(np.float32)."
+        f"Convert the array first, for example with array.astype(np.{advice})."
     )
 
 

@@ -10,6 +10,7 @@ operation, and each layer of the library imports only the layers below it
 """
 
 import builtins
+import copy
 import inspect
 import types
 import warnings
@@ -32,7 +33,8 @@ from .ops import linalg as _linalg
 from .ops import reduction as _red
 from .ops import shape as _shape
 from .arguments import (Device, Dtype, Generator, Ints, Layout, MemoryFormat, Number, Signatures, Storage, checked,
-                        method, check_scalar_range, checked_values, overload, takes_no_arguments, type_name)
+                        method, check_scalar_range, checked_values, complex_dtype_name, overload,
+                        refuse_complex, takes_no_arguments, type_name)
 from .core.tensor import Tensor, _normalize_dim, read_only
 
 # The operations themselves, as the library calls them (their checked forms are tensorgrad.mul and
@@ -116,9 +118,8 @@ def _into(tensor, function, other):
         if shape != tensor._data.shape:
             raise _inplace._cannot_grow(tensor, shape)
     if isinstance(other, complex):  # (a complex result, which no tensor here can hold)
-        raise RuntimeError(messages.CANNOT_CAST.format(
-            result="ComplexDouble" if tensor._data.dtype == np.float64 else "ComplexFloat",
-            output=tensor.dtype.scalar_name))
+        raise RuntimeError(messages.CANNOT_CAST.format(result=complex_dtype_name(tensor),
+                                                       output=tensor.dtype.scalar_name))
     if function is not _pow:
         _inplace.check_castable(dtypes.result_type(tensor, other).numpy, tensor._data.dtype)
     return function(tensor, other)
@@ -195,11 +196,13 @@ def binary_operator(operation, reflected=False, arrays=False):
     torch)."""
     def binary_operator(self, other):
         if type(other) not in _OPERAND_TYPES:  # (a Tensor, int, float or bool passes at once)
-            if arrays and type(other) is np.ndarray:
-                other = creation.as_tensor(other)
-            elif isinstance(other, complex):  # (PyTorch: a complex tensor; NumPy's complex64,
-                raise TypeError(messages.NO_COMPLEX.format(  # not a Python complex, is its real
-                    type_name=type(other).__name__))         # part there: check_operand)
+            if arrays and type(other) is np.ndarray:  # (other integer widths: as int64)
+                other = creation.as_tensor(other, dtypes.from_numpy_dtype(other.dtype))
+            elif isinstance(other, complex):  # (NumPy's complex64, not a Python complex, is its
+                if operation.__name__.endswith("_"):  # real part: check_operand) In place: refused
+                    return operation(self, other)      # at the cast, by `_into`
+                refuse_complex(operation.__name__, self, other)  # (returns for eq and ne)
+                return operation(self, other)
             if not _is_operand(other):
                 return NotImplemented
         elif type(other) is int and not -_INT64 <= other < _INT64:
@@ -401,6 +404,14 @@ class TensorMethods:
         """The tensor itself: the CPU is tensorgrad's only device."""
         return self
 
+    def __deepcopy__(self, memo):
+        """`copy.deepcopy(t)` (and of a model that holds t): a leaf is copied as Python copies
+        any object, its data, flags and gradient with it; a tensor made by a recorded operation
+        is refused, as in PyTorch, rather than its graph being copied node by node."""
+        if not self.is_leaf:
+            raise RuntimeError(messages.DEEPCOPY_NON_LEAF)
+        return copy._reconstruct(self, memo, *self.__reduce_ex__(4))  # (what deepcopy does for
+                                                                      # an object without one)
     # -- printing ----------------------------------------------------------------------------
     def __repr__(self):
         grad_fn = self._grad_fn
@@ -494,7 +505,9 @@ class TensorMethods:
         return self.numpy().astype(dtype, copy=bool(copy))
 
     _NO_SUCH_DTYPE_ADVICE = {"f": "convert the tensor first, for example with t.float()",
-                             "c": "tensorgrad computes with real numbers only"}
+                             "c": "tensorgrad computes with real numbers only",
+                             "i": "convert the array first, for example with array.astype(np.int64)",
+                             "u": "convert the array first, for example with array.astype(np.int64)"}
 
     def __array_wrap__(self, array, context=None, return_scalar=False):
         """What a NumPy ufunc makes of a tensor (`np.exp(t)`, `t + np.ones(3)`, where the tensor's
@@ -502,9 +515,10 @@ class TensorMethods:
         refuses a tensor that requires grad, in PyTorch's words) and hands its result back here,
         to be a tensor again, as torch does. NumPy's arithmetic is not recorded in any graph.
         A result in a dtype tensorgrad has not (np.exp of a bool tensor is float16 in NumPy, a
-        complex operand makes it complex) is refused in words that say where it came from."""
-        if array.dtype.kind == "c" or array.dtype == np.float16:  # (NumPy retries a TypeError
-            raise TypeError(messages.NUMPY_RESULT_DTYPE.format(  # here without context: none used)
+        complex operand makes it complex, an int8 one an int8 result beside a bool tensor) is
+        refused in words that say where it came from."""
+        if array.dtype not in dtypes.NUMPY_DTYPES:  # (NumPy retries a TypeError here without
+            raise TypeError(messages.NUMPY_RESULT_DTYPE.format(  # context: none is used)
                 dtype=array.dtype, advice=self._NO_SUCH_DTYPE_ADVICE[array.dtype.kind]))
         return creation.from_numpy(array)
 

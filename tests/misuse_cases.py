@@ -239,6 +239,16 @@ _OPERATORS = ("+", "-", "*", "/", "//", "%", "**", "<", "==", "@")
 INTEGER_SUBJECT_KINDS = {
     "numbers an integer tensor cannot hold": ["float('nan')", "float('inf')", "2.5", "-1e19"]}
 FLAGS_ALONE = "a flag alone (keepdim without a dim, unbiased)"
+# Arguments given to what takes none (`lib.is_grad_enabled(True)`, `t.exp(1)`): every declared
+# overload without parameters. NumPy's other integer widths (session 16's kinds): as a new
+# tensor's data, as an index, beside an operator, and asked for as a dtype tensorgrad has.
+NO_PARAMETERS = "arguments to a function or method that takes none"
+NUMPY_WIDTHS = "NumPy integer arrays of other widths"
+_WIDTHS = ("int8", "uint8", "int16", "int32", "uint16", "uint32", "uint64")
+_WIDTH_FORMS = ("lib.tensor({a})", "lib.as_tensor({a})", "lib.from_numpy({a})",
+                "lib.tensor({a}, dtype=lib.int64)", "lib.Tensor({a})", "t[{a}]", "t[:, {a}]",
+                "t[lib.as_tensor({a})]", "i[:, :2] + {a}", "t[:, :2] == {a}", "lib.tensor([{s}(1), {s}(0)])",
+                "lib.tensor({s}(1))", "t.new_tensor({a})", "t.index_select(0, lib.tensor({a}))")
 
 
 def _flag_alone_cases(prefix, overload):
@@ -276,6 +286,13 @@ def learner_kind_cases(lib_has_function, tensor_has_method):
     for prefix, overload, method in overloads:
         if method:
             cases.update(dict.fromkeys(_flag_alone_cases(prefix, overload), FLAGS_ALONE))
+        if not overload.params:
+            cases.update(dict.fromkeys((f"{prefix}(True)", f"{prefix}(1, 2)", f"{prefix}(x=1)",
+                                        f"{prefix}(1, x=1)"), NO_PARAMETERS))
+    for width in _WIDTHS:
+        for form in _WIDTH_FORMS:
+            cases[form.format(a=f"np.array([1, 0], dtype=np.{width})", s=f"np.{width}")] = \
+                NUMPY_WIDTHS
     for kind, values in LEARNER_TENSOR_KINDS.items():
         for prefix, overload, _ in overloads:
             cases.update(dict.fromkeys(

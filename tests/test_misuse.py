@@ -198,7 +198,7 @@ def test_no_internal_error_escapes():
     assert not failures, f"{len(failures)} of {len(CASES)}:\n" + "\n".join(failures[:60])
 
 
-MATCHED_AT_LEAST = 52900  # of 55,844 on 2026-12-07 (53,030); docs/fidelity.md gives the figure
+MATCHED_AT_LEAST = 53300  # of 56,139 on 2026-12-07 (53,470 at efdfc22); docs/fidelity.md gives the figure
 
 
 def torch_leaks(result):
@@ -282,13 +282,16 @@ def test_class_and_text_match_torch(comparison):
 # of each kind of issue 29 (docs/fidelity.md gives the figures): the share whose class and text
 # (or result) equal torch's may not fall below these
 KIND_MATCHED_AT_LEAST = {
-    "NumPy scalars": 0.9, "0-d and one-element tensors": 0.965,
+    "NumPy scalars": 0.92, "0-d and one-element tensors": 0.965,
     # (complex: 0.8 until the bitwise functions came, whose complex cases tensorgrad refuses in
     # its own words, having no complex dtype, where torch names its ComplexFloat kernel)
-    "Python types and NumPy dtypes as dtypes": 0.92, "complex numbers": 0.775,
+    "Python types and NumPy dtypes as dtypes": 0.92, "complex numbers": 0.875,
     "huge and negative values": 0.92, "zero-size and 0-d tensors as inputs": 0.99,
     "int and float64 tensors where float32 goes": 0.999, "modules over several steps": 0.895,
     "numbers an integer tensor cannot hold": 0.96, "a flag alone (keepdim without a dim, unbiased)": 0.975,
+    # (session 16's: most of the widths differ on purpose, a new tensor of a dtype tensorgrad
+    # has not refused where torch makes one)
+    "arguments to a function or method that takes none": 0.99, "NumPy integer arrays of other widths": 0.5,
 }
 
 

@@ -63,6 +63,11 @@ CREATE_GRAPH_CYCLE = (
 )
 
 # tests/spec/test_s3_backward.py::test_non_leaf_grad_is_none_and_warns
+# copy.deepcopy of a tensor that is not a leaf (Tensor.__deepcopy__)
+DEEPCOPY_NON_LEAF = (
+    "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at "
+    "the moment.  If you were attempting to deepcopy a module, this may be because of a "
+    "tensorgrad.nn.utils.weight_norm usage, see https://github.com/pytorch/pytorch/pull/103001")
 NON_LEAF_GRAD_ACCESS = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
     "attribute won't be populated during autograd.backward(). If you indeed want the .grad field "
@@ -346,9 +351,6 @@ MORE_THAN_64_DIMS = ("tensorgrad tensors have at most {limit} dimensions (NumPy'
 # -- value checks of single operations --------------------------------------------------------------
 ARANGE_STEP_SIGN = "upper bound and lower bound inconsistent with step sign"
 ARANGE_SIZE = "invalid size, possible overflow?"
-UINT64_TOO_BIG = ("tensorgrad's integer dtype is int64, which cannot hold the uint64 value {value} "
-                  "(it would wrap to a negative number). Convert the array first, for example "
-                  "with array.astype(np.float64).")
 UNSIGNED_PROMOTION = ("Promotion for uint16, uint32, uint64 types is not supported, attempted to "
                       "promote {dtype} and UInt64")
 INT64_OVERFLOW = "value cannot be converted to type int64_t without overflow"
@@ -376,7 +378,8 @@ LEGACY_DEVICE = "legacy constructor expects device type: cpu but device type: {t
 LEGACY_OTHER_DTYPE = "expected {expected} (got {got})"
 TENSOR_OPTIONS = ("TensorOptions(dtype={dtype}, device=cpu, layout=Strided, requires_grad=false "
                   "(default), pinned_memory=false (default), memory_format=(nullopt))")
-C_TYPE_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "bool": "bool"}
+C_TYPE_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "bool": "bool",
+                "uint8": "unsigned char"}  # (a NumPy byte mask: x[array] = 0)
 REQUIRES_GRAD_NOT_BOOL = "requires_grad must be a bool"
 BCE_TARGET_RANGE = "all elements of target should be between 0 and 1"
 FOUND_DTYPE = "Found dtype {found} but expected {expected}"
@@ -443,10 +446,11 @@ OTHER_OPTIMIZER_STATE = (
 # bmm of a tensor that is not a batch of matrices
 NOT_3D = "{name} must be a 3D tensor"
 
-# a Tensor method that takes nothing but the tensor (x.exp(), x.item()), given more: PyTorch's C
-# methods say so in these words (arguments.takes_no_arguments)
-NO_KEYWORD_ARGUMENTS = "TensorBase.{name}() takes no keyword arguments"
-NO_ARGUMENTS = "TensorBase.{name}() takes no arguments ({given} given)"
+# a function that takes nothing (torch.is_grad_enabled()) or a Tensor method that takes nothing
+# but the tensor (x.exp(), x.item()), given more: PyTorch's C functions and methods say so in
+# these words, `name` being "torch.is_grad_enabled" or "TensorBase.exp" (arguments.takes_no_arguments)
+NO_KEYWORD_ARGUMENTS = "{name}() takes no keyword arguments"
+NO_ARGUMENTS = "{name}() takes no arguments ({given} given)"
 
 # a tensor's read-only attributes (t.shape = ..., del t.grad_fn), and its data
 NOT_WRITABLE = "attribute '{name}' of 'tensorgrad._C.TensorBase' objects is not writable"
@@ -471,6 +475,18 @@ EMPTY_REDUCTION = {
 EMPTY_REDUCTION_DIM = "{name}(): Expected reduction dim {dim} to have non-zero size."
 # tensorgrad's own: it has no complex dtypes (PyTorch makes a complex tensor)
 NO_COMPLEX = "tensorgrad has no complex dtypes: a {type_name} cannot be combined with a tensor"
+# PyTorch's CPU kernels that have no complex version: a complex number beside a real tensor makes
+# the operation complex, and its kernel refuses (NOT_IMPLEMENTED_FOR, 'ComplexFloat'), where
+# another operation makes a complex tensor (tensorgrad: NO_COMPLEX). By operation (the in-place
+# forms refuse at the cast first: CANNOT_CAST); div's by its rounding mode (measured).
+NO_COMPLEX_KERNEL = {"lt": "lt_cpu", "le": "le_cpu", "gt": "gt_cpu", "ge": "ge_cpu",
+                     "floor_divide": "div_floor_cpu", "remainder": "remainder_cpu",
+                     "bitwise_and": "bitwise_and_cpu", "bitwise_or": "bitwise_or_cpu",
+                     "bitwise_xor": "bitwise_xor_cpu", "bitwise_left_shift": "lshift_cpu",
+                     "bitwise_right_shift": "rshift_cpu", ("div", "floor"): "div_floor_cpu",
+                     ("div", "trunc"): "div_trunc_cpu"}
+# ... and the operations whose result a complex number leaves real: equality (a bool tensor)
+COMPLEX_COMPARED = frozenset(("eq", "ne"))
 # a NumPy function of a tensor whose result NumPy computed in a dtype tensorgrad has not
 # (tensor_methods.py, Tensor.__array_wrap__: np.exp of a bool tensor is float16 in NumPy)
 NUMPY_RESULT_DTYPE = ("NumPy computed this result from a tensor in {dtype}, which tensorgrad does "
@@ -522,11 +538,15 @@ NON_TUPLE_INDEX = (
     "pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be interpreted as "
     "tensor index, x[tensorgrad.tensor(seq)], which will result either in an error or a different "
     "result")
+# x[np.array([1, 0], dtype=np.uint8)]: a byte index is a mask to PyTorch, with its warning
+BYTE_INDEX = ("indexing with dtype tensorgrad.uint8 is now deprecated, please use a dtype "
+              "tensorgrad.bool instead.")
 # t.masked_fill(mask, value): the mask must be bool, a tensor value 0-d (C type names of the mask)
 MASKED_FILL_MASK = "masked_fill_ only supports boolean masks, but got mask with dtype {c_type}"
 MASKED_FILL_VALUE = ("masked_fill_ only supports a 0-dimensional value tensor, but got tensor "
                      "with {ndim} dimension(s).")
-C_TYPE_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "bool": "bool"}
+C_TYPE_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "bool": "bool",
+                "uint8": "unsigned char"}  # (a NumPy byte mask: x[array] = 0)
 # a tensor that requires grad written into an integer result (`int_t.masked_fill(m, w)`)
 AUTOGRAD_DTYPE = "Autograd not support dtype: {dtype}"
 # x.new_tensor(a_tensor): COPY_CONSTRUCT, with the method's name
@@ -535,6 +555,7 @@ COPY_CONSTRUCT_NEW = COPY_CONSTRUCT.replace("tensorgrad.tensor(", "tensor.new_te
 INDEX_SELECT_VECTOR = "index_select(): Index is supposed to be a vector"
 INDEX_SELECT_DTYPE = "index_select(): Expected dtype int32 or int64 for index"
 INDEX_SELECT_BOUNDS = "INDICES element is out of DATA bounds, id={index} axis_dim={size}"
+INDEX_SELECT_EMPTY_DIM = "index_select(): self indexing axis dim should be positive"
 INDEX_SELECT_SCALAR = "index_select(): Index to scalar can have only 1 value, got {count} value(s)"
 INDEX_OUT_OF_RANGE_IN_SELF = "index out of range in self"
 # tensorgrad.finfo / iinfo of a dtype of the other kind

@@ -165,7 +165,7 @@ def _float_input(x):
 def add(input: Tensor, other: Tensor, *, alpha: Number = 1, out: Tensor = None):
     if type(alpha) is not int or alpha >= 2 ** 63:  # (a bool, float or uint64 alpha: its checks)
         check_bool_alpha(input, other, alpha)
-    data = binary_data(np.add, input, other if alpha == 1 else _times(other, alpha))
+    data = binary_data(np.add, input, other if alpha == 1 else _times(other, alpha, input))
     return record(AddBackward0, data, (input, other), alpha=alpha)
 
 
@@ -193,10 +193,15 @@ def _is_floating(value):
     return isinstance(value, (float, complex))
 
 
-def _times(value, alpha):
-    """The values of alpha·value, for the forward pass only (backward uses the alpha attribute)."""
+def _times(value, alpha, beside):
+    """The values of alpha·value, for the forward pass only (backward uses the alpha attribute),
+    computed in the dtype of the result `value` makes beside `beside`, as PyTorch's add kernel
+    computes a + alpha·b: `float64.add(float32, alpha=1e308)` has 1e308 where alpha·b alone, in
+    float32, would be inf."""
     if isinstance(value, Tensor):
-        return Tensor._make(binary_data(np.multiply, Tensor._make(value._data), alpha))
+        result = dtypes.result_type(beside, value).numpy
+        data = value._data if value._data.dtype == result else value._data.astype(result)
+        return Tensor._make(binary_data(np.multiply, Tensor._make(data), alpha))
     return check_operand(value) * alpha  # (a NumPy bool as the float PyTorch takes it for)
 
 
@@ -205,7 +210,8 @@ def sub(input: Tensor, other: Tensor, *, alpha: Number = 1, out: Tensor = None):
     if type(alpha) is not int:  # (a bool or a float alpha: its checks; the usual 1 passes)
         check_bool_alpha(input, other, alpha)
     refuse_bool_subtraction(input, other)
-    data = binary_data(np.subtract, input, other if alpha == 1 else _times(other, alpha))
+    scaled = other if alpha == 1 else _times(other, alpha, input)
+    data = binary_data(np.subtract, input, scaled)
     return record(SubBackward0, data, (input, other), alpha=alpha)
 
 
@@ -583,6 +589,8 @@ def copy_for_grad(grad):
 
 # -- comparisons and logic: no gradients ---------------------------------------------------
 def _compare(ufunc, a, b):
+    if isinstance(b, complex):  # (eq, ne: PyTorch compares in complex, a bool result)
+        return Tensor._make(np.asarray(ufunc(_values(a), b)))
     check_operand(b)
     a, b = unsigned_as_pytorch(a, b)  # (NumPy would compare 2 ** 63 exactly; PyTorch wraps it)
     try:

@@ -51,6 +51,9 @@ def to_numpy_index(index):
                 raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
             if array.dtype.kind in "iu" and isinstance(item, list):  # (made a tensor of first)
                 check_integer_leaves(item)
+            if array.dtype == np.uint8:  # PyTorch's byte index is a mask, still (deprecated)
+                warnings.warn(messages.BYTE_INDEX, UserWarning, stacklevel=4)
+                array = array.astype(bool)
             converted.append(array)
             kinds.add("advanced")
         elif type(item) is bool:  # (NumPy's bool is refused below, as in PyTorch)
@@ -261,10 +264,22 @@ def index_select(input: Tensor, dim: int, index: Tensor, *, out: Tensor = None):
         size, flat = input._data.shape[d], positions.reshape(-1)  # (a 0-d index is one position)
         outside = flat[(flat < 0) | (flat >= size)]
         if outside.size:
-            raise RuntimeError(messages.INDEX_SELECT_BOUNDS.format(index=outside[0], size=size))
+            _out_of_range(input._data, d, outside[0])
         data = np.take(input._data, flat, axis=d)
     return record(IndexSelectBackward0, data, (input,), saved={"index": index}, dim=d,
                   self_sym_sizes=input._data.shape)
+
+
+def _out_of_range(data, dim, position):
+    """A position outside `dim`, in the words of the CPU kernel PyTorch runs for that input
+    (measured): a vector's loop and the slice loop (dim 0, a last dim beyond 1) raise
+    IndexError; the loop for dim 1, and the check of an empty input, RuntimeError."""
+    if data.ndim > 1 and data.size == 0 and data.shape[dim] == 0:
+        raise RuntimeError(messages.INDEX_SELECT_EMPTY_DIM)
+    if data.ndim > 1 and (dim == 1 or data.size == 0):
+        raise RuntimeError(messages.INDEX_SELECT_BOUNDS.format(index=position,
+                                                               size=data.shape[dim]))
+    raise IndexError(messages.INDEX_OUT_OF_RANGE_IN_SELF)
 
 
 @declared
@@ -303,6 +318,9 @@ def setitem(x, index, value):
     """`x[index] = value`, checked in PyTorch's order: the value, the index, the value's shape,
     the in-place rules, and (for index_put) the value's dtype."""
     value = _value_to_write(x, value)  # PyTorch converts the value first, then reads the index
+    if type(index) is np.ndarray and index.dtype == np.uint8 and (
+            not isinstance(value, Tensor) or value._data.size == 1):  # x[byte_mask] = 0: PyTorch's
+        _check_mask(index)                                          # masked_fill_, bool masks only
     if x._data.ndim == 0:
         _check_index_of_0_dim(index)
     numpy_index, kind = to_numpy_index(index)
@@ -432,6 +450,8 @@ def _broadcast_mask(input, mask):
 
 
 def _check_mask(mask):
-    if mask.dtype is not dtypes.bool_:
+    """A mask (a tensor, or the NumPy array of `x[array] = 0`) must be bool."""
+    data = mask._data if isinstance(mask, Tensor) else mask
+    if data.dtype != np.bool_:
         raise RuntimeError(messages.MASKED_FILL_MASK.format(
-            c_type=messages.C_TYPE_NAMES[mask._data.dtype.name]))
+            c_type=messages.C_TYPE_NAMES[data.dtype.name]))

@@ -85,7 +85,8 @@ class Adam(Optimizer):
                 state["max_exp_avg_sq"] = Tensor._make(np.zeros_like(param._data))
         if group["capturable"]:  # (for CUDA graphs: PyTorch refuses it for a CPU parameter)
             raise AssertionError(messages.CAPTURABLE_DEVICES)
-        beta1, beta2 = _value(beta1), _value(beta2)
+        given1, given2 = beta1, beta2  # (a 0-d tensor each, or numbers: PyTorch's step computes
+        beta1, beta2 = _value(beta1), _value(beta2)  # with them as given where they meet 1)
         lr, weight_decay = _value(group["lr"]), _value(group["weight_decay"])
         exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
 
@@ -97,13 +98,13 @@ class Adam(Optimizer):
                 grad = ew.add(grad, param, alpha=_scalar(group["weight_decay"]))
 
         inplace.add_(inplace.mul_(exp_avg, beta1), grad, alpha=_scalar(1 - beta1, "weight", "lerp_"))
-        inplace.add_(inplace.mul_(exp_avg_sq, beta2), grad * grad,
-                     alpha=_scalar(1 - beta2, "value", "addcmul_"))
+        inplace.add_(inplace.mul_(exp_avg_sq, beta2), grad * grad,  # (1 - a bool tensor beta2:
+                     alpha=_scalar(1 - given2, "value", "addcmul_"))  # refused, as in PyTorch)
 
         step = state["step"]._data.item()
-        bias_correction1 = 1 - beta1 ** step
+        bias_correction1 = 1 - given1 ** step
         bias_correction2 = 1 - beta2 ** step
-        step_size = lr / bias_correction1
+        step_size = _value(lr / bias_correction1)  # (a tensor beta1 of 1: lr / 0 is inf, no error)
         bias_correction2_sqrt = bias_correction2 ** 0.5
 
         if group["amsgrad"]:

@@ -2,7 +2,8 @@
 MISSING API cases), each run on both libraries (PyTorch 2.13.0, measured): `masked_fill` and
 `masked_fill_`, the `new_*` constructors, rounding (`round` with `decimals=`, `floor`, `ceil`,
 `trunc`), a tensor's memory layout (`stride`, `is_contiguous`, `element_size`,
-`storage_offset`), `inference_mode`, and `nn.ParameterList` / `nn.ModuleDict`.
+`storage_offset`), and `nn.ParameterList` / `nn.ModuleDict`. (`inference_mode` is deliberately
+absent: docs/library.md, "Not supported".)
 """
 
 import numpy as np
