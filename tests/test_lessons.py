@@ -158,6 +158,16 @@ def loading_instead(path: Path, changed):
     return loader
 
 
+def assert_caught_when_changed(check, name, edition, cell_id, change):
+    """A put-back test: `check(path, loader)` finds nothing in notebook `name` (of `edition`) as
+    shipped, and finds something once `change(cells, index)` has put an old text back in its cell."""
+    path = LESSONS_DIR / ("zh" if edition == "zh" else "") / f"{name}.ipynb"
+    changed = copy.deepcopy(load(path))
+    change(changed.cells, next(i for i, cell in enumerate(changed.cells) if cell.get("id") == cell_id))
+    assert not check(path, load)
+    assert check(path, loading_instead(path, changed)), f"{path.name}: the old {cell_id} is not caught"
+
+
 def tags(cell) -> list[str]:
     return list(cell.get("metadata", {}).get("tags", []))
 
@@ -1505,14 +1515,9 @@ OLD_COMPANION_LINKS = [
                          ids=[f"{case[0][:2]}-{case[2]}" for case in OLD_COMPANION_LINKS])
 def test_an_old_companion_link_put_back_is_caught(lesson, cell_id, edition, old):
     """The check above can fail: the old link, put back in its cell, is found."""
-    path = LESSONS_DIR / ("zh" if edition == "zh" else "") / f"{lesson}.ipynb"
-    changed = copy.deepcopy(load(path))
-    cell = next(cell for cell in changed.cells if cell.get("id") == cell_id)
-    cell.source = old + "\n\n" + cell.source
-
-    loader = loading_instead(path, changed)
-    assert not early_companion_links(path, load)
-    assert early_companion_links(path, loader), f"{path.name}: the old link in {cell_id} is not caught"
+    def put_back(cells, index):
+        cells[index].source = old + "\n\n" + cells[index].source
+    assert_caught_when_changed(early_companion_links, lesson, edition, cell_id, put_back)
 
 
 # --- A companion read section by section, as the course map allows --------------------------------
@@ -1607,17 +1612,12 @@ OLD_COMPANION_SECTIONS = [
                          ids=[f"{case[2]}-{case[1]}" for case in OLD_COMPANION_SECTIONS])
 def test_old_companion_sections_put_back_are_caught(companion, edition, cell_id, old):
     """The check above can fail: the old text, put back, is found."""
-    path = LESSONS_DIR / ("zh" if edition == "zh" else "") / f"{companion}.ipynb"
-    changed = copy.deepcopy(load(path))
-    index = next(i for i, cell in enumerate(changed.cells) if cell.get("id") == cell_id)
-    if old is None:
-        changed.cells.insert(1, changed.cells.pop(index))
-    else:
-        changed.cells[index].source = old
-
-    loader = loading_instead(path, changed)
-    assert not companion_answers_ahead(path, load)
-    assert companion_answers_ahead(path, loader), f"{path.name}: the old {cell_id} is not caught"
+    def put_back(cells, index):
+        if old is None:
+            cells.insert(1, cells.pop(index))
+        else:
+            cells[index].source = old
+    assert_caught_when_changed(companion_answers_ahead, companion, edition, cell_id, put_back)
 
 
 def test_plain_text_reads_one_form():
