@@ -57,8 +57,8 @@ def record(node_class, data, inputs, saved=NOTHING_SAVED, **attributes):
             needs_grad = True
         else:
             edges.append(NO_EDGE)
-    if not needs_grad:
-        return result
+    if not needs_grad or result._data.dtype.kind not in "fc":  # an int or bool result has no
+        return result                                            # gradient: nothing recorded
     node = node_class()
     node.next_functions = tuple(edges)
     node._input_meta = tuple(shapes_and_dtypes)

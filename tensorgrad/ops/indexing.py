@@ -290,8 +290,8 @@ def _value_to_write(x, value):
             name = messages.C_SCALAR_NAMES[x._data.dtype.name]
             raise RuntimeError(messages.COMPLEX_VALUE.format(type_name=name))
         return bool(value)
-    if not isinstance(value, OPERAND_TYPES) or isinstance(value, (np.bool_, np.floating)) \
-            and not isinstance(value, float):
+    if not isinstance(value, OPERAND_TYPES) or isinstance(value, np.generic) \
+            and not isinstance(value, (np.integer, float)):  # (np.complex64, np.float32, np.bool_)
         raise TypeError(f"can't assign a {type_name(value)} to a {x.type()}")
     if isinstance(value, np.unsignedinteger) and value >= 2 ** 63:  # (read as a long long)
         raise ValueError(messages.INT_OVERFLOW)
@@ -316,6 +316,8 @@ def setitem(x, index, value):
             _check_bounds(x, numpy_index)
         data = x._data.copy()
         values = value._data if isinstance(value, Tensor) else value
+        if kind == "advanced" and isinstance(value, Tensor):
+            values = _fitted_to_places(value, np.shape(data[numpy_index]))
         try:
             data[numpy_index] = values
         except ValueError:  # the value does not broadcast to the indexed places: expand says so
@@ -334,17 +336,31 @@ def setitem(x, index, value):
 
 
 def _check_fits(value, target):
-    """The value broadcasts to the indexed places (leading 1s aside, as NumPy and PyTorch take
-    them); else expand's error, in PyTorch's words."""
+    """The value broadcasts to the indexed places; else expand's error, in PyTorch's words."""
+    if _shape_for_places(value, target) is None:
+        expand(value, target)
+
+
+def _fitted_to_places(value, target):
+    """index_put's value as it is written (`x[mask] = torch.tensor([[7.]])` writes 7 everywhere
+    the mask holds), or index_put's refusal when it does not broadcast to the places."""
+    shape = _shape_for_places(value, target)
+    if shape is None:
+        raise RuntimeError(messages.INDEX_PUT_SHAPES.format(value=list(value._data.shape),
+                                                            places=list(target)))
+    return value._data.reshape(shape)
+
+
+def _shape_for_places(value, target):
+    """The value's shape without the leading 1s NumPy and PyTorch drop, if it then broadcasts to
+    the indexed places (None if it does not)."""
     shape = value._data.shape
     while len(shape) > len(target) and shape[0] == 1:
         shape = shape[1:]
     try:
-        fits = np.broadcast_shapes(shape, target) == tuple(target)
+        return shape if np.broadcast_shapes(shape, target) == tuple(target) else None
     except ValueError:
-        fits = False
-    if not fits:
-        expand(value, target)
+        return None
 
 
 def _is_whole(index):
