@@ -164,6 +164,11 @@ def _checked_scalar(value, integer):
             raise TypeError(messages.INTEGER_REQUIRED)
         if value > _INT64_RANGE[1]:
             raise ValueError(messages.INT_OVERFLOW)
+    if integer and isinstance(value, np.generic) and not isinstance(value, (np.integer, float)) \
+            and not (integer is AS_BOOL and isinstance(value, (np.bool_, complex))):
+        # PyTorch reads a NumPy scalar into an integer (or bool) tensor as an index, unless it
+        # is a Python float (np.float64), or for bool a NumPy bool or a Python complex
+        raise TypeError(messages.NOT_A_NUMBER["an integer"].format(type_name=type_name(value)))
     if isinstance(value, (bool, float, np.number, np.bool_)):
         return value
     if isinstance(value, int):  # (read as a double where a floating dtype is asked for)

@@ -247,3 +247,26 @@ def test_printing_leaves_the_default_dtype_unnamed(tg):
         tg.set_default_dtype(tg.float32)
     assert shown == ["tensor([1., 2.])", "tensor([1., 2.], dtype=tensorgrad.float32)",
                      "tensor([])", "tensor([], dtype=tensorgrad.float32)"]
+
+
+# -- tensor(data, dtype=...): a NumPy scalar read into an integer or bool tensor -----------------
+@pytest.mark.parametrize("make_value, dtype, refused", [
+    (lambda: np.float32(2.5), "bool", "numpy.float32"),
+    (lambda: np.longdouble(2.5), "bool", "numpy.longdouble"),
+    (lambda: np.complex64(1 + 2j), "bool", "numpy.complex64"),
+    (lambda: np.float32(2.5), "int64", "numpy.float32"),
+    (lambda: np.bool_(True), "int64", "numpy.bool"),
+    (lambda: np.complex128(1 + 2j), "int64", "numpy.complex128"),
+    (lambda: [[np.float32(1.)]], "bool", "numpy.float32"),
+    (lambda: np.float64(2.5), "int64", None),  # a Python float
+    (lambda: np.bool_(True), "bool", None),
+    (lambda: np.complex128(1 + 2j), "bool", None),  # a Python complex
+    (lambda: np.int32(2), "bool", None),
+])
+def test_a_numpy_scalar_goes_into_an_integer_tensor_only_as_an_index(tg, make_value, dtype,
+                                                                     refused):
+    if refused is None:
+        assert tg.tensor(make_value(), dtype=getattr(tg, dtype)).dtype is getattr(tg, dtype)
+        return
+    with raises_exactly(tg, TypeError, f"'{refused}' object cannot be interpreted as an integer"):
+        tg.tensor(make_value(), dtype=getattr(tg, dtype))
