@@ -104,9 +104,7 @@ def _check_bounds(x, numpy_index, check_arrays=True):
     shape = x._data.shape
     consumed = sum(item.ndim if _is_mask(item) else 1 for item in items
                    if item is not None and item is not Ellipsis and not _is_bool(item))
-    if consumed > len(shape):
-        if not shape and isinstance(items[0], int) and not _is_bool(items[0]):
-            raise IndexError(messages.INDEX_OF_0_DIM)
+    if consumed > len(shape):  # (a 0-d tensor's index is refused before: _check_index_of_0_dim)
         raise IndexError(f"too many indices for tensor of dimension {len(shape)}")
     dim, kept, arrays = 0, [], 0  # kept: the shape left by the integers before `dim`
     for item in items:
@@ -206,6 +204,8 @@ _NODE_FOR_KIND = {  # a view's node, by the kind of index (an advanced index cop
 
 
 def getitem(x, index):
+    if not x._data.ndim:
+        _check_index_of_0_dim(index)
     if isinstance(index, str):  # PyTorch tries to make a tensor of it
         raise TypeError(messages.INVALID_DATA_TYPE.format(type_name="str"))
     numpy_index, kind = to_numpy_index(index)
@@ -233,9 +233,11 @@ def getitem(x, index):
 @declared
 def select(input: Tensor, dim: int, index: int):
     """x[..., index, ...] at position `dim`: removes that dim."""
+    if not input._data.ndim:  # (before the dim is read)
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
     d = _normalize_dim(dim, input._data.ndim)
-    size = input._data.shape[d] if input._data.ndim else None  # (a 0-d tensor: getitem's error)
-    if size is not None and not -size <= index < size:
+    size = input._data.shape[d]
+    if not -size <= index < size:
         raise IndexError(f"select(): index {index} out of range for tensor of size "
                          f"{list(input._data.shape)} at dimension {d}")
     return getitem(input, (slice(None),) * d + (index,))
@@ -369,16 +371,25 @@ def _is_whole(index):
 
 
 def _check_index_of_0_dim(index):
-    """Writing into a 0-d tensor: an int, a slice or anything but None, `...` and a bool is
-    refused as PyTorch's index_put refuses it (reading says "invalid index of a 0-dim tensor")."""
+    """Indexing a 0-d tensor, to read or to write, refused as PyTorch refuses it, by the index
+    alone: a single int 0 (or NumPy int) is "invalid index of a 0-dim tensor" (use item()),
+    any other single int is out of bounds of a dim of size 0, a single slice "cannot be
+    applied", and anything else that would take a dim (an int or slice inside a tuple, a
+    tensor, a list, a NumPy bool, even a str or a float) is "too many indices", before any
+    check of its type. None, `...` and a Python bool take none."""
+    if isinstance(index, (int, np.integer)) and not isinstance(index, (bool, np.bool_)):
+        if index == 0:
+            raise IndexError(messages.INDEX_OF_0_DIM)
+        if not -2 ** 63 <= index < 2 ** 63:  # (read as a C long long first)
+            raise ValueError(messages.INT_OVERFLOW)
+        raise IndexError(f"index {index} is out of bounds for dimension 0 with size 0")
+    if isinstance(index, slice):
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
     for item in index if isinstance(index, tuple) else (index,):
-        if item is None or item is Ellipsis or type(item) is bool:
-            continue
-        if isinstance(item, (int, np.integer)):
-            raise IndexError(f"index {item} is out of bounds for dimension 0 with size 0")
-        if isinstance(item, slice):
-            raise IndexError("slice() cannot be applied to a 0-dim tensor.")
-        raise IndexError("too many indices for tensor of dimension 0")
+        if isinstance(item, Tensor) and item.dtype is dtypes.bool_ and not item._data.ndim:
+            continue  # (a 0-d mask)
+        if not (item is None or item is Ellipsis or type(item) is bool):  # (np.bool_ takes one)
+            raise IndexError("too many indices for tensor of dimension 0")
 
 
 # -- writing where a mask holds -------------------------------------------------------------------

@@ -270,3 +270,45 @@ def test_a_numpy_scalar_goes_into_an_integer_tensor_only_as_an_index(tg, make_va
         return
     with raises_exactly(tg, TypeError, f"'{refused}' object cannot be interpreted as an integer"):
         tg.tensor(make_value(), dtype=getattr(tg, dtype))
+
+
+# -- indexing a 0-d tensor: the message is decided by the index, reading or writing --------------
+INVALID_0_DIM = ("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                 "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+
+
+@pytest.mark.parametrize("write", [False, True])
+@pytest.mark.parametrize("make_index, error, text", [
+    (lambda tg: 0, IndexError, INVALID_0_DIM),
+    (lambda tg: np.int64(0), IndexError, INVALID_0_DIM),
+    (lambda tg: 2, IndexError, "index 2 is out of bounds for dimension 0 with size 0"),
+    (lambda tg: -1, IndexError, "index -1 is out of bounds for dimension 0 with size 0"),
+    (lambda tg: np.int64(1), IndexError, "index 1 is out of bounds for dimension 0 with size 0"),
+    (lambda tg: 2 ** 70, ValueError, "Overflow when unpacking long long"),
+    (lambda tg: slice(0, 1), IndexError, "slice() cannot be applied to a 0-dim tensor."),
+    (lambda tg: tg.tensor(0), IndexError, "too many indices for tensor of dimension 0"),
+    (lambda tg: (0, None), IndexError, "too many indices for tensor of dimension 0"),
+    (lambda tg: (Ellipsis, 1), IndexError, "too many indices for tensor of dimension 0"),
+    (lambda tg: [0], IndexError, "too many indices for tensor of dimension 0"),
+    (lambda tg: 1.5, IndexError, "too many indices for tensor of dimension 0"),
+    (lambda tg: np.bool_(True), IndexError, "too many indices for tensor of dimension 0"),
+])
+def test_a_0d_tensors_index_is_refused_by_what_it_is(tg, write, make_index, error, text):
+    x = tg.tensor(3.)
+    with raises_exactly(tg, error, text):
+        if write:
+            x[make_index(tg)] = 5.
+        else:
+            x[make_index(tg)]
+
+
+def test_indices_that_take_no_dim_read_a_0d_tensor(tg):
+    x = tg.tensor(3.)
+    assert [show(x[i]) for i in (None, Ellipsis, True, False, x > 0)] == [
+        "tensor([3.])", "tensor(3.)", "tensor([3.])", "tensor([])", "tensor([3.])"]
+
+
+@pytest.mark.parametrize("dim, index", [(0, 0), (0, 5), (1, 0)])
+def test_select_cannot_be_applied_to_a_0d_tensor(tg, dim, index):
+    with raises_exactly(tg, IndexError, "select() cannot be applied to a 0-dim tensor."):
+        tg.tensor(3.).select(dim, index)
