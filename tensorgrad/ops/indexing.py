@@ -325,8 +325,13 @@ def setitem(x, index, value):
         except ValueError:  # the value does not broadcast to the indexed places: expand says so
             expand(value, np.shape(data[numpy_index]))
             raise
-        node = IndexPutBackward0 if kind == "advanced" else CopySlices
-        return record(node, data, (x, value), saved={"index": numpy_index})
+        if kind == "advanced":
+            return record(IndexPutBackward0, data, (x, value), saved={"index": numpy_index})
+        # PyTorch copies a value of the places' shape (copy_: an int tensor records nothing)
+        # and fills them with a 0-d one (fill_: recorded whatever the dtype)
+        fills = isinstance(value, Tensor) and not value._data.ndim and np.ndim(data[numpy_index])
+        return record(CopySlices, data, (x, value), saved={"index": numpy_index},
+                      any_dtype=bool(fills))
 
     if kind != "advanced":  # PyTorch copies into a view: the value's shape first, then whether
         if isinstance(value, Tensor):  # the view may be written (`x[:]`, `x[...]`: x itself)
@@ -384,6 +389,7 @@ def _check_index_of_0_dim(index):
             raise ValueError(messages.INT_OVERFLOW)
         raise IndexError(f"index {index} is out of bounds for dimension 0 with size 0")
     if isinstance(index, slice):
+        to_numpy_index(index)  # (its step is checked first: "step must be greater than zero")
         raise IndexError("slice() cannot be applied to a 0-dim tensor.")
     for item in index if isinstance(index, tuple) else (index,):
         if isinstance(item, Tensor) and item.dtype is dtypes.bool_ and not item._data.ndim:

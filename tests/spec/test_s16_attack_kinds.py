@@ -74,6 +74,16 @@ def test_an_index_put_value_that_does_not_fit_is_refused_in_pytorchs_words(
         x[where] = tg.ones(*value)
 
 
+@pytest.mark.parametrize("write", [
+    lambda tg, x, v: x.__setitem__(slice(1, None), v),  # fill_ with a 0-d value
+    lambda tg, x, v: x.__setitem__(None, v),
+    lambda tg, x, v: x.fill_(v)])
+def test_filling_an_integer_tensor_with_a_0d_tensor_is_recorded_as_pytorch_records_it(tg, write):
+    x = tg.tensor([1, 2, 3])
+    write(tg, x, tg.tensor(2.5, requires_grad=True))
+    assert x.grad_fn is not None
+
+
 @pytest.mark.parametrize("dtype", ["int64", "bool"])
 def test_writing_into_an_integer_tensor_records_no_graph(tg, dtype):
     x = tg.tensor([1, 2, 3], dtype=getattr(tg, dtype))
@@ -286,6 +296,7 @@ INVALID_0_DIM = ("invalid index of a 0-dim tensor. Use `tensor.item()` in Python
     (lambda tg: np.int64(1), IndexError, "index 1 is out of bounds for dimension 0 with size 0"),
     (lambda tg: 2 ** 70, ValueError, "Overflow when unpacking long long"),
     (lambda tg: slice(0, 1), IndexError, "slice() cannot be applied to a 0-dim tensor."),
+    (lambda tg: slice(None, None, -1), ValueError, "step must be greater than zero"),
     (lambda tg: tg.tensor(0), IndexError, "too many indices for tensor of dimension 0"),
     (lambda tg: (0, None), IndexError, "too many indices for tensor of dimension 0"),
     (lambda tg: (Ellipsis, 1), IndexError, "too many indices for tensor of dimension 0"),
