@@ -55,6 +55,7 @@ def _infer_python_data(data):
         array = array.astype(dtypes.get_default_dtype().numpy)
     elif array.dtype.kind in "iu":
         check_integer_leaves(data)
+        _check_unsigned_promotion(data)
         array = as_int64(array)
     elif array.dtype.kind not in "fb":
         if array.size == 0:
@@ -74,6 +75,30 @@ def check_integer_leaves(data):
             pending.extend(item)
         elif isinstance(item, np.bool_):
             raise TypeError(messages.NOT_A_NUMBER["an integer"].format(type_name=type_name(item)))
+
+
+_SCALAR_NAMES = {"bool": "Bool", "int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long",
+                 "uint8": "Byte", "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64"}
+
+
+def _check_unsigned_promotion(data):
+    """PyTorch infers a list's dtype leaf by leaf, promoting as it goes, and refuses to promote
+    uint16, uint32 or uint64 with another integer type (`tensor([np.uint32(3), 1])`), in its
+    words: the type so far, then the leaf's."""
+    so_far, pending = None, [data]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, SEQUENCES):
+            pending.extend(reversed(item))  # (left to right)
+            continue
+        leaf = item._data.dtype if isinstance(item, Tensor) else np.dtype(
+            np.int64 if type(item) is int else type(item))
+        if so_far is not None and so_far != leaf and {so_far.name, leaf.name} & {
+                "uint16", "uint32", "uint64"}:
+            raise RuntimeError(
+                "Promotion for uint16, uint32, uint64 types is not supported, attempted to "
+                f"promote {_SCALAR_NAMES[so_far.name]} and {_SCALAR_NAMES[leaf.name]}")
+        so_far = leaf if so_far is None else np.promote_types(so_far, leaf)
 
 
 def _contains_numpy_floats(data):

@@ -323,3 +323,26 @@ def test_indices_that_take_no_dim_read_a_0d_tensor(tg):
 def test_select_cannot_be_applied_to_a_0d_tensor(tg, dim, index):
     with raises_exactly(tg, IndexError, "select() cannot be applied to a 0-dim tensor."):
         tg.tensor(3.).select(dim, index)
+
+
+@pytest.mark.parametrize("make_data, first, second", [
+    (lambda tg: [np.uint32(3), 1], "UInt32", "Long"),
+    (lambda tg: [1, np.uint32(3)], "Long", "UInt32"),
+    (lambda tg: [np.uint16(3), True], "UInt16", "Bool"),
+    (lambda tg: [[np.int8(3)], [np.uint32(1)]], "Char", "UInt32"),
+    (lambda tg: [tg.tensor(1), np.uint32(2)], "Long", "UInt32"),
+    (lambda tg: [np.uint8(3), np.int8(1), np.uint16(3)], "Short", "UInt16"),
+])
+def test_a_list_does_not_promote_uint16_to_uint64_with_another_integer(tg, make_data, first,
+                                                                       second):
+    with raises_exactly(tg, RuntimeError, "Promotion for uint16, uint32, uint64 types is not "
+                                          f"supported, attempted to promote {first} and {second}"):
+        tg.tensor(make_data(tg))
+
+
+@pytest.mark.parametrize("make_data, shown", [
+    (lambda: [np.uint8(3), 1], "tensor([3, 1])"),
+    (lambda: [np.uint16(3), 1.5], "tensor([3.0000, 1.5000])"),  # a float promotes it
+])
+def test_a_list_promotes_a_byte_or_with_a_float(tg, make_data, shown):
+    assert show(tg.tensor(make_data())) == shown
