@@ -389,7 +389,9 @@ def _check_index_of_0_dim(index):
             raise ValueError(messages.INT_OVERFLOW)
         raise IndexError(f"index {index} is out of bounds for dimension 0 with size 0")
     if isinstance(index, slice):
-        to_numpy_index(index)  # (its step is checked first: "step must be greater than zero")
+        if not all(_is_slice_index(bound) for bound in (index.start, index.stop)):
+            raise TypeError(messages.SLICE_INDICES)  # (Python's words: its bounds are read first,
+        to_numpy_index(index)  # then its step: "step must be greater than zero")
         raise IndexError("slice() cannot be applied to a 0-dim tensor.")
     for item in index if isinstance(index, tuple) else (index,):
         if isinstance(item, Tensor) and item.dtype is dtypes.bool_ and not item._data.ndim:

@@ -297,6 +297,8 @@ INVALID_0_DIM = ("invalid index of a 0-dim tensor. Use `tensor.item()` in Python
     (lambda tg: 2 ** 70, ValueError, "Overflow when unpacking long long"),
     (lambda tg: slice(0, 1), IndexError, "slice() cannot be applied to a 0-dim tensor."),
     (lambda tg: slice(None, None, -1), ValueError, "step must be greater than zero"),
+    (lambda tg: slice(1.5, 2), TypeError,
+     "slice indices must be integers or None or have an __index__ method"),
     (lambda tg: tg.tensor(0), IndexError, "too many indices for tensor of dimension 0"),
     (lambda tg: (0, None), IndexError, "too many indices for tensor of dimension 0"),
     (lambda tg: (Ellipsis, 1), IndexError, "too many indices for tensor of dimension 0"),
