@@ -9,6 +9,7 @@ methods) calls these plain functions, whose arguments it has made right itself.
 """
 
 import contextlib
+import math
 import warnings
 
 import numpy as np
@@ -43,6 +44,7 @@ def _infer_python_data(data):
         array = array.astype(dtypes.get_default_dtype().numpy)
     elif array.dtype.kind in "iu":
         check_integer_leaves(data)  # (NumPy's other widths: _finish refuses them, as dtypes)
+        _check_unsigned_promotion(data)
     elif array.dtype.kind not in "fb":
         if array.size == 0:
             return array.astype(dtypes.get_default_dtype().numpy)
@@ -61,6 +63,30 @@ def check_integer_leaves(data):
             pending.extend(item)
         elif isinstance(item, np.bool_):
             raise TypeError(messages.NOT_A_NUMBER["an integer"].format(type_name=type_name(item)))
+
+
+_SCALAR_NAMES = {"bool": "Bool", "int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long",
+                 "uint8": "Byte", "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64"}
+
+
+def _check_unsigned_promotion(data):
+    """PyTorch infers a list's dtype leaf by leaf, promoting as it goes, and refuses to promote
+    uint16, uint32 or uint64 with another integer type (`tensor([np.uint32(3), 1])`), in its
+    words: the type so far, then the leaf's."""
+    so_far, pending = None, [data]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, SEQUENCES):
+            pending.extend(reversed(item))  # (left to right)
+            continue
+        leaf = item._data.dtype if isinstance(item, Tensor) else np.dtype(
+            np.int64 if type(item) is int else type(item))
+        if so_far is not None and so_far != leaf and {so_far.name, leaf.name} & {
+                "uint16", "uint32", "uint64"}:
+            raise RuntimeError(
+                "Promotion for uint16, uint32, uint64 types is not supported, attempted to "
+                f"promote {_SCALAR_NAMES[so_far.name]} and {_SCALAR_NAMES[leaf.name]}")
+        so_far = leaf if so_far is None else np.promote_types(so_far, leaf)
 
 
 def _contains_numpy_floats(data):
@@ -151,6 +177,11 @@ def _checked_scalar(value, integer):
             raise TypeError(messages.INTEGER_REQUIRED)
         if value > _INT64_RANGE[1]:
             raise ValueError(messages.INT_OVERFLOW)
+    if integer and isinstance(value, np.generic) and not isinstance(value, (np.integer, float)) \
+            and not (integer is AS_BOOL and isinstance(value, (np.bool_, complex))):
+        # PyTorch reads a NumPy scalar into an integer (or bool) tensor as an index, unless it
+        # is a Python float (np.float64), or for bool a NumPy bool or a Python complex
+        raise TypeError(messages.NOT_A_NUMBER["an integer"].format(type_name=type_name(value)))
     if isinstance(value, (bool, float, np.number, np.bool_)):
         return value
     if isinstance(value, int):  # (read as a double where a floating dtype is asked for)
@@ -297,24 +328,27 @@ def _zeros(shape, dtype, requires_grad):
 
 def _allocated(make, shape, np_dtype):
     """`make(shape, np_dtype)` (np.zeros, a random draw), in PyTorch's words when the memory is
-    not to be had: more bytes than an int64 counts (`zeros(2 ** 62)`), or more than the machine
-    gives (`nn.Linear(2, 2 ** 40)`), where NumPy says "array is too big" or MemoryError."""
-    with allocating(np.prod(shape, dtype=object), np_dtype):
-        try:
-            return make(shape, dtype=np_dtype)
-        except ValueError:  # (the sizes are checked ints by now: only the byte count is left)
-            raise RuntimeError(messages.STORAGE_OVERFLOW.format(sizes=list(shape))) from None
+    not to be had (see `allocating`)."""
+    with allocating(shape, np_dtype):
+        return make(shape, dtype=np_dtype)
 
 
 @contextlib.contextmanager
-def allocating(count, np_dtype):
-    """The work that makes a result of `count` elements of `np_dtype` (arange's, repeat's), in
-    PyTorch's words when the machine has not the memory: its allocator names the bytes of the
-    result, where NumPy's MemoryError names an array of its own (perhaps an intermediate)."""
+def allocating(shape, np_dtype):
+    """The work that makes a result of `shape` and `np_dtype` (zeros', arange's, repeat's), in
+    PyTorch's words when it cannot be had: a size that wrapped to int64's lowest value
+    (`arange(2 ** 63 - 1)`, whose count PyTorch holds as a double), more bytes than an int64
+    counts (`zeros(2 ** 62)`), or more than the machine gives (`nn.Linear(2, 2 ** 40)`), where
+    NumPy says "array is too big" or MemoryError (perhaps for an intermediate of its own)."""
+    sizes = [int(size) for size in shape]
+    if -2 ** 63 in sizes:
+        raise RuntimeError(messages.SYMINT_SIZE.format(size=-2 ** 63))
+    nbytes = math.prod(sizes) * np.dtype(np_dtype).itemsize
+    if nbytes >= 2 ** 63:
+        raise RuntimeError(messages.STORAGE_OVERFLOW.format(sizes=sizes))
     try:
         yield
     except MemoryError:
-        nbytes = int(count) * np.dtype(np_dtype).itemsize
         raise RuntimeError(messages.CANNOT_ALLOCATE.format(nbytes=nbytes)) from None
 
 
@@ -446,16 +480,22 @@ def arange(start, end=None, step=1, *, dtype=None, requires_grad=False, device=N
         if step == 0:  # (a fractional step truncated to 0)
             raise ValueError("step must be nonzero")
         count = _int64_range_size(start, end, step)
-        with allocating(count, np.int64):
+        with allocating((_as_double_count(count),), np.int64):
             data = start + step * np.arange(count, dtype=np.int64)  # (in int64, as PyTorch)
         return _finish(data, None, requires_grad)
     count = np.ceil((end - start) / step)  # (in double, as PyTorch counts)
     if count > 2 ** 63 - 1:
         raise RuntimeError(messages.ARANGE_SIZE)
     count = max(0, int(count))
-    with allocating(count, dtype.numpy):
+    with allocating((_as_double_count(count),), dtype.numpy):
         data = (start + step * np.arange(count, dtype=np.float64)).astype(dtype.numpy)
     return _finish(data, None, requires_grad)
+
+
+def _as_double_count(count):
+    """arange's size as PyTorch has it: a double cast to int64, so that a count that rounds to
+    2 ** 63 wraps to int64's lowest value."""
+    return -2 ** 63 if float(count) >= 2.0 ** 63 else count
 
 
 def _int64_range_size(start, end, step):
@@ -497,7 +537,7 @@ def linspace(start, end, steps, *, dtype=None, requires_grad=False, device=None)
     np_dtype = _float_dtype(dtype).numpy
     check_value_fits(start, np_dtype)
     check_value_fits(end, np_dtype)
-    with allocating(steps, np_dtype):
+    with allocating((steps,), np_dtype):
         data = _linspace_as_pytorch(start, end, int(steps), np_dtype)
     return _finish(data, None, requires_grad)
 

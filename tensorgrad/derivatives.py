@@ -1176,10 +1176,8 @@ def scatter_along(values, index, dim, shape):
 def scatter_add_along(values, index, dim, shape):
     """Zeros of `shape`, with `values` added at `index` along `dim` (for gather's backward)."""
     data = np.zeros(shape, dtype=values._data.dtype)
-    if data.ndim:
-        idx = list(np.indices(index._data.shape, sparse=True))
-        idx[dim] = index._data
-        np.add.at(data, tuple(idx), values._data)
-    else:
-        data = values._data.copy().reshape(shape)
+    positions = np.atleast_1d(index._data)  # (a 0-d tensor or index: one position, as gather
+    idx = list(np.indices(positions.shape, sparse=True))  # reads it)
+    idx[dim] = positions
+    np.add.at(data.reshape(shape or (1,)), tuple(idx), values._data.reshape(positions.shape))
     return record(ScatterAddBackward, data, (values,), saved={"index": index}, dim=dim)

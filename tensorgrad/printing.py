@@ -267,26 +267,26 @@ def _elements_per_line(indent: int, width: int) -> int:
 # Suffixes (rule 4)
 # ---------------------------------------------------------------------------
 
-# Dtypes that are never named for a non-empty tensor: the value text already
-# tells them apart (``1.`` is float32, ``1`` is int64, ``True`` is bool).
-_DTYPES_SHOWN_BY_THEIR_VALUES = ("float32", "int64", "bool")
+# Dtypes that are never named for a non-empty tensor, besides the default floating one: the
+# value text already tells them apart (``1.`` is the default dtype, ``1`` int64, ``True`` bool).
+_DTYPES_SHOWN_BY_THEIR_VALUES = ("int64", "bool")
 
 
 def _suffixes(array: np.ndarray, dtype_name: str, grad_fn_name: str | None,
-              requires_grad: bool, tangent=None) -> list[str]:
+              requires_grad: bool, tangent=None, default_dtype_name="float32") -> list[str]:
     """The ``key=value`` parts written after the body, in torch's order."""
     suffixes = []
     if array.size == 0:
         # An empty tensor has no elements to show its shape or dtype.
         if array.ndim != 1:
             suffixes.append(f"size={tuple(array.shape)}")
-        if dtype_name != "float32":
+        if dtype_name != default_dtype_name:
             suffixes.append(f"dtype=tensorgrad.{dtype_name}")
     else:
         if _options["edgeitems"] == 0:
             # Nothing but "..." may be shown, so torch always adds the shape.
             suffixes.append(f"size={tuple(array.shape)}")
-        if dtype_name not in _DTYPES_SHOWN_BY_THEIR_VALUES:
+        if dtype_name != default_dtype_name and dtype_name not in _DTYPES_SHOWN_BY_THEIR_VALUES:
             suffixes.append(f"dtype=tensorgrad.{dtype_name}")
 
     if grad_fn_name is not None:
@@ -338,7 +338,7 @@ def _length_as_torch_spells_it(suffix: str) -> int:
 
 def format_tensor(array: np.ndarray, *, dtype_name: str,
                   grad_fn_name: str | None = None, requires_grad: bool = False,
-                  prefix: str = "tensor(", tangent=None) -> str:
+                  prefix: str = "tensor(", tangent=None, default_dtype_name="float32") -> str:
     """The repr of a tensor whose data is ``array``, exactly as torch prints it.
 
     dtype_name: short dtype name, e.g. "float32"; shown as
@@ -347,10 +347,13 @@ def format_tensor(array: np.ndarray, *, dtype_name: str,
     requires_grad: shows ``requires_grad=True`` (only when there is no grad_fn).
     prefix: the opening text; its length is the indent of continuation lines.
     tangent: in forward-mode AD, the tensor's tangent, shown as ``tangent=...``.
+    default_dtype_name: get_default_dtype()'s name: that floating dtype is not named (after
+        ``set_default_dtype(float64)``, float32 tensors say ``dtype=tensorgrad.float32``).
     """
     array = np.asarray(array)
     indent = len(prefix)
-    suffixes = _suffixes(array, dtype_name, grad_fn_name, requires_grad, tangent)
+    suffixes = _suffixes(array, dtype_name, grad_fn_name, requires_grad, tangent,
+                         default_dtype_name)
 
     if array.size == 0:
         body = "[]"

@@ -421,6 +421,7 @@ class TensorMethods:
             grad_fn_name=None if grad_fn is None else type(grad_fn).__name__,
             requires_grad=self._requires_grad,
             tangent=None if self._fw_tangent is None else _forward_ad._tangent_of(self),
+            default_dtype_name=dtypes.get_default_dtype().name,
         )
 
     __str__ = __repr__

@@ -362,6 +362,8 @@ AMBIGUOUS_BOOL = {False: "Boolean value of Tensor with more than one value is am
                   True: "Boolean value of Tensor with no values is ambiguous"}  # (empty?)
 INDEX_PUT_DTYPES = ("Index put requires the source and destination dtypes match, got {destination} "
                     "for the destination and {source} for the source.")
+INDEX_PUT_SHAPES = "shape mismatch: value tensor of shape {value} cannot be broadcast to indexing result of shape {places}"
+SYMINT_SIZE = "IntArrayRef contains an int that cannot be represented as a SymInt: {size}"
 STORAGE_OVERFLOW = "Storage size calculation overflowed with sizes={sizes}"
 CANNOT_ALLOCATE = ("[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't "
                    "allocate memory: you tried to allocate {nbytes} bytes. Error code 12 (Cannot "

@@ -22,7 +22,7 @@ NO_EDGE = (None, 0)  # the edge of an input that needs no gradient (a constant)
 NOTHING_SAVED = {}  # record's default `saved`: an operation whose rule saves nothing (never written to)
 
 
-def record(node_class, data, inputs, saved=NOTHING_SAVED, **attributes):
+def record(node_class, data, inputs, saved=NOTHING_SAVED, *, any_dtype=False, **attributes):
     """Wrap `data` in a Tensor; if gradients are needed, attach a `node_class` grad_fn.
 
     inputs: the operation's inputs in argument order. Tensors become edges of the graph;
@@ -31,6 +31,8 @@ def record(node_class, data, inputs, saved=NOTHING_SAVED, **attributes):
         ({"other": other, "self": input}): tensors, `OUTPUT`, or plain Python values. A value
         that no formula which will run reads is not kept (`a * b` with only `a` requiring grad
         keeps b, not a), as in PyTorch.
+    any_dtype: record even an integer or bool result (PyTorch's fill_ with a tensor value
+        does; every other operation records nothing for a result that has no gradient).
     attributes: non-tensor settings backward needs (a dim, an exponent), stored on the node.
     """
     result = object.__new__(Tensor)  # Tensor._make(data), spelled out: every operation comes here
@@ -57,8 +59,8 @@ def record(node_class, data, inputs, saved=NOTHING_SAVED, **attributes):
             needs_grad = True
         else:
             edges.append(NO_EDGE)
-    if not needs_grad:
-        return result
+    if not needs_grad or result._data.dtype.kind not in "fc" and not any_dtype:  # an int or
+        return result                                    # bool result has no gradient: no node
     node = node_class()
     node.next_functions = tuple(edges)
     node._input_meta = tuple(shapes_and_dtypes)

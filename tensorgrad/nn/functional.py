@@ -336,14 +336,24 @@ def _check_weight_expands(weight_shape, shape):
 
 
 def _weighted_and_reduced(losses, weight, reduction, np_dtype):
-    """Per-element losses (NumPy), times their weights, then summed, averaged or kept."""
+    """Per-element losses (NumPy), times their weights, then summed, averaged or kept. PyTorch
+    weighs them in place (`loss.mul_(weight)`), so a weight may not make them grow."""
     if weight is not None:
+        _check_stays(losses, weight._data.shape)
         losses = losses * weight._data
     if reduction == "sum":
         losses = np.sum(losses)
     elif reduction == "mean":
         losses = np.mean(losses)
     return np.asarray(losses, dtype=np_dtype)
+
+
+def _check_stays(losses, other_shape):
+    """An in-place step of a loss (`loss.mul_(weight)`) keeps the losses' shape: refused, in
+    PyTorch's words, when the other operand would broadcast them to more elements."""
+    shape = np.broadcast_shapes(losses.shape, other_shape)
+    if shape != losses.shape:
+        raise inplace_ops._cannot_grow(Tensor._make(losses), shape)
 
 
 # -- negative log-likelihood and cross-entropy ---------------------------------------------------
@@ -444,6 +454,8 @@ def _check_nll_shapes(input, target, weight):  # noqa: A002  (PyTorch's name)
         raise RuntimeError(
             "expected target dtype to be Long or Byte, but got "
             f"{target.dtype.scalar_name}")
+    if ndim == 2 and not target_ndim:  # (an empty batch with a 0-d target: its dim 0 is read)
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     if ndim == 1 and target_ndim == 1 and target_shape[0] != 1:
         raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: "
                          f"{target_shape[0]}")
@@ -544,6 +556,8 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,  # noqa: A00
         _check_broadcasts(input.shape, weight.shape)
     x, t = input._data, target._data
     positive = 1 if pos_weight is None else pos_weight._data
+    if pos_weight is not None:  # (PyTorch adds the weighted log-sigmoid into `1 - target` in place)
+        _check_stays(t, pos_weight._data.shape)
     losses = positive * t * np.logaddexp(0, -x) + (1 - t) * np.logaddexp(0, x)
     data = _weighted_and_reduced(losses, weight, reduction, t.dtype)  # (computed in the target)
     return _record(BinaryCrossEntropyWithLogitsBackward0, data, (input, target),
@@ -625,6 +639,9 @@ def batch_norm(input: object, running_mean: object, running_var: object,  # noqa
         if value is not None and value._data.size != input.shape[1]:
             raise RuntimeError(f"{name} should contain {input.shape[1]} elements not "
                                f"{value._data.size}")
+    if input._data.size and (running_mean is None) != (running_var is None):  # (an empty input
+        raise ValueError(  # returns before PyTorch's kernel checks the pair)
+            "running_mean and running_var must either both be None or neither be None")
     _check_batch_norm_dtypes(input, (weight, bias, running_mean, running_var))
     if input._data.size == 0:  # no values: PyTorch leaves the running statistics as they are
         out = ew.clone(input)  # and returns a copy, scaled and shifted by the first channel's γ, β

@@ -370,11 +370,14 @@ class Module:
 
     # -- saving and loading ----------------------------------------------------------------------
     def state_dict(self, destination=None, prefix="", keep_vars=False):
-        """An OrderedDict from dotted names to tensors: every parameter and persistent buffer."""
+        """An OrderedDict from dotted names to tensors: every parameter and persistent buffer,
+        each name after `prefix` as it is written (PyTorch adds no dot: "a." gives "a.weight")."""
+        if not isinstance(prefix, str):  # PyTorch first keys its metadata by prefix[:-1], and
+            hash(prefix[:-1])            # fails there: "'int' object is not subscriptable"
         if destination is None:
             destination = OrderedDict()
-        for module_prefix, module in self.named_modules(prefix=prefix.rstrip(".")):
-            dotted = module_prefix + ("." if module_prefix else "")
+        for module_prefix, module in self.named_modules():
+            dotted = prefix + module_prefix + ("." if module_prefix else "")
             for name, param in module._parameters.items():
                 if param is not None:
                     destination[dotted + name] = param if keep_vars else _shape.detach(param)

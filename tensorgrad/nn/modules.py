@@ -359,8 +359,16 @@ class Unflatten(Module):
             raise AttributeError(f"'{type(input).__name__}' object has no attribute 'unflatten'")
         _UNFLATTEN.match((self.dim, self.unflattened_size))  # (its checks, and their words)
         dim = _normalize_dim(self.dim, input._data.ndim)
-        shape = tuple(input.shape)
-        return input._reshape(shape[:dim] + tuple(self.unflattened_size) + shape[dim + 1:])
+        shape = input._data.shape
+        try:  # the sizes must make up dim's size itself (not only the element count, which an
+            sizes = _shape.infer_shape(tuple(self.unflattened_size), shape[dim], None)  # empty
+        except RuntimeError as error:  # batch would make 0 whatever the sizes), in PyTorch's words
+            raise RuntimeError(
+                f"unflatten: Provided sizes {list(self.unflattened_size)} don't multiply up to "
+                f"the size of dim {dim} ({shape[dim]}) in the input tensor"
+                if str(error).startswith("shape '") else
+                f"unflatten got an unexpected error:\n{error}") from None
+        return input._reshape(shape[:dim] + sizes + shape[dim + 1:])
 
     def extra_repr(self):
         return f"dim={self.dim}, unflattened_size={self.unflattened_size}"

@@ -107,9 +107,7 @@ def _check_bounds(x, numpy_index, check_arrays=True):
     shape = x._data.shape
     consumed = sum(item.ndim if _is_mask(item) else 1 for item in items
                    if item is not None and item is not Ellipsis and not _is_bool(item))
-    if consumed > len(shape):
-        if not shape and isinstance(items[0], int) and not _is_bool(items[0]):
-            raise IndexError(messages.INDEX_OF_0_DIM)
+    if consumed > len(shape):  # (a 0-d tensor's index is refused before: _check_index_of_0_dim)
         raise IndexError(f"too many indices for tensor of dimension {len(shape)}")
     dim, kept, arrays = 0, [], 0  # kept: the shape left by the integers before `dim`
     for item in items:
@@ -209,6 +207,8 @@ _NODE_FOR_KIND = {  # a view's node, by the kind of index (an advanced index cop
 
 
 def getitem(x, index):
+    if not x._data.ndim:
+        _check_index_of_0_dim(index)
     if isinstance(index, str):  # PyTorch tries to make a tensor of it
         raise TypeError(messages.INVALID_DATA_TYPE.format(type_name="str"))
     numpy_index, kind = to_numpy_index(index)
@@ -236,9 +236,11 @@ def getitem(x, index):
 @declared
 def select(input: Tensor, dim: int, index: int):
     """x[..., index, ...] at position `dim`: removes that dim."""
+    if not input._data.ndim:  # (before the dim is read)
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
     d = _normalize_dim(dim, input._data.ndim)
-    size = input._data.shape[d] if input._data.ndim else None  # (a 0-d tensor: getitem's error)
-    if size is not None and not -size <= index < size:
+    size = input._data.shape[d]
+    if not -size <= index < size:
         raise IndexError(f"select(): index {index} out of range for tensor of size "
                          f"{list(input._data.shape)} at dimension {d}")
     return getitem(input, (slice(None),) * d + (index,))
@@ -305,8 +307,8 @@ def _value_to_write(x, value):
             name = messages.C_SCALAR_NAMES[x._data.dtype.name]
             raise RuntimeError(messages.COMPLEX_VALUE.format(type_name=name))
         return bool(value)
-    if not isinstance(value, OPERAND_TYPES) or isinstance(value, (np.bool_, np.floating)) \
-            and not isinstance(value, float):
+    if not isinstance(value, OPERAND_TYPES) or isinstance(value, np.generic) \
+            and not isinstance(value, (np.integer, float)):  # (np.complex64, np.float32, np.bool_)
         raise TypeError(f"can't assign a {type_name(value)} to a {x.type()}")
     if isinstance(value, np.unsignedinteger) and value >= 2 ** 63:  # (read as a long long)
         raise ValueError(messages.INT_OVERFLOW)
@@ -334,13 +336,20 @@ def setitem(x, index, value):
             _check_bounds(x, numpy_index)
         data = x._data.copy()
         values = value._data if isinstance(value, Tensor) else value
+        if kind == "advanced" and isinstance(value, Tensor):
+            values = _fitted_to_places(value, np.shape(data[numpy_index]))
         try:
             data[numpy_index] = values
         except ValueError:  # the value does not broadcast to the indexed places: expand says so
             expand(value, np.shape(data[numpy_index]))
             raise
-        node = IndexPutBackward0 if kind == "advanced" else CopySlices
-        return record(node, data, (x, value), saved={"index": numpy_index})
+        if kind == "advanced":
+            return record(IndexPutBackward0, data, (x, value), saved={"index": numpy_index})
+        # PyTorch copies a value of the places' shape (copy_: an int tensor records nothing)
+        # and fills them with a 0-d one (fill_: recorded whatever the dtype)
+        fills = isinstance(value, Tensor) and not value._data.ndim and np.ndim(data[numpy_index])
+        return record(CopySlices, data, (x, value), saved={"index": numpy_index},
+                      any_dtype=bool(fills))
 
     if kind != "advanced":  # PyTorch copies into a view: the value's shape first, then whether
         if isinstance(value, Tensor):  # the view may be written (`x[:]`, `x[...]`: x itself)
@@ -352,17 +361,31 @@ def setitem(x, index, value):
 
 
 def _check_fits(value, target):
-    """The value broadcasts to the indexed places (leading 1s aside, as NumPy and PyTorch take
-    them); else expand's error, in PyTorch's words."""
+    """The value broadcasts to the indexed places; else expand's error, in PyTorch's words."""
+    if _shape_for_places(value, target) is None:
+        expand(value, target)
+
+
+def _fitted_to_places(value, target):
+    """index_put's value as it is written (`x[mask] = torch.tensor([[7.]])` writes 7 everywhere
+    the mask holds), or index_put's refusal when it does not broadcast to the places."""
+    shape = _shape_for_places(value, target)
+    if shape is None:
+        raise RuntimeError(messages.INDEX_PUT_SHAPES.format(value=list(value._data.shape),
+                                                            places=list(target)))
+    return value._data.reshape(shape)
+
+
+def _shape_for_places(value, target):
+    """The value's shape without the leading 1s NumPy and PyTorch drop, if it then broadcasts to
+    the indexed places (None if it does not)."""
     shape = value._data.shape
     while len(shape) > len(target) and shape[0] == 1:
         shape = shape[1:]
     try:
-        fits = np.broadcast_shapes(shape, target) == tuple(target)
+        return shape if np.broadcast_shapes(shape, target) == tuple(target) else None
     except ValueError:
-        fits = False
-    if not fits:
-        expand(value, target)
+        return None
 
 
 def _is_whole(index):
@@ -371,16 +394,28 @@ def _is_whole(index):
 
 
 def _check_index_of_0_dim(index):
-    """Writing into a 0-d tensor: an int, a slice or anything but None, `...` and a bool is
-    refused as PyTorch's index_put refuses it (reading says "invalid index of a 0-dim tensor")."""
+    """Indexing a 0-d tensor, to read or to write, refused as PyTorch refuses it, by the index
+    alone: a single int 0 (or NumPy int) is "invalid index of a 0-dim tensor" (use item()),
+    any other single int is out of bounds of a dim of size 0, a single slice "cannot be
+    applied", and anything else that would take a dim (an int or slice inside a tuple, a
+    tensor, a list, a NumPy bool, even a str or a float) is "too many indices", before any
+    check of its type. None, `...` and a Python bool take none."""
+    if isinstance(index, (int, np.integer)) and not isinstance(index, (bool, np.bool_)):
+        if index == 0:
+            raise IndexError(messages.INDEX_OF_0_DIM)
+        if not -2 ** 63 <= index < 2 ** 63:  # (read as a C long long first)
+            raise ValueError(messages.INT_OVERFLOW)
+        raise IndexError(f"index {index} is out of bounds for dimension 0 with size 0")
+    if isinstance(index, slice):
+        if not all(_is_slice_index(bound) for bound in (index.start, index.stop)):
+            raise TypeError(messages.SLICE_INDICES)  # (Python's words: its bounds are read first,
+        to_numpy_index(index)  # then its step: "step must be greater than zero")
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
     for item in index if isinstance(index, tuple) else (index,):
-        if item is None or item is Ellipsis or type(item) is bool:
-            continue
-        if isinstance(item, (int, np.integer)):
-            raise IndexError(f"index {item} is out of bounds for dimension 0 with size 0")
-        if isinstance(item, slice):
-            raise IndexError("slice() cannot be applied to a 0-dim tensor.")
-        raise IndexError("too many indices for tensor of dimension 0")
+        if isinstance(item, Tensor) and item.dtype is dtypes.bool_ and not item._data.ndim:
+            continue  # (a 0-d mask)
+        if not (item is None or item is Ellipsis or type(item) is bool):  # (np.bool_ takes one)
+            raise IndexError("too many indices for tensor of dimension 0")
 
 
 # -- writing where a mask holds -------------------------------------------------------------------

@@ -344,7 +344,8 @@ def fill_(input, value):
         check_value_fits(value, input._data.dtype)       # a float or bool tensor takes it)
         value = bool(value) if input._data.dtype == np.bool_ else float(value)
     check_scalar_fits(input, value)
-    return apply(input, lambda: record(node_class, np.full_like(input._data, value), inputs))
+    return apply(input, lambda: record(node_class, np.full_like(input._data, value), inputs,
+                                       any_dtype=True))  # (an int tensor too, as PyTorch)
 
 
 @overload

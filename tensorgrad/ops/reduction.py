@@ -100,9 +100,10 @@ def sum_to(input, shape):  # noqa: A002
     sizes = input._data.shape
     if not shape:
         return sum(input)
-    dims = broadcast_dims(shape, sizes)
+    extra = len(shape) - len(sizes)  # leading 1s a write dropped from its value (`x[:2] = v`, v
+    dims = broadcast_dims(shape[extra:] if extra > 0 else shape, sizes)  # of shape [1, 2])
     summed = _sum_over(input, dims, True, _sum_dtype(input)) if dims else input
-    return view_of(summed, summed._data.reshape(shape)) if len(sizes) > len(shape) else summed
+    return view_of(summed, summed._data.reshape(shape)) if summed._data.shape != shape else summed
 
 
 def broadcast_dims(shape, sizes):
@@ -362,13 +363,12 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False,
         raise RuntimeError("gather(): Expected dtype int32/int64 for index")
     d = _normalize_dim(dim, input._data.ndim)
     _check_gather_index(input, d, index)
-    if input._data.ndim:
-        # The index may be smaller than x in the other dims: only that corner of x is read.
-        corner = tuple(slice(None) if i == d else slice(0, n)
-                       for i, n in enumerate(index._data.shape))
-        data = np.take_along_axis(input._data[corner], index._data, axis=d)
-    else:
-        data = input._data.copy()
+    # The index may be smaller than x in the other dims: only that corner of x is read. A 0-d
+    # input or index reads as one element along dim; the result has the index's shape.
+    positions = np.atleast_1d(index._data)
+    corner = tuple(slice(None) if i == d else slice(0, n) for i, n in enumerate(positions.shape))
+    data = np.take_along_axis(np.atleast_1d(input._data)[corner], positions, axis=d)
+    data = data.reshape(index._data.shape)
     return record(GatherBackward0, data, (input,),
                   saved={"index": index}, dim=d, self_sym_sizes=input._data.shape)
 

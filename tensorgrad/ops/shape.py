@@ -49,7 +49,7 @@ def _shape_arg(shape):
     return tuple(int(s) for s in shape)
 
 
-def _infer_shape(shape, numel, original):
+def infer_shape(shape, numel, original):
     """Resolve one -1 and check the element count, with PyTorch's message."""
     if shape.count(-1) > 1:
         raise RuntimeError("only one dimension can be inferred")
@@ -62,6 +62,10 @@ def _infer_shape(shape, numel, original):
         if s != -1:
             known *= s
     if -1 in shape:
+        if known == 0 and numel == 0:
+            raise RuntimeError(f"cannot reshape tensor of 0 elements into shape {list(shape)} "
+                               "because the unspecified dimension size -1 can be any value and "
+                               "is ambiguous")
         if known == 0 or numel % known:
             raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
         shape = tuple(numel // known if s == -1 else s for s in shape)
@@ -73,7 +77,7 @@ def _infer_shape(shape, numel, original):
 # -- reshape / view / flatten -------------------------------------------------------------
 @declared
 def reshape(input: Tensor, *shape: Ints):
-    shape = _infer_shape(_shape_arg(shape), input._data.size, input._data.shape)
+    shape = infer_shape(_shape_arg(shape), input._data.size, input._data.shape)
     data = input._data.reshape(shape)
     if np.may_share_memory(data, input._data) or input._data.size == 0:  # a fresh copy never overlaps
         node = ViewBackward0 if input._data.flags.c_contiguous else ReshapeAliasBackward0
@@ -90,7 +94,7 @@ def view(input: Tensor, *size: Ints): ...
 def view(input, *size):
     if len(size) == 1 and isinstance(size[0], dtypes.dtype):
         raise NotImplementedError(messages.VIEW_AS_DTYPE)
-    size = _infer_shape(_shape_arg(size), input._data.size, input._data.shape)
+    size = infer_shape(_shape_arg(size), input._data.size, input._data.shape)
     data = input._data.reshape(size)
     if not np.may_share_memory(data, input._data) and input._data.size:
         raise RuntimeError(
@@ -290,7 +294,8 @@ def repeat(input: Tensor, *repeats: Ints):
     padded = (1,) * (len(repeats) - input._data.ndim) + input._data.shape
     sizes = [r * s for r, s in zip(repeats, padded)]  # the result's
     check_sizes_not_negative(sizes)
-    with allocating(np.prod(sizes, dtype=object), input._data.dtype):
+    with allocating([(size + 2 ** 63) % 2 ** 64 - 2 ** 63 for size in sizes],  # (in int64)
+                    input._data.dtype):
         data = np.tile(input._data, repeats)
     return record(RepeatBackward0, data, (input,), repeats=repeats, self_sym_sizes=input._data.shape)
 
@@ -416,6 +421,12 @@ def chunk(input: Tensor, chunks: int, dim: int = 0):
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     d = _normalize_dim(dim, input._data.ndim)
     size = -(-input._data.shape[d] // chunks)
+    if input._data.shape[d] == 0:  # PyTorch makes `chunks` empty pieces (a loop over the chunks
+        try:                       # of an empty set runs `chunks` times)
+            sizes = [0] * chunks
+        except MemoryError:  # (PyTorch's vector of sizes: `chunk(10 ** 10)`)
+            raise RuntimeError("std::bad_alloc") from None
+        return split(input, sizes, d)
     return split(input, size, d)
 
 
@@ -451,10 +462,11 @@ def split(tensor: Tensor, split_size_or_sections: object, dim: object = 0):
     d = _normalize_dim(dim, x._data.ndim)
     length = x._data.shape[d]
     check_split_sizes(split_size, length, d)
-    if split_size == 0:  # only a dimension of size 0 can be split in pieces of 0
-        return (x[(slice(None),) * d + (slice(0, 0),)],)
-    sizes = ([split_size] * (length // split_size) + ([length % split_size] if length % split_size else [])
-             if isinstance(split_size, int) else list(split_size))
+    if isinstance(split_size, int):  # PyTorch: max(ceil(length / size), 1) pieces, the last
+        count = -(-length // split_size) if length else 1  # one what is left: an empty dim
+        sizes = [split_size] * (count - 1) + [length - split_size * (count - 1)]  # gives one
+    else:
+        sizes = list(split_size)
     pieces, start = [], 0
     for size in sizes:
         index = [slice(None)] * x._data.ndim

@@ -112,7 +112,8 @@ class Adam(Optimizer):
             second_moment = state["max_exp_avg_sq"]
         else:
             second_moment = exp_avg_sq
-        denom = inplace.add_(ew.sqrt(second_moment) / bias_correction2_sqrt, _value(group["eps"]))
+        denom = inplace.add_(ew.sqrt(second_moment) / bias_correction2_sqrt,  # (eps as a Scalar:
+                             _scalar(_value(group["eps"]), "other", "add_"))  # 10 ** 20 refused)
         inplace.add_(param, exp_avg / denom, alpha=-step_size)
 
 

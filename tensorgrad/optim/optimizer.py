@@ -101,6 +101,7 @@ class Optimizer:
         try:
             with no_grad():
                 for group in self.param_groups:
+                    _check_settings_kept(group, self.defaults)
                     for param in group["params"]:
                         if param.grad is not None:
                             self._update(param, group)
@@ -169,6 +170,14 @@ class Optimizer:
                 if key != "params":
                     text += f"    {key}: {group[key]}\n"
         return text + ")"
+
+
+def _check_settings_kept(group, defaults):
+    """PyTorch's step reads every setting of a group before it looks at the gradients: one
+    deleted from `param_groups` is a KeyError even when no parameter has a gradient yet."""
+    for key in defaults:
+        if key not in group:
+            raise KeyError(key)
 
 
 def _value(setting):
