@@ -59,8 +59,9 @@ def record(node_class, data, inputs, saved=NOTHING_SAVED, *, any_dtype=False, **
             needs_grad = True
         else:
             edges.append(NO_EDGE)
-    if not needs_grad or result._data.dtype.kind not in "fc" and not any_dtype:  # an int or
-        return result                                    # bool result has no gradient: no node
+    has_gradient = result._data.dtype.kind in "fc" or any_dtype  # (not an int or bool result)
+    if not needs_grad or not has_gradient:
+        return result
     node = node_class()
     node.next_functions = tuple(edges)
     node._input_meta = tuple(shapes_and_dtypes)
