@@ -426,6 +426,8 @@ def _nll_at_every_position(log_probabilities, target, weight, ignore_index, redu
         raise RuntimeError("weight tensor should be defined either for all or no classes")
     _check_floating_kernel("nll_loss2d_forward_out_frame", x.dtype)
     rows = _shape.reshape(_shape.permute(x, (0, *range(2, x.ndim), 1)), (-1, x.shape[1]))
+    if weight is not None:  # (any shape with C elements, as PyTorch's 2-d kernel reads it)
+        weight = _shape.reshape(weight, (-1,))
     losses = _negative_log_likelihood(rows, _shape.reshape(target, (-1,)), weight, ignore_index,
                                       reduction)
     return _shape.reshape(losses, target.shape) if reduction == "none" else losses
@@ -462,8 +464,8 @@ def _check_nll_shapes(input, target, weight):  # noqa: A002  (PyTorch's name)
     if ndim == 1 and target_ndim == 1 and shape[0] != 1:
         raise RuntimeError(f"size mismatch (got input: {list(shape)}, target: "
                            f"{list(target_shape)})")
-    if weight is not None and weight._data.size != shape[-1]:
-        raise RuntimeError(
+    if weight is not None and (weight._data.ndim != 1 or weight._data.size != shape[-1]):
+        raise RuntimeError(  # (a (C, 1) weight too: one weight per class, 1-d)
             f"weight tensor should be defined either for all {shape[-1]} classes or no "
             f"classes but got weight tensor of shape: {list(weight.shape)}")
     _check_floating_kernel("nll_loss_out_frame", input.dtype)  # (the kernel's checks from here)
