@@ -59,8 +59,8 @@ def record(node_class, data, inputs, saved=NOTHING_SAVED, *, any_dtype=False, **
             needs_grad = True
         else:
             edges.append(NO_EDGE)
-    has_gradient = result._data.dtype.kind in "fc" or any_dtype  # (not an int or bool result)
-    if not needs_grad or not has_gradient:
+    # nothing needs a gradient, or the result cannot have one (an int or bool result): no node
+    if not needs_grad or not (any_dtype or result._data.dtype.kind in "fc"):
         return result
     node = node_class()
     node.next_functions = tuple(edges)
