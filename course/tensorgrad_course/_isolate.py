@@ -4,11 +4,12 @@ The fork server runs inside one ``bwrap`` sandbox (:mod:`.sandbox`); the
 kernels it forks one after another must not reach each other nor the server.
 So a forked child, before it becomes a kernel:
 
-1. :func:`enter` takes new user, mount, PID and IPC namespaces (it may, being
-   in a user namespace it owns) and maps its user onto itself;
+1. :func:`enter` takes new user, mount, PID, IPC and UTS namespaces (it may,
+   being in a user namespace it owns) and maps its user onto itself;
 2. forks: the grandchild is process 1 of the new PID namespace (it sees no
    other process, and when it exits every process it started is killed);
-3. :func:`confine` (in the grandchild) mounts a fresh ``/proc``, a fresh,
+3. :func:`confine` (in the grandchild) mounts a fresh ``/proc`` whose kernel
+   settings (``/proc/sys`` and the like) are read-only, a fresh,
    size- and file-limited ``/tmp`` and ``/dev/shm`` and a fresh ``/dev/pts``,
    covers the sandbox root with an empty read-only tmpfs with only its own
    scratch folder bound back, makes ``/`` and ``/dev`` read-only (the fork
@@ -25,6 +26,7 @@ import ctypes
 import os
 
 CLONE_NEWNS = 0x00020000
+CLONE_NEWUTS = 0x04000000
 CLONE_NEWIPC = 0x08000000
 CLONE_NEWUSER = 0x10000000
 CLONE_NEWPID = 0x20000000
@@ -56,9 +58,10 @@ def _write(path: str, text: str) -> None:
 
 
 def enter() -> None:
-    """New user, mount, PID and IPC namespaces for the calling (single-threaded) process."""
+    """New user, mount, PID, IPC and UTS namespaces for the calling (single-threaded) process
+    (the UTS one: a host name set by one kernel is no later kernel's)."""
     uid, gid = os.getuid(), os.getgid()
-    _check(_libc.unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC), "unshare")
+    _check(_libc.unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS), "unshare")
     _write("/proc/self/uid_map", f"{uid} {uid} 1\n")
     _write("/proc/self/setgroups", "deny\n")
     _write("/proc/self/gid_map", f"{gid} {gid} 1\n")
@@ -78,6 +81,8 @@ def confine(sandbox_root: str, scratch: str, tmp_bytes: int, keep: tuple[str, ..
     """
     _mount(None, "/", None, MS_REC | MS_PRIVATE)
     _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    for path in PROC_SETTINGS:
+        cover_read_only(path)
     own = os.open(scratch, os.O_PATH | os.O_DIRECTORY)  # still reachable once covered
     kept = [(path, os.open(path, os.O_PATH | os.O_DIRECTORY)) for path in keep]
     files = f",nr_inodes={inodes}" if inodes > 0 else ""
@@ -103,6 +108,22 @@ def confine(sandbox_root: str, scratch: str, tmp_bytes: int, keep: tuple[str, ..
     read_only("/dev")
     read_only("/")
     drop_capabilities()
+
+
+#: The parts of a fresh ``/proc`` that change the whole machine, not the kernel's namespaces: bwrap
+#: covers them with read-only binds, and so does :func:`confine`. Linux lets a write into the
+#: global /proc/sys through on the writer's user id alone: a kernel of a grader running as root
+#: is the host's uid 0 underneath (its namespace maps uid 1000 onto the grader's), so without the
+#: cover it could set vm.swappiness or kernel.core_pattern for the whole machine.
+PROC_SETTINGS = ("/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus")
+
+
+def cover_read_only(path: str) -> None:
+    """Bind ``path`` onto itself, read-only (nothing if the kernel has no such file)."""
+    if not os.path.exists(path):
+        return
+    _mount(path, path, None, MS_BIND | MS_REC)
+    read_only(path)
 
 
 #: statvfs's flags that a read-only remount must keep (a mount in a namespace we do not own

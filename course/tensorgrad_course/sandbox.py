@@ -26,8 +26,8 @@ How it is built
     user, network, IPC and UTS namespace, and as its only writable folder the
     process's *sandbox root*, where every kernel of that process gets its
     scratch folder. For each kernel the server forks a child that takes new
-    user, mount, PID and IPC namespaces of its own (:mod:`._isolate`), mounts
-    a fresh ``/proc`` and ``/tmp``, covers the sandbox root so that only its
+    user, mount, PID, IPC and UTS namespaces of its own (:mod:`._isolate`), mounts
+    a fresh ``/proc`` (the machine's settings in it read-only) and ``/tmp``, covers the sandbox root so that only its
     own scratch folder stays visible, drops every capability, and becomes the
     kernel. Forking keeps the speed of the fork server (the imports are done
     once) while each kernel is as isolated as a fresh ``bwrap`` would make it.
@@ -52,7 +52,7 @@ import tempfile
 from pathlib import Path
 
 from . import library
-from ._isolate import adopt_orphans, become
+from ._isolate import PROC_SETTINGS, adopt_orphans, become
 from .errors import CourseError
 
 #: The user and group a sandboxed kernel runs as (mapped to the grader's own).
@@ -121,6 +121,8 @@ pid = os.fork()
 if pid == 0:
     try:
         _isolate._mount("proc", "/proc", "proc", _isolate.MS_NOSUID | _isolate.MS_NODEV | _isolate.MS_NOEXEC)
+        for path in _isolate.PROC_SETTINGS:
+            _isolate.cover_read_only(path)
     except OSError as exc:
         print(exc, file=sys.stderr)
         os._exit(1)
@@ -550,7 +552,10 @@ def bwrap_argv(root: Path | None, *, path: str | None = None, per_kernel: bool =
     ]
     if per_kernel:
         # proc=False: no /proc at all (an empty folder), where a new /proc mount is refused.
-        args += ["--unshare-pid", *(["--proc", "/proc"] if proc else ["--dir", "/proc"]),
+        # bwrap covers /proc/irq and /proc/bus read-only, but skips /proc/sys where it finds the
+        # sandbox's user unable to write it, which a grader running as root is not (_isolate.PROC_SETTINGS)
+        covers = [arg for path in PROC_SETTINGS for arg in ("--ro-bind-try", path, path)]
+        args += ["--unshare-pid", *(["--proc", "/proc", *covers] if proc else ["--dir", "/proc"]),
                  "--size", str(TMP_MB * 2**20), "--tmpfs", "/dev/shm"]
     else:
         args += ["--bind", "/proc", "/proc"]  # fully visible, so that each kernel may mount its own

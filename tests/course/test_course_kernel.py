@@ -136,6 +136,39 @@ def test_forked_kernels_are_fresh_processes_in_their_own_group(tmp_path):
     assert cwd1 == str(work_of(tmp_path / "a")) and cwd2 == str(work_of(tmp_path / "b"))
 
 
+#: A kernel's try at the machine's settings, through libc (past any audit hook): a global one
+#: written with the value it has (harmless if it goes through), then the host name, which every
+#: later kernel of the same fork server would read if the two shared it.
+_SETTINGS_PROBE = (
+    "import ctypes, os, socket\n"
+    "libc = ctypes.CDLL(None, use_errno=True)\n"
+    "def write(path, text):\n"
+    "    fd = libc.open(path.encode(), os.O_WRONLY)\n"
+    "    if fd < 0:\n"
+    "        return os.strerror(ctypes.get_errno())\n"
+    "    done = libc.write(fd, text.encode(), len(text))\n"
+    "    libc.close(fd)\n"
+    "    return 'written' if done == len(text) else os.strerror(ctypes.get_errno())\n"
+    "print(write('/proc/sys/vm/swappiness', open('/proc/sys/vm/swappiness').read()))\n"
+    "print(write('/proc/sys/kernel/hostname', 'student-1'))\n"
+    "print(socket.gethostname())"
+)
+
+
+def test_a_kernel_can_set_nothing_of_the_machine_nor_what_the_next_kernel_sees(tmp_path):
+    """A grader running as root (Gradescope's container) is the host's uid 0 underneath each
+    kernel's namespaces, and Linux lets the host's uid 0 write the global /proc/sys whatever its
+    capabilities: so /proc/sys is read-only in every kernel, and the host name is each kernel's own."""
+    if not kernel.SANDBOX_BY_DEFAULT:
+        pytest.skip("without the sandbox a kernel runs as an unprivileged user")
+    first, _ = run_cells(tmp_path / "a", [_SETTINGS_PROBE])
+    second, _ = run_cells(tmp_path / "b", [_SETTINGS_PROBE])
+    for nb in (first, second):
+        global_setting, host_name, seen = stdout(nb.cells[0]).splitlines()
+        assert (global_setting, host_name) == ("Read-only file system", "Read-only file system")
+        assert seen == "grader"
+
+
 # ------------------------------------------------------------ a kernel started ahead
 
 #: A mark no other process on the machine carries: the first student's background processes.
