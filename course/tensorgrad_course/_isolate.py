@@ -81,6 +81,9 @@ def confine(sandbox_root: str, scratch: str, tmp_bytes: int, keep: tuple[str, ..
     """
     _mount(None, "/", None, MS_REC | MS_PRIVATE)
     _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    # No user namespace below the kernel's: in one, it would have every capability again, and could
+    # mount file systems in memory that neither the disk nor the memory limit counts.
+    _write("/proc/sys/user/max_user_namespaces", "0")  # (this namespace's own limit)
     for path in PROC_SETTINGS:
         cover_read_only(path)
     own = os.open(scratch, os.O_PATH | os.O_DIRECTORY)  # still reachable once covered

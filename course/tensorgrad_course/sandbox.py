@@ -102,6 +102,18 @@ def bwrap() -> tuple[str | None, str]:
     return path, version or "bubblewrap"
 
 
+@functools.lru_cache(maxsize=None)
+def _no_user_namespaces(path: str | None) -> tuple[str, ...]:
+    """bwrap's option that keeps a kernel from making a user namespace of its own (where it would
+    have every capability again), if this bwrap has it (0.8 and later; the nested mode's kernels
+    get the same from :func:`._isolate.confine`)."""
+    try:
+        usage = subprocess.run([path, "--help"], capture_output=True, text=True, timeout=30).stdout if path else ""
+    except (OSError, subprocess.TimeoutExpired):
+        usage = ""
+    return ("--disable-userns",) if "--disable-userns" in usage else ()
+
+
 #: The isolation levels, strongest first (see :func:`mode`).
 MODES = ("nested", "per_kernel", "no_proc")
 _MODE_TEXT = {
@@ -121,6 +133,7 @@ pid = os.fork()
 if pid == 0:
     try:
         _isolate._mount("proc", "/proc", "proc", _isolate.MS_NOSUID | _isolate.MS_NODEV | _isolate.MS_NOEXEC)
+        _isolate._write("/proc/sys/user/max_user_namespaces", "0")
         for path in _isolate.PROC_SETTINGS:
             _isolate.cover_read_only(path)
     except OSError as exc:
@@ -554,8 +567,9 @@ def bwrap_argv(root: Path | None, *, path: str | None = None, per_kernel: bool =
         # proc=False: no /proc at all (an empty folder), where a new /proc mount is refused.
         # bwrap covers /proc/irq and /proc/bus read-only, but skips /proc/sys where it finds the
         # sandbox's user unable to write it, which a grader running as root is not (_isolate.PROC_SETTINGS)
-        covers = [arg for path in PROC_SETTINGS for arg in ("--ro-bind-try", path, path)]
+        covers = [arg for setting in PROC_SETTINGS for arg in ("--ro-bind-try", setting, setting)]
         args += ["--unshare-pid", *(["--proc", "/proc", *covers] if proc else ["--dir", "/proc"]),
+                 *_no_user_namespaces(path or shutil.which("bwrap")),
                  "--size", str(TMP_MB * 2**20), "--tmpfs", "/dev/shm"]
     else:
         args += ["--bind", "/proc", "/proc"]  # fully visible, so that each kernel may mount its own

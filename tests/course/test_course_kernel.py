@@ -151,22 +151,28 @@ _SETTINGS_PROBE = (
     "    return 'written' if done == len(text) else os.strerror(ctypes.get_errno())\n"
     "print(write('/proc/sys/vm/swappiness', open('/proc/sys/vm/swappiness').read()))\n"
     "print(write('/proc/sys/kernel/hostname', 'student-1'))\n"
-    "print(socket.gethostname())"
+    "print(socket.gethostname())\n"
+    "import subprocess, sys\n"  # (a new process: unshare refuses a new user namespace to a threaded one)
+    "print(subprocess.run([sys.executable, '-c', 'import ctypes, os; libc = ctypes.CDLL(None, use_errno=True); '\n"
+    "                      'print(\"unshared\" if libc.unshare(0x10000000) == 0 else os.strerror(ctypes.get_errno()))'],\n"
+    "                     capture_output=True, text=True).stdout.strip())"
 )
 
 
 def test_a_kernel_can_set_nothing_of_the_machine_nor_what_the_next_kernel_sees(tmp_path):
     """A grader running as root (Gradescope's container) is the host's uid 0 underneath each
     kernel's namespaces, and Linux lets the host's uid 0 write the global /proc/sys whatever its
-    capabilities: so /proc/sys is read-only in every kernel, and the host name is each kernel's own."""
+    capabilities: so /proc/sys is read-only in every kernel, and the host name is each kernel's own.
+    Nor can a kernel make a user namespace of its own, where it would have every capability again."""
     if not kernel.SANDBOX_BY_DEFAULT:
         pytest.skip("without the sandbox a kernel runs as an unprivileged user")
     first, _ = run_cells(tmp_path / "a", [_SETTINGS_PROBE])
     second, _ = run_cells(tmp_path / "b", [_SETTINGS_PROBE])
     for nb in (first, second):
-        global_setting, host_name, seen = stdout(nb.cells[0]).splitlines()
+        global_setting, host_name, seen, user_namespace = stdout(nb.cells[0]).splitlines()
         assert (global_setting, host_name) == ("Read-only file system", "Read-only file system")
         assert seen == "grader"
+        assert user_namespace == "No space left on device"  # (no user namespace of its own: ENOSPC)
 
 
 # ------------------------------------------------------------ a kernel started ahead
