@@ -764,6 +764,10 @@ def _squeeze(line: str) -> str:
     return re.sub(r"0x[0-9a-fA-F]+", "0xADDR", " ".join(line.split()))
 
 
+# Cached: the spoiler test compares every prediction's give-aways with the same texts (each earlier
+# notebook's prose, every page read first), so each text is put in plain form once per run, not
+# once per prediction (a pure function of its string).
+@functools.lru_cache(maxsize=None)
 def _plain(text: str) -> str:
     text = text.lower().translate(_CHINESE_PUNCTUATION)
     text = re.sub(r"\\[a-z]+\{([^{}]*)\}", lambda m: m[1] if m[0].startswith(("\\text", "\\mathrm", "\\mathbf")) else m[0], text)
