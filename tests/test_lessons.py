@@ -764,6 +764,10 @@ def _squeeze(line: str) -> str:
     return re.sub(r"0x[0-9a-fA-F]+", "0xADDR", " ".join(line.split()))
 
 
+# Cached: the spoiler test compares every prediction's give-aways with the same texts (each earlier
+# notebook's prose, every page read first), so each text is put in plain form once per run, not
+# once per prediction (a pure function of its string).
+@functools.lru_cache(maxsize=None)
 def _plain(text: str) -> str:
     text = text.lower().translate(_CHINESE_PUNCTUATION)
     text = re.sub(r"\\[a-z]+\{([^{}]*)\}", lambda m: m[1] if m[0].startswith(("\\text", "\\mathrm", "\\mathbf")) else m[0], text)
@@ -894,6 +898,18 @@ def screen_text(nb, stop: int | None = None) -> list[tuple[int, str, str]]:
     return found
 
 
+@functools.lru_cache(maxsize=None)
+def _shipped_screen_text(path: Path) -> tuple[tuple[int, str, str], ...]:
+    return tuple(screen_text(load(path)))
+
+
+def read_screen_text(path: Path, loader=load):
+    """`screen_text` of notebook `path` as `loader` reads it; of a shipped notebook (read-only, as
+    `load` caches it) worked out once per run, as every prediction after it reads it again."""
+    nb = loader(path)
+    return _shipped_screen_text(path) if nb is load(path) else screen_text(nb)
+
+
 def opening(nb) -> list[int]:
     """The markdown cells above the backend cell: the title, the introduction, the objectives."""
     found = []
@@ -954,12 +970,13 @@ def spoilers(nb, w: Words = WORDS["en"], name: str | None = None,
     problems = []
     english = w is WORDS["en"]
     whole = read_before(path, loader) if path else []
-    earlier = [(other, screen_text(loader(other))) for other in whole]
-    earlier += [(other, [text for text in screen_text(loader(other)) if text[0] in cells])
+    earlier = [(other, read_screen_text(other, loader)) for other in whole]
+    earlier += [(other, [text for text in read_screen_text(other, loader) if text[0] in cells])
                 for other, cells in (companion_sections_read_before(path, loader) if path else [])
                 if other not in whole]
     earlier += [(page, [(0, "prose", page_text(page))])
                 for page in (pages_read_first(path) if path else [])]
+    whole_screen = screen_text(nb)   # read once; each prediction looks at the part above it
     for start, codes, answer, _ in predict_pairs(nb, w):
         if not codes or answer is None:
             continue
@@ -1014,10 +1031,10 @@ def spoilers(nb, w: Words = WORDS["en"], name: str | None = None,
         # before it, in this notebook: all the prose (the **Predict:** cell included), the comments
         # and docstrings of all the code (the prediction's own included), the outputs
         # (a line the prediction prints that a code cell above printed too is no news in the prose)
-        printed_above = {_squeeze(line) for index, what, text in screen_text(nb, start)
+        printed_above = {_squeeze(line) for index, what, text in whole_screen if index < start
                          if what == "output" for line in text.splitlines()}
         news = [line for line in lines if line not in printed_above]
-        for index, what, text in screen_text(nb, codes[-1] + 1):
+        for index, what, text in [text for text in whole_screen if text[0] <= codes[-1]]:
             if what == "prose" and index <= start:
                 for item in says(text, news + gives_away):
                     where = "the lesson's opening" if index in opening(nb) else "the markdown"
@@ -1059,10 +1076,13 @@ def spoilers(nb, w: Words = WORDS["en"], name: str | None = None,
                     problems.append(f"{label}: {whose} already shows the code {fragment!r}")
         if lines and all(line in printed_above for line in lines):
             problems.append(f"{label}: the code cells above it already printed all it prints: {lines}")
-        # before it, in the notebooks read before this one: the give-aways
+        # before it, in the notebooks read before this one: the give-aways (as `says` finds them,
+        # each give-away put in plain form once for all those texts)
+        searched = [(item, _plain(item)) for item in gives_away if len(_plain(item)) >= 3]
         for other, texts in earlier:
             for index, what, text in texts:
-                for item in says(text, gives_away):
+                plain = _plain(text)
+                for item in [item for item, plain_item in searched if plain_item in plain]:
                     problems.append(f"{label}: {other.name} (read before) already says {item!r} "
                                     f"in the {what} of cell {index}")
     return problems

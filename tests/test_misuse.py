@@ -15,6 +15,7 @@ With torch installed, each case also runs on torch (the same text, `torch` for `
     KIND_MATCHED_AT_LEAST (the figures in docs/fidelity.md).
 """
 
+import functools
 import os
 import re
 import traceback
@@ -181,15 +182,27 @@ def test_there_are_enough_cases():
     assert len(CASES) > 18000, len(CASES)
 
 
+@functools.cache
+def tensorgrad_outcomes():
+    """Each case's outcome on tensorgrad, run once (in the order of CASES) for both tests that read
+    it: ('ok',), or ('error', class, text, why it is not one of tensorgrad's own checks or None; not
+    asked for a case of AS_TORCH_DOES). The traceback is read here and not kept."""
+    found = {}
+    for case in CASES:
+        result = outcome(tg, case)
+        if result[0] == "ok":
+            found[case] = ("ok",)
+        else:
+            found[case] = (*result[:3], None if case in AS_TORCH_DOES else own_error(result))
+    return found
+
+
 def internal_errors():
     """The cases whose error is not one of tensorgrad's own checks, each with why not."""
     failures = []
-    for case in CASES:
-        result = outcome(tg, case)
-        if result[0] == "error" and case not in AS_TORCH_DOES:
-            why = own_error(result)
-            if why:
-                failures.append((case, f"{case}: {result[1].__name__}: {result[2][:150]} ({why})"))
+    for case, result in tensorgrad_outcomes().items():
+        if result[0] == "error" and result[3]:
+            failures.append((case, f"{case}: {result[1].__name__}: {result[2][:150]} ({result[3]})"))
     return failures
 
 
@@ -216,8 +229,9 @@ TORCH_LEAK_WORDS = ("object is not iterable", "cannot be interpreted as an integ
 def compare_with_torch(torch):
     """(matched, refused_only_by_torch, other_class, leaks) over all cases."""
     matched, silent, other_class, leaks = [], [], [], []
+    mine_of = tensorgrad_outcomes()
     for case in CASES:
-        mine, theirs = outcome(tg, case), outcome(torch, case)
+        mine, theirs = mine_of[case], outcome(torch, case)
         if theirs[0] == "error" and "has no attribute" in theirs[2] and "module '" in theirs[2] \
                 and mine[0] == "ok":
             silent.append(f"{case}: torch has no such function ({theirs[2]}), tensorgrad has")
