@@ -1023,6 +1023,18 @@ def scalar(name, argument, value):
 _SCALAR = _keeping_complex(_PLAIN["Number"])  # (made once: an optimizer's step calls scalar per parameter)
 
 
+def python_float(value):
+    """`float(value)`, as PyTorch's Python code converts a setting it declares loosely
+    (clip_grad_norm_'s `max_norm` and `norm_type`: `float(norm_type)`): a string, a 0-d tensor or
+    a NumPy scalar as the float it holds, anything else refused in Python's own words, which are
+    PyTorch's there ("could not convert string to float: 'a'", "int too large to convert to
+    float", a tensor's "only one element tensors can be converted to Python scalars")."""
+    try:
+        return float(value)
+    except (TypeError, ValueError, OverflowError) as error:
+        raise type(error)(str(error)) from None
+
+
 def check_scalar_range(value):
     """An int as PyTorch's Scalar takes it (int64 or, positive, uint64), else its OverflowError:
     every numeric slot, the operators' (`t - 2 ** 70`) too."""

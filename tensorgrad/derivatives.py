@@ -499,7 +499,7 @@ def norm_rule(grad, self, result, ord, dim, keepdim, self_sym_sizes):  # noqa: A
         return None
     if ord == 1:
         return grad * self._sign()
-    if ord == float("inf"):
+    if abs(ord) == float("inf"):  # the largest (or, for -inf, the smallest) magnitudes
         winners = self._abs() == result
         return grad * self._sign() * winners / winners._sum(dim=dim, keepdim=True)
     safe = where(result == 0, 1.0, result)
