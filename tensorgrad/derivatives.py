@@ -73,6 +73,12 @@ DivBackward0 = rule(
     self=lambda grad, other: grad / other,
     other=lambda grad, other, self: -grad * ((self / other) / other))
 
+# z = a / c for a number c, as PyTorch's own functions divide (its C++ `div` by a Scalar: the mean
+# of cross_entropy over probabilities); a learner's `t / 2` wraps the 2 as a tensor: DivBackward0
+DivBackward1 = rule(
+    "DivBackward1", computes="{a} / const", local="1/const", elementwise=True,
+    self=lambda grad, other: grad / other)
+
 # z = a / b rounded (div's rounding_mode "floor" or "trunc"): a staircase, flat between its steps;
 # PyTorch's formula is `grad * 0` for both inputs (so an inf or nan gradient stays nan)
 DivBackward2 = rule(

@@ -483,8 +483,10 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     """
     *_, ignore_index, label_smoothing = arguments.checked_values(
         "cross_entropy_loss", (input, target, weight, 1, ignore_index, label_smoothing))[0]
-    if not 0.0 <= label_smoothing <= 1.0:
+    if label_smoothing > 1.0:  # (PyTorch's check: a nan or negative value passes it ...)
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing:g}")
+    if not label_smoothing > 0.0:  # (... and is no smoothing: PyTorch smooths only above 0)
+        label_smoothing = 0.0
     class_dim = 0 if input._data.ndim == 1 else 1
     log_probabilities = _log_softmax(input, class_dim)  # (checked above: input is a Tensor)
     reduction = _reduction(size_average, reduce, reduction)
@@ -502,7 +504,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         if reduction == "sum":
             return _sum(losses)
         if reduction == "mean":
-            return _sum(losses) / (input._data.size // input.shape[class_dim] if input.ndim > 1 else 1)
+            return ew.div_by_number(_sum(losses), input._data.size // input.shape[class_dim]
+                                    if input.ndim > 1 else 1)
         return losses
     loss = _negative_log_likelihood(log_probabilities, target, weight, ignore_index, reduction)
     if not label_smoothing:

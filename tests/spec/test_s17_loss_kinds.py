@@ -1,0 +1,92 @@
+"""The losses given what PyTorch 2.13 takes and tensorgrad refused, or refused otherwise (issue
+29, session 17): `label_smoothing` negative or nan in `F.cross_entropy` and
+`nn.CrossEntropyLoss`, and Python numbers where a loss's tensors belong. Each case runs on both
+libraries (measured on PyTorch 2.13.0).
+"""
+
+import numpy as np
+import pytest
+
+from .conftest import raises_exactly, show
+
+X = [[1.0, 2.0, 0.5], [0.1, -1.0, 3.0]]
+PROBABILITIES = [[0.2, 0.3, 0.5], [1.0, 0.0, 0.0]]
+PLAIN_GRAD = [[0.11561194062232971, 0.3142658472061157, -0.4298778176307678],
+              [-0.47436821460723877, 0.008532087318599224, 0.4658361077308655]]
+PROBABILITIES_GRAD = [[0.015611939132213593, 0.16426584124565125, -0.17987781763076782],
+                      [-0.47436821460723877, 0.008532087318599224, 0.4658361077308655]]
+
+
+# -- label_smoothing: PyTorch smooths only when it is above 0, and refuses it above 1 --------------
+# (nan and negative values are no smoothing at all: the plain loss, its node and its gradient)
+SMOOTHED = {
+    "negative": ({"label_smoothing": -0.1}, "tensor(2.4676, grad_fn=<NllLossBackward0>)", PLAIN_GRAD),
+    "minus one": ({"label_smoothing": -1.0}, "tensor(2.4676, grad_fn=<NllLossBackward0>)", PLAIN_GRAD),
+    "nan": ({"label_smoothing": float("nan")}, "tensor(2.4676, grad_fn=<NllLossBackward0>)",
+            PLAIN_GRAD),
+    "minus inf": ({"label_smoothing": -float("inf")}, "tensor(2.4676, grad_fn=<NllLossBackward0>)",
+                  PLAIN_GRAD),
+    "NumPy nan": ({"label_smoothing": np.float64("nan")},
+                  "tensor(2.4676, grad_fn=<NllLossBackward0>)", PLAIN_GRAD),
+    "negative, none": ({"label_smoothing": -0.1, "reduction": "none"},
+                       "tensor([1.9644, 2.9708], grad_fn=<NllLossBackward0>)",
+                       [[2 * g for g in row] for row in PLAIN_GRAD]),
+    "negative, sum": ({"label_smoothing": -0.1, "reduction": "sum"},
+                      "tensor(4.9351, grad_fn=<NllLossBackward0>)",
+                      [[2 * g for g in row] for row in PLAIN_GRAD]),
+    "nan, weighted": ({"label_smoothing": float("nan"), "weight": [1.0, 2.0, 0.5]},
+                      "tensor(2.6353, grad_fn=<NllLossBackward0>)",
+                      [[0.07707463204860687, 0.20951056480407715, -0.2865852117538452],
+                       [-0.6324909329414368, 0.011376116424798965, 0.6211148500442505]]),
+    "negative, probabilities": ({"label_smoothing": -0.1, "probabilities": True},
+                                "tensor(2.1926, grad_fn=<DivBackward1>)", PROBABILITIES_GRAD),
+    "nan, probabilities": ({"label_smoothing": float("nan"), "probabilities": True},
+                           "tensor(2.1926, grad_fn=<DivBackward1>)", PROBABILITIES_GRAD),
+    "one": ({"label_smoothing": 1.0}, "tensor(1.8342, grad_fn=<AddBackward0>)",
+            [[-0.051054731011390686, 0.14759917557239532, -0.09654448181390762],
+             [-0.14103487133979797, -0.1581345796585083, 0.2991694211959839]]),
+    "a quarter": ({"label_smoothing": 0.25}, "tensor(2.3092, grad_fn=<AddBackward0>)",
+                  [[0.07394526898860931, 0.2725991904735565, -0.346544474363327],
+                   [-0.391034871339798, -0.0331345796585083, 0.4241694211959839]]),
+}
+
+
+@pytest.mark.parametrize("name", SMOOTHED)
+@pytest.mark.parametrize("as_module", [False, True])
+def test_label_smoothing_at_or_below_zero_or_nan_is_no_smoothing(tg, name, as_module):
+    """The loss printed as PyTorch prints it (node included); the gradient to float32's last
+    digits but one (tensorgrad's log_softmax backward rounds the last bit otherwise, with or
+    without smoothing)."""
+    settings, text, grad = SMOOTHED[name]
+    settings = dict(settings)
+    x = tg.tensor(X, requires_grad=True)
+    y = tg.tensor(PROBABILITIES) if settings.pop("probabilities", False) else tg.tensor([2, 0])
+    if "weight" in settings:
+        settings["weight"] = tg.tensor(settings["weight"])
+    if as_module:
+        loss = tg.nn.CrossEntropyLoss(**settings)(x, y)
+    else:
+        loss = tg.nn.functional.cross_entropy(x, y, **settings)
+    assert show(loss) == text
+    loss.sum().backward()
+    assert x.grad.tolist() == [pytest.approx(row, rel=1e-6, abs=1e-7) for row in grad]
+
+
+@pytest.mark.parametrize("value, shown", [(1.5, "1.5"), (float("inf"), "inf"), (2, "2"),
+                                          (3.0, "3"), (1.0000001, "1")])
+@pytest.mark.parametrize("as_module", [False, True])
+def test_label_smoothing_above_one_is_refused(tg, value, shown, as_module):
+    x, y = tg.tensor(X, requires_grad=True), tg.tensor([2, 0])
+    with raises_exactly(tg, RuntimeError, f"label_smoothing must be between 0.0 and 1.0. Got: {shown}"):
+        if as_module:
+            tg.nn.CrossEntropyLoss(label_smoothing=value)(x, y)
+        else:
+            tg.nn.functional.cross_entropy(x, y, label_smoothing=value)
+
+
+@pytest.mark.parametrize("settings", [{}, {"label_smoothing": 0.0}, {"label_smoothing": 0.2}])
+def test_the_mean_over_probabilities_divides_by_a_number(tg, settings):
+    """PyTorch's C++ divides the summed losses by the count as a Scalar: DivBackward1."""
+    x = tg.tensor(X, requires_grad=True)
+    loss = tg.nn.functional.cross_entropy(x, tg.tensor(PROBABILITIES), **settings)
+    assert loss.grad_fn.name().rsplit("::")[-1] == "DivBackward1"
