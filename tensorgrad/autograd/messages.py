@@ -586,3 +586,8 @@ SCALAR_TENSOR_EXPECTED = ("scalar tensor expected to be 0 dim but it has {ndim} 
 # tensorgrad's own where PyTorch leaks "'float' object has no attribute 'grad'"
 CLIP_NOT_A_PARAMETER = ("{name}(): parameters must be a Tensor or an iterable of Tensors, but one "
                         "of them is {type_name}")
+
+# -- a loss's tensors read with `.size()` by PyTorch's Python code (arguments.read_sizes) ---------
+# tests/spec/test_s17_loss_kinds.py: `F.mse_loss(t, 1.0)`, `F.mse_loss(t, np.ones(3))`
+NO_SIZE = "'{type_name}' object has no attribute 'size'"
+NOT_CALLABLE = "'{type_name}' object is not callable"

@@ -247,7 +247,7 @@ linear.__name__ = linear.__qualname__ = "linear"
 
 
 # -- mean squared error --------------------------------------------------------------------------
-@_declared(python=True)
+@_declared(python=True, reads_size=("target", "input", "weight"))  # (PyTorch's `target.size()`)
 def mse_loss(input: Tensor, target: Tensor, size_average: object = None,  # noqa: A002
              reduce: object = None, reduction: object = "mean", weight: Tensor | None = None):
     """Mean squared error. Shapes should match: a mismatch that broadcasts only warns (as in
@@ -283,7 +283,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average: object = None,  # noqa
 
 
 # -- binary cross-entropy ---------------------------------------------------------------------------
-@_declared(python=True)
+@_declared(python=True, reads_size=("target", "input", "weight"))  # (PyTorch's `target.size()`)
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noqa: A002
                          size_average: object = None, reduce: object = None,
                          reduction: object = "mean"):
@@ -541,7 +541,7 @@ def _smoothing_loss(log_probabilities, target, weight, ignore_index, reduction, 
 
 
 # -- binary cross-entropy on raw scores ------------------------------------------------------------
-@_declared(python=True)
+@_declared(python=True, reads_size=("target", "input"))  # (PyTorch's `target.size()`)
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,  # noqa: A002
                                      weight: object = None, size_average: object = None,
                                      reduce: object = None, reduction: object = "mean",

@@ -90,3 +90,74 @@ def test_the_mean_over_probabilities_divides_by_a_number(tg, settings):
     x = tg.tensor(X, requires_grad=True)
     loss = tg.nn.functional.cross_entropy(x, tg.tensor(PROBABILITIES), **settings)
     assert loss.grad_fn.name().rsplit("::")[-1] == "DivBackward1"
+
+
+# -- a Python number (or list, None, NumPy value) where a loss's tensor belongs ----------------------
+# PyTorch's Python code of these losses reads `target.size()`, then `input.size()` (and
+# `weight.size()`), before its C function checks anything: Python's words there are PyTorch's.
+def _no_size(name):
+    return AttributeError, f"'{name}' object has no attribute 'size'"
+
+
+NOT_CALLABLE = (TypeError, "'int' object is not callable")  # (a NumPy value's `size` is an int)
+NUMBERS_AS_TENSORS = [
+    ("F.mse_loss(1.0, t)", _no_size("float")),
+    ("F.mse_loss(t, 1.0)", _no_size("float")),
+    ("F.mse_loss(1, t)", _no_size("int")),
+    ("F.mse_loss(t, 2)", _no_size("int")),
+    ("F.mse_loss(True, t)", _no_size("bool")),
+    ("F.mse_loss(1.0, 2.0)", _no_size("float")),  # (target first)
+    ("F.mse_loss(1.0, [2.0])", _no_size("list")),
+    ("F.mse_loss([1.0, 2.0, 3.0], t)", _no_size("list")),
+    ("F.mse_loss(t, None)", _no_size("NoneType")),
+    ("F.mse_loss(None, t)", _no_size("NoneType")),
+    ("F.mse_loss('a', t)", _no_size("str")),
+    ("F.mse_loss(t, t, weight=1.0)", _no_size("float")),
+    ("F.mse_loss(np.float64(1.0), t)", NOT_CALLABLE),
+    ("F.mse_loss(t, np.ones(3))", NOT_CALLABLE),
+    ("nn.MSELoss()(1.0, t)", _no_size("float")),
+    ("nn.MSELoss()(t, 1.0)", _no_size("float")),
+    ("F.binary_cross_entropy(0.5, p)", _no_size("float")),
+    ("F.binary_cross_entropy(p, 1.0)", _no_size("float")),
+    ("F.binary_cross_entropy(p, 1)", _no_size("int")),
+    ("F.binary_cross_entropy(p, [1.0, 0.0, 1.0])", _no_size("list")),
+    ("F.binary_cross_entropy(p, None)", _no_size("NoneType")),
+    ("F.binary_cross_entropy(p, p, 1.0)", _no_size("float")),
+    ("F.binary_cross_entropy(p, np.float64(1.0))", NOT_CALLABLE),
+    ("nn.BCELoss()(p, 1.0)", _no_size("float")),
+    ("F.binary_cross_entropy_with_logits(1.0, p)", _no_size("float")),
+    ("F.binary_cross_entropy_with_logits(p, 1.0)", _no_size("float")),
+    ("F.binary_cross_entropy_with_logits(p, 1)", _no_size("int")),
+    ("F.binary_cross_entropy_with_logits(p, None)", _no_size("NoneType")),
+    ("nn.BCEWithLogitsLoss()(p, 1.0)", _no_size("float")),
+    # its weights go to PyTorch's C function, whose parser names them
+    ("F.binary_cross_entropy_with_logits(p, p, 1.0)",
+     (TypeError, "binary_cross_entropy_with_logits(): argument 'weight' (position 3) must be "
+                 "Tensor, not float")),
+    ("F.binary_cross_entropy_with_logits(p, p, pos_weight=2.0)",
+     (TypeError, "binary_cross_entropy_with_logits(): argument 'pos_weight' (position 4) must "
+                 "be Tensor, not float")),
+    # nll_loss and cross_entropy are PyTorch's C functions: its parser's words
+    ("F.nll_loss(1.0, y)", (TypeError, "nll_loss_nd(): argument 'input' (position 1) must be "
+                                       "Tensor, not float")),
+    ("F.nll_loss(x, 1)", (TypeError, "nll_loss_nd(): argument 'target' (position 2) must be "
+                                     "Tensor, not int")),
+    ("F.nll_loss(x, y, 1.0)", (TypeError, "nll_loss_nd(): argument 'weight' (position 3) must "
+                                          "be Tensor, not float")),
+    ("F.cross_entropy(1.0, y)", (TypeError, "cross_entropy_loss(): argument 'input' (position 1) "
+                                            "must be Tensor, not float")),
+    ("F.cross_entropy(x, 1)", (TypeError, "cross_entropy_loss(): argument 'target' (position 2) "
+                                          "must be Tensor, not int")),
+    ("nn.CrossEntropyLoss()(x, 1)", (TypeError, "cross_entropy_loss(): argument 'target' "
+                                                "(position 2) must be Tensor, not int")),
+]
+
+
+@pytest.mark.parametrize("call, error", NUMBERS_AS_TENSORS)
+def test_a_number_where_a_loss_takes_a_tensor_fails_as_in_pytorch(tg, call, error):
+    env = {"F": tg.nn.functional, "nn": tg.nn, "np": np,
+           "t": tg.tensor([1.0, 2.0, 4.0], requires_grad=True),
+           "p": tg.tensor([0.2, 0.5, 0.9], requires_grad=True),
+           "x": tg.tensor(X, requires_grad=True), "y": tg.tensor([2, 0])}
+    with raises_exactly(tg, *error):
+        eval(call, env)  # noqa: S307  (the cases above)
