@@ -72,7 +72,6 @@ DIFFERENT_ON_PURPOSE = {
     "nn.Linear(3, 2).to(1.5)": _NOT_SUPPORTED, "lib.autograd.Variable(None)": _NOT_SUPPORTED,
     # the same mistake, found by another check first
     "t.new_tensor(None)": "tensor(None)'s message (torch converts to the other dtype first)",
-    "F.linear(t, m, lib.ones(2))": "a bias of the wrong size",
     "F.nll_loss(t, lib.tensor([[0, 1]]))": "a 2-d target: torch checks the batch size first",
     "nn.Linear(out_features=2, in_features=True)": "a bool as a size: torch takes True as 1",
     "t.broadcast_to(2 ** 70)": "an int too large: torch's own text for a SymInt list",

@@ -199,16 +199,21 @@ def log_softmax(input: Tensor, dim: object = None, _stacklevel: object = 3,  # n
 
 # -- linear: y = x Wᵀ + b ----------------------------------------------------------------------
 def _addmm(bias, mat1, mat2):
-    """bias + mat1 @ mat2 as one operation (PyTorch's fused kernel behind `linear`)."""
-    if mat1._data.ndim != 2 or mat2._data.ndim != 2:
-        raise RuntimeError("mat1 must be a matrix" if mat1._data.ndim != 2 else "mat2 must be a matrix")
-    if mat1.shape[1] != mat2.shape[0]:
-        raise RuntimeError(messages.MATMUL_MISMATCH.format(
-            a0=mat1.shape[0], a1=mat1.shape[1], b0=mat2.shape[0], b1=mat2.shape[1]))
-    for name, first in (("mat1", mat1), ("self", bias)):  # PyTorch's order: mat1, then the bias
+    """bias + mat1 @ mat2 as one operation (PyTorch's fused kernel behind `linear`), with its
+    checks in its order: the dtypes (the bias's, then mat1's, against mat2's), the ranks, the
+    shapes, then the bias expanded to the result (measured on PyTorch 2.13)."""
+    for name, first in (("self", bias), ("mat1", mat1)):
         if first.dtype is not mat2.dtype:
             raise RuntimeError(f"{name} and mat2 must have the same dtype, but got "
                                f"{first.dtype.scalar_name} and {mat2.dtype.scalar_name}")
+    for name, matrix in (("mat1", mat1), ("mat2", mat2)):
+        if matrix._data.ndim != 2:
+            raise RuntimeError(f"{name} must be a matrix, got {matrix._data.ndim}-D tensor")
+    if mat1.shape[1] != mat2.shape[0]:
+        raise RuntimeError(messages.MATMUL_MISMATCH.format(
+            a0=mat1.shape[0], a1=mat1.shape[1], b0=mat2.shape[0], b1=mat2.shape[1]))
+    if bias._data.shape != (mat1.shape[0], mat2.shape[1]):
+        _shape.expand(bias, (mat1.shape[0], mat2.shape[1]))  # PyTorch's error if it cannot
     _refuse_bool(mat1, "addmm_impl_cpu_", mat1._data.shape + mat2._data.shape[1:])
     data = (mat1._data @ mat2._data + bias._data).astype(mat1._data.dtype, copy=False)
     return _record(AddmmBackward0, data, (bias, mat1, mat2),  # d/dmat2 reads mat1, d/dmat1 mat2
@@ -228,9 +233,7 @@ def _compute_linear(input, weight, bias=None):  # noqa: A002
     ndim = input._data.ndim
     if ndim == 0 or weight._data.ndim == 0:
         raise RuntimeError(messages.LINEAR_0D.format(a=ndim, b=weight._data.ndim))
-    if bias is not None and bias._data.shape != weight._data.shape[:1]:
-        _shape.expand(bias, (*input.shape[:-1], weight.shape[0]))  # PyTorch's error if it cannot
-    weight_t = _shape.t(weight)
+    weight_t = _shape.t(weight)  # (first: t()'s refusal of a weight of 3 dims or more)
     if bias is None:
         return _matmul(input, weight_t)
     if ndim == 2:
