@@ -451,6 +451,8 @@ def read_sizes(declared, args, kwargs):
         if isinstance(value, Tensor) or value is None and default_none:
             continue
         size = getattr(value, "size", None)
+        if size is None and isinstance(value, type):
+            raise AttributeError(messages.NO_SIZE_OF_TYPE.format(name=value.__name__))
         if size is None:
             raise AttributeError(messages.NO_SIZE.format(type_name=type(value).__name__))
         if not callable(size):

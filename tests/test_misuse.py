@@ -35,7 +35,7 @@ PYTORCH_CLASSES = (TypeError, ValueError, RuntimeError, IndexError, NotImplement
 READ_ONLY_WORDS = "objects is not writable"
 # a loss's `target.size()` in PyTorch's Python code, of a value that is not a tensor
 # (`F.mse_loss(t, 1.0)`): AttributeError, in tensorgrad as in PyTorch (arguments.read_sizes)
-NO_SIZE_WORDS = "object has no attribute 'size'"
+NO_SIZE_WORDS = "has no attribute 'size'"
 # Python's own words for a call that does not fit (the function's own Python signature, or an
 # operator that returned NotImplemented): raised by the interpreter, not from a tensorgrad line
 # a call that does not fit a Python signature: Python raises it in the calling frame, which may

@@ -590,4 +590,5 @@ CLIP_NOT_A_PARAMETER = ("{name}(): parameters must be a Tensor or an iterable of
 # -- a loss's tensors read with `.size()` by PyTorch's Python code (arguments.read_sizes) ---------
 # tests/spec/test_s17_loss_kinds.py: `F.mse_loss(t, 1.0)`, `F.mse_loss(t, np.ones(3))`
 NO_SIZE = "'{type_name}' object has no attribute 'size'"
+NO_SIZE_OF_TYPE = "type object '{name}' has no attribute 'size'"  # (a class: `F.mse_loss(t, bool)`)
 NOT_CALLABLE = "'{type_name}' object is not callable"

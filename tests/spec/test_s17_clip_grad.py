@@ -211,6 +211,8 @@ NONFINITE = ("The total norm of order {} for gradients from `parameters` is non-
 FOREACH_EMPTY = ("Expected !nested_tensorlist[0].empty() to be true, but got false.  (Could this "
                  "error message be improved?  If so, please report an enhancement request to "
                  "PyTorch.)")
+AMBIGUOUS = ("The truth value of an array with more than one element is ambiguous. Use a.any() "
+             "or a.all()")
 CLAMP_OF_A_FLOAT = (
     "clamp() received an invalid combination of arguments - got (float, max=float), but expected "
     "one of:\n * (Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)\n * "
@@ -262,6 +264,11 @@ CLAMP_OF_A_FLOAT = (
      "scalar tensor expected to be 0 dim but it has 1 dimensions and 2 elements."),
     ("clip_grads_with_norm_([], 'a', 1)", ValueError, "could not convert string to float: 'a'"),
     ("get_total_norm([], 'a')", ValueError, "could not convert string to float: 'a'"),
+    # foreach picks PyTorch's kernel: only tested for truth, once there are tensors
+    ("get_total_norm([ps[0]], foreach=np.ones(2))", ValueError, AMBIGUOUS),
+    ("clip_grad_norm_(ps, 1.0, foreach=np.ones(2))", ValueError, AMBIGUOUS),
+    ("clip_grad_value_(ps, 1.0, foreach=np.ones(2))", ValueError, AMBIGUOUS),
+    ("clip_grads_with_norm_(ps, 1.0, tg.tensor(2.0), foreach=np.ones(2))", ValueError, AMBIGUOUS),
 ])
 def test_clipping_refuses_what_pytorch_refuses_in_its_words(tg, call, error, text):
     ps = list(_parameters(tg))

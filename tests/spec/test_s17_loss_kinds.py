@@ -114,6 +114,9 @@ NUMBERS_AS_TENSORS = [
     ("F.mse_loss('a', t)", _no_size("str")),
     ("F.mse_loss(t, t, weight=1.0)", _no_size("float")),
     ("F.mse_loss(np.float64(1.0), t)", NOT_CALLABLE),
+    ("F.mse_loss(t, bool)", (AttributeError, "type object 'bool' has no attribute 'size'")),
+    ("F.binary_cross_entropy(bool, p)", (AttributeError, "type object 'bool' has no attribute "
+                                                         "'size'")),
     ("F.mse_loss(t, np.ones(3))", NOT_CALLABLE),
     ("nn.MSELoss()(1.0, t)", _no_size("float")),
     ("nn.MSELoss()(t, 1.0)", _no_size("float")),

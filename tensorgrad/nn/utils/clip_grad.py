@@ -62,11 +62,13 @@ def _truth(flag):
         raise type(error)(str(error)) from None
 
 
-def _total_norm(grads, norm_type, error_if_nonfinite):
+def _total_norm(grads, norm_type, error_if_nonfinite, foreach):
     """The norm of all gradients seen as one vector: the norm of their norms (PyTorch's
-    `_get_total_norm`, with `norm_type` already a float)."""
+    `_get_total_norm`, with `norm_type` already a float; `foreach`, which picks PyTorch's
+    kernel, is only tested for truth, as PyTorch tests it once there are tensors)."""
     if not grads:
         return _tensor(0.0)
+    _truth(foreach)
     with no_grad():
         norms = [reduction.norm(grad, norm_type) for grad in grads]
         total = reduction.norm(stack(norms), norm_type)
@@ -75,7 +77,7 @@ def _total_norm(grads, norm_type, error_if_nonfinite):
     return total
 
 
-def _scale(grads, max_norm, total_norm):
+def _scale(grads, max_norm, total_norm, foreach):
     """Every gradient times min(1, max_norm / (total_norm + 1e-6)), in place (PyTorch's
     `_clip_grads_with_norm_`, with `max_norm` already a float)."""
     if not grads:
@@ -91,6 +93,7 @@ def _scale(grads, max_norm, total_norm):
                                                                   numel=total_norm.numel()))
     with no_grad():
         coefficient = elementwise.clamp(max_norm / (total_norm + 1e-6), max=1.0)
+        _truth(foreach)
         for grad in grads:
             inplace.mul_(grad, coefficient)
 
@@ -100,7 +103,7 @@ def get_total_norm(tensors: object, norm_type: object = 2.0, error_if_nonfinite:
                    foreach: object = None):
     """The norm of `tensors` (one tensor, or an iterable of them) seen as one vector."""
     tensors = _as_list(tensors)
-    return _total_norm(tensors, arguments.python_float(norm_type), error_if_nonfinite)
+    return _total_norm(tensors, arguments.python_float(norm_type), error_if_nonfinite, foreach)
 
 
 @checked(python=True)
@@ -108,7 +111,7 @@ def clip_grads_with_norm_(parameters: object, max_norm: object, total_norm: obje
                           foreach: object = None):
     """Scale the parameters' gradients by min(1, max_norm / (total_norm + 1e-6)), in place."""
     grads = _grads(_as_list(parameters), "clip_grads_with_norm_")
-    _scale(grads, arguments.python_float(max_norm), total_norm)
+    _scale(grads, arguments.python_float(max_norm), total_norm, foreach)
 
 
 @checked(python=True)
@@ -122,8 +125,9 @@ def clip_grad_norm_(parameters: object, max_norm: object, norm_type: object = 2.
     if generator and not parameters:
         warnings.warn(messages.CLIP_EMPTY_GENERATOR, stacklevel=3)
     grads = _grads(parameters, "clip_grad_norm_")
-    total_norm = _total_norm(grads, arguments.python_float(norm_type), error_if_nonfinite)
-    _scale(grads, arguments.python_float(max_norm), total_norm)
+    total_norm = _total_norm(grads, arguments.python_float(norm_type), error_if_nonfinite,
+                             foreach)
+    _scale(grads, arguments.python_float(max_norm), total_norm, foreach)
     return total_norm
 
 
@@ -144,6 +148,7 @@ def clip_grad_value_(parameters: object, clip_value: object, foreach: object = N
     grads = _grads(_as_list(parameters), "clip_grad_value_")
     if not grads:  # (PyTorch's foreach kernel, given an empty list)
         raise RuntimeError(messages.FOREACH_EMPTY)
+    _truth(foreach)
     with no_grad():
         for grad in grads:
             inplace.clamp_(grad, min=-clip_value)
