@@ -223,10 +223,12 @@ def overload(stub):
     return stub
 
 
-def declare(function, *, name=None, method=False, like=None, of_function=False, python=False):
+def declare(function, *, name=None, method=False, like=None, of_function=False, python=False,
+            reads_size=()):
     """The Signatures `function` declares: its @overload stubs, or else its own parameters (or,
     with `like`, another declaration's overloads), registered under `name` (with python=True,
-    among the PYTHON_FUNCTIONS, under its module and qualified name)."""
+    among the PYTHON_FUNCTIONS, under its module and qualified name; `reads_size`: see
+    `read_sizes`)."""
     name = name or function.__name__
     stubs = _STUBS.pop((function.__module__, function.__qualname__), None)
     if isinstance(like, types.FunctionType) and not hasattr(like, "signatures"):
@@ -240,6 +242,7 @@ def declare(function, *, name=None, method=False, like=None, of_function=False, 
     else:
         overloads = [Overload.of(function, method)]
     declared = Signatures(name, overloads, method)
+    declared.reads_size = tuple(reads_size)
     if python:
         as_name = "" if name == function.__name__ else f" as {name}"  # (a stub of another's)
         PYTHON_FUNCTIONS[f"{function.__module__}.{function.__qualname__}{as_name}"] = declared
@@ -290,14 +293,17 @@ def declared_names():
     return sorted(set(FUNCTIONS) | set(METHODS))
 
 
-def declared(function=None, *, name=None, like=None, python=False):
+def declared(function=None, *, name=None, like=None, python=False, reads_size=()):
     """Declare an operation's signature (its @overload stubs, or else its own annotated
     parameters; `like=`: another declaration's overloads) and return the function itself,
     unchecked, with the declaration as `function.signatures`. The library calls it as it is;
-    `checked(function)` makes its checked form where its public name is exported."""
+    `checked(function)` makes its checked form where its public name is exported.
+    reads_size=: the tensors whose `.size()` PyTorch's Python code reads first (`read_sizes`)."""
     if function is None:
-        return functools.partial(declared, name=name, like=like, python=python)
-    function.signatures = declare(function, name=name, like=like, python=python)
+        return functools.partial(declared, name=name, like=like, python=python,
+                                 reads_size=reads_size)
+    function.signatures = declare(function, name=name, like=like, python=python,
+                                  reads_size=reads_size)
     function.declared_python = python
     return function
 
@@ -425,6 +431,34 @@ def takes_no_arguments(function, method=True):
     return without_arguments
 
 
+def read_sizes(declared, args, kwargs):
+    """A function PyTorch writes in Python that reads its tensors' `.size()` before anything
+    checks them (a loss's `if target.size() != input.size()`) fails on a value that is not a
+    tensor there, in Python's words, which are PyTorch's: `F.mse_loss(t, 1.0)` is an
+    AttributeError, "'float' object has no attribute 'size'", and a NumPy value, whose `size` is
+    an int, "'int' object is not callable". `declared.reads_size`: the parameters in the order
+    PyTorch's code reads them; a None where None is the default is not read (`if weight is not
+    None`). (Run by the parser, first, for such a declaration: a call its guards pass holds
+    tensors there.)"""
+    params = declared.overloads[0].params
+    positional = [p for p in params if not p.keyword_only]
+    given = {p.name: value for p, value in zip(positional, args)} | kwargs
+    for name in declared.reads_size:
+        if name not in given:
+            continue
+        value = given[name]
+        default_none = next(p for p in params if p.name == name).default_is_none
+        if isinstance(value, Tensor) or value is None and default_none:
+            continue
+        size = getattr(value, "size", None)
+        if size is None and isinstance(value, type):
+            raise AttributeError(messages.NO_SIZE_OF_TYPE.format(name=value.__name__))
+        if size is None:
+            raise AttributeError(messages.NO_SIZE.format(type_name=type(value).__name__))
+        if not callable(size):
+            raise TypeError(messages.NOT_CALLABLE.format(type_name=type(size).__name__))
+
+
 def _binds(parameters, args, kwargs):
     """Does a call fit a Python signature's parameters (their number and names)?"""
     try:
@@ -501,6 +535,7 @@ class Signatures:
         self.name = name
         self.method = method
         self.overloads = overloads
+        self.reads_size = ()  # (set by `declare`: see read_sizes)
         if name in NUMBERS_AS_TENSORS:
             first = 1 if not method and name.endswith("_") else 0  # (torch.add(1, t) too)
             for overload in overloads:
@@ -529,6 +564,8 @@ class Signatures:
 
     def parse(self, args, kwargs):
         """Check a call; return the overload it matches, or raise PyTorch's error."""
+        if self.reads_size:
+            read_sizes(self, args, kwargs)
         for overload in self.overloads:
             if _bind(self.name, overload, args, kwargs, raise_error=False):
                 _check_lists(self.name, overload, args, kwargs)
@@ -1021,6 +1058,18 @@ def scalar(name, argument, value):
 
 
 _SCALAR = _keeping_complex(_PLAIN["Number"])  # (made once: an optimizer's step calls scalar per parameter)
+
+
+def python_float(value):
+    """`float(value)`, as PyTorch's Python code converts a setting it declares loosely
+    (clip_grad_norm_'s `max_norm` and `norm_type`: `float(norm_type)`): a string, a 0-d tensor or
+    a NumPy scalar as the float it holds, anything else refused in Python's own words, which are
+    PyTorch's there ("could not convert string to float: 'a'", "int too large to convert to
+    float", a tensor's "only one element tensors can be converted to Python scalars")."""
+    try:
+        return float(value)
+    except (TypeError, ValueError, OverflowError) as error:
+        raise type(error)(str(error)) from None
 
 
 def check_scalar_range(value):

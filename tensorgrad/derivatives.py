@@ -73,6 +73,12 @@ DivBackward0 = rule(
     self=lambda grad, other: grad / other,
     other=lambda grad, other, self: -grad * ((self / other) / other))
 
+# z = a / c for a number c, as PyTorch's own functions divide (its C++ `div` by a Scalar: the mean
+# of cross_entropy over probabilities); a learner's `t / 2` wraps the 2 as a tensor: DivBackward0
+DivBackward1 = rule(
+    "DivBackward1", computes="{a} / const", local="1/const", elementwise=True,
+    self=lambda grad, other: grad / other)
+
 # z = a / b rounded (div's rounding_mode "floor" or "trunc"): a staircase, flat between its steps;
 # PyTorch's formula is `grad * 0` for both inputs (so an inf or nan gradient stays nan)
 DivBackward2 = rule(
@@ -499,7 +505,7 @@ def norm_rule(grad, self, result, ord, dim, keepdim, self_sym_sizes):  # noqa: A
         return None
     if ord == 1:
         return grad * self._sign()
-    if ord == float("inf"):
+    if abs(ord) == float("inf"):  # the largest (or, for -inf, the smallest) magnitudes
         winners = self._abs() == result
         return grad * self._sign() * winners / winners._sum(dim=dim, keepdim=True)
     safe = where(result == 0, 1.0, result)

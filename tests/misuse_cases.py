@@ -56,7 +56,8 @@ _GOOD_BY_NAME = {
     "alpha": "1", "correction": "1", "exponent": "2", "from": "0.0", "to": "1.0", "mean": "0.0",
     "std": "1.0", "size": "(2, 3)", "shape": "(3, 2)", "dims": "(1, 0)", "repeats": "(1, 1)",
     "data": "[1.0, 2.0]", "tensors": "[t, t]", "dtype": "lib.float64", "requires_grad": "False",
-    "rtol": "1e-05", "atol": "1e-08",
+    "rtol": "1e-05", "atol": "1e-08", "parameters": "[w]", "max_norm": "1.0", "clip_value": "1.0",
+    "norm_type": "2.0", "total_norm": "s",
 }
 _GOOD_BY_TYPE = {"Tensor": "t", "int": "0", "float": "0.5", "Number": "1.5", "bool": "False",
                  "tuple of ints": "(0,)", "tensorgrad.dtype": "lib.float64", "str": "'mean'",
@@ -133,7 +134,8 @@ def _overload_cases(prefix, overload):
 # where the functions PyTorch writes in Python live (arguments.PYTHON_FUNCTIONS), as the cases
 # call them
 _PYTHON_SPACES = {"tensorgrad.nn.functional": "F", "tensorgrad.nn.init": "lib.nn.init",
-                  "tensorgrad.ops.reduction": "lib", "tensorgrad.ops.shape": "lib"}
+                  "tensorgrad.ops.reduction": "lib", "tensorgrad.ops.shape": "lib",
+                  "tensorgrad.nn.utils.clip_grad": "lib.nn.utils"}
 
 
 def declared_overloads(lib_has_function, tensor_has_method):

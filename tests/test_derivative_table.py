@@ -98,6 +98,8 @@ PROGRAMS = {
     "AddBackward0": (lambda a, b: a + 2 * b, lambda: [values(3), values(3)]),
     "SubBackward0": (lambda a, b: tg.sub(a, b, alpha=3), lambda: [values(3), values(3)]),
     "RsubBackward1": (lambda a: 1 - a, lambda: [values(3)]),
+    "DivBackward1": (lambda a: F.cross_entropy(a, tg.tensor([[0.2, 0.8], [0.5, 0.5]])),
+                     lambda: [values(2, 2)]),
     "MulBackward0": (lambda a, b: a * b, lambda: [values(3), values(3)]),
     "DivBackward0": (lambda a, b: a / b, lambda: [values(3), positive(3)]),
     "RemainderBackward0": (lambda a: a % 1.5, lambda: [values(3)]),

@@ -17,16 +17,19 @@ import tensorgrad as tg
 MODULES = ["tensorgrad", "tensorgrad.nn.functional", "tensorgrad.nn.init", "tensorgrad.func",
            "tensorgrad.autograd", "tensorgrad.autograd.functional",
            "tensorgrad.autograd.forward_ad", "tensorgrad.autograd.graph", "tensorgrad.random",
-           "tensorgrad.autograd.profiler", "tensorgrad.nn.modules"]
+           "tensorgrad.autograd.profiler", "tensorgrad.nn.modules", "tensorgrad.nn.utils"]
 
 # torch-style refusals; anything else (AttributeError, NumPy's errors, KeyError) leaks
 REFUSALS = (TypeError, RuntimeError, ValueError, IndexError, NotImplementedError)
 
 # Where torch 2.13 itself raises an AttributeError for these wrong types (measured; with torch
 # installed, the test measures it again): `torch.save(t, object())`, `torch.load(object())`,
-# `torch.autograd.backward([1.], t)`, `torch.autograd.grad([1.], t)`, and gradgradcheck.
+# `torch.autograd.backward([1.], t)`, `torch.autograd.grad([1.], t)`, and gradgradcheck; and the
+# losses whose Python code reads `target.size()` of what it is given (`F.mse_loss(t, object())`).
 AS_TORCH = {("tensorgrad", "save"), ("tensorgrad", "load"), ("tensorgrad.autograd", "backward"),
-            ("tensorgrad.autograd", "grad"), ("tensorgrad.autograd", "gradgradcheck")}
+            ("tensorgrad.autograd", "grad"), ("tensorgrad.autograd", "gradgradcheck"),
+            *(("tensorgrad.nn.functional", loss) for loss in (
+                "mse_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits"))}
 
 
 def _public_functions(module_name):

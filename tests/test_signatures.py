@@ -130,8 +130,8 @@ def test_functions_pytorch_writes_in_python_declare_their_tensors():
         "(Tensor input, Tensor target, object size_average = None, object reduce = None, "
         "object reduction = 'mean', Tensor weight = None)")
     for call, message in [
-            (lambda: F.mse_loss(t, [1.]), "mse_loss(): argument 'target' (position 2) must be "
-                                          "Tensor, not list"),
+            (lambda: F.softmax("a", 0), "softmax(): argument 'input' (position 1) must be "
+                                        "Tensor, not str"),
             (lambda: F.binary_cross_entropy_with_logits(t, t, pos_weight="a"),
              "binary_cross_entropy_with_logits(): argument 'pos_weight' (position 4) must be "
              "Tensor, not str"),  # (PyTorch's C function beneath, called by position)

@@ -566,3 +566,29 @@ FINFO_NOT_FLOAT = ("tensorgrad.finfo() requires a floating point input type. Use
 IINFO_NOT_INTEGER = ("tensorgrad.iinfo() requires an integer input type. Use tensorgrad.finfo to "
                      "handle 'tensorgrad.iinfo'")
 IINFO_BOOL = "tensorgrad.bool is not supported by tensorgrad.iinfo"
+
+# -- torch.nn.utils.clip_grad_norm_ and clip_grad_value_ (tensorgrad/nn/utils/clip_grad.py) ------
+# tests/spec/test_s17_clip_grad.py
+CLIP_NONFINITE = (
+    "The total norm of order {norm_type} for gradients from `parameters` is non-finite, so it "
+    "cannot be clipped. To disable this error and scale the gradients by the non-finite norm "
+    "anyway, set `error_if_nonfinite=False`")
+CLIP_EMPTY_GENERATOR = "`parameters` is an empty generator, no gradient clipping will occur."
+CLIP_GRAD_NORM_DEPRECATED = ("`tensorgrad.nn.utils.clip_grad_norm` is now deprecated in favor of "
+                             "`tensorgrad.nn.utils.clip_grad_norm_`.")
+# clip_grad_value_ with no gradients to clip: PyTorch's foreach kernel refuses the empty list
+FOREACH_EMPTY = ("Expected !nested_tensorlist[0].empty() to be true, but got false.  (Could this "
+                 "error message be improved?  If so, please report an enhancement request to "
+                 "PyTorch.)")
+# clip_grads_with_norm_'s total_norm multiplies every gradient as a 0-d tensor
+SCALAR_TENSOR_EXPECTED = ("scalar tensor expected to be 0 dim but it has {ndim} dimensions and "
+                          "{numel} elements.")
+# tensorgrad's own where PyTorch leaks "'float' object has no attribute 'grad'"
+CLIP_NOT_A_PARAMETER = ("{name}(): parameters must be a Tensor or an iterable of Tensors, but one "
+                        "of them is {type_name}")
+
+# -- a loss's tensors read with `.size()` by PyTorch's Python code (arguments.read_sizes) ---------
+# tests/spec/test_s17_loss_kinds.py: `F.mse_loss(t, 1.0)`, `F.mse_loss(t, np.ones(3))`
+NO_SIZE = "'{type_name}' object has no attribute 'size'"
+NO_SIZE_OF_TYPE = "type object '{name}' has no attribute 'size'"  # (a class: `F.mse_loss(t, bool)`)
+NOT_CALLABLE = "'{type_name}' object is not callable"

@@ -7,9 +7,10 @@
     containers.py  ParameterList and ModuleDict: weights in a list, layers by name
     functional.py  the functions behind them: linear, relu, softmax, mse_loss, cross_entropy, ...
     init.py        weight initialisation (uniform, normal, Xavier, Kaiming)
+    utils/         gradient clipping: clip_grad_norm_, clip_grad_value_
 """
 
-from . import functional, init
+from . import functional, init, utils
 from .containers import ModuleDict, ParameterList
 from .module import Module
 from .modules import (BatchNorm1d, BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, DataParallel,
@@ -20,4 +21,4 @@ from .parameter import Parameter
 __all__ = ["Module", "Parameter", "Linear", "Sequential", "ReLU", "Tanh", "Sigmoid", "Softmax",
            "LogSoftmax", "Identity", "MSELoss", "BCELoss", "NLLLoss", "CrossEntropyLoss",
            "BCEWithLogitsLoss", "ModuleList", "Flatten", "Unflatten", "Dropout", "BatchNorm1d",
-           "DataParallel", "ParameterList", "ModuleDict", "functional", "init"]
+           "DataParallel", "ParameterList", "ModuleDict", "functional", "init", "utils"]

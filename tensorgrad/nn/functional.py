@@ -199,16 +199,21 @@ def log_softmax(input: Tensor, dim: object = None, _stacklevel: object = 3,  # n
 
 # -- linear: y = x Wᵀ + b ----------------------------------------------------------------------
 def _addmm(bias, mat1, mat2):
-    """bias + mat1 @ mat2 as one operation (PyTorch's fused kernel behind `linear`)."""
-    if mat1._data.ndim != 2 or mat2._data.ndim != 2:
-        raise RuntimeError("mat1 must be a matrix" if mat1._data.ndim != 2 else "mat2 must be a matrix")
-    if mat1.shape[1] != mat2.shape[0]:
-        raise RuntimeError(messages.MATMUL_MISMATCH.format(
-            a0=mat1.shape[0], a1=mat1.shape[1], b0=mat2.shape[0], b1=mat2.shape[1]))
-    for name, first in (("mat1", mat1), ("self", bias)):  # PyTorch's order: mat1, then the bias
+    """bias + mat1 @ mat2 as one operation (PyTorch's fused kernel behind `linear`), with its
+    checks in its order: the dtypes (the bias's, then mat1's, against mat2's), the ranks, the
+    shapes, then the bias expanded to the result (measured on PyTorch 2.13)."""
+    for name, first in (("self", bias), ("mat1", mat1)):
         if first.dtype is not mat2.dtype:
             raise RuntimeError(f"{name} and mat2 must have the same dtype, but got "
                                f"{first.dtype.scalar_name} and {mat2.dtype.scalar_name}")
+    for name, matrix in (("mat1", mat1), ("mat2", mat2)):
+        if matrix._data.ndim != 2:
+            raise RuntimeError(f"{name} must be a matrix, got {matrix._data.ndim}-D tensor")
+    if mat1.shape[1] != mat2.shape[0]:
+        raise RuntimeError(messages.MATMUL_MISMATCH.format(
+            a0=mat1.shape[0], a1=mat1.shape[1], b0=mat2.shape[0], b1=mat2.shape[1]))
+    if bias._data.shape != (mat1.shape[0], mat2.shape[1]):
+        _shape.expand(bias, (mat1.shape[0], mat2.shape[1]))  # PyTorch's error if it cannot
     _refuse_bool(mat1, "addmm_impl_cpu_", mat1._data.shape + mat2._data.shape[1:])
     data = (mat1._data @ mat2._data + bias._data).astype(mat1._data.dtype, copy=False)
     return _record(AddmmBackward0, data, (bias, mat1, mat2),  # d/dmat2 reads mat1, d/dmat1 mat2
@@ -228,9 +233,7 @@ def _compute_linear(input, weight, bias=None):  # noqa: A002
     ndim = input._data.ndim
     if ndim == 0 or weight._data.ndim == 0:
         raise RuntimeError(messages.LINEAR_0D.format(a=ndim, b=weight._data.ndim))
-    if bias is not None and bias._data.shape != weight._data.shape[:1]:
-        _shape.expand(bias, (*input.shape[:-1], weight.shape[0]))  # PyTorch's error if it cannot
-    weight_t = _shape.t(weight)
+    weight_t = _shape.t(weight)  # (first: t()'s refusal of a weight of 3 dims or more)
     if bias is None:
         return _matmul(input, weight_t)
     if ndim == 2:
@@ -247,7 +250,7 @@ linear.__name__ = linear.__qualname__ = "linear"
 
 
 # -- mean squared error --------------------------------------------------------------------------
-@_declared(python=True)
+@_declared(python=True, reads_size=("target", "input", "weight"))  # (PyTorch's `target.size()`)
 def mse_loss(input: Tensor, target: Tensor, size_average: object = None,  # noqa: A002
              reduce: object = None, reduction: object = "mean", weight: Tensor | None = None):
     """Mean squared error. Shapes should match: a mismatch that broadcasts only warns (as in
@@ -283,7 +286,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average: object = None,  # noqa
 
 
 # -- binary cross-entropy ---------------------------------------------------------------------------
-@_declared(python=True)
+@_declared(python=True, reads_size=("target", "input", "weight"))  # (PyTorch's `target.size()`)
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noqa: A002
                          size_average: object = None, reduce: object = None,
                          reduction: object = "mean"):
@@ -483,8 +486,10 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     """
     *_, ignore_index, label_smoothing = arguments.checked_values(
         "cross_entropy_loss", (input, target, weight, 1, ignore_index, label_smoothing))[0]
-    if not 0.0 <= label_smoothing <= 1.0:
+    if label_smoothing > 1.0:  # (PyTorch's check: a nan or negative value passes it ...)
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing:g}")
+    if not label_smoothing > 0.0:  # (... and is no smoothing: PyTorch smooths only above 0)
+        label_smoothing = 0.0
     class_dim = 0 if input._data.ndim == 1 else 1
     log_probabilities = _log_softmax(input, class_dim)  # (checked above: input is a Tensor)
     reduction = _reduction(size_average, reduce, reduction)
@@ -502,7 +507,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         if reduction == "sum":
             return _sum(losses)
         if reduction == "mean":
-            return _sum(losses) / (input._data.size // input.shape[class_dim] if input.ndim > 1 else 1)
+            return ew.div_by_number(_sum(losses), input._data.size // input.shape[class_dim]
+                                    if input.ndim > 1 else 1)
         return losses
     loss = _negative_log_likelihood(log_probabilities, target, weight, ignore_index, reduction)
     if not label_smoothing:
@@ -538,7 +544,7 @@ def _smoothing_loss(log_probabilities, target, weight, ignore_index, reduction, 
 
 
 # -- binary cross-entropy on raw scores ------------------------------------------------------------
-@_declared(python=True)
+@_declared(python=True, reads_size=("target", "input"))  # (PyTorch's `target.size()`)
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,  # noqa: A002
                                      weight: object = None, size_average: object = None,
                                      reduce: object = None, reduction: object = "mean",

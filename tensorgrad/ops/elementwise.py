@@ -16,7 +16,8 @@ from ..autograd import messages
 from ..core.tensor import Tensor
 from ..creation import check_value_fits
 from ..derivatives import (AbsBackward0, AddBackward0, CeilBackward0, ClampBackward0, ClampBackward1,
-                           CloneBackward0, CopyBackwards, CosBackward0, DivBackward0, DivBackward2,
+                           CloneBackward0, CopyBackwards, CosBackward0, DivBackward0, DivBackward1,
+                           DivBackward2,
                            ExpBackward0,
                            Expm1Backward0, FloorBackward0, Log1PBackward0, LogBackward0, MaximumBackward0, MinimumBackward0,
                            MulBackward0, NegBackward0, NotImplementedBackward, PowBackward0,
@@ -263,6 +264,13 @@ def div(input, other, *, rounding_mode=None):
         return mul(reciprocal(other), input)
     saved_self = input if requires_grad(other) else None  # only d/db needs a
     return record(DivBackward0, data, (input, other), saved={"other": other, "self": saved_self})
+
+
+def div_by_number(input, number):  # noqa: A002  (PyTorch's name)
+    """input / number as PyTorch's functions divide inside (C++ `at::div` with a Scalar): a
+    DivBackward1 node, which keeps the number, where a Python `t / 2` makes DivBackward0."""
+    data = binary_data(np.true_divide, input, number, true_division=True)
+    return record(DivBackward1, data, (input,), other=number)
 
 
 @declared

@@ -522,6 +522,8 @@ def norm(input: Tensor, p: object = "fro", dim: object = None, keepdim: object =
     values = np.abs(input._data)
     if p == float("inf"):
         data = np.max(values, axis=dims, keepdims=keepdim)
+    elif p == -float("inf"):  # (the smallest magnitude: a power of -inf would give 1)
+        data = np.min(values, axis=dims, keepdims=keepdim)
     elif p == 0:  # (the count of non-zero values)
         data = np.sum(values != 0, axis=dims, keepdims=keepdim)
     elif p == 2:
