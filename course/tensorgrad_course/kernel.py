@@ -64,7 +64,8 @@ The sandbox
     process it started, detached ones included, and counts those
     (``RunResult.lingering``).
 
-Output is kept up to ``output_cap`` bytes per cell (the rest is dropped), so a
+Output is kept up to ``output_cap`` bytes per cell (the rest is dropped), whatever the message kind
+(text, display data, ``error`` tracebacks, widget comm state), so a
 50 MB print cannot exhaust the grader's memory.
 
 Grader records
@@ -517,34 +518,63 @@ class _CappedClient(NotebookClient):
         self._records_used += size
         self.records.setdefault(cell_index, []).append(record)
 
+    def process_message(self, msg, cell, cell_index):
+        # Every message the client may keep counts against the cell's one output cap, whatever its
+        # kind: an ``error``'s evalue and traceback and a widget's comm state are kept as surely as
+        # printed text (nbclient keeps an output widget's comm for the rest of the notebook).
+        kind = msg.get("msg_type", "")
+        if kind not in _UNKEPT and not _is_record(msg.get("content", {})):
+            if not self._charge(cell.outputs, cell_index, _message_bytes(msg)):
+                return None
+        return super().process_message(msg, cell, cell_index)
+
+    def _charge(self, outs, cell_index: int, size: int) -> bool:
+        """Count ``size`` bytes against the cell's output cap; False (and a note, once) past it."""
+        used = self._output_used.get(cell_index, 0)
+        self._output_used[cell_index] = used + size
+        if used + size <= self._output_cap:
+            return True
+        if used <= self._output_cap:
+            outs.append({"output_type": "stream", "name": "stderr",
+                         "text": f"[grader: output beyond {self._output_cap} bytes dropped]\n"})
+        return False
+
     def output(self, outs, msg, display_id, cell_index):
         content = msg.get("content", {})
         if UNREADABLE in content:  # (safe_unpack): kept as a malformed record, which the grader reports
             self.unreadable.setdefault(cell_index, []).append(str(content[UNREADABLE]))
             self._take_record(cell_index, {"malformed": True, "why": str(content[UNREADABLE])})
             return None
-        data = content.get("data")
-        if isinstance(data, dict) and MIME in data:
+        if _is_record(content):
             # A grader record: collected aside (never shown, never capped with the
             # output, never cleared). Only display_data counts; anything else
             # carrying the MIME type (an execute_result...) is kept as a record
             # marked so, and the grader flags it.
-            record = data[MIME]
+            record = content["data"][MIME]
             if msg.get("msg_type") != "display_data":
                 record = {"malformed": True, "msg_type": msg.get("msg_type")}
             self._take_record(cell_index, record)
             return None
-        size = len(content.get("text", "")) + sum(len(str(v)) for v in content.get("data", {}).values())
-        used = self._output_used.get(cell_index, 0)
-        self._output_used[cell_index] = used + size
-        if used + size > self._output_cap:
-            if used <= self._output_cap:
-                outs.append(
-                    {"output_type": "stream", "name": "stderr",
-                     "text": f"[grader: output beyond {self._output_cap} bytes dropped]\n"}
-                )
-            return None
         return super().output(outs, msg, display_id, cell_index)
+
+
+#: Kernel messages the client keeps nothing of (nor drops: a cell ends on its idle ``status``).
+_UNKEPT = frozenset({"status", "execute_input", "clear_output"})
+
+
+def _is_record(content) -> bool:
+    """Whether a message's content is a grader record (or stands for an unreadable message)."""
+    data = content.get("data")
+    return UNREADABLE in content or (isinstance(data, dict) and MIME in data)
+
+
+def _message_bytes(msg) -> int:
+    """About how many bytes the client keeps if it keeps ``msg``: its content as JSON, and its buffers."""
+    try:
+        size = len(json.dumps(msg.get("content", {}), ensure_ascii=False))
+    except (TypeError, ValueError):
+        size = len(str(msg.get("content")))
+    return size + sum(len(buffer) for buffer in msg.get("buffers") or ())
 
 
 class _Watchdog:
