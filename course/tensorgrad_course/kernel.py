@@ -424,8 +424,6 @@ class LimitedKernelManager(AsyncKernelManager):
     #: (megabytes, files) of the disk limit (:class:`Limits`): the size of a sandboxed kernel's own
     #: /dev/shm and the files its /tmp and /dev/shm may hold (:func:`.sandbox.private_tmpfs`).
     disk_limits = Tuple(Int(0), Int(0))
-    #: Whether the kernel has a /tmp and /dev/shm of its own that :class:`_Monitor` counts.
-    private_tmpfs = Bool(False)
     #: Ask the fork server from a thread, so that the event loop goes on meanwhile (a kernel
     #: started ahead while another notebook runs: :func:`_start_spare`).
     spawn_in_thread = Bool(False)
@@ -482,7 +480,6 @@ class LimitedKernelManager(AsyncKernelManager):
                 provisioner.process = _ZygoteProcess(zygote, pid)
                 provisioner.pid = provisioner.pgid = pid  # the child called setsid()
                 provisioner.cwd = cwd
-                self.private_tmpfs = sandboxed  # its own /tmp and /dev/shm (._isolate.confine)
                 self._reconcile_connection_info(provisioner.connection_info)
                 return
         if sandboxed:  # one bwrap per kernel, with its own PID namespace
@@ -597,26 +594,52 @@ class _Watchdog:
         kill_kernel(self.km)
 
 
-def _descendants(pid: int, cap: int) -> int:
-    """How many processes (threads included) ``pid`` and its descendants are, counting up to ``cap``.
+def _descendants(pid: int, cap: int) -> tuple[int, list[int]]:
+    """(how many processes and threads, which processes) ``pid`` and its descendants are, counting up to ``cap``.
 
     From ``/proc/PID/task/TID/children``: only the kernel's own tree is read, so a poll costs
     a few small reads. In the sandbox a process that detaches (``setsid``, a double fork) is
     re-parented to the kernel's PID namespace's first process, so it is still counted.
     """
-    count, stack, seen = 0, [pid], set()
+    count, stack, seen = 0, [pid], []
     while stack and count <= cap:
         current = stack.pop()
         if current in seen:
             continue
-        seen.add(current)
         try:
             tasks = os.listdir(f"/proc/{current}/task")
         except OSError:
             continue
+        seen.append(current)
         count += len(tasks)
         stack.extend(sandbox.children(current))
-    return count
+    return count, seen
+
+
+_PAGE = os.sysconf("SC_PAGE_SIZE")
+
+
+def _resident(pids: list[int], limit: int) -> int:
+    """Bytes of memory the processes ``pids`` hold together: their resident sets (one small read each);
+    over ``limit``, their proportional sets instead (``Pss``, a costlier read), so that pages a forked
+    child shares with its parent count once, not once per process."""
+    total = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/statm") as fh:
+                total += int(fh.read().split()[1]) * _PAGE
+        except (OSError, ValueError, IndexError):
+            pass
+    if total <= limit:
+        return total
+    proportional = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/smaps_rollup") as fh:
+                proportional += next(int(line.split()[1]) * 1024 for line in fh if line.startswith("Pss:"))
+        except (OSError, ValueError, IndexError, StopIteration):
+            return total  # (no smaps_rollup here: the resident sets decide)
+    return proportional
 
 
 def _disk_use(folder: Path, cap_entries: int = 20_000) -> tuple[int, int]:
@@ -640,33 +663,86 @@ def _disk_use(folder: Path, cap_entries: int = 20_000) -> tuple[int, int]:
     return total, entries
 
 
-def _private_tmpfs_use(pid: int) -> tuple[int, int]:
-    """(bytes, files) in a sandboxed kernel's own /tmp and /dev/shm (:func:`._isolate.confine`), seen
-    through ``/proc/PID/root``: one ``statvfs`` each, whatever the kernel put there. (0, 0) for a
-    folder that is not a file system of the kernel's own (the kernel gone, or not confined)."""
+def _own_tmpfs_use(pids: list[int]) -> tuple[int, int, set[int]]:
+    """(bytes, files, devices) of the /tmp and /dev/shm of a kernel's processes that are file systems
+    of their own, not the grader's (a sandboxed kernel's: :func:`._isolate.confine`, or bwrap's in the
+    one-bwrap-per-kernel modes), seen through ``/proc/PID/root``: one ``statvfs`` each, which counts
+    files deleted while open too."""
     used = files = 0
-    for folder in ("tmp", "dev/shm"):
-        path = f"/proc/{pid}/root/{folder}"
-        try:
-            if os.stat(path).st_dev == os.stat(f"/{folder}").st_dev:
+    devices: set[int] = set()
+    for pid in pids:
+        for folder in ("tmp", "dev/shm"):
+            path = f"/proc/{pid}/root/{folder}"
+            try:
+                device = os.stat(path).st_dev
+                if device == os.stat(f"/{folder}").st_dev or device in devices:
+                    continue
+                info = os.statvfs(path)
+            except OSError:
                 continue
-            info = os.statvfs(path)
+            devices.add(device)
+            used += (info.f_blocks - info.f_bfree) * info.f_frsize
+            files += max(0, info.f_files - info.f_ffree - 1)  # (not the folder itself)
+    return used, files, devices
+
+
+#: Deleted mappings that are memory, not files (shared anonymous memory, System V shared memory).
+_MEMORY_MAPS = ("/dev/zero (deleted)", "/SYSV")
+
+
+def _unnamed_use(pids: list[int], counted: set[int], stop: int) -> int:
+    """Bytes of the files that the processes ``pids`` hold open or mapped after deleting them (memfd
+    files too): no walk of names sees them, yet their blocks stay taken until the kernel lets go.
+    Files on a device in ``counted`` (a /tmp of the kernel's own) are left out: ``statvfs`` counted them.
+    From ``/proc/PID/fd`` and ``/proc/PID/maps``; stops once over ``stop`` bytes."""
+    sizes: dict[tuple[int, int], int] = {}
+    for pid in pids:
+        try:
+            fds = os.listdir(f"/proc/{pid}/fd")
         except OSError:
-            continue
-        used += (info.f_blocks - info.f_bfree) * info.f_frsize
-        files += max(0, info.f_files - info.f_ffree - 1)  # (not the folder itself)
-    return used, files
+            fds = []
+        for fd in fds:
+            link = f"/proc/{pid}/fd/{fd}"
+            try:
+                if not os.readlink(link).endswith(" (deleted)"):
+                    continue
+                info = os.stat(link)
+            except OSError:
+                continue
+            if info.st_dev not in counted:
+                sizes[info.st_dev, info.st_ino] = info.st_blocks * 512
+        try:
+            with open(f"/proc/{pid}/maps") as fh:
+                for line in fh:
+                    if not line.endswith(" (deleted)\n") or any(kind in line for kind in _MEMORY_MAPS):
+                        continue
+                    span, _, offset, device, inode = line.split(maxsplit=5)[:5]
+                    major, minor = device.split(":")
+                    key = (os.makedev(int(major, 16), int(minor, 16)), int(inode))
+                    start, end = (int(part, 16) for part in span.split("-"))
+                    if key[0] not in counted:
+                        sizes[key] = max(sizes.get(key, 0), int(offset, 16) + end - start)
+        except (OSError, ValueError):
+            pass
+        if sum(sizes.values()) > stop:
+            break
+    return sum(sizes.values())
 
 
 class _Monitor:
-    """Per-kernel limits that rlimits cannot give, checked from a thread: processes and disk.
+    """Per-kernel limits that rlimits cannot give, checked from a thread: processes, memory and disk.
 
     ``RLIMIT_NPROC`` counts per user, not per kernel, and is not enforced at all for a
-    grader running as root (Gradescope, Docker, CI); the scratch folder is on the host's
+    grader running as root (Gradescope, Docker, CI); ``RLIMIT_AS`` bounds each process, not
+    the four fresh interpreters a kernel may start; the scratch folder is on the host's
     disk, where ``RLIMIT_FSIZE`` bounds one file, not a thousand. So every ``interval`` s
-    the monitor counts the kernel's processes and threads (:func:`_descendants`) and the
-    bytes and files in its scratch folder, and on a breach kills the kernel and says which
-    limit it broke (``breach``), which becomes the reason on the student's row.
+    the monitor walks the kernel's process tree (:func:`_descendants`), counts its processes
+    and threads and sums their memory (:func:`_resident`); every third look it also counts
+    the bytes and files the kernel holds: its scratch folder's, its own /tmp and /dev/shm
+    (:func:`_own_tmpfs_use`) and the files it deleted but keeps open (:func:`_unnamed_use`).
+    On a breach it kills the kernel and says which limit it broke (``breach``), which becomes
+    the reason on the student's row. A look costs a few small reads per process of the kernel
+    (about 0.1 ms for a kernel that started nothing) plus one per open file every third look.
     """
 
     def __init__(self, km: AsyncKernelManager, limits: "Limits", scratch: Path, interval: float = 0.2) -> None:
@@ -681,24 +757,36 @@ class _Monitor:
     def cancel(self) -> None:
         self._stop.set()
 
-    def check_disk(self, pid: int | None = None) -> str:
-        """Set and return ``breach`` if the kernel's folder (and its own /tmp and /dev/shm) hold more
-        than the disk limit allows. Also called once as the notebook ends, before the kernel is killed:
-        a kernel that fills them between two looks is still caught."""
+    def check_disk(self, pid: int | None = None, pids: list[int] | None = None) -> str:
+        """Set and return ``breach`` if the kernel holds more than the disk limit allows: in its folder,
+        its own /tmp and /dev/shm, and files it deleted while open. Also called once as the notebook ends,
+        before the kernel is killed: a kernel that fills them between two looks is still caught."""
         pid = pid or _kernel_pgid(self.km)
         if not (self.limits.disk_mb or self.limits.disk_files) or not pid or self.breach:
             return self.breach
-        files = self.limits.disk_files
+        if pids is None:
+            pids = _descendants(pid, self.limits.processes or 10**6)[1]
+        files, limit = self.limits.disk_files, self.limits.disk_mb * 2**20
         used, entries = _disk_use(self.scratch, files or 10**9)
-        where = "its folder"
-        if getattr(self.km, "private_tmpfs", False):
-            more, more_entries = _private_tmpfs_use(pid)
-            used, entries = used + more, entries + more_entries
-            where = "its folder, /tmp and /dev/shm"
-        if (self.limits.disk_mb and used > self.limits.disk_mb * 2**20) or (files and entries > files):
+        more, more_entries, devices = _own_tmpfs_use(pids)
+        used, entries = used + more, entries + more_entries
+        where = "its folder, /tmp and /dev/shm" if devices else "its folder"
+        if limit and used <= limit:
+            unnamed = _unnamed_use(pids, devices, limit - used)
+            used += unnamed
+            where += " (files it deleted but kept open included)" if unnamed else ""
+        if (limit and used > limit) or (files and entries > files):
             over = " or ".join(part for part in (f"{self.limits.disk_mb} MB" if self.limits.disk_mb else "",
                                                  f"{files} files" if files else "") if part)
             self.breach = f"the kernel wrote more than {over} into {where} (the disk limit), so it was stopped"
+        return self.breach
+
+    def check_memory(self, pids: list[int]) -> str:
+        """Set and return ``breach`` if the kernel's processes hold more memory together than ``--memory``."""
+        limit = self.limits.memory_mb
+        if limit and len(pids) > 1 and _resident(pids, limit * 2**20) > limit * 2**20:
+            self.breach = (f"the kernel's processes held more than {limit} MB of memory together (the memory "
+                           "limit), so it was stopped")
         return self.breach
 
     def _loop(self) -> None:
@@ -709,11 +797,12 @@ class _Monitor:
                 continue
             tick += 1
             limit = self.limits.processes
-            if limit and _descendants(pid, limit) > limit:
+            tasks, pids = _descendants(pid, limit or 10**6)
+            if limit and tasks > limit:
                 self.breach = (f"the kernel ran more than {limit} processes and threads at once (the process "
                                "limit), so it was stopped")
-            elif tick % 3 == 0:
-                self.check_disk(pid)
+            elif not self.check_memory(pids) and tick % 3 == 0:
+                self.check_disk(pid, pids)
             if self.breach:
                 kill_kernel(self.km)
                 return

@@ -5,6 +5,7 @@ the whole process tree's."""
 import json
 
 import nbformat
+import pytest
 
 from tensorgrad_course import kernel
 from tensorgrad_course.kernel import Limits, kernel_env, run_notebook
@@ -54,3 +55,52 @@ def test_widget_comm_state_counts_against_the_output_cap():
     assert len(client.comm_objects) <= 2
     assert sum(client._output_used.values()) > 6_000_000  # all counted,
     assert "bytes dropped" in json.dumps(cell.outputs)  # and the drop said as for printed text
+
+
+UNLINKED = {
+    "held open": "import os, time\nf = open('big', 'wb')\nos.unlink('big')\nf.write(b'x' * (30 << 20))\n"
+                 "f.flush()\ntime.sleep(4)",
+    # (through libc: Python's mmap keeps a copy of the descriptor)
+    "mapped only": "import ctypes, os, time\nf = open('big', 'w+b')\nos.unlink('big')\nf.write(b'x' * (30 << 20))\n"
+                   "f.flush()\nlibc = ctypes.CDLL(None)\nlibc.mmap.restype = ctypes.c_void_p\n"
+                   "libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int,"
+                   " ctypes.c_long]\nassert libc.mmap(None, 30 << 20, 1, 1, f.fileno(), 0) not in (None, 2**64 - 1)\n"
+                   "f.close()\ntime.sleep(4)",
+}
+
+
+@pytest.mark.parametrize("how", list(UNLINKED))
+def test_files_deleted_while_open_count_against_the_disk_limit(how):
+    _, result = run_cells([UNLINKED[how], "x = 1"], disk_mb=10, notebook_timeout=30)
+    assert result.outcome == "kernel_died"
+    assert "the disk limit" in result.limit and "deleted but kept open" in result.limit
+    assert 1 not in result.cells
+
+
+@pytest.fixture(params=["per_kernel", "no_proc"])
+def one_bwrap_per_kernel(request, monkeypatch):
+    if not kernel.SANDBOX_BY_DEFAULT or kernel.sandbox.mode()[0] is None:
+        pytest.skip("no sandbox here")
+    monkeypatch.setenv("TENSORGRAD_SANDBOX_MODE", request.param)
+    kernel.sandbox.mode.cache_clear()  # (it reads TENSORGRAD_SANDBOX_MODE once)
+    yield request.param
+    monkeypatch.undo()
+    kernel.sandbox.mode.cache_clear()
+
+
+@pytest.mark.parametrize("folder", ["/tmp", "/dev/shm"])
+def test_tmp_and_shm_count_against_the_disk_limit_with_one_bwrap_per_kernel(one_bwrap_per_kernel, folder):
+    fill = f"import time\nopen('{folder}/big', 'wb').write(b'x' * (30 << 20))\ntime.sleep(4)"
+    _, result = run_cells([fill, "x = 1"], disk_mb=10, notebook_timeout=30)
+    assert "/tmp and /dev/shm (the disk limit)" in result.limit
+
+
+def test_the_memory_limit_is_the_whole_process_trees():
+    hog = ("import subprocess, sys, time\n"
+           "code = 'import time; b = bytearray(300 << 20); time.sleep(30)'\n"
+           "procs = [subprocess.Popen([sys.executable, '-c', code]) for _ in range(4)]\n"
+           "time.sleep(8)\nprint('survived')")
+    nb, result = run_cells([hog, "x = 1"], memory_mb=900, notebook_timeout=30)
+    assert "survived" not in json.dumps(nb.cells[0].outputs)
+    assert result.outcome == "kernel_died"
+    assert "memory limit" in result.limit and "900 MB" in result.limit
