@@ -92,7 +92,7 @@ import subprocess
 import sys
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from queue import Empty
 
@@ -172,6 +172,9 @@ class RunResult:
     lingering: int = 0
     # Why the first kernel died at start-up, if this run is the second try (:func:`run_notebook`).
     retried: str = ""
+    # Whether no kernel started because of the memory limit (a kernel starts without it): the
+    # instructor's setting, not the student's doing nor a passing failure (:func:`_memory_too_small`).
+    too_little_memory: bool = False
 
 
 class _ZygoteProcess:
@@ -1275,7 +1278,28 @@ def run_notebook(nb, limits: Limits, workdir: Path, env: dict[str, str], *, pres
         first = result.reason
         result = _in_loop(_run(nb, limits, workdir, env))
         result.retried = first
+        if result.stopped_at == -1 and result.outcome == "kernel_died" and _memory_too_small(limits, env):
+            result.too_little_memory = True
+            result.reason = (f"a kernel cannot start within the memory limit of {limits.memory_mb} MB of address "
+                             "space here (it starts without it): grade with a higher --memory")
     return result
+
+
+def _memory_too_small(limits: Limits, env: dict[str, str]) -> bool:
+    """After two kernels died at start-up: whether one starts without the memory limit, which is then the
+    cause (a careless ``--memory``). One more kernel start, only on that path."""
+    if not limits.memory_mb:
+        return False
+    import nbformat
+
+    free = replace(limits, memory_mb=0)
+    scratch = sandbox.scratch("tg-memory-probe-", free.sandbox)
+    try:
+        (scratch / "work").mkdir()
+        probe = _in_loop(_run(nbformat.v4.new_notebook(), free, scratch / "work", {**env, **_folders_env(scratch)}))
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return probe.stopped_at != -1
 
 
 _loop: asyncio.AbstractEventLoop | None = None
