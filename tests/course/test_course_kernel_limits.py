@@ -104,3 +104,33 @@ def test_the_memory_limit_is_the_whole_process_trees():
     assert "survived" not in json.dumps(nb.cells[0].outputs)
     assert result.outcome == "kernel_died"
     assert "memory limit" in result.limit and "900 MB" in result.limit
+
+
+def test_the_running_notebook_cannot_see_or_reach_the_kernel_started_ahead():
+    """Each kernel has a network namespace of its own: the next student's kernel, started while this
+    notebook runs, listens on a loopback this kernel does not share (outside review s17, S1)."""
+    limits = Limits()
+    if not (kernel.SANDBOX_BY_DEFAULT and kernel._prestarts(limits)):
+        pytest.skip("kernels are started ahead only in the nested sandbox, with its fork server")
+    probe = ("import os, socket, time\n"
+             "own = get_ipython().kernel.iopub_thread._pipe_port\n"
+             "def listening():\n"
+             "    rows = [r.split() for r in open('/proc/net/tcp').read().splitlines()[1:]]\n"
+             "    return [int(r[1].split(':')[1], 16) for r in rows if r[3] == '0A']\n"
+             "end, others = time.monotonic() + 3, []\n"
+             "while not others and time.monotonic() < end:\n"
+             "    others = [p for p in listening() if p != own]\n"
+             "    time.sleep(0.05)\n"
+             "unix = [line for line in open('/proc/net/unix') if 'tg-' in line and os.environ['HOME'] not in line]\n"
+             "print(own in listening(), others, len(unix))")
+    kernel._drop_spare()
+    scratch = kernel.new_scratch("tg-test-", limits)
+    (scratch / "work").mkdir()
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(probe)])
+    try:
+        result = run_notebook(nb, limits, scratch / "work", kernel_env(scratch, []), prestart="tg-test-")
+        assert kernel._spare is not None  # (the next kernel was there to be found)
+    finally:
+        kernel._drop_spare()
+    assert result.outcome == "completed", result
+    assert "".join(o.get("text", "") for o in nb.cells[0].outputs).split("\n")[0] == "True [] 0"
