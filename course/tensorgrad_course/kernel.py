@@ -693,11 +693,12 @@ def _own_tmpfs_use(pids: list[int]) -> tuple[int, int, set[int]]:
 _MEMORY_MAPS = ("/dev/zero (deleted)", "/SYSV")
 
 
-def _unnamed_use(pids: list[int], counted: set[int], stop: int) -> int:
+def _unnamed_use(pids: list[int], counted: set[int], stop: int, maps: bool = True) -> int:
     """Bytes of the files that the processes ``pids`` hold open or mapped after deleting them (memfd
     files too): no walk of names sees them, yet their blocks stay taken until the kernel lets go.
     Files on a device in ``counted`` (a /tmp of the kernel's own) are left out: ``statvfs`` counted them.
-    From ``/proc/PID/fd`` and ``/proc/PID/maps``; stops once over ``stop`` bytes."""
+    From ``/proc/PID/fd`` and, if ``maps``, ``/proc/PID/maps`` (a few ms of the system's time for a
+    kernel's 300-odd mappings, so the monitor reads it every fifth look); stops once over ``stop`` bytes."""
     sizes: dict[tuple[int, int], int] = {}
     for pid in pids:
         try:
@@ -714,19 +715,22 @@ def _unnamed_use(pids: list[int], counted: set[int], stop: int) -> int:
                 continue
             if info.st_dev not in counted:
                 sizes[info.st_dev, info.st_ino] = info.st_blocks * 512
+        text = ""
         try:
-            with open(f"/proc/{pid}/maps") as fh:
-                for line in fh:
-                    if not line.endswith(" (deleted)\n") or any(kind in line for kind in _MEMORY_MAPS):
-                        continue
-                    span, _, offset, device, inode = line.split(maxsplit=5)[:5]
-                    major, minor = device.split(":")
-                    key = (os.makedev(int(major, 16), int(minor, 16)), int(inode))
-                    start, end = (int(part, 16) for part in span.split("-"))
-                    if key[0] not in counted:
-                        sizes[key] = max(sizes.get(key, 0), int(offset, 16) + end - start)
-        except (OSError, ValueError):
+            if maps:
+                with open(f"/proc/{pid}/maps") as fh:
+                    text = fh.read()
+        except OSError:
             pass
+        for line in text.splitlines(keepends=True) if " (deleted)\n" in text else ():
+            if not line.endswith(" (deleted)\n") or any(kind in line for kind in _MEMORY_MAPS):
+                continue
+            span, _, offset, device, inode = line.split(maxsplit=5)[:5]
+            major, minor = device.split(":")
+            key = (os.makedev(int(major, 16), int(minor, 16)), int(inode))
+            start, end = (int(part, 16) for part in span.split("-"))
+            if key[0] not in counted:
+                sizes[key] = max(sizes.get(key, 0), int(offset, 16) + end - start)
         if sum(sizes.values()) > stop:
             break
     return sum(sizes.values())
@@ -745,7 +749,8 @@ class _Monitor:
     (:func:`_own_tmpfs_use`) and the files it deleted but keeps open (:func:`_unnamed_use`).
     On a breach it kills the kernel and says which limit it broke (``breach``), which becomes
     the reason on the student's row. A look costs a few small reads per process of the kernel
-    (about 0.1 ms for a kernel that started nothing) plus one per open file every third look.
+    (about 0.5 ms on a loaded machine for a kernel that started nothing), plus one per open file
+    every third look and a read of its memory map every fifteenth (some 4 ms, every 3 s).
     """
 
     def __init__(self, km: AsyncKernelManager, limits: "Limits", scratch: Path, interval: float = 0.2) -> None:
@@ -760,7 +765,7 @@ class _Monitor:
     def cancel(self) -> None:
         self._stop.set()
 
-    def check_disk(self, pid: int | None = None, pids: list[int] | None = None) -> str:
+    def check_disk(self, pid: int | None = None, pids: list[int] | None = None, maps: bool = True) -> str:
         """Set and return ``breach`` if the kernel holds more than the disk limit allows: in its folder,
         its own /tmp and /dev/shm, and files it deleted while open. Also called once as the notebook ends,
         before the kernel is killed: a kernel that fills them between two looks is still caught."""
@@ -775,7 +780,7 @@ class _Monitor:
         used, entries = used + more, entries + more_entries
         where = "its folder, /tmp and /dev/shm" if devices else "its folder"
         if limit and used <= limit:
-            unnamed = _unnamed_use(pids, devices, limit - used)
+            unnamed = _unnamed_use(pids, devices, limit - used, maps)
             used += unnamed
             where += " (files it deleted but kept open included)" if unnamed else ""
         if (limit and used > limit) or (files and entries > files):
@@ -805,7 +810,7 @@ class _Monitor:
                 self.breach = (f"the kernel ran more than {limit} processes and threads at once (the process "
                                "limit), so it was stopped")
             elif not self.check_memory(pids) and tick % 3 == 0:
-                self.check_disk(pid, pids)
+                self.check_disk(pid, pids, maps=tick % 15 == 0)
             if self.breach:
                 kill_kernel(self.km)
                 return
