@@ -639,9 +639,12 @@ def _resident(pids: list[int], limit: int) -> int:
     for pid in pids:
         try:
             with open(f"/proc/{pid}/smaps_rollup") as fh:
-                proportional += next(int(line.split()[1]) * 1024 for line in fh if line.startswith("Pss:"))
-        except (OSError, ValueError, IndexError, StopIteration):
-            return total  # (no smaps_rollup here: the resident sets decide)
+                # (a process gone or a zombie since the walk has no such line: it holds nothing)
+                proportional += sum(int(line.split()[1]) * 1024 for line in fh if line.startswith("Pss:"))
+        except (PermissionError, IsADirectoryError):
+            return total  # (the proportional sets are not readable here: the resident sets decide)
+        except (OSError, ValueError, IndexError):
+            pass
     return proportional
 
 
