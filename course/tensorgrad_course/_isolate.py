@@ -4,8 +4,11 @@ The fork server runs inside one ``bwrap`` sandbox (:mod:`.sandbox`); the
 kernels it forks one after another must not reach each other nor the server.
 So a forked child, before it becomes a kernel:
 
-1. :func:`enter` takes new user, mount, PID, IPC and UTS namespaces (it may,
-   being in a user namespace it owns) and maps its user onto itself;
+1. :func:`enter` takes new user, mount, PID, IPC, UTS and network namespaces
+   (it may, being in a user namespace it owns), maps its user onto itself and
+   brings up its own loopback: no kernel sees or reaches a socket of another
+   (the next student's kernel, started ahead while this one runs, listens on
+   its loopback), nor a host name another set;
 2. forks: the grandchild is process 1 of the new PID namespace (it sees no
    other process, and when it exits every process it started is killed);
 3. :func:`confine` (in the grandchild) mounts a fresh ``/proc`` whose kernel
@@ -30,6 +33,8 @@ CLONE_NEWUTS = 0x04000000
 CLONE_NEWIPC = 0x08000000
 CLONE_NEWUSER = 0x10000000
 CLONE_NEWPID = 0x20000000
+CLONE_NEWNET = 0x40000000
+SIOCGIFFLAGS, SIOCSIFFLAGS, IFF_UP = 0x8913, 0x8914, 0x1
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
 PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS, PR_SET_PDEATHSIG = 24, 38, 1
@@ -58,13 +63,26 @@ def _write(path: str, text: str) -> None:
 
 
 def enter() -> None:
-    """New user, mount, PID, IPC and UTS namespaces for the calling (single-threaded) process
-    (the UTS one: a host name set by one kernel is no later kernel's)."""
+    """New user, mount, PID, IPC, UTS and network namespaces for the calling (single-threaded)
+    process (the UTS one: a host name set by one kernel is no later kernel's)."""
     uid, gid = os.getuid(), os.getgid()
-    _check(_libc.unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS), "unshare")
+    _check(_libc.unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWNET),
+           "unshare")
     _write("/proc/self/uid_map", f"{uid} {uid} 1\n")
     _write("/proc/self/setgroups", "deny\n")
     _write("/proc/self/gid_map", f"{gid} {gid} 1\n")
+    loopback_up()
+
+
+def loopback_up() -> None:
+    """Bring up the loopback of a new network namespace (down at first): ipykernel binds 127.0.0.1."""
+    import fcntl
+    import socket
+    import struct
+
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+        flags = struct.unpack_from("16sH", fcntl.ioctl(sock, SIOCGIFFLAGS, struct.pack("16sH22x", b"lo", 0)))[1]
+        fcntl.ioctl(sock, SIOCSIFFLAGS, struct.pack("16sH22x", b"lo", flags | IFF_UP))
 
 
 def confine(sandbox_root: str, scratch: str, tmp_bytes: int, keep: tuple[str, ...] = (), *,

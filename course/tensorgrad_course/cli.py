@@ -147,7 +147,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     grade.add_argument(
         "--memory", type=_positive(int), default=_LIMITS.memory_mb, metavar="MB",
-        help=f"address-space limit per kernel (default {_LIMITS.memory_mb})",
+        help=f"memory limit per kernel: each process's address space, all its processes' resident memory together (default {_LIMITS.memory_mb})",
     )
     for flag, field, unit, what in _LIMIT_FLAGS:
         default = getattr(_LIMITS, field)

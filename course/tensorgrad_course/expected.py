@@ -258,6 +258,8 @@ def compute(exset: ExerciseSet, limits: Limits) -> Expected:
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 
+    if run.too_little_memory:
+        raise KernelStartError(f"no grading kernel could start, so nothing can be graded: {run.reason}")
     if run.stopped_at == -1:
         # Not the solution's fault: no kernel starts here. Say why, and what to do.
         from . import sandbox

@@ -801,7 +801,7 @@ def _grade(
         # None of the submission ran (kernel.run_notebook tried twice): the grader's failure, not the student's.
         result.status = "grader_error"
         result.reason = (f"no kernel could start for this submission, twice (the second in a fresh sandbox), "
-                         f"so none of it ran; grade it again: {run.reason}")
+                         f"so none of it ran; {'' if run.too_little_memory else 'grade it again: '}{run.reason}")
     return result
 
 

@@ -64,7 +64,8 @@ The sandbox
     process it started, detached ones included, and counts those
     (``RunResult.lingering``).
 
-Output is kept up to ``output_cap`` bytes per cell (the rest is dropped), so a
+Output is kept up to ``output_cap`` bytes per cell (the rest is dropped), whatever the message kind
+(text, display data, ``error`` tracebacks, widget comm state), so a
 50 MB print cannot exhaust the grader's memory.
 
 Grader records
@@ -91,7 +92,7 @@ import subprocess
 import sys
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from queue import Empty
 
@@ -171,6 +172,9 @@ class RunResult:
     lingering: int = 0
     # Why the first kernel died at start-up, if this run is the second try (:func:`run_notebook`).
     retried: str = ""
+    # Whether no kernel started because of the memory limit (a kernel starts without it): the
+    # instructor's setting, not the student's doing nor a passing failure (:func:`_memory_too_small`).
+    too_little_memory: bool = False
 
 
 class _ZygoteProcess:
@@ -423,8 +427,6 @@ class LimitedKernelManager(AsyncKernelManager):
     #: (megabytes, files) of the disk limit (:class:`Limits`): the size of a sandboxed kernel's own
     #: /dev/shm and the files its /tmp and /dev/shm may hold (:func:`.sandbox.private_tmpfs`).
     disk_limits = Tuple(Int(0), Int(0))
-    #: Whether the kernel has a /tmp and /dev/shm of its own that :class:`_Monitor` counts.
-    private_tmpfs = Bool(False)
     #: Ask the fork server from a thread, so that the event loop goes on meanwhile (a kernel
     #: started ahead while another notebook runs: :func:`_start_spare`).
     spawn_in_thread = Bool(False)
@@ -481,7 +483,6 @@ class LimitedKernelManager(AsyncKernelManager):
                 provisioner.process = _ZygoteProcess(zygote, pid)
                 provisioner.pid = provisioner.pgid = pid  # the child called setsid()
                 provisioner.cwd = cwd
-                self.private_tmpfs = sandboxed  # its own /tmp and /dev/shm (._isolate.confine)
                 self._reconcile_connection_info(provisioner.connection_info)
                 return
         if sandboxed:  # one bwrap per kernel, with its own PID namespace
@@ -517,34 +518,63 @@ class _CappedClient(NotebookClient):
         self._records_used += size
         self.records.setdefault(cell_index, []).append(record)
 
+    def process_message(self, msg, cell, cell_index):
+        # Every message the client may keep counts against the cell's one output cap, whatever its
+        # kind: an ``error``'s evalue and traceback and a widget's comm state are kept as surely as
+        # printed text (nbclient keeps an output widget's comm for the rest of the notebook).
+        kind = msg.get("msg_type", "")
+        if kind not in _UNKEPT and not _is_record(msg.get("content", {})):
+            if not self._charge(cell.outputs, cell_index, _message_bytes(msg)):
+                return None
+        return super().process_message(msg, cell, cell_index)
+
+    def _charge(self, outs, cell_index: int, size: int) -> bool:
+        """Count ``size`` bytes against the cell's output cap; False (and a note, once) past it."""
+        used = self._output_used.get(cell_index, 0)
+        self._output_used[cell_index] = used + size
+        if used + size <= self._output_cap:
+            return True
+        if used <= self._output_cap:
+            outs.append({"output_type": "stream", "name": "stderr",
+                         "text": f"[grader: output beyond {self._output_cap} bytes dropped]\n"})
+        return False
+
     def output(self, outs, msg, display_id, cell_index):
         content = msg.get("content", {})
         if UNREADABLE in content:  # (safe_unpack): kept as a malformed record, which the grader reports
             self.unreadable.setdefault(cell_index, []).append(str(content[UNREADABLE]))
             self._take_record(cell_index, {"malformed": True, "why": str(content[UNREADABLE])})
             return None
-        data = content.get("data")
-        if isinstance(data, dict) and MIME in data:
+        if _is_record(content):
             # A grader record: collected aside (never shown, never capped with the
             # output, never cleared). Only display_data counts; anything else
             # carrying the MIME type (an execute_result...) is kept as a record
             # marked so, and the grader flags it.
-            record = data[MIME]
+            record = content["data"][MIME]
             if msg.get("msg_type") != "display_data":
                 record = {"malformed": True, "msg_type": msg.get("msg_type")}
             self._take_record(cell_index, record)
             return None
-        size = len(content.get("text", "")) + sum(len(str(v)) for v in content.get("data", {}).values())
-        used = self._output_used.get(cell_index, 0)
-        self._output_used[cell_index] = used + size
-        if used + size > self._output_cap:
-            if used <= self._output_cap:
-                outs.append(
-                    {"output_type": "stream", "name": "stderr",
-                     "text": f"[grader: output beyond {self._output_cap} bytes dropped]\n"}
-                )
-            return None
         return super().output(outs, msg, display_id, cell_index)
+
+
+#: Kernel messages the client keeps nothing of (nor drops: a cell ends on its idle ``status``).
+_UNKEPT = frozenset({"status", "execute_input", "clear_output"})
+
+
+def _is_record(content) -> bool:
+    """Whether a message's content is a grader record (or stands for an unreadable message)."""
+    data = content.get("data")
+    return UNREADABLE in content or (isinstance(data, dict) and MIME in data)
+
+
+def _message_bytes(msg) -> int:
+    """About how many bytes the client keeps if it keeps ``msg``: its content as JSON, and its buffers."""
+    try:
+        size = len(json.dumps(msg.get("content", {}), ensure_ascii=False))
+    except (TypeError, ValueError):
+        size = len(str(msg.get("content")))
+    return size + sum(len(buffer) for buffer in msg.get("buffers") or ())
 
 
 class _Watchdog:
@@ -567,26 +597,55 @@ class _Watchdog:
         kill_kernel(self.km)
 
 
-def _descendants(pid: int, cap: int) -> int:
-    """How many processes (threads included) ``pid`` and its descendants are, counting up to ``cap``.
+def _descendants(pid: int, cap: int) -> tuple[int, list[int]]:
+    """(how many processes and threads, which processes) ``pid`` and its descendants are, counting up to ``cap``.
 
     From ``/proc/PID/task/TID/children``: only the kernel's own tree is read, so a poll costs
     a few small reads. In the sandbox a process that detaches (``setsid``, a double fork) is
     re-parented to the kernel's PID namespace's first process, so it is still counted.
     """
-    count, stack, seen = 0, [pid], set()
+    count, stack, seen = 0, [pid], []
     while stack and count <= cap:
         current = stack.pop()
         if current in seen:
             continue
-        seen.add(current)
         try:
             tasks = os.listdir(f"/proc/{current}/task")
         except OSError:
             continue
+        seen.append(current)
         count += len(tasks)
         stack.extend(sandbox.children(current))
-    return count
+    return count, seen
+
+
+_PAGE = os.sysconf("SC_PAGE_SIZE")
+
+
+def _resident(pids: list[int], limit: int) -> int:
+    """Bytes of memory the processes ``pids`` hold together: their resident sets (one small read each);
+    over ``limit``, their proportional sets instead (``Pss``, a costlier read), so that pages a forked
+    child shares with its parent count once, not once per process."""
+    total = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/statm") as fh:
+                total += int(fh.read().split()[1]) * _PAGE
+        except (OSError, ValueError, IndexError):
+            pass
+    if total <= limit:
+        return total
+    proportional = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/smaps_rollup") as fh:
+                # (a process gone or a zombie since the walk has no such line: it holds nothing)
+                proportional += sum(int(line.split()[1]) * 1024 for line in fh if line.startswith("Pss:"))
+        except (PermissionError, IsADirectoryError):
+            return total  # (the proportional sets are not readable here: the resident sets decide)
+        except (OSError, ValueError, IndexError):
+            pass
+    return proportional
 
 
 def _disk_use(folder: Path, cap_entries: int = 20_000) -> tuple[int, int]:
@@ -610,33 +669,91 @@ def _disk_use(folder: Path, cap_entries: int = 20_000) -> tuple[int, int]:
     return total, entries
 
 
-def _private_tmpfs_use(pid: int) -> tuple[int, int]:
-    """(bytes, files) in a sandboxed kernel's own /tmp and /dev/shm (:func:`._isolate.confine`), seen
-    through ``/proc/PID/root``: one ``statvfs`` each, whatever the kernel put there. (0, 0) for a
-    folder that is not a file system of the kernel's own (the kernel gone, or not confined)."""
+def _own_tmpfs_use(pids: list[int]) -> tuple[int, int, set[int]]:
+    """(bytes, files, devices) of the /tmp and /dev/shm of a kernel's processes that are file systems
+    of their own, not the grader's (a sandboxed kernel's: :func:`._isolate.confine`, or bwrap's in the
+    one-bwrap-per-kernel modes), seen through ``/proc/PID/root``: one ``statvfs`` each, which counts
+    files deleted while open too."""
     used = files = 0
-    for folder in ("tmp", "dev/shm"):
-        path = f"/proc/{pid}/root/{folder}"
-        try:
-            if os.stat(path).st_dev == os.stat(f"/{folder}").st_dev:
+    devices: set[int] = set()
+    for pid in pids:
+        for folder in ("tmp", "dev/shm"):
+            path = f"/proc/{pid}/root/{folder}"
+            try:
+                device = os.stat(path).st_dev
+                if device == os.stat(f"/{folder}").st_dev or device in devices:
+                    continue
+                info = os.statvfs(path)
+            except OSError:
                 continue
-            info = os.statvfs(path)
+            devices.add(device)
+            used += (info.f_blocks - info.f_bfree) * info.f_frsize
+            files += max(0, info.f_files - info.f_ffree - 1)  # (not the folder itself)
+    return used, files, devices
+
+
+#: Deleted mappings that are memory, not files (shared anonymous memory, System V shared memory).
+_MEMORY_MAPS = ("/dev/zero (deleted)", "/SYSV")
+
+
+def _unnamed_use(pids: list[int], counted: set[int], stop: int, maps: bool = True) -> int:
+    """Bytes of the files that the processes ``pids`` hold open or mapped after deleting them (memfd
+    files too): no walk of names sees them, yet their blocks stay taken until the kernel lets go.
+    Files on a device in ``counted`` (a /tmp of the kernel's own) are left out: ``statvfs`` counted them.
+    From ``/proc/PID/fd`` and, if ``maps``, ``/proc/PID/maps`` (a few ms of the system's time for a
+    kernel's 300-odd mappings, so the monitor reads it every fifth look); stops once over ``stop`` bytes."""
+    sizes: dict[tuple[int, int], int] = {}
+    for pid in pids:
+        try:
+            fds = os.listdir(f"/proc/{pid}/fd")
         except OSError:
-            continue
-        used += (info.f_blocks - info.f_bfree) * info.f_frsize
-        files += max(0, info.f_files - info.f_ffree - 1)  # (not the folder itself)
-    return used, files
+            fds = []
+        for fd in fds:
+            link = f"/proc/{pid}/fd/{fd}"
+            try:
+                if not os.readlink(link).endswith(" (deleted)"):
+                    continue
+                info = os.stat(link)
+            except OSError:
+                continue
+            if info.st_dev not in counted:
+                sizes[info.st_dev, info.st_ino] = info.st_blocks * 512
+        text = ""
+        try:
+            if maps:
+                with open(f"/proc/{pid}/maps") as fh:
+                    text = fh.read()
+        except OSError:
+            pass
+        for line in text.splitlines(keepends=True) if " (deleted)\n" in text else ():
+            if not line.endswith(" (deleted)\n") or any(kind in line for kind in _MEMORY_MAPS):
+                continue
+            span, _, offset, device, inode = line.split(maxsplit=5)[:5]
+            major, minor = device.split(":")
+            key = (os.makedev(int(major, 16), int(minor, 16)), int(inode))
+            start, end = (int(part, 16) for part in span.split("-"))
+            if key[0] not in counted:
+                sizes[key] = max(sizes.get(key, 0), int(offset, 16) + end - start)
+        if sum(sizes.values()) > stop:
+            break
+    return sum(sizes.values())
 
 
 class _Monitor:
-    """Per-kernel limits that rlimits cannot give, checked from a thread: processes and disk.
+    """Per-kernel limits that rlimits cannot give, checked from a thread: processes, memory and disk.
 
     ``RLIMIT_NPROC`` counts per user, not per kernel, and is not enforced at all for a
-    grader running as root (Gradescope, Docker, CI); the scratch folder is on the host's
+    grader running as root (Gradescope, Docker, CI); ``RLIMIT_AS`` bounds each process, not
+    the four fresh interpreters a kernel may start; the scratch folder is on the host's
     disk, where ``RLIMIT_FSIZE`` bounds one file, not a thousand. So every ``interval`` s
-    the monitor counts the kernel's processes and threads (:func:`_descendants`) and the
-    bytes and files in its scratch folder, and on a breach kills the kernel and says which
-    limit it broke (``breach``), which becomes the reason on the student's row.
+    the monitor walks the kernel's process tree (:func:`_descendants`), counts its processes
+    and threads and sums their memory (:func:`_resident`); every third look it also counts
+    the bytes and files the kernel holds: its scratch folder's, its own /tmp and /dev/shm
+    (:func:`_own_tmpfs_use`) and the files it deleted but keeps open (:func:`_unnamed_use`).
+    On a breach it kills the kernel and says which limit it broke (``breach``), which becomes
+    the reason on the student's row. A look costs a few small reads per process of the kernel
+    (about 0.5 ms on a loaded machine for a kernel that started nothing), plus one per open file
+    every third look and a read of its memory map every fifteenth (some 4 ms, every 3 s).
     """
 
     def __init__(self, km: AsyncKernelManager, limits: "Limits", scratch: Path, interval: float = 0.2) -> None:
@@ -651,24 +768,36 @@ class _Monitor:
     def cancel(self) -> None:
         self._stop.set()
 
-    def check_disk(self, pid: int | None = None) -> str:
-        """Set and return ``breach`` if the kernel's folder (and its own /tmp and /dev/shm) hold more
-        than the disk limit allows. Also called once as the notebook ends, before the kernel is killed:
-        a kernel that fills them between two looks is still caught."""
+    def check_disk(self, pid: int | None = None, pids: list[int] | None = None, maps: bool = True) -> str:
+        """Set and return ``breach`` if the kernel holds more than the disk limit allows: in its folder,
+        its own /tmp and /dev/shm, and files it deleted while open. Also called once as the notebook ends,
+        before the kernel is killed: a kernel that fills them between two looks is still caught."""
         pid = pid or _kernel_pgid(self.km)
         if not (self.limits.disk_mb or self.limits.disk_files) or not pid or self.breach:
             return self.breach
-        files = self.limits.disk_files
+        if pids is None:
+            pids = _descendants(pid, self.limits.processes or 10**6)[1]
+        files, limit = self.limits.disk_files, self.limits.disk_mb * 2**20
         used, entries = _disk_use(self.scratch, files or 10**9)
-        where = "its folder"
-        if getattr(self.km, "private_tmpfs", False):
-            more, more_entries = _private_tmpfs_use(pid)
-            used, entries = used + more, entries + more_entries
-            where = "its folder, /tmp and /dev/shm"
-        if (self.limits.disk_mb and used > self.limits.disk_mb * 2**20) or (files and entries > files):
+        more, more_entries, devices = _own_tmpfs_use(pids)
+        used, entries = used + more, entries + more_entries
+        where = "its folder, /tmp and /dev/shm" if devices else "its folder"
+        if limit and used <= limit:
+            unnamed = _unnamed_use(pids, devices, limit - used, maps)
+            used += unnamed
+            where += " (files it deleted but kept open included)" if unnamed else ""
+        if (limit and used > limit) or (files and entries > files):
             over = " or ".join(part for part in (f"{self.limits.disk_mb} MB" if self.limits.disk_mb else "",
                                                  f"{files} files" if files else "") if part)
             self.breach = f"the kernel wrote more than {over} into {where} (the disk limit), so it was stopped"
+        return self.breach
+
+    def check_memory(self, pids: list[int]) -> str:
+        """Set and return ``breach`` if the kernel's processes hold more memory together than ``--memory``."""
+        limit = self.limits.memory_mb
+        if limit and len(pids) > 1 and _resident(pids, limit * 2**20) > limit * 2**20:
+            self.breach = (f"the kernel's processes held more than {limit} MB of memory together (the memory "
+                           "limit), so it was stopped")
         return self.breach
 
     def _loop(self) -> None:
@@ -679,11 +808,12 @@ class _Monitor:
                 continue
             tick += 1
             limit = self.limits.processes
-            if limit and _descendants(pid, limit) > limit:
+            tasks, pids = _descendants(pid, limit or 10**6)
+            if limit and tasks > limit:
                 self.breach = (f"the kernel ran more than {limit} processes and threads at once (the process "
                                "limit), so it was stopped")
-            elif tick % 3 == 0:
-                self.check_disk(pid)
+            elif not self.check_memory(pids) and tick % 3 == 0:
+                self.check_disk(pid, pids, maps=tick % 15 == 0)
             if self.breach:
                 kill_kernel(self.km)
                 return
@@ -1156,7 +1286,28 @@ def run_notebook(nb, limits: Limits, workdir: Path, env: dict[str, str], *, pres
         first = result.reason
         result = _in_loop(_run(nb, limits, workdir, env))
         result.retried = first
+        if result.stopped_at == -1 and result.outcome == "kernel_died" and _memory_too_small(limits, env):
+            result.too_little_memory = True
+            result.reason = (f"a kernel cannot start within the memory limit of {limits.memory_mb} MB of address "
+                             "space here (it starts without it): grade with a higher --memory")
     return result
+
+
+def _memory_too_small(limits: Limits, env: dict[str, str]) -> bool:
+    """After two kernels died at start-up: whether one starts without the memory limit, which is then the
+    cause (a careless ``--memory``). One more kernel start, only on that path."""
+    if not limits.memory_mb:
+        return False
+    import nbformat
+
+    free = replace(limits, memory_mb=0)
+    scratch = sandbox.scratch("tg-memory-probe-", free.sandbox)
+    try:
+        (scratch / "work").mkdir()
+        probe = _in_loop(_run(nbformat.v4.new_notebook(), free, scratch / "work", {**env, **_folders_env(scratch)}))
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return probe.stopped_at != -1
 
 
 _loop: asyncio.AbstractEventLoop | None = None

@@ -64,8 +64,11 @@ def test_kernel_uses_the_graders_python_a_fresh_folder_and_the_limits(tmp_path):
 def test_kernel_that_cannot_start_is_reported(tmp_path):
     _, result = run_cells(tmp_path, ["x = 1"], memory_mb=40, startup_timeout=20)
     assert result.outcome == "kernel_died"
-    assert result.reason.startswith("the kernel did not start")
-    assert result.cells == {}
+    assert result.retried.startswith("the kernel did not start")
+    # A kernel that starts without the limit: the reason names it (outside review s17, S6).
+    assert result.reason == ("a kernel cannot start within the memory limit of 40 MB of address space here "
+                             "(it starts without it): grade with a higher --memory")
+    assert not result.limit and result.cells == {}
 
 
 def launch(*args, code):
