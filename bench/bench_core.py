@@ -132,8 +132,10 @@ def rss_bytes() -> int:
 class Rounds:
     """How many rounds a measure takes. At least `least`; then one more at a time until the 95%
     interval of the median of every judged per-round ratio (wall and CPU time) lies within
-    `tolerance` of that median (median_interval), or `most` rounds, or `budget_s` seconds spent
-    on the measure, whichever comes first. Each sample of an implementation lasts at least
+    `tolerance` of that median (median_interval), or `most` rounds, or the measure's time
+    budget is spent, whichever comes first. The budget is `budget_s` seconds or `grow` times
+    what the least rounds took, whichever is more: on a busy machine, where the ratios need
+    more rounds, a round takes longer too, and a fixed budget would stop at the least. Each sample of an implementation lasts at least
     `min_sample_s` (its calls per sample are raised to that from a timed warm-up): a sample of
     a millisecond is mostly the scheduler's and the timer's noise, not the library's time."""
 
@@ -141,21 +143,26 @@ class Rounds:
     most: int | None = None  # None: exactly `least` rounds
     tolerance: float = 0.04
     budget_s: float = float("inf")
+    grow: float = 0.0
     min_sample_s: float = 0.0
 
-    def enough(self, rounds, started, tight):
-        """Whether `rounds` rounds, begun at perf_counter() `started`, are enough; `tight()`
-        says whether the ratios are known well enough (called only once it matters)."""
+    def enough(self, rounds, elapsed_s, least_s, tight):
+        """Whether `rounds` rounds, which took `elapsed_s` (the least of them `least_s`), are
+        enough; `tight()` says whether the ratios are known well enough (called only once it
+        matters)."""
         if rounds >= (self.most or self.least):
             return True
-        return rounds >= self.least and (time.perf_counter() - started > self.budget_s or tight())
+        if rounds < self.least:
+            return False
+        return elapsed_s > max(self.budget_s, self.grow * least_s) or tight()
 
 
-# --quick: 15 rounds at least, at most 75 or 25 s per measure, intervals within 4%; the full
-# run 21, at most 101 or 60 s, within 3%. bench/README.md says what these cost and how far two
+# --quick: 15 rounds at least, intervals within 4%, at most 101 rounds or 4x the time of the
+# least rounds (25 s if that is more); the full run 21, within 3%, at most 151 or 4x (60 s). bench/README.md says what these cost and how far two
 # quick runs agree (bench/agreement.py measures it).
-QUICK = Rounds(least=QUICK_ROUNDS, most=75, tolerance=0.04, budget_s=25.0, min_sample_s=0.02)
-FULL = Rounds(least=ROUNDS, most=101, tolerance=0.03, budget_s=60.0, min_sample_s=0.03)
+QUICK = Rounds(least=QUICK_ROUNDS, most=101, tolerance=0.04, budget_s=25.0, grow=4.0,
+               min_sample_s=0.02)
+FULL = Rounds(least=ROUNDS, most=151, tolerance=0.03, budget_s=60.0, grow=4.0, min_sample_s=0.03)
 # the depth chains: one fresh process per implementation and round, about 17 s a round
 DEPTH_QUICK = Rounds(least=5, most=7, tolerance=0.04, budget_s=90.0)
 DEPTH_FULL = Rounds(least=5, most=9, tolerance=0.03, budget_s=200.0)
@@ -215,7 +222,7 @@ def interleaved(fns: dict, repeats, number: int, judged=("tensorgrad",)) -> dict
     samples = {name: [] for name in fns}
     cpu = {name: [] for name in fns}
     started = time.perf_counter()
-    round_nr = 0
+    round_nr, least_s = 0, None
     while True:
         for name in rotated(list(fns), round_nr):
             fn, n = fns[name], calls[name]
@@ -227,7 +234,10 @@ def interleaved(fns: dict, repeats, number: int, judged=("tensorgrad",)) -> dict
             samples[name].append((time.perf_counter() - t0) / n)
             cpu[name].append((time.process_time() - c0) / n)
         round_nr += 1
-        if policy.enough(round_nr, started, lambda: _tight(samples, cpu, judged, policy.tolerance)):
+        elapsed = time.perf_counter() - started
+        least_s = elapsed if round_nr == policy.least else least_s
+        if policy.enough(round_nr, elapsed, least_s,
+                         lambda: _tight(samples, cpu, judged, policy.tolerance)):
             break
     widths = _widths(samples, cpu, judged)
     # process time (all threads of this process) is less sensitive to other load on the
@@ -676,12 +686,14 @@ def bench_depth(depth, repeats, with_peers=True):
              + (peers.available() if with_peers else []))
     runs = {impl: [] for impl in impls}
     started = time.perf_counter()
-    round_nr = 0
+    round_nr, least_s = 0, None
     while True:
         for impl in rotated(impls, round_nr):
             runs[impl].append(depth_worker(impl, depth, "time"))
         round_nr += 1
-        if policy.enough(round_nr, started, lambda: _depth_tight(runs, policy.tolerance)):
+        elapsed = time.perf_counter() - started
+        least_s = elapsed if round_nr == policy.least else least_s
+        if policy.enough(round_nr, elapsed, least_s, lambda: _depth_tight(runs, policy.tolerance)):
             break
     result = {"depth": depth, "repeats": round_nr, "runs": runs, "impls": {}}
     for impl in impls:
@@ -1166,7 +1178,8 @@ def _policy_text(policy):
     if policy.most is None or policy.most <= policy.least:
         return f"{policy.least} rounds, medians"
     return (f"{policy.least}-{policy.most} rounds (more until each judged ratio's median is known "
-            f"within {policy.tolerance:.0%}, at most {policy.budget_s:.0f} s a measure), medians")
+            f"within {policy.tolerance:.0%}, in at most {policy.grow:g}x the time of the first "
+            f"{policy.least} or {policy.budget_s:.0f} s a measure), medians")
 
 
 def markdown_table(rows, notes=()):

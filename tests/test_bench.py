@@ -178,6 +178,12 @@ def test_rounds_are_added_until_every_judged_ratio_is_tight_or_the_cap():
     assert res["a"]["rounds"] == 3 and res["a"]["interval"] >= 0
     timed_out = bench_core.Rounds(least=2, most=50, tolerance=-1.0, budget_s=0.0)
     assert bench_core.interleaved(fns, repeats=timed_out, number=1)["a"]["rounds"] == 2
+    # the budget: budget_s, or `grow` times what the least rounds took, whichever is more
+    busy = bench_core.Rounds(least=15, most=101, budget_s=25.0, grow=4.0)
+    assert not busy.enough(14, 100.0, None, bool)  # fewer than the least: never enough
+    assert not busy.enough(40, 30.0, 10.0, bool) and busy.enough(40, 41.0, 10.0, bool)
+    assert not busy.enough(20, 24.0, 2.0, bool) and busy.enough(20, 26.0, 2.0, bool)
+    assert busy.enough(16, 1.0, 1.0, lambda: True) and busy.enough(101, 1.0, 1.0, bool)
     # the stopping rule reads each judged implementation's ratios to every other, both clocks
     tight = {"a": [1.0, 1.0, 1.0], "b": [2.0, 2.0, 2.0]}
     loose = {"a": [1.0, 1.0, 1.0], "b": [1.0, 2.0, 3.0]}
