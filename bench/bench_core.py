@@ -44,6 +44,7 @@ import argparse
 import datetime as _dt
 import gc
 import json
+import math
 import os
 import platform
 import statistics
@@ -51,6 +52,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -126,30 +128,141 @@ def rss_bytes() -> int:
     return rss if sys.platform == "darwin" else rss * 1024
 
 
-def interleaved(fns: dict, repeats: int, number: int) -> dict:
+@dataclass(frozen=True)
+class Rounds:
+    """How many rounds a measure takes. At least `least`; then one more at a time until the 95%
+    interval of the median of every judged per-round ratio (wall and CPU time) lies within
+    `tolerance` of that median (median_interval), or `most` rounds, or the measure's time
+    budget is spent, whichever comes first. The budget is `budget_s` seconds or `grow` times
+    what the least rounds took, whichever is more: on a busy machine, where the ratios need
+    more rounds, a round takes longer too, and a fixed budget would stop at the least. Each sample of an implementation lasts at least
+    `min_sample_s` (its calls per sample are raised to that from a timed warm-up): a sample of
+    a millisecond is mostly the scheduler's and the timer's noise, not the library's time."""
+
+    least: int
+    most: int | None = None  # None: exactly `least` rounds
+    tolerance: float = 0.04
+    budget_s: float = float("inf")
+    grow: float = 0.0
+    min_sample_s: float = 0.0
+
+    def enough(self, rounds, elapsed_s, least_s, tight):
+        """Whether `rounds` rounds, which took `elapsed_s` (the least of them `least_s`), are
+        enough; `tight()` says whether the ratios are known well enough (called only once it
+        matters)."""
+        if rounds >= (self.most or self.least):
+            return True
+        if rounds < self.least:
+            return False
+        return elapsed_s > max(self.budget_s, self.grow * least_s) or tight()
+
+
+# --quick: 15 rounds at least, intervals within 4%, at most 101 rounds or 4x the time of the
+# least rounds (25 s if that is more); the full run 21, within 3%, at most 151 or 4x (60 s). bench/README.md says what these cost and how far two
+# quick runs agree (bench/agreement.py measures it).
+QUICK = Rounds(least=QUICK_ROUNDS, most=101, tolerance=0.04, budget_s=25.0, grow=4.0,
+               min_sample_s=0.02)
+FULL = Rounds(least=ROUNDS, most=151, tolerance=0.03, budget_s=60.0, grow=4.0, min_sample_s=0.03)
+# the depth chains: one fresh process per implementation and round, about 17 s a round
+DEPTH_QUICK = Rounds(least=5, most=7, tolerance=0.04, budget_s=90.0)
+DEPTH_FULL = Rounds(least=5, most=9, tolerance=0.03, budget_s=200.0)
+IMPORT_ROUNDS = 9  # fresh interpreters, about 3 s a round (torch's import is most of it)
+
+
+def as_rounds(rounds) -> Rounds:
+    """A Rounds policy from a policy or a plain number of rounds (exactly that many)."""
+    return rounds if isinstance(rounds, Rounds) else Rounds(least=int(rounds))
+
+
+def median_interval(values, z=1.96):
+    """The distribution-free 95% interval of the median of `values`: the order statistics of
+    ranks n/2 -+ z*sqrt(n)/2 (the binomial count of values below the median, in its normal
+    approximation). It needs no assumption about the shape of the rounds' spread, which on a
+    shared machine has a long tail of slow rounds."""
+    xs = sorted(values)
+    n = len(xs)
+    half = z * n ** 0.5 / 2
+    low = max(0, math.floor(n / 2 - half) - 1)  # ranks counted from 1, rounded outward
+    high = min(n - 1, math.ceil(n / 2 + 1 + half) - 1)
+    return xs[low], xs[high]
+
+
+def interval_width(values):
+    """Half the width of median_interval, relative to the median: 0.04 = the median is known
+    to about 4% either way."""
+    low, high = median_interval(values)
+    median = statistics.median(values)
+    return (high - low) / (2 * median) if median else float("inf")
+
+
+def _calls_per_sample(fn, number, min_sample_s):
+    """`number` calls, or as many as make a sample last min_sample_s (CPU time of a timed
+    warm-up of `number` calls). The warm-up also pays any first-call cost outside the samples."""
+    if min_sample_s <= 0:
+        fn()
+        return number
+    c0 = time.process_time()
+    for _ in range(number):
+        fn()
+    per_call = (time.process_time() - c0) / number
+    return max(number, math.ceil(min_sample_s / per_call)) if per_call > 0 else number
+
+
+def interleaved(fns: dict, repeats, number: int, judged=("tensorgrad",)) -> dict:
     """Median seconds per call of each fn, timed in rounds: every fn once per round, the order
     rotated by one place each round, so that no library always runs right after the same other
-    one (what one leaves in the caches, or a slow moment of the machine, falls on each in turn)."""
+    one (what one leaves in the caches, or a slow moment of the machine, falls on each in turn).
+    Before each sample the garbage of the last one is collected (gc.collect()), for every
+    library alike; the collections a library's own work triggers are part of its time.
+
+    `repeats`: a number of rounds, or a Rounds policy; with one, rounds are added until the
+    per-round ratios of each `judged` implementation to every other are tight (Rounds)."""
+    policy = as_rounds(repeats)
+    calls = {name: _calls_per_sample(fn, number, policy.min_sample_s) for name, fn in fns.items()}
     samples = {name: [] for name in fns}
     cpu = {name: [] for name in fns}
-    for fn in fns.values():  # warm-up
-        fn()
-    for round_nr in range(repeats):
+    started = time.perf_counter()
+    round_nr, least_s = 0, None
+    while True:
         for name in rotated(list(fns), round_nr):
-            fn = fns[name]
+            fn, n = fns[name], calls[name]
             gc.collect()
             c0 = time.process_time()
             t0 = time.perf_counter()
-            for _ in range(number):
+            for _ in range(n):
                 fn()
-            samples[name].append((time.perf_counter() - t0) / number)
-            cpu[name].append((time.process_time() - c0) / number)
+            samples[name].append((time.perf_counter() - t0) / n)
+            cpu[name].append((time.process_time() - c0) / n)
+        round_nr += 1
+        elapsed = time.perf_counter() - started
+        least_s = elapsed if round_nr == policy.least else least_s
+        if policy.enough(round_nr, elapsed, least_s,
+                         lambda: _tight(samples, cpu, judged, policy.tolerance)):
+            break
+    widths = _widths(samples, cpu, judged)
     # process time (all threads of this process) is less sensitive to other load on the
     # machine than wall time; for single-threaded work it is the better figure on a busy box.
     return {name: {"median_s": statistics.median(s), "min_s": min(s),
                    "cpu_median_s": statistics.median(cpu[name]), "samples_s": s,
-                   "cpu_samples_s": cpu[name]}
+                   "cpu_samples_s": cpu[name], "calls_per_sample": calls[name],
+                   "rounds": round_nr, "interval": widths.get(name)}
             for name, s in samples.items()}
+
+
+def _widths(samples, cpu, judged):
+    """{judged: the widest relative interval of its per-round ratios to any other, wall or CPU}."""
+    out = {}
+    for mine in judged:
+        if mine not in samples:
+            continue
+        widths = [interval_width([a / b for a, b in zip(clock[mine], clock[other])])
+                  for clock in (samples, cpu) for other in clock if other != mine]
+        out[mine] = max(widths, default=0.0)
+    return out
+
+
+def _tight(samples, cpu, judged, tolerance):
+    return all(w <= tolerance for w in _widths(samples, cpu, judged).values())
 
 
 def rotated(names, round_nr):
@@ -278,7 +391,7 @@ def bench_per_op(repeats, n=2000):
         fns["autograd"] = lambda: hips_chain(x_np, ops, seed_np)
         check["short_chain_autograd_vs_numpy_max_abs_diff"] = float(
             np.abs(hips_chain(x_np, short, seed_np) - np_chain(x_np, short, seed_np)).max())
-    res = interleaved(fns, repeats=repeats, number=3)
+    res = interleaved(fns, repeats=repeats, number=3, judged=("tensorgrad", "floor"))
     us = {k: v["median_s"] / n * 1e6 for k, v in res.items()}
     cpu_us = {k: v["cpu_median_s"] / n * 1e6 for k, v in res.items()}
     return {"n_ops": n, "us_per_op": us, "cpu_us_per_op": cpu_us, "timings": res, "check": check,
@@ -437,7 +550,7 @@ def bench_loss(repeats, batch=256, classes=10, number=200):
     """The cross-entropy alone, forward and backward, batch 256 and 10 classes: each library's
     own, and tensorgrad's `F.cross_entropy` against the same loss written with core ops."""
     fns, check = loss_case(batch, classes)
-    res = interleaved(fns, repeats=repeats, number=number)
+    res = interleaved(fns, repeats=repeats, number=number, judged=("tensorgrad", "tensorgrad_engine"))
     us = {k: v["median_s"] * 1e6 for k, v in res.items()}
     return {"batch": batch, "classes": classes, "us": us, "timings": res,
             "ratios": round_ratios(res), "check": check}
@@ -517,9 +630,10 @@ if impl == "numpy":
         out["peak_bytes"] = tracemalloc.get_traced_memory()[1]
     else:
         r0 = b.rss_bytes()
-        t0 = time.perf_counter()
+        c0, t0 = time.process_time(), time.perf_counter()
         b.np_chain(xn, ops, seedn)
         out["total_s"] = time.perf_counter() - t0
+        out["total_cpu_s"] = time.process_time() - c0
         out["rss_growth_bytes"] = b.rss_bytes() - r0
 else:
     if mode == "tracemalloc":
@@ -530,13 +644,14 @@ else:
         out["peak_bytes"] = tracemalloc.get_traced_memory()[1]
     else:
         r0 = b.rss_bytes()
-        t0 = time.perf_counter()
+        c0, t0 = time.process_time(), time.perf_counter()
         y = forward()
-        t1 = time.perf_counter()
+        c1, t1 = time.process_time(), time.perf_counter()
         r1 = b.rss_bytes()
         grad = backward(y)
-        t2 = time.perf_counter()
+        c2, t2 = time.process_time(), time.perf_counter()
         out.update(forward_s=t1 - t0, backward_s=t2 - t1, total_s=t2 - t0,
+                   forward_cpu_s=c1 - c0, backward_cpu_s=c2 - c1, total_cpu_s=c2 - c0,
                    rss_growth_bytes=r1 - r0)
         del y
         t3 = time.perf_counter()
@@ -563,19 +678,32 @@ def depth_worker(impl, depth, mode):
 
 
 def bench_depth(depth, repeats, with_peers=True):
+    """Each implementation's chain in a fresh process, once per round, in an order rotated
+    from round to round; `repeats` a number of rounds or a Rounds policy, whose stopping rule
+    reads tensorgrad's per-round ratios of wall and CPU time."""
+    policy = as_rounds(repeats)
     impls = (["numpy", "tensorgrad"] + (["torch"] if torch is not None else [])
              + (peers.available() if with_peers else []))
     runs = {impl: [] for impl in impls}
-    for _ in range(repeats):
-        for impl in impls:
+    started = time.perf_counter()
+    round_nr, least_s = 0, None
+    while True:
+        for impl in rotated(impls, round_nr):
             runs[impl].append(depth_worker(impl, depth, "time"))
-    result = {"depth": depth, "repeats": repeats, "runs": runs, "impls": {}}
+        round_nr += 1
+        elapsed = time.perf_counter() - started
+        least_s = elapsed if round_nr == policy.least else least_s
+        if policy.enough(round_nr, elapsed, least_s, lambda: _depth_tight(runs, policy.tolerance)):
+            break
+    result = {"depth": depth, "repeats": round_nr, "runs": runs, "impls": {}}
     for impl in impls:
         ok = [r for r in runs[impl] if "error" not in r]
         entry = {"error": runs[impl][0].get("error")} if not ok else {
             "total_s": statistics.median(r["total_s"] for r in ok),
             "rss_bytes_per_node": statistics.median(r["rss_growth_bytes"] for r in ok) / depth,
         }
+        if ok and "total_cpu_s" in ok[0]:
+            entry["total_cpu_s"] = statistics.median(r["total_cpu_s"] for r in ok)
         if ok and "forward_s" in ok[0]:
             for key in ("forward_s", "backward_s", "teardown_s"):
                 entry[key] = statistics.median(r[key] for r in ok)
@@ -589,6 +717,16 @@ def bench_depth(depth, repeats, with_peers=True):
                 entry["peak_bytes_per_node"] = tm["peak_bytes"] / depth
         result["impls"][impl] = entry
     return result
+
+
+def _depth_tight(runs, tolerance):
+    """Whether tensorgrad's per-round ratios to every other implementation, wall and CPU, have
+    a median known within `tolerance` (interval_width; with few rounds that is their range)."""
+    for key in ("total_s", "total_cpu_s"):
+        for ratios in _depth_round_ratios(runs, key).values():
+            if ratios and interval_width(ratios) > tolerance:
+                return False
+    return True
 
 
 # ----------------------------------------------------------------------------- HVP
@@ -647,34 +785,38 @@ def rss():
         for line in fh:
             if line.startswith("VmRSS:"):
                 return int(line.split()[1]) * 1024
-r0 = rss(); t0 = time.perf_counter()
+r0 = rss(); c0 = time.process_time(); t0 = time.perf_counter()
 import {module}
-t1 = time.perf_counter(); r1 = rss()
-print("RESULT " + json.dumps({{"time_s": t1 - t0, "rss_bytes": r1, "rss_growth_bytes": r1 - r0}}))
+t1 = time.perf_counter(); c1 = time.process_time(); r1 = rss()
+print("RESULT " + json.dumps({{"time_s": t1 - t0, "cpu_s": c1 - c0, "rss_bytes": r1,
+                              "rss_growth_bytes": r1 - r0}}))
 """
 
 
 def bench_import(repeats):
     """Each library's import in fresh processes, from bytecode compiled for the run (see
     bench/against.py's current_bytecode: a stale __pycache__ where bytecode is not written
-    would time the compiler), by an untimed first round."""
+    would time the compiler), by an untimed first round. Each round imports every module once,
+    in an order rotated from round to round; `runs` keeps each round's result (None where an
+    import failed), so that the time ratios are paired by round like every other."""
     modules = ["numpy", "tensorgrad"] + (["torch"] if torch is not None else []) + peers.available()
-    samples = {m: [] for m in modules}
+    runs = {m: [] for m in modules}
     with tempfile.TemporaryDirectory(prefix="tg-bench-bytecode-") as bytecode:
         env = dict(os.environ, **current_bytecode(bytecode))
-        for timed in [False] + [True] * repeats:
-            for m in modules:
+        for round_nr in range(-1, repeats):  # round -1: compiles the bytecode, not timed
+            for m in rotated(modules, max(round_nr, 0)):
                 proc = subprocess.run([sys.executable, "-c", IMPORT_WORKER.format(root=str(ROOT), module=m)],
                                       capture_output=True, text=True, cwd="/", timeout=300, env=env)
                 line = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
-                if line and timed:
-                    samples[m].append(json.loads(line[0][7:]))
+                if round_nr >= 0:
+                    runs[m].append(json.loads(line[0][7:]) if line else None)
     out = {}
-    for m, s in samples.items():
+    for m, rounds in runs.items():
+        s = [r for r in rounds if r]
         if s:
             out[m] = {key: statistics.median(r[key] for r in s)
-                      for key in ("time_s", "rss_bytes", "rss_growth_bytes")}
-    return {"repeats": repeats, "modules": out}
+                      for key in ("time_s", "cpu_s", "rss_bytes", "rss_growth_bytes")}
+    return {"repeats": repeats, "modules": out, "runs": runs}
 
 
 # ----------------------------------------------------------------------------- report
@@ -811,7 +953,40 @@ def table_notes(r):
         for impl, entry in r.get(key, {}).get("impls", {}).items():
             if "error" in entry:
                 notes.append(f"{key}, {impl}: {entry['error']}")
+    rounds = _rounds_note(r)
+    if rounds:
+        notes.append(rounds)
     return notes
+
+
+ROUND_LABELS = {"per_op": "per-op", "mlp_256": "MLP 256", "mlp_32": "MLP 32",
+                "mlp_own_256": "MLP 256 own", "mlp_own_32": "MLP 32 own", "loss": "loss",
+                "hvp": "HVP", "depth_1e5": "depth 1e5"}
+
+
+def _rounds_note(r):
+    """How many rounds each measure took and how well its least sure judged ratio is known
+    (the half-width of the 95% interval of its median, relative: interval_width)."""
+    parts = []
+    for key, label in ROUND_LABELS.items():
+        entry = r.get(key)
+        if not entry:
+            continue
+        if key == "depth_1e5":
+            runs = entry.get("runs", {})
+            widths = [interval_width(q) for k in ("total_s", "total_cpu_s")
+                      for q in _depth_round_ratios(runs, k).values() if q]
+            rounds = entry.get("repeats")
+        else:
+            timings = entry.get("timings", {})
+            widths = [t["interval"] for t in timings.values() if t.get("interval") is not None]
+            rounds = len(timings.get("tensorgrad", {}).get("samples_s", []))
+        if widths:
+            parts.append(f"{label} {rounds} (±{max(widths):.0%})")
+        elif rounds:
+            parts.append(f"{label} {rounds}")
+    return ("Rounds per measure (and the widest 95% interval of a judged ratio's median, "
+            "relative): " + ", ".join(parts) + ".") if parts else ""
 
 
 def _error_marks(entries):
@@ -826,31 +1001,34 @@ def _timed_ratios(entry, mine="tensorgrad", samples="samples_s"):
 
 
 def _per_op_rows(r):
+    """The per-op row judged on CPU time (per-round ratios), the design floor's row, and the
+    wall-time figures on the line below, not judged."""
     rows = []
-    po = r["per_op"]["us_per_op"]
-    ratios = _timed_ratios(r["per_op"])
+    entry = r["per_op"]
+    wall = entry["us_per_op"]
+    po, ratios, clock = _judged(entry, wall, 1e6 / entry["n_ops"])
+    samples = "cpu_samples_s" if clock == "CPU" else "samples_s"
     tg_po, torch_po = po["tensorgrad"], po.get("torch")
     to_torch = paired(ratios, "torch") or tg_po / (torch_po or ISSUE_TORCH_US_PER_OP)
-    rows.append(["per-op (2,000-op chain), us/op", *_cells(po, ratios=ratios),
+    rows.append([f"per-op (2,000-op chain), us/op, {clock} time", *_cells(po, ratios=ratios),
                  TARGETS["per_op"] + ("" if torch_po is not None else " (6.4 us: issue 2's figure)"),
                  met(to_torch <= 1.0)])
     floor = po.get("floor")
     if floor is not None:
-        to_floor = _timed_ratios(r["per_op"], mine="floor")
+        to_floor = _timed_ratios(entry, mine="floor", samples=samples)
         floor_ratios = {k: v for k, v in to_floor.items() if k != "tensorgrad"}
         to_tg = [1 / q for q in to_floor.get("tensorgrad", [])]
         rows.append(["  design floor (bench/floor_autograd.py)",
                      *_cells({**po, "tensorgrad": floor}, ratios=floor_ratios),
                      "tensorgrad = " + (fmt_spread(to_tg) if to_tg
                                         else f"{ratio(tg_po, floor):.2f}x") + " this", ""])
-    rows.append(["  same, CPU time (less load-sensitive)",
-                 *_cells(r["per_op"]["cpu_us_per_op"],
-                         ratios=_timed_ratios(r["per_op"], samples="cpu_samples_s")), "", ""])
+    if clock == "CPU":
+        rows.append(_wall_row("not judged", wall, entry, 2))
     return rows
 
 
 def _judged(entry, figures, scale):
-    """What the MLP and loss rows judge: CPU time, per-round ratios of it, and the figures in it,
+    """What the timed rows judge: CPU time, per-round ratios of it, and the figures in it,
     when the run kept CPU samples (process time leaves out the time the process waits for a
     core, which on a busy machine is most of the wall time); else (an older JSON) wall time.
     `figures`: the entry's wall-time figures, which the row's "same, wall time" line shows."""
@@ -915,17 +1093,26 @@ def _depth_rows(r):
             continue
         d = r[key]["impls"]
         marks = _error_marks(d)
-        total = {impl: e.get("total_s") for impl, e in d.items()}
+        wall = {impl: e.get("total_s") for impl, e in d.items()}
+        runs = r[key].get("runs", {})
+        # judged on CPU time when the run kept it (the chain runs on one thread), wall below
+        cpu_kept = "total_cpu_s" in d.get("tensorgrad", {})
+        clock_key = "total_cpu_s" if cpu_kept else "total_s"
+        total = {impl: e.get(clock_key) for impl, e in d.items()}
         t, th = total.get("tensorgrad"), total.get("torch")
-        ratios = _depth_round_ratios(r[key].get("runs", {}))
+        ratios = _depth_round_ratios(runs, clock_key)
         if key == "depth_1e5":
             to_torch = paired(ratios, "torch") or ratio(t, th)
             ok = None if to_torch is None else to_torch <= 1.0
         else:
             ok = None if t is None else d["tensorgrad"].get("grad_finite")
-        rows.append([f"depth {label} chain fwd+bwd, s",
+        rows.append([f"depth {label} chain fwd+bwd, s" + (", CPU time" if cpu_kept else ""),
                      *_cells(total, digits=3, marks=marks, ratios=ratios),
                      TARGETS["depth_1e5"] if key == "depth_1e5" else "works", met(ok)])
+        if cpu_kept:
+            rows.append(["  same, wall time (not judged)",
+                         *_cells(wall, digits=3, marks=marks, ratios=_depth_round_ratios(runs)),
+                         "", ""])
         traced = {impl: e.get("bytes_per_node") for impl, e in d.items()}
         bt = traced.get("tensorgrad")
         rows.append([f"depth {label}: bytes/node (tracemalloc)", *_cells(traced, digits=0, marks=marks),
@@ -936,26 +1123,29 @@ def _depth_rows(r):
     return rows
 
 
-def _depth_round_ratios(runs):
+def _depth_round_ratios(runs, key="total_s"):
     """The depth chains run each implementation once per round, in fresh processes: tensorgrad's
-    time over each other's, round by round (rounds where either failed are left out)."""
+    time over each other's, round by round (rounds where either failed are left out). `key`:
+    "total_s" (wall) or "total_cpu_s" (CPU time)."""
     mine = runs.get("tensorgrad", [])
-    return {impl: [a["total_s"] / b["total_s"] for a, b in zip(mine, theirs)
-                   if "total_s" in a and "total_s" in b]
+    return {impl: [a[key] / b[key] for a, b in zip(mine, theirs) if key in a and key in b]
             for impl, theirs in runs.items() if impl != "tensorgrad"}
 
 
 def _hvp_rows(r):
+    """The HVP row judged on CPU time (per-round ratios), wall time on the line below."""
     rows = []
-    h = r["hvp"]["us_per_hvp"]
-    ratios = _timed_ratios(r["hvp"])
-    marks = {key: "n/a" for key in r["hvp"].get("unsupported", {})}
+    entry = r["hvp"]
+    wall = entry["us_per_hvp"]
+    h, ratios, clock = _judged(entry, wall, 1e6)
+    marks = {key: "n/a" for key in entry.get("unsupported", {})}
     to_torch = paired(ratios, "torch") or ratio(h["tensorgrad"], h.get("torch"))
-    rows.append(["HVP sum(tanh(x)^2), n=1000, us", *_cells(h, digits=1, marks=marks, ratios=ratios),
+    rows.append([f"HVP sum(tanh(x)^2), n=1000, us, {clock} time",
+                 *_cells(h, digits=1, marks=marks, ratios=ratios),
                  TARGETS["hvp"], met(None if to_torch is None else to_torch <= 1.5)])
-    rows.append(["  same, CPU time (less load-sensitive)",
-                 *_cells(r["hvp"]["cpu_us_per_hvp"], digits=1, marks=marks,
-                         ratios=_timed_ratios(r["hvp"], samples="cpu_samples_s")), "", ""])
+    if clock == "CPU":
+        rows.append(["  same, wall time (not judged)",
+                     *_cells(wall, digits=1, marks=marks, ratios=_timed_ratios(entry)), "", ""])
     return rows
 
 
@@ -966,8 +1156,30 @@ def _import_rows(r):
     ms = {k: v["time_s"] * 1e3 for k, v in im.items()}
     rows.append(["import: process RSS after, MB", *_cells(mb, digits=1), TARGETS["import"],
                  met(None if "tensorgrad" not in mb else mb["tensorgrad"] <= 60)])
-    rows.append(["import: time, ms", *_cells(ms, digits=0), "", ""])
+    runs = r["import"].get("runs")
+    if runs and all("cpu_s" in v for v in im.values()):  # CPU time, paired by round; wall below
+        cpu_ms = {k: v["cpu_s"] * 1e3 for k, v in im.items()}
+        rows.append(["import: time, ms, CPU time", *_cells(cpu_ms, digits=0,
+                                                         ratios=_import_ratios(runs, "cpu_s")), "", ""])
+        rows.append(["  same, wall time", *_cells(ms, digits=0, ratios=_import_ratios(runs, "time_s")),
+                     "", ""])
+    else:  # an older JSON: medians only
+        rows.append(["import: time, ms", *_cells(ms, digits=0), "", ""])
     return rows
+
+
+def _import_ratios(runs, key):
+    """tensorgrad's import time over each other module's, round by round."""
+    return {m: [a[key] / b[key] for a, b in zip(runs["tensorgrad"], theirs) if a and b]
+            for m, theirs in runs.items() if m != "tensorgrad"}
+
+
+def _policy_text(policy):
+    if policy.most is None or policy.most <= policy.least:
+        return f"{policy.least} rounds, medians"
+    return (f"{policy.least}-{policy.most} rounds (more until each judged ratio's median is known "
+            f"within {policy.tolerance:.0%}, in at most {policy.grow:g}x the time of the first "
+            f"{policy.least} or {policy.budget_s:.0f} s a measure), medians")
 
 
 def markdown_table(rows, notes=()):
@@ -995,7 +1207,8 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description="tensorgrad core benchmark")
     parser.add_argument("--quick", action="store_true", help="fewer repeats, skip the 1e6 chain")
     parser.add_argument("--repeats", type=int, default=None,
-                        help=f"timing rounds (default {ROUNDS}, quick {QUICK_ROUNDS})")
+                        help=f"exactly this many timing rounds (default: at least {ROUNDS}, quick "
+                             f"{QUICK_ROUNDS}, more until the ratios are tight: Rounds)")
     parser.add_argument("--threads", type=int, default=None,
                         help="BLAS and torch threads (default: theirs; 1 is steadier on a busy machine)")
     parser.add_argument("--only", nargs="*", default=None,
@@ -1005,6 +1218,8 @@ def main(argv=None):
                             help="require MyGrad and HIPS autograd (./run bench --peers installs them first)")
     peer_group.add_argument("--no-peers", action="store_true", help="leave MyGrad and HIPS autograd out")
     parser.add_argument("--markdown", action="store_true", help="also print the table as Markdown")
+    parser.add_argument("--json", metavar="FILE", default=None,
+                        help="also write the results to FILE (bench/agreement.py compares two)")
     parser.add_argument("--table-of", metavar="JSON", default=None,
                         help="measure nothing: print the table of an earlier run (bench/results/*.json)")
     parser.add_argument("--against", metavar="PATH", default=None,
@@ -1028,15 +1243,16 @@ def main(argv=None):
     missing = [peers.PEERS[k][1] for k in peers.PEERS if k not in peers.available()]
     if args.peers and missing:
         parser.error(f"--peers: {', '.join(missing)} not importable; install with {peers.INSTALL_HINT}")
-    repeats = args.repeats or (QUICK_ROUNDS if args.quick else ROUNDS)
+    repeats = args.repeats or (QUICK if args.quick else FULL)
+    depth_rounds = args.repeats or (DEPTH_QUICK if args.quick else DEPTH_FULL)
     only = set(args.only or ["per_op", "mlp", "loss", "depth", "hvp", "import"])
     env = environment()
     print(f"tensorgrad benchmark, {env['date']}: Python {env['python']}, NumPy {env['numpy']} "
           f"({env.get('numpy_blas')}), torch {env['torch'] or 'not installed'}, "
-          f"{env['cores']} cores, {env['cpu']}; {repeats} rounds, medians", flush=True)
+          f"{env['cores']} cores, {env['cpu']}; {_policy_text(as_rounds(repeats))}", flush=True)
     for line in peers.status_lines():
         print(line, flush=True)
-    results = {"environment": env, "targets": TARGETS, "repeats": repeats,
+    results = {"environment": env, "targets": TARGETS, "repeats": vars(as_rounds(repeats)),
                "loadavg_start": _loadavg(), "loadavg_before": {}}
     t_start = time.perf_counter()
 
@@ -1062,13 +1278,13 @@ def main(argv=None):
         results["hvp"] = bench_hvp(repeats)
     if "depth" in only:
         section("depth_1e5", "depth 1e5")
-        results["depth_1e5"] = bench_depth(100_000, 3 if args.quick else 5)
+        results["depth_1e5"] = bench_depth(100_000, depth_rounds)
         if not args.quick:
             section("depth_1e6", "depth 1e6 (about a minute per implementation; not the peers)")
             results["depth_1e6"] = bench_depth(1_000_000, 1, with_peers=False)
     if "import" in only:
         section("import", "import")
-        results["import"] = bench_import(5 if args.quick else 9)
+        results["import"] = bench_import(IMPORT_ROUNDS)
     results["bench_seconds"] = time.perf_counter() - t_start
     results["loadavg_end"] = _loadavg()
     print()
@@ -1087,6 +1303,8 @@ def main(argv=None):
     text = json.dumps(results, indent=1, default=str)
     path.write_text(text)
     (out_dir / "latest.json").write_text(text)
+    if args.json:
+        Path(args.json).write_text(text)
     print(f"\nwrote {path.relative_to(ROOT)} (and bench/results/latest.json); "
           f"{results['bench_seconds']:.0f} s")
     return 0

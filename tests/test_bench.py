@@ -155,6 +155,119 @@ def test_the_loss_row_judges_cross_entropy_against_the_log_softmax_formulation()
     assert mine["met"] == "NO"
 
 
+def test_the_interval_of_a_median_is_read_from_order_statistics():
+    values = list(range(1, 16))  # 15 rounds: the 3rd and 13th of them (binomial, 95%)
+    assert bench_core.median_interval(values) == (3, 13)
+    assert bench_core.median_interval(list(range(100))) == (39, 60)
+    assert bench_core.median_interval([1.0, 2.0, 3.0]) == (1.0, 3.0)  # few rounds: the range
+    assert bench_core.interval_width([1.0] * 15) == 0.0
+    assert abs(bench_core.interval_width([0.9, 1.0, 1.1]) - 0.1) < 1e-12  # relative to the median
+    # a long tail of slow rounds moves the interval less than the range: 2 of 20 leave it tight
+    assert bench_core.interval_width([1.0] * 18 + [5.0] * 2) == 0.0
+
+
+def test_rounds_are_added_until_every_judged_ratio_is_tight_or_the_cap():
+    ran = []
+    fns = {name: (lambda name=name: ran.append(name)) for name in "abc"}
+    never = bench_core.Rounds(least=2, most=5, tolerance=-1.0)  # no interval is that tight
+    res = bench_core.interleaved(fns, repeats=never, number=1, judged=("a",))
+    assert res["a"]["rounds"] == 5 and len(res["b"]["samples_s"]) == 5
+    assert "".join(ran) == "abc" + "abc" + "bca" + "cab" + "abc" + "bca"  # warm-up, 5 rounds
+    always = bench_core.Rounds(least=3, most=50, tolerance=float("inf"))
+    res = bench_core.interleaved(fns, repeats=always, number=1, judged=("a",))
+    assert res["a"]["rounds"] == 3 and res["a"]["interval"] >= 0
+    timed_out = bench_core.Rounds(least=2, most=50, tolerance=-1.0, budget_s=0.0)
+    assert bench_core.interleaved(fns, repeats=timed_out, number=1)["a"]["rounds"] == 2
+    # the budget: budget_s, or `grow` times what the least rounds took, whichever is more
+    busy = bench_core.Rounds(least=15, most=101, budget_s=25.0, grow=4.0)
+    assert not busy.enough(14, 100.0, None, bool)  # fewer than the least: never enough
+    assert not busy.enough(40, 30.0, 10.0, bool) and busy.enough(40, 41.0, 10.0, bool)
+    assert not busy.enough(20, 24.0, 2.0, bool) and busy.enough(20, 26.0, 2.0, bool)
+    assert busy.enough(16, 1.0, 1.0, lambda: True) and busy.enough(101, 1.0, 1.0, bool)
+    # the stopping rule reads each judged implementation's ratios to every other, both clocks
+    tight = {"a": [1.0, 1.0, 1.0], "b": [2.0, 2.0, 2.0]}
+    loose = {"a": [1.0, 1.0, 1.0], "b": [1.0, 2.0, 3.0]}
+    assert bench_core._tight(tight, tight, ("a",), 0.01)
+    assert not bench_core._tight(tight, loose, ("a",), 0.01)  # CPU time loose, wall tight
+    assert bench_core._tight(tight, loose, ("c",), 0.01)  # judges nothing that ran
+
+
+def test_a_sample_lasts_at_least_the_policy_s_minimum():
+    calls = []
+    assert bench_core._calls_per_sample(lambda: calls.append(1), 3, 0.0) == 3 and len(calls) == 1
+    slow = bench_core._calls_per_sample(lambda: sum(range(20_000)), 2, 1e9)  # a huge minimum
+    assert slow > 1000  # raised from 2: as many calls as the minimum takes at the warm-up's pace
+
+
+def test_per_op_hvp_and_depth_rows_are_judged_on_cpu_time_with_wall_time_below():
+    timings = {"tensorgrad": {"samples_s": [4.0, 4.0, 4.0], "cpu_median_s": 2.0,
+                              "cpu_samples_s": [2.0, 2.0, 2.0]},
+               "torch": {"samples_s": [2.0, 2.0, 2.0], "cpu_median_s": 2.0,
+                         "cpu_samples_s": [2.0, 2.0, 2.0]}}
+    per_op = {"n_ops": 2, "us_per_op": {"tensorgrad": 2e6, "torch": 1e6}, "timings": timings}
+    rows = [dict(zip(bench_core.HEADER, row)) for row in bench_core._per_op_rows({"per_op": per_op})]
+    assert rows[0]["measure"].endswith("us/op, CPU time") and rows[0]["tensorgrad"] == "1000000.00"
+    assert rows[0]["tg/torch"] == "1.00x (1.00-1.00)" and rows[0]["met"] == "yes"
+    assert rows[1]["measure"].strip().startswith("same, wall time") and rows[1]["met"] == ""
+    assert rows[1]["tg/torch"] == "2.00x (2.00-2.00)"
+    hvp = {"us_per_hvp": {"tensorgrad": 4e6, "torch": 2e6}, "timings": timings}
+    judged, wall = (dict(zip(bench_core.HEADER, row)) for row in bench_core._hvp_rows({"hvp": hvp}))
+    assert judged["tg/torch"] == "1.00x (1.00-1.00)" and wall["tg/torch"] == "2.00x (2.00-2.00)"
+    runs = {"tensorgrad": [{"total_s": 4.0, "total_cpu_s": 2.0}] * 3,
+            "torch": [{"total_s": 2.0, "total_cpu_s": 2.5}] * 3}
+    depth = {"runs": runs, "impls": {
+        "tensorgrad": {"total_s": 4.0, "total_cpu_s": 2.0, "grad_finite": True},
+        "torch": {"total_s": 2.0, "total_cpu_s": 2.5}}}
+    rows = [dict(zip(bench_core.HEADER, row)) for row in bench_core._depth_rows({"depth_1e5": depth})]
+    assert rows[0]["measure"].endswith("CPU time") and rows[0]["tg/torch"] == "0.80x (0.80-0.80)"
+    assert rows[0]["met"] == "yes" and rows[1]["tg/torch"] == "2.00x (2.00-2.00)"
+    assert rows[1]["met"] == ""
+
+
+def test_import_times_are_paired_by_round_in_cpu_time():
+    runs = {"tensorgrad": [{"time_s": 0.2, "cpu_s": 0.1}, None, {"time_s": 0.2, "cpu_s": 0.3}],
+            "numpy": [{"time_s": 0.1, "cpu_s": 0.1}, {"time_s": 0.1, "cpu_s": 0.1},
+                      {"time_s": 0.1, "cpu_s": 0.1}]}
+    modules = {m: {"time_s": 0.2 if m == "tensorgrad" else 0.1, "cpu_s": 0.2 if m == "tensorgrad" else 0.1,
+                   "rss_bytes": 2**20, "rss_growth_bytes": 0} for m in runs}
+    rows = [dict(zip(bench_core.HEADER, row))
+            for row in bench_core._import_rows({"import": {"modules": modules, "runs": runs}})]
+    assert rows[1]["measure"] == "import: time, ms, CPU time"
+    assert rows[1]["tg/NumPy"] == "2.00x (1.50-2.50)"  # rounds 1 and 3 (round 2 failed): 1x, 3x
+    assert rows[2]["tg/NumPy"] == "2.00x (2.00-2.00)"  # wall time
+
+
+def test_agreement_compares_every_ratio_cell_of_two_tables():
+    import agreement
+
+    def table(loss_ratio, mlp_ratio, mlp_wall):
+        blank = ["-"] * 4
+        return {"table": [
+            ["MLP step batch 32 (own cross-entropy), ms, CPU time", "0.880", "0.334", *blank[:3],
+             "2.27x (2.13-2.69)", "-", mlp_ratio, "-", "<= 1.25x MyGrad", "yes"],
+            ["  same, wall time (not judged)", "0.990", "0.334", *blank[:3], "2.27x", "-", mlp_wall,
+             "-", "", ""],
+            ["cross-entropy alone, fwd+bwd, 256x10, us, CPU time", "240.8", *blank, "-", "-", "-",
+             "-", f"<= 1.15x the log_softmax formulation: {loss_ratio} (0.69-0.89)", "yes"],
+            ["  same, wall time (not judged)", "240.8", *blank, "-", "-", "-", mlp_wall, "", ""]],
+            "loadavg_before": {"mlp_own_32": [1.0, 1.0, 1.0]}}
+
+    cells = agreement.compare_tables(table("0.79x", "1.00x (0.9-1.1)", "1.20x"),
+                                     table("0.80x", "1.10x (1.0-1.2)", "1.33x"))
+    ratios = {(c["row"], c["column"]): c for c in cells if c["kind"] == "ratio"}
+    assert len(ratios) == 6  # the constant "<= 1.15x" is not a figure; "-" is not either
+    mlp = ratios[("MLP step batch 32 (own cross-entropy), ms, CPU time", "tg/MyGrad")]
+    assert mlp["agrees"] and abs(mlp["apart"] - 0.10) < 1e-9  # 10% apart: still within
+    wall = ratios[("MLP step batch 32 (own cross-entropy), ms, CPU time / same, wall time "
+                   "(not judged)", "tg/MyGrad")]
+    assert not wall["agrees"] and wall["measure"] == "mlp_own_32"  # 1.20x / 1.33x: 10.8% apart
+    assert ratios[("cross-entropy alone, fwd+bwd, 256x10, us, CPU time", "target")]["first"] == 0.79
+    values = [c for c in cells if c["kind"] == "value"]
+    assert {c["column"] for c in values} == {"tensorgrad", "NumPy"}
+    assert all(c["agrees"] for c in values)  # the same times in both runs
+    assert agreement.apart(1.0, 1.1) == agreement.apart(1.1, 1.0)  # the same whichever is first
+
+
 def test_hvp_and_epoch_benchmark_agrees_with_numpy_before_timing():
     functions, check = bench_hvp_and_epoch.hvp_case()
     assert {"numpy", "tensorgrad"} <= set(functions)
@@ -235,8 +348,7 @@ def test_the_table_says_what_a_peer_cannot_do_and_reads_dash_without_it():
     assert cells["MyGrad"] == "n/a" and cells["tg/MyGrad"] == "-"
     assert cells["tg/torch"] == "1.50x" and cells["tg/autograd"] == "0.50x"
     assert cells["met"] == "yes"
-    cpu = dict(zip(bench_core.HEADER, bench_core._hvp_rows(result)[1]))
-    assert cpu["torch"] == "-" and cpu["autograd"] == "-"  # not measured: a dash
+    assert len(bench_core._hvp_rows(result)) == 1  # no CPU samples kept: judged on wall time
     notes = bench_core.table_notes(result)
     assert any("MyGrad" in n and "no second derivatives" in n for n in notes)
     markdown = bench_core.markdown_table([row], notes).splitlines()
