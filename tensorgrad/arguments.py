@@ -854,7 +854,8 @@ def _make_guard(overload):
 
     For each parameter the guard knows: which exact types pass, whether None passes, and
     whether a list of ints passes (`tuple of ints`). That is a few `type(v) in ...` tests per
-    call, which is all a correct call pays."""
+    call, which is all a correct call pays: a value of a type that passes whatever it holds (a
+    Tensor, a float; not an int, whose range is checked) is let through without calling `fits`."""
     params = list(overload.params)
     sizes = bool(params) and params[0].varargs and overload.max_positional == 1  # ones(2, 3)
     if sizes:
@@ -866,13 +867,14 @@ def _make_guard(overload):
         if int_list and p.single_int:
             types = (int,)
         ints = SCALAR_INTS if p.numbers_ok or p.type == "Number" else INT64  # out of range: parser
-        specs.append((types, p.default_is_none, int_list, ints))
+        at_once = () if types is None or types is ANYTHING else tuple(t for t in types if t is not int)
+        specs.append((at_once, types, p.default_is_none, int_list, ints))
     positional = 0 if sizes else sum(not p.keyword_only for p in params)
     index_of = {p.name: i for i, p in enumerate(params) if not keyword.iskeyword(p.name)}
     required = [(i, p.name) for i, p in enumerate(params) if not p.has_default]
 
-    def fits(value, spec):
-        types, none_ok, int_list, ints = spec
+    def fits(value, spec):  # (spec[0], the types that pass at once: tested before the call)
+        _, types, none_ok, int_list, ints = spec
         if types is None:
             return False
         if types is ANYTHING:
@@ -891,12 +893,13 @@ def _make_guard(overload):
             if len(args) > positional:
                 return False
             for value, spec in zip(args, specs):
-                if not fits(value, spec):
+                if type(value) not in spec[0] and not fits(value, spec):
                     return False
             given = len(args)
         for name, value in kwargs.items():
             index = index_of.get(name)
-            if index is None or index < given or not fits(value, specs[index]):
+            if index is None or index < given or (
+                    type(value) not in specs[index][0] and not fits(value, specs[index])):
                 return False
         for index, name in required:
             if index >= given and name not in kwargs:

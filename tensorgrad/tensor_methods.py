@@ -165,11 +165,13 @@ IN_PLACE_OF = ("neg", "exp", "log", "sqrt", "tanh", "sigmoid", "relu", "sin", "c
 
 def plain_method(function):
     """A plain function of ops/ as a private method of Tensor, unchecked: `t._cos()` is
-    `cos(t)` (see "The plain functions the library reaches through Tensor", below)."""
-    def plain(self, *args, **kwargs):
-        return function(self, *args, **kwargs)
-
-    plain.__name__ = "_" + function.__name__
+    `cos(t)` (see "The plain functions the library reaches through Tensor", below). The method
+    is the function itself under the method's name: a copy of the function object (its code,
+    defaults and closure), so that the function keeps its own name and a derivative formula's
+    `grad._mm(...)` costs no call in between."""
+    plain = types.FunctionType(function.__code__, function.__globals__, "_" + function.__name__,
+                               function.__defaults__, function.__closure__)
+    plain.__kwdefaults__ = function.__kwdefaults__
     plain.__doc__ = f"`{function.__name__}` of this tensor, without the argument check."
     return plain
 
@@ -818,8 +820,7 @@ class TensorMethods:
     # (derivatives.py sits below ops/, which records its nodes). `grad._expand(size)` is
     # ops/shape.py's `expand(grad, size)`: the public `grad.expand(size)` without its argument
     # check, which is for the learner's calls; the library's own values are right.
-    def _sum_to(self, shape):
-        return _red.sum_to(self, shape)
+    _sum_to = plain_method(_red.sum_to)
 
     def _cast(self, numpy_dtype):
         return _ew.to_dtype(self, dtypes.from_numpy_dtype(numpy_dtype))

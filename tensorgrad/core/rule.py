@@ -22,8 +22,9 @@ returns a gradient for each of a variable number of inputs (cat, stack).
 
 Every node class made here shares one `apply` (Rule.apply below), the one method the engine
 calls on a node: for each input that needs a gradient, call that input's formula with the values
-its parameters name. Each formula's parameter names are read once, when the table is read;
-a backward pass looks each name up, among the saved values first, then the node's settings.
+its parameters name. Each formula's parameter names are read once, when the table is read,
+and so is which of them are settings; a backward pass puts the gradient, the saved values and
+those settings in one dict and looks each name up there.
 """
 
 import functools
@@ -52,6 +53,7 @@ class Rule(Node):
     __slots__ = ()
     formulas = ()
     parameters = ()  # for each formula, the names of its parameters (read once, in rule())
+    settings_read = ()  # the parameters that are neither `grad` nor a saved value: settings
     same_as = None
     computes = None
     local = None
@@ -63,18 +65,17 @@ class Rule(Node):
         """The chain rule for one operation: each input that needs a gradient gets its formula,
         called with the values the formula's parameters name (see the module's docstring).
         `grads` holds the gradient of the output (these operations have one)."""
-        values = {"grad": grads[0]}
-        if self.saved_names:
-            values.update(zip(self.saved_names, self.saved_tensors))
+        values = dict(zip(self.saved_names, self.saved_tensors)) if self.saved_names else {}
+        values["grad"] = grads[0]
+        for name in self.settings_read:  # what the forward pass recorded on the node (`alpha`)
+            values[name] = getattr(self, name)
         gradients = []
         for (input_name, formula), parameters, (next_node, _) in zip(
                 self.formulas, self.parameters, self.next_functions):
             if next_node is None and input_name != "tensors":
                 gradients.append(None)  # this input needs no gradient: its formula never runs
                 continue
-            arguments = [values[name] if name in values else getattr(self, name)
-                         for name in parameters]
-            gradients.append(formula(*arguments))
+            gradients.append(formula(*map(values.__getitem__, parameters)))  # values[name] each
         if self.formulas[0][0] == "tensors":  # cat, stack: one formula, a gradient per input
             return tuple(gradients[0])
         return tuple(gradients)
@@ -157,6 +158,7 @@ def rule(name, *, saves=(), settings=(), computes=None, local=None, elementwise=
         "read_by": read_by,
         "formulas": tuple(formulas.items()),
         "parameters": parameters,
+        "settings_read": tuple(dict.fromkeys(found_settings)),
         "same_as": same_as,
         "computes": computes,
         "local": (local,) if isinstance(local, str) else local,
