@@ -36,14 +36,13 @@ class _GradModeContext:
             return cls()(func)
         return super().__new__(cls)
 
-    def __enter__(self):  # (sets the switch itself: a call fewer in every optimizer step)
-        global _grad_enabled
-        self._previous, _grad_enabled = _grad_enabled, self._mode
+    def __enter__(self):
+        self._previous = is_grad_enabled()
+        _set_enabled(self._mode)
         return None
 
     def __exit__(self, exc_type, exc_value, traceback):
-        global _grad_enabled
-        _grad_enabled = self._previous
+        _set_enabled(self._previous)
         return False
 
     def __call__(self, func):

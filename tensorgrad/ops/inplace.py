@@ -14,7 +14,7 @@ from numpy.lib.array_utils import byte_bounds
 
 from ..arguments import Number, declared, overload
 from ..autograd import messages
-from ..core import grad_mode, instruments
+from ..core import instruments
 from ..dtypes import from_numpy_dtype
 from ..core.grad_mode import is_grad_enabled
 from ..core.node import OUTPUT, SavedTensor
@@ -186,7 +186,7 @@ def _nothing_to_refuse(tensor, other, alpha):
     tensor of its dtype or a Python float, and an int alpha or a float one the tensor's dtype
     holds (so no bool and no alpha rule); memory the tensor owns, dense and writeable, and
     another tensor that owns its own (so no overlap of any kind)."""
-    if grad_mode._grad_enabled or instruments.on_operation:
+    if is_grad_enabled() or instruments.on_operation:
         return False
     data = tensor._data
     if type(other) is Tensor:
